@@ -1,0 +1,76 @@
+/// The stable error codes of the Verity API, shared by the server and the SDK.
+///
+/// A code never changes meaning once released; clients branch on it, not on the message.
+public enum ErrorCode: String, Codable, Sendable, CaseIterable {
+    // 400
+    case invalidRequest = "invalid_request"
+    case malformedJSON = "malformed_json"
+    case invalidPhoneNumber = "invalid_phone_number"
+    case invalidEmail = "invalid_email"
+    case invalidCode = "invalid_code"
+    case invalidLocale = "invalid_locale"
+    // 401 / 403
+    case unauthorized
+    case forbidden
+    case countryNotAllowed = "country_not_allowed"
+    // 404 / 405
+    case notFound = "not_found"
+    case verificationNotFound = "verification_not_found"
+    case projectNotFound = "project_not_found"
+    case methodNotAllowed = "method_not_allowed"
+    // 409 / 413 / 415
+    case conflict
+    case payloadTooLarge = "payload_too_large"
+    case unsupportedMediaType = "unsupported_media_type"
+    // 429
+    case rateLimited = "rate_limited"
+    case maxSendAttemptsReached = "max_send_attempts_reached"
+    case maxCheckAttemptsReached = "max_check_attempts_reached"
+    // 5xx
+    case internalError = "internal_error"
+    case serviceUnavailable = "service_unavailable"
+
+    /// The HTTP status the server answers with for this code.
+    public var httpStatus: Int {
+        switch self {
+        case .invalidRequest, .malformedJSON, .invalidPhoneNumber, .invalidEmail, .invalidCode, .invalidLocale: 400
+        case .unauthorized: 401
+        case .forbidden, .countryNotAllowed: 403
+        case .notFound, .verificationNotFound, .projectNotFound: 404
+        case .methodNotAllowed: 405
+        case .conflict: 409
+        case .payloadTooLarge: 413
+        case .unsupportedMediaType: 415
+        case .rateLimited, .maxSendAttemptsReached, .maxCheckAttemptsReached: 429
+        case .internalError: 500
+        case .serviceUnavailable: 503
+        }
+    }
+
+    /// A short, fixed, human-readable summary (the problem's `title`).
+    public var title: String {
+        switch self {
+        case .invalidRequest: "The request is not valid."
+        case .malformedJSON: "The request body is not valid JSON."
+        case .invalidPhoneNumber: "The phone number is not valid."
+        case .invalidEmail: "The email address is not valid."
+        case .invalidCode: "The code is not valid."
+        case .invalidLocale: "The locale is not valid."
+        case .unauthorized: "Missing or invalid credentials."
+        case .forbidden: "Not allowed."
+        case .countryNotAllowed: "The destination country is not allowed for this project."
+        case .notFound: "Not found."
+        case .verificationNotFound: "The verification was not found."
+        case .projectNotFound: "The project was not found."
+        case .methodNotAllowed: "Method not allowed."
+        case .conflict: "The request conflicts with the current state."
+        case .payloadTooLarge: "The request body is too large."
+        case .unsupportedMediaType: "The request body must be JSON."
+        case .rateLimited: "Too many requests."
+        case .maxSendAttemptsReached: "Too many sends to this destination."
+        case .maxCheckAttemptsReached: "Too many check attempts for this verification."
+        case .internalError: "Internal server error."
+        case .serviceUnavailable: "The service is unavailable."
+        }
+    }
+}

@@ -1,0 +1,24 @@
+import Hummingbird
+
+/// Authenticates `Authorization: Bearer vk_…` and puts the key's project in the context.
+struct APIKeyAuthenticator: RouterMiddleware {
+    typealias Context = VerityRequestContext
+    let projects: ProjectStore
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
+        guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
+            case let secret = header.dropFirst("Bearer ".count).trimmingCharacters(in: .whitespaces),
+            secret.hasPrefix(APIKeySecret.prefix), secret.count <= 128
+        else {
+            throw VerityError(.unauthorized, "Send a secret API key as `Authorization: Bearer vk_…`.")
+        }
+        guard let project = try await projects.project(forKeyHash: APIKeySecret.hash(secret)) else {
+            throw VerityError(.unauthorized, "The API key is unknown or revoked.")
+        }
+        var context = context
+        context.project = project
+        return try await next(request, context)
+    }
+}

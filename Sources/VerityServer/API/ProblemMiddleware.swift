@@ -1,0 +1,67 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import VerityCore
+
+/// Renders every error as `application/problem+json` with a stable code; unexpected errors become a 500
+/// that is logged here and says nothing about internals to the client.
+struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
+    let logger: Logger
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
+        do {
+            return try await next(request, context)
+        } catch let error as VerityError {
+            return error.response()
+        } catch let error as HTTPError {
+            return VerityError(Self.code(for: error.status), error.body).response()
+        } catch {
+            logger.error(
+                "Unhandled error", metadata: ["error": "\(String(reflecting: error))", "path": "\(request.uri.path)"])
+            return VerityError(.internalError).response()
+        }
+    }
+
+    private static func code(for status: HTTPResponse.Status) -> ErrorCode {
+        switch status.code {
+        case 401: .unauthorized
+        case 403: .forbidden
+        case 404: .notFound
+        case 405: .methodNotAllowed
+        case 409: .conflict
+        case 413: .payloadTooLarge
+        case 415: .unsupportedMediaType
+        case 429: .rateLimited
+        case 400..<500: .invalidRequest
+        case 503: .serviceUnavailable
+        default: .internalError
+        }
+    }
+}
+
+extension VerityError {
+    /// The problem+json response for this error.
+    func response() -> Response {
+        let problem = Problem(code: code, detail: detail)
+        var headers: HTTPFields = [.contentType: "application/problem+json"]
+        if let retryAfter {
+            headers[.retryAfter] = String(retryAfter)
+        }
+        if code == .unauthorized {
+            headers[.wwwAuthenticate] = "Bearer"
+        }
+        let data = (try? Self.encoder.encode(problem)) ?? Data()
+        return Response(
+            status: .init(code: code.httpStatus), headers: headers,
+            body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+}

@@ -1,0 +1,70 @@
+import Foundation
+import Hummingbird
+import NIOCore
+
+extension Request {
+    /// Decodes a JSON body, turning every way it can be wrong into a 4xx problem with a precise detail.
+    func decodeJSON<T: Decodable>(_ type: T.Type, context: VerityRequestContext) async throws -> T {
+        // Any declared type is read as JSON (curl's `-d` says form-urlencoded); only multipart is refused outright.
+        if let contentType = headers[.contentType], contentType.lowercased().hasPrefix("multipart/") {
+            throw VerityError(.unsupportedMediaType, "Send the body as application/json.")
+        }
+        if let length = headers[.contentLength].flatMap(Int.init), length > RequestBodyLimit.bytes {
+            throw Self.tooLarge
+        }
+        let buffer: ByteBuffer
+        do {
+            buffer = try await body.collect(upTo: RequestBodyLimit.bytes)
+        } catch is NIOTooManyBytesError {
+            throw Self.tooLarge
+        }
+        guard buffer.readableBytes > 0 else {
+            throw VerityError(.invalidRequest, "The request needs a JSON body.")
+        }
+        do {
+            return try JSONDecoder().decode(T.self, from: buffer)
+        } catch let error as DecodingError {
+            throw Self.problem(for: error)
+        } catch {
+            throw VerityError(.malformedJSON, "The body could not be read as JSON.")
+        }
+    }
+
+    private static let tooLarge = VerityError(
+        .payloadTooLarge, "The body must be at most \(RequestBodyLimit.bytes / 1024) KiB.")
+
+    private static func problem(for error: DecodingError) -> VerityError {
+        func field(_ path: [any CodingKey]) -> String {
+            path.isEmpty
+                ? "the body"
+                : "`"
+                    + path.map { $0.intValue.map(String.init) ?? $0.stringValue }
+                    .joined(separator: ".") + "`"
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            return VerityError(.invalidRequest, "\(field(context.codingPath + [key])) is required.")
+        case .typeMismatch(let type, let context):
+            return VerityError(.invalidRequest, "\(field(context.codingPath)) must be \(describe(type)).")
+        case .valueNotFound(let type, let context):
+            return VerityError(.invalidRequest, "\(field(context.codingPath)) must be \(describe(type)), not null.")
+        case .dataCorrupted(let context):
+            if context.codingPath.isEmpty {
+                return VerityError(.malformedJSON, "The body is not valid JSON.")
+            }
+            return VerityError(.invalidRequest, "\(field(context.codingPath)) has a value that is not allowed.")
+        @unknown default:
+            return VerityError(.invalidRequest, "The body does not have the expected shape.")
+        }
+    }
+
+    private static func describe(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is Int.Type, is Double.Type: "a number"
+        case is Bool.Type: "true or false"
+        case is [Any].Type: "an array"
+        default: "an object"
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import Hummingbird
+import Logging
+
+/// Builds the Verity HTTP application: what `verity serve` runs and what the tests drive.
+public func buildApplication(
+    _ configuration: ServerConfiguration, dependencies: AppDependencies = .init()
+) async throws -> some ApplicationProtocol {
+    let verity = try await Verity.open(configuration, dependencies: dependencies)
+    do {
+        return try buildApplication(configuration, verity: verity, senders: dependencies.senders)
+    } catch {
+        try? await verity.database.close()
+        throw error
+    }
+}
+
+/// Builds the application around an already opened node (tests seed it through `verity.admin` first).
+/// The application closes `verity`'s database when it shuts down.
+public func buildApplication(
+    _ configuration: ServerConfiguration, verity: Verity, senders: Senders? = nil
+) throws -> some ApplicationProtocol {
+    let logger = verity.logger
+    let senders = senders ?? Senders.make(configuration, logger: logger)
+
+    let router = Router(context: VerityRequestContext.self)
+    router.add(middleware: RequestMetricsMiddleware(metrics: verity.metrics))
+    router.add(middleware: ProblemMiddleware(logger: logger))
+    ServiceController(metrics: verity.metrics, openAPIDocument: try ServiceController.loadOpenAPIDocument())
+        .addRoutes(to: router)
+    VerificationController(service: verity.verificationService(limits: configuration.rateLimits))
+        .addRoutes(to: router.group("v1/verifications").add(middleware: APIKeyAuthenticator(projects: verity.projects)))
+
+    let host = configuration.host
+    return Application(
+        router: router,
+        configuration: .init(address: .hostname(host, port: configuration.port), serverName: "Verity"),
+        services: [
+            DatabaseService(database: verity.database),
+            verity.outboxWorker(senders: senders, configuration: configuration.outbox),
+        ],
+        onServerRunning: { channel in
+            let port = channel.localAddress?.port ?? configuration.port
+            logger.notice(
+                "Verity is listening on http://\(host):\(port). Create a project with: verity admin project create --name \"My App\""
+            )
+        },
+        logger: logger)
+}

@@ -1,0 +1,138 @@
+import Foundation
+import Logging
+
+/// Everything `verity serve` can be told. Defaults give an embedded SQLite server with console delivery.
+public struct ServerConfiguration: Sendable {
+    public var host = "127.0.0.1"
+    public var port = 8080
+    /// Holds the SQLite file and the master key file.
+    public var dataDirectory = "./verity-data"
+    /// A `postgres://` URL; nil means the embedded SQLite file.
+    public var databaseURL: String?
+    public var logLevel: Logger.Level = .info
+    /// The master key in base64; nil means the key file in the data directory.
+    public var masterKey: String?
+    public var sms: SMSDelivery = .console
+    public var email: EmailDelivery = .console
+    public var rateLimits = RateLimits()
+    public var outbox = OutboxConfiguration()
+
+    /// How SMS leaves the server.
+    public enum SMSDelivery: Sendable {
+        case console
+        case twilio(TwilioConfiguration)
+        case webhook(WebhookSMSConfiguration)
+    }
+
+    /// How email leaves the server.
+    public enum EmailDelivery: Sendable {
+        case console
+        case smtp(SMTPConfiguration)
+    }
+
+    public init() {}
+
+    /// Where the data lives, from `databaseURL` and `dataDirectory`.
+    public var databaseLocation: DatabaseLocation {
+        get throws(ConfigurationError) {
+            guard let url = databaseURL, !url.isEmpty else {
+                return .sqliteFile(path: (dataDirectory as NSString).appendingPathComponent("verity.sqlite"))
+            }
+            if url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") {
+                return .postgres(url: url)
+            }
+            if url.hasPrefix("sqlite://") {
+                return .sqliteFile(path: String(url.dropFirst("sqlite://".count)))
+            }
+            throw ConfigurationError("The database URL must start with postgres:// or sqlite://.")
+        }
+    }
+
+    /// Creates the data directory (0700) if needed and loads or creates the master key.
+    public func loadMasterKey() throws -> MasterKey {
+        if let masterKey { return try MasterKey(base64: masterKey) }
+        try FileManager.default.createDirectory(
+            atPath: dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        return try MasterKey.loadOrCreate(at: (dataDirectory as NSString).appendingPathComponent("master.key"))
+    }
+
+    /// Reads the `VERITY_*` environment variables over the defaults.
+    public mutating func apply(environment: [String: String]) throws(ConfigurationError) {
+        func value(_ name: String) -> String? {
+            environment["VERITY_\(name)"].flatMap { $0.isEmpty ? nil : $0 }
+        }
+        func required(_ name: String, for feature: String) throws(ConfigurationError) -> String {
+            guard let found = value(name) else {
+                throw ConfigurationError("VERITY_\(name) is required when \(feature).")
+            }
+            return found
+        }
+        if let host = value("HOST") { self.host = host }
+        if let port = value("PORT") {
+            guard let number = Int(port), (0...65_535).contains(number) else {
+                throw ConfigurationError("VERITY_PORT must be a port number.")
+            }
+            self.port = number
+        }
+        if let dataDirectory = value("DATA_DIR") { self.dataDirectory = dataDirectory }
+        if let databaseURL = value("DATABASE_URL") { self.databaseURL = databaseURL }
+        if let level = value("LOG_LEVEL") {
+            guard let parsed = Logger.Level(rawValue: level.lowercased()) else {
+                throw ConfigurationError("VERITY_LOG_LEVEL must be one of trace, debug, info, notice, warning, error.")
+            }
+            logLevel = parsed
+        }
+        if let masterKey = value("MASTER_KEY") { self.masterKey = masterKey }
+        if let rate = value("RATE_LIMIT_DESTINATION") { rateLimits.perDestination = try RateLimitPolicy(parsing: rate) }
+        if let rate = value("RATE_LIMIT_PROJECT") { rateLimits.perProject = try RateLimitPolicy(parsing: rate) }
+
+        switch value("SMS_SENDER") ?? "console" {
+        case "console": sms = .console
+        case "twilio":
+            let feature = "VERITY_SMS_SENDER is twilio"
+            sms = .twilio(
+                TwilioConfiguration(
+                    accountSID: try required("TWILIO_ACCOUNT_SID", for: feature),
+                    authToken: try required("TWILIO_AUTH_TOKEN", for: feature),
+                    from: value("TWILIO_FROM"), messagingServiceSID: value("TWILIO_MESSAGING_SERVICE_SID"),
+                    baseURL: value("TWILIO_BASE_URL") ?? "https://api.twilio.com"))
+            if value("TWILIO_FROM") == nil && value("TWILIO_MESSAGING_SERVICE_SID") == nil {
+                throw ConfigurationError(
+                    "Set VERITY_TWILIO_FROM or VERITY_TWILIO_MESSAGING_SERVICE_SID when VERITY_SMS_SENDER is twilio.")
+            }
+        case "webhook":
+            let feature = "VERITY_SMS_SENDER is webhook"
+            sms = .webhook(
+                WebhookSMSConfiguration(
+                    url: try required("SMS_WEBHOOK_URL", for: feature),
+                    secret: try required("SMS_WEBHOOK_SECRET", for: feature)))
+        case let other:
+            throw ConfigurationError("VERITY_SMS_SENDER '\(other)' is not one of console, twilio, webhook.")
+        }
+
+        switch value("EMAIL_SENDER") ?? "console" {
+        case "console": email = .console
+        case "smtp":
+            let feature = "VERITY_EMAIL_SENDER is smtp"
+            let security: SMTPConfiguration.Security
+            switch value("SMTP_SECURITY") ?? "starttls" {
+            case "starttls": security = .startTLS
+            case "tls": security = .tls
+            case "none": security = .none
+            case let other:
+                throw ConfigurationError("VERITY_SMTP_SECURITY '\(other)' is not one of starttls, tls, none.")
+            }
+            var port: Int?
+            if let text = value("SMTP_PORT") {
+                guard let number = Int(text) else { throw ConfigurationError("VERITY_SMTP_PORT must be a number.") }
+                port = number
+            }
+            let smtp = SMTPConfiguration(
+                host: try required("SMTP_HOST", for: feature), port: port, username: value("SMTP_USERNAME"),
+                password: value("SMTP_PASSWORD"), from: try required("SMTP_FROM", for: feature), security: security)
+            email = .smtp(smtp)
+        case let other:
+            throw ConfigurationError("VERITY_EMAIL_SENDER '\(other)' is not one of console, smtp.")
+        }
+    }
+}

@@ -1,0 +1,116 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// What a test or an embedding program may replace. Everything defaults to the real thing.
+public struct AppDependencies: Sendable {
+    public var clock: any TimeSource = SystemTimeSource()
+    public var random: any RandomSource = SystemRandomSource()
+    public var logger: Logger?
+    /// Replaces the senders the configuration names (tests record what would have been sent).
+    public var senders: Senders?
+    /// Replaces the database the configuration names (tests use `.sqliteMemory` or a fresh schema).
+    public var database: DatabaseLocation?
+    /// Replaces the master key file.
+    public var masterKey: MasterKey?
+    public var metrics: VerityMetrics?
+
+    public init() {}
+}
+
+/// One Verity node's parts, assembled once and shared by the HTTP server and the CLI.
+public struct Verity: Sendable {
+    public let database: Database
+    public let metrics: VerityMetrics
+    public let admin: AdminService
+    let projects: ProjectStore
+    let verifications: VerificationStore
+    let outbox: OutboxStore
+    let renderer: MessageRenderer
+    let codes: CodeGenerator
+    let identifiers: Identifiers
+    let clock: any TimeSource
+    let signal = OutboxSignal()
+    let logger: Logger
+
+    /// Opens the database (running migrations) and loads the master key.
+    public static func open(_ configuration: ServerConfiguration, dependencies: AppDependencies = .init())
+        async throws -> Verity
+    {
+        var logger = dependencies.logger ?? Logger(label: "verity")
+        logger.logLevel = configuration.logLevel
+        let masterKey = try dependencies.masterKey ?? configuration.loadMasterKey()
+        let location = try dependencies.database ?? configuration.databaseLocation
+        if case .sqliteFile(let path) = location {
+            try FileManager.default.createDirectory(
+                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
+        }
+        let database = try await Database.open(location, logger: logger)
+        let codes = CodeGenerator(masterKey: masterKey)
+        let identifiers = Identifiers(random: dependencies.random)
+        let projects = ProjectStore(database: database)
+        return Verity(
+            database: database, metrics: dependencies.metrics ?? VerityMetrics(),
+            admin: AdminService(projects: projects, identifiers: identifiers, clock: dependencies.clock),
+            projects: projects, verifications: VerificationStore(database: database),
+            outbox: OutboxStore(database: database), renderer: MessageRenderer(codes: codes), codes: codes,
+            identifiers: identifiers, clock: dependencies.clock, logger: logger)
+    }
+
+    func verificationService(limits: RateLimits) -> VerificationService {
+        VerificationService(
+            store: verifications, limiter: RateLimiter(store: RateLimitStore(database: database)), limits: limits,
+            codes: codes, identifiers: identifiers, clock: clock, metrics: metrics, outboxSignal: signal,
+            logger: logger)
+    }
+
+    func outboxWorker(senders: Senders, configuration: OutboxConfiguration) -> OutboxWorker {
+        OutboxWorker(
+            store: outbox, renderer: renderer, senders: senders, configuration: configuration, clock: clock,
+            metrics: metrics, signal: signal, logger: logger)
+    }
+
+    /// Outbox messages, newest first, with the text as it was (or will be) delivered.
+    public func outboxMessages(destination: String? = nil, limit: Int = 50) async throws -> [(
+        message: OutboxMessage, rendered: OutgoingMessage?
+    )] {
+        var result: [(OutboxMessage, OutgoingMessage?)] = []
+        for message in try await outbox.messages(destination: destination, limit: limit) {
+            result.append((message, try await outbox.delivery(for: message).map(renderer.render)))
+        }
+        return result
+    }
+}
+
+extension Senders {
+    /// The senders the configuration names.
+    static func make(_ configuration: ServerConfiguration, logger: Logger) -> Senders {
+        let console = ConsoleSender(logger: logger)
+        let (sms, smsName): (any MessageSender, String) =
+            switch configuration.sms {
+            case .console: (console, "console")
+            case .twilio(let twilio):
+                (TwilioSMSSender(configuration: twilio, httpClient: .shared, logger: logger), "twilio")
+            case .webhook(let webhook):
+                (WebhookSMSSender(configuration: webhook, httpClient: .shared, logger: logger), "webhook")
+            }
+        let (email, emailName): (any MessageSender, String) =
+            switch configuration.email {
+            case .console: (console, "console")
+            case .smtp(let smtp): (SMTPEmailSender(configuration: smtp, logger: logger), "smtp")
+            }
+        return Senders(sms: sms, smsName: smsName, email: email, emailName: emailName)
+    }
+}
+
+/// Closes the database after everything started after it (the worker, the HTTP server) has stopped.
+struct DatabaseService: Service {
+    let database: Database
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        try await database.close()
+    }
+}

@@ -1,0 +1,67 @@
+import Prometheus
+import VerityCore
+
+/// The server's Prometheus metrics, on a registry the application owns (no global metrics system).
+public final class VerityMetrics: Sendable {
+    public let registry: PrometheusCollectorRegistry
+    private let outboxDepth: Gauge
+
+    private static let latencyBuckets: [Duration] = [
+        .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2.5), .milliseconds(5),
+        .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250),
+        .milliseconds(500), .seconds(1), .seconds(2.5),
+    ]
+
+    public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
+        self.registry = registry
+        outboxDepth = registry.makeGauge(
+            descriptor: MetricNameDescriptor(
+                namespace: "verity", metricName: "outbox_pending", unitName: "messages",
+                helpText: "Messages waiting in the outbox to be sent."))
+        // Create the verification counters up front so a scrape shows them at zero.
+        for channel in Channel.allCases {
+            for event in ["started", "approved", "failed"] {
+                verificationCounter(event, channel: channel).increment(by: Int64(0))
+            }
+        }
+    }
+
+    func request(method: String, route: String, status: Int, duration: Duration) {
+        registry.makeCounter(
+            descriptor: MetricNameDescriptor(
+                namespace: "verity", subsystem: "http", metricName: "requests", unitName: "total",
+                helpText: "HTTP requests by route, method and status."),
+            labels: [("method", method), ("route", route), ("status", String(status))]
+        ).increment()
+        registry.makeDurationHistogram(
+            descriptor: MetricNameDescriptor(
+                namespace: "verity", subsystem: "http", metricName: "request_duration", unitName: "seconds",
+                helpText: "HTTP request latency by route and method."),
+            labels: [("method", method), ("route", route)], buckets: Self.latencyBuckets
+        ).record(duration)
+    }
+
+    func verificationStarted(channel: Channel) { verificationCounter("started", channel: channel).increment() }
+    func verificationApproved(channel: Channel) { verificationCounter("approved", channel: channel).increment() }
+    /// A verification died of too many wrong codes.
+    func verificationFailed(channel: Channel) { verificationCounter("failed", channel: channel).increment() }
+
+    func messageDelivered(channel: Channel, outcome: String) {
+        registry.makeCounter(
+            descriptor: MetricNameDescriptor(
+                namespace: "verity", subsystem: "outbox", metricName: "deliveries", unitName: "total",
+                helpText: "Outbox delivery attempts by channel and outcome (sent, retry, dead)."),
+            labels: [("channel", channel.rawValue), ("outcome", outcome)]
+        ).increment()
+    }
+
+    func setOutboxDepth(_ depth: Int) { outboxDepth.set(Double(depth)) }
+
+    private func verificationCounter(_ event: String, channel: Channel) -> Counter {
+        registry.makeCounter(
+            descriptor: MetricNameDescriptor(
+                namespace: "verity", subsystem: "verifications", metricName: event, unitName: "total",
+                helpText: "Verifications \(event), by channel."),
+            labels: [("channel", channel.rawValue)])
+    }
+}

@@ -1,0 +1,43 @@
+import Crypto
+import Foundation
+
+/// One-time codes.
+///
+/// A code is never stored. Each verification stores a random salt; the code is the HMAC-SHA256 of the
+/// verification id and that salt under a key derived from the master key, reduced to decimal digits. The server
+/// can therefore re-send the same code and check a candidate, while a copy of the database alone reveals
+/// nothing about any code.
+struct CodeGenerator: Sendable {
+    private let key: SymmetricKey
+
+    init(masterKey: MasterKey) {
+        key = masterKey.derived(for: "one-time-code")
+    }
+
+    func code(verificationId: String, salt: String, length: Int) -> String {
+        let mac = HMAC<SHA256>.authenticationCode(for: Data("\(verificationId).\(salt)".utf8), using: key)
+        // 64 bits reduced modulo 10^length (at most 10^10): the bias is below 2^-30, far under guessing odds.
+        let value = Array(mac).prefix(8).reduce(UInt64(0)) { ($0 << 8) | UInt64($1) }
+        var modulus: UInt64 = 1
+        for _ in 0..<length { modulus *= 10 }
+        let digits = String(value % modulus)
+        return String(repeating: "0", count: length - digits.count) + digits
+    }
+
+    /// Compares a candidate with the expected code in time independent of where they differ.
+    func matches(_ candidate: String, verificationId: String, salt: String, length: Int) -> Bool {
+        let expected = Array(code(verificationId: verificationId, salt: salt, length: length).utf8)
+        let given = Array(candidate.utf8)
+        guard expected.count == given.count else { return false }
+        return zip(expected, given).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+}
+
+/// Secret API keys: `vk_` + 256 random bits; only their SHA-256 is stored.
+enum APIKeySecret {
+    static let prefix = "vk_"
+
+    static func hash(_ secret: String) -> String {
+        SHA256.hash(data: Data(secret.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import VerityCore
+
+/// How the outbox is drained.
+public struct OutboxConfiguration: Sendable, Equatable {
+    /// How often to look for messages queued by other nodes or due for a retry.
+    public var pollInterval: Duration = .seconds(1)
+    public var batchSize = 20
+    /// How long a claimed message is reserved for the worker sending it.
+    public var lease: TimeInterval = 60
+    /// Attempts before a message is given up (`dead`).
+    public var maxAttempts = 8
+    /// The first retry's delay; each further retry doubles it, up to `maxBackoff`.
+    public var baseBackoff: TimeInterval = 2
+    public var maxBackoff: TimeInterval = 900
+
+    public init() {}
+
+    func backoff(afterAttempt attempt: Int) -> TimeInterval {
+        min(maxBackoff, baseBackoff * pow(2, Double(max(attempt - 1, 0))))
+    }
+}
+
+/// Drains the outbox: claims due messages, renders and sends them, records the outcome.
+///
+/// A lifecycle service: it starts with the server and, on graceful shutdown, finishes the batch in hand.
+struct OutboxWorker: Service {
+    let store: OutboxStore
+    let renderer: MessageRenderer
+    let senders: Senders
+    let configuration: OutboxConfiguration
+    let clock: any TimeSource
+    let metrics: VerityMetrics
+    let signal: OutboxSignal
+    let logger: Logger
+
+    func run() async throws {
+        await withGracefulShutdownHandler {
+            while !Task.isShuttingDownGracefully && !Task.isCancelled {
+                do {
+                    while try await drainOnce() == configuration.batchSize {}
+                    metrics.setOutboxDepth(try await store.pendingCount())
+                } catch {
+                    logger.error("Outbox poll failed", metadata: ["error": "\(String(reflecting: error))"])
+                }
+                await signal.wait(timeout: configuration.pollInterval)
+            }
+        } onGracefulShutdown: {
+            signal.notify()
+        }
+    }
+
+    /// Sends one batch of due messages; returns how many were claimed.
+    @discardableResult
+    func drainOnce() async throws -> Int {
+        let claimed = try await store.claimDue(
+            limit: configuration.batchSize, lease: configuration.lease, now: clock.now())
+        await withTaskGroup(of: Void.self) { group in
+            for message in claimed {
+                group.addTask { await deliver(message) }
+            }
+        }
+        return claimed.count
+    }
+
+    private func deliver(_ message: OutboxMessage) async {
+        var metadata: Logger.Metadata = [
+            "message": "\(message.id)", "channel": "\(message.channel.rawValue)", "attempt": "\(message.attempts)",
+        ]
+        do {
+            guard let delivery = try await store.delivery(for: message) else {
+                try await store.markFailed(id: message.id, reason: "the project no longer exists", retryAt: nil)
+                return
+            }
+            if let verification = delivery.verification, verification.status(at: clock.now()) != .pending {
+                // The code can no longer be used: sending it would only confuse the person.
+                try await store.markFailed(
+                    id: message.id, reason: "the verification is no longer pending", retryAt: nil)
+                metrics.messageDelivered(channel: message.channel, outcome: "dead")
+                return
+            }
+            let (sender, name) = senders.sender(for: message.channel)
+            metadata["sender"] = "\(name)"
+            do {
+                try await sender.send(renderer.render(delivery))
+            } catch {
+                try await recordFailure(message, error: error, metadata: metadata)
+                return
+            }
+            try await store.markSent(id: message.id, sender: name, now: clock.now())
+            metrics.messageDelivered(channel: message.channel, outcome: "sent")
+            logger.info("Message sent", metadata: metadata)
+        } catch {
+            // The store failed; the lease expires and another attempt picks the message up.
+            logger.error(
+                "Outbox bookkeeping failed",
+                metadata: metadata.merging(["error": "\(String(reflecting: error))"]) { $1 })
+        }
+    }
+
+    private func recordFailure(_ message: OutboxMessage, error: any Error, metadata: Logger.Metadata) async throws {
+        let reason = (error as? DeliveryError)?.reason ?? "unexpected error: \(type(of: error))"
+        let permanent = (error as? DeliveryError)?.kind == .permanent
+        var metadata = metadata
+        metadata["reason"] = "\(reason)"
+        if permanent || message.attempts >= configuration.maxAttempts {
+            try await store.markFailed(id: message.id, reason: reason, retryAt: nil)
+            metrics.messageDelivered(channel: message.channel, outcome: "dead")
+            logger.error("Message given up", metadata: metadata)
+        } else {
+            let retryAt = clock.now().addingTimeInterval(configuration.backoff(afterAttempt: message.attempts))
+            try await store.markFailed(id: message.id, reason: reason, retryAt: retryAt)
+            metrics.messageDelivered(channel: message.channel, outcome: "retry")
+            logger.warning("Message will be retried", metadata: metadata)
+        }
+    }
+}

@@ -1,0 +1,166 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import VerityCore
+
+/// Where a customer's own SMS gateway takes messages, and the secret that signs them.
+public struct WebhookSMSConfiguration: Sendable, CustomStringConvertible {
+    /// The gateway's URL; each message is one `POST` to it.
+    public var url: String
+    /// The secret shared with the gateway, used for the `Verity-Signature` header. Never logged.
+    public var secret: String
+    /// How long one request, response body included, may take before it counts as a transient failure.
+    public var timeout: Duration
+
+    /// Creates a configuration.
+    public init(url: String, secret: String, timeout: Duration = .seconds(15)) {
+        self.url = url
+        self.secret = secret
+        self.timeout = timeout
+    }
+
+    /// Describes the configuration with the URL and the secret redacted (a URL may carry a token too).
+    public var description: String {
+        "WebhookSMSConfiguration(url: <redacted>, secret: <redacted>, timeout: \(timeout))"
+    }
+}
+
+/// Hands SMS to a customer's own gateway over a signed HTTP webhook.
+///
+/// Each message is one `POST` of `Content-Type: application/json`:
+///
+/// ```
+/// {"body":"Your code is 123456","channel":"sms","id":"msg_…","to":"+14155550100"}
+/// ```
+///
+/// with two headers:
+/// - `Verity-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256>` over `"<t>.<raw body>"` (see ``WebhookSignature``),
+///   so the gateway can check the sender and reject replays;
+/// - `Verity-Message-Id: <id>`, the same on every retry of one message, so the gateway can drop duplicates.
+///
+/// A 2xx answer is success. 408, 429, 5xx, network errors and timeouts are transient; any other status is permanent,
+/// with the reason `webhook <status>`.
+public struct WebhookSMSSender: MessageSender {
+    /// The name of the header that carries the outbox message id.
+    public static let messageIDHeaderName = "Verity-Message-Id"
+
+    let configuration: WebhookSMSConfiguration
+    let httpClient: HTTPClient
+    let logger: Logger
+    let now: @Sendable () -> Date
+
+    /// Creates a sender.
+    ///
+    /// - Parameters:
+    ///   - configuration: The gateway URL and the signing secret.
+    ///   - httpClient: The client to send with; the caller owns it and shuts it down.
+    ///   - logger: Where to log; never given the secret, the message body or the phone number.
+    ///   - now: The clock that timestamps signatures.
+    public init(
+        configuration: WebhookSMSConfiguration,
+        httpClient: HTTPClient,
+        logger: Logger,
+        now: @escaping @Sendable () -> Date = Date.init
+    ) {
+        self.configuration = configuration
+        self.httpClient = httpClient
+        self.logger = logger
+        self.now = now
+    }
+
+    /// Sends one SMS through the gateway. Throws a ``DeliveryError``, or `CancellationError` when the task is cancelled.
+    public func send(_ message: OutgoingMessage) async throws {
+        guard message.channel == .sms else {
+            throw DeliveryError(.permanent, "webhook sends sms only, not \(message.channel.rawValue)")
+        }
+        guard Self.isHTTPURL(configuration.url) else {
+            throw DeliveryError(.permanent, "webhook url is not an absolute http(s) url")
+        }
+        let payload = Payload(id: message.id, channel: message.channel.rawValue, to: message.to, body: message.body)
+        let body: [UInt8]
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            body = Array(try encoder.encode(payload))
+        } catch {
+            throw DeliveryError(.permanent, "webhook payload could not be encoded")
+        }
+        let timestamp = Int(now().timeIntervalSince1970.rounded(.down))
+
+        var request = HTTPClientRequest(url: configuration.url)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(
+            name: WebhookSignature.headerName,
+            value: WebhookSignature.header(secret: configuration.secret, timestamp: timestamp, body: body)
+        )
+        request.headers.add(name: Self.messageIDHeaderName, value: message.id)
+        request.body = .bytes(ByteBuffer(bytes: body))
+
+        var logger = self.logger
+        logger[metadataKey: "message.id"] = "\(message.id)"
+        let status = try await exchange(request, logger: logger)
+        guard (200..<300).contains(status) else {
+            logger.debug("webhook refused sms", metadata: ["http.status": "\(status)"])
+            throw DeliveryError(Self.kind(ofStatus: status), "webhook \(status)")
+        }
+        logger.debug("webhook accepted sms", metadata: ["http.status": "\(status)"])
+    }
+
+    /// Whether a URL is absolute, with an `http` or `https` scheme and a host.
+    static func isHTTPURL(_ string: String) -> Bool {
+        guard let url = URL(string: string), let scheme = url.scheme?.lowercased(), let host = url.host else {
+            return false
+        }
+        return (scheme == "http" || scheme == "https") && !host.isEmpty
+    }
+
+    /// 408, 429 and 5xx are worth retrying; other statuses are not.
+    static func kind(ofStatus status: Int) -> DeliveryError.Kind {
+        switch status {
+        case 408, 429, 500..<600: .transient
+        default: .permanent
+        }
+    }
+
+    /// Sends the request and drains the response within the configured timeout; returns the status code.
+    private func exchange(_ request: HTTPClientRequest, logger: Logger) async throws -> Int {
+        let timeout = configuration.timeout
+        do {
+            return try await withThrowingTaskGroup(of: Int?.self) { group in
+                group.addTask {
+                    let response = try await httpClient.execute(request, timeout: TimeAmount(timeout), logger: logger)
+                    // The answer is not used, but reading it lets the connection go back to the pool.
+                    for try await _ in response.body {}
+                    return Int(response.status.code)
+                }
+                group.addTask {
+                    try await Task.sleep(for: timeout)
+                    return nil
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next(), let status = first else {
+                    throw DeliveryError(.transient, "webhook timed out after \(timeout)")
+                }
+                return status
+            }
+        } catch let error as DeliveryError {
+            throw error
+        } catch let error as HTTPClientError where error == .deadlineExceeded {
+            throw DeliveryError(.transient, "webhook timed out after \(timeout)")
+        } catch {
+            if Task.isCancelled { throw CancellationError() }
+            logger.debug("webhook request failed", metadata: ["error": "\(String(reflecting: error))"])
+            throw DeliveryError(.transient, "webhook request failed: \(error)")
+        }
+    }
+
+    /// The JSON body of the webhook.
+    private struct Payload: Encodable {
+        var id: String
+        var channel: String
+        var to: String
+        var body: String
+    }
+}

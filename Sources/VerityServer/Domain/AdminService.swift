@@ -1,0 +1,78 @@
+import Foundation
+
+/// Projects and API keys: what `verity admin` does.
+public struct AdminService: Sendable {
+    let projects: ProjectStore
+    let identifiers: Identifiers
+    let clock: any TimeSource
+
+    /// A new secret key. `secret` is shown once and never stored.
+    public struct CreatedKey: Sendable, Codable {
+        public var key: APIKey
+        public var secret: String
+    }
+
+    /// Creates a project with its first API key.
+    public func createProject(name: String, settings: ProjectSettings = .init()) async throws -> (
+        project: Project, key: CreatedKey
+    ) {
+        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...100).contains(trimmed.count) else {
+            throw ConfigurationError("A project name must be 1 to 100 characters.")
+        }
+        let project = Project(
+            id: identifiers.make("prj"), name: trimmed, settings: try settings.validated(), createdAt: clock.now())
+        try await projects.insert(project)
+        return (project, try await createKey(projectId: project.id, name: "default"))
+    }
+
+    public func project(id: String) async throws -> Project {
+        guard let project = try await projects.project(id: id) else {
+            throw ConfigurationError("There is no project \(id).")
+        }
+        return project
+    }
+
+    public func listProjects() async throws -> [Project] {
+        try await projects.projects()
+    }
+
+    /// Changes a project's name or settings; nil leaves a value as it is.
+    public func updateProject(id: String, name: String?, settings: (inout ProjectSettings) -> Void) async throws
+        -> Project
+    {
+        var project = try await project(id: id)
+        if let name {
+            let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard (1...100).contains(trimmed.count) else {
+                throw ConfigurationError("A project name must be 1 to 100 characters.")
+            }
+            project.name = trimmed
+        }
+        settings(&project.settings)
+        project.settings = try project.settings.validated()
+        try await projects.update(project)
+        return project
+    }
+
+    public func createKey(projectId: String, name: String) async throws -> CreatedKey {
+        _ = try await project(id: projectId)
+        let secret = APIKeySecret.prefix + identifiers.secret(bytes: 32)
+        let key = APIKey(
+            id: identifiers.make("key"), projectId: projectId, name: name, prefix: String(secret.prefix(10)),
+            createdAt: clock.now(), revokedAt: nil)
+        try await projects.insertKey(key, secretHash: APIKeySecret.hash(secret))
+        return CreatedKey(key: key, secret: secret)
+    }
+
+    public func listKeys(projectId: String) async throws -> [APIKey] {
+        _ = try await project(id: projectId)
+        return try await projects.keys(projectId: projectId)
+    }
+
+    public func revokeKey(id: String, projectId: String) async throws {
+        guard try await projects.revokeKey(id: id, projectId: projectId, at: clock.now()) else {
+            throw ConfigurationError("Project \(projectId) has no active key \(id).")
+        }
+    }
+}

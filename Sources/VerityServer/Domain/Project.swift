@@ -1,0 +1,60 @@
+import Foundation
+
+/// A tenant. Everything else belongs to exactly one project.
+public struct Project: Sendable, Equatable, Codable {
+    public var id: String
+    public var name: String
+    public var settings: ProjectSettings
+    public var createdAt: Date
+}
+
+/// The per-project knobs of the verification rules.
+public struct ProjectSettings: Sendable, Equatable, Codable {
+    /// Digits in a code, 4 to 10.
+    public var codeLength: Int = 6
+    /// How long a code stays valid, in seconds (60 s to 24 h).
+    public var codeLifetime: Int = 600
+    /// ISO 3166 regions SMS may go to; `nil` allows every region.
+    public var allowedCountries: [String]? = nil
+
+    public static let codeLengthRange = 4...10
+    public static let codeLifetimeRange = 60...86_400
+
+    public init(codeLength: Int = 6, codeLifetime: Int = 600, allowedCountries: [String]? = nil) {
+        self.codeLength = codeLength
+        self.codeLifetime = codeLifetime
+        self.allowedCountries = allowedCountries
+    }
+
+    /// Checks every setting; the message names the first one that is out of range.
+    public func validated() throws(ConfigurationError) -> ProjectSettings {
+        guard Self.codeLengthRange.contains(codeLength) else {
+            throw ConfigurationError("The code length must be between 4 and 10 digits.")
+        }
+        guard Self.codeLifetimeRange.contains(codeLifetime) else {
+            throw ConfigurationError("The code lifetime must be between 60 and 86400 seconds.")
+        }
+        var copy = self
+        if let countries = allowedCountries {
+            let normalised = countries.map { $0.trimmingCharacters(in: .whitespaces).uppercased() }.filter {
+                !$0.isEmpty
+            }
+            for region in normalised where region.count != 2 || !region.allSatisfy({ $0.isASCII && $0.isLetter }) {
+                throw ConfigurationError("'\(region)' is not an ISO 3166-1 alpha-2 region code such as US or GB.")
+            }
+            copy.allowedCountries = Array(Set(normalised)).sorted()
+        }
+        return copy
+    }
+}
+
+/// A secret API key's public face; the secret itself is never stored.
+public struct APIKey: Sendable, Equatable, Codable {
+    public var id: String
+    public var projectId: String
+    public var name: String
+    /// The first characters of the secret, so a person can tell keys apart.
+    public var prefix: String
+    public var createdAt: Date
+    public var revokedAt: Date?
+}

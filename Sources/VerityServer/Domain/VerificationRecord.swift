@@ -1,0 +1,30 @@
+import Foundation
+import VerityCore
+
+/// A stored verification. The code itself is never stored: it is derived from `codeSalt` with the master key.
+struct VerificationRecord: Sendable, Equatable {
+    var id: String
+    var projectId: String
+    var channel: Channel
+    var destination: String
+    var locale: String
+    var status: VerificationStatus
+    var codeSalt: String
+    var codeLength: Int
+    var sendAttempts: Int
+    var checkAttempts: Int
+    var createdAt: Date
+    var updatedAt: Date
+    var expiresAt: Date
+
+    /// The status a client sees: a pending verification past its lifetime is expired.
+    func status(at now: Date) -> VerificationStatus {
+        status == .pending && expiresAt <= now ? .expired : status
+    }
+
+    func response(at now: Date) -> VerificationResponse {
+        VerificationResponse(
+            id: id, to: destination, channel: channel, status: status(at: now), locale: locale,
+            sendAttempts: sendAttempts, checkAttempts: checkAttempts, createdAt: createdAt, expiresAt: expiresAt)
+    }
+}

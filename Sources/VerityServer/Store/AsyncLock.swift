@@ -1,0 +1,28 @@
+/// A fair mutual-exclusion lock for async code: waiters are served in arrival order.
+actor AsyncLock {
+    private var isLocked = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    func withLock<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+        await acquire()
+        defer { release() }
+        return try await body()
+    }
+
+    private func acquire() async {
+        if !isLocked {
+            isLocked = true
+            return
+        }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    private func release() {
+        if waiters.isEmpty {
+            isLocked = false
+        } else {
+            // Hand the lock straight to the next waiter; `isLocked` stays true.
+            waiters.removeFirst().resume()
+        }
+    }
+}

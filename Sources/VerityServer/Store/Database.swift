@@ -1,0 +1,243 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import NIOSSL
+import PostgresKit
+import PostgresNIO
+import SQLKit
+import SQLiteKit
+
+/// The two storage engines behind the one store API.
+public enum DatabaseEngine: String, Sendable {
+    /// The embedded default: one SQLite file in WAL mode.
+    case sqlite
+    /// A shared PostgreSQL server, for several nodes.
+    case postgres
+}
+
+/// Where the data lives.
+public enum DatabaseLocation: Sendable, Equatable {
+    /// An SQLite file.
+    case sqliteFile(path: String)
+    /// A private in-memory SQLite database (tests).
+    case sqliteMemory
+    /// A PostgreSQL server, optionally confined to one schema (tests use a fresh schema each).
+    case postgres(url: String, schema: String? = nil)
+}
+
+/// A handle on the database: statements and short explicit transactions, whichever engine is behind it.
+///
+/// Every store runs its SQL through ``read(_:)`` or ``transaction(_:)``; nothing else touches a connection.
+public final class Database: Sendable {
+    public let engine: DatabaseEngine
+    private let backend: any DatabaseBackend
+
+    private init(engine: DatabaseEngine, backend: any DatabaseBackend) {
+        self.engine = engine
+        self.backend = backend
+    }
+
+    /// Opens the database and brings its schema up to date.
+    public static func open(_ location: DatabaseLocation, logger: Logger) async throws -> Database {
+        let database: Database
+        switch location {
+        case .sqliteFile(let path):
+            database = Database(
+                engine: .sqlite, backend: try await SQLiteBackend.open(.file(path: path), logger: logger))
+        case .sqliteMemory:
+            database = Database(engine: .sqlite, backend: try await SQLiteBackend.open(.memory, logger: logger))
+        case .postgres(let url, let schema):
+            database = Database(
+                engine: .postgres, backend: try await PostgresBackend.open(url: url, schema: schema, logger: logger))
+        }
+        do {
+            try await Migrations.run(on: database, logger: logger)
+        } catch {
+            try? await database.close()
+            throw error
+        }
+        return database
+    }
+
+    /// Runs statements outside an explicit transaction (each statement commits on its own).
+    public func read<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await backend.withDatabase(body)
+    }
+
+    /// Runs `body` in one transaction: all its writes commit together or not at all.
+    public func transaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await backend.withTransaction(body)
+    }
+
+    /// Closes every connection.
+    public func close() async throws {
+        try await backend.close()
+    }
+
+    // MARK: - Dialect differences, named once
+
+    /// The scalar minimum of two values (`min` in SQLite, `LEAST` in PostgreSQL).
+    func least(_ left: String, _ right: String) -> String {
+        switch engine {
+        case .sqlite: "min(\(left), \(right))"
+        case .postgres: "LEAST(\(left), \(right))"
+        }
+    }
+
+    /// The clause that lets several nodes claim disjoint rows (PostgreSQL only; SQLite has one writer).
+    var skipLockedClause: String {
+        switch engine {
+        case .sqlite: ""
+        case .postgres: "FOR UPDATE SKIP LOCKED"
+        }
+    }
+}
+
+protocol DatabaseBackend: Sendable {
+    func withDatabase<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T
+    func withTransaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T
+    func close() async throws
+}
+
+// MARK: - SQLite
+
+/// One SQLite connection, used by one task at a time.
+///
+/// SQLite has a single writer anyway; funnelling every statement through one connection behind a lock makes
+/// transactions on it safe (no other task's statement can land inside them) and keeps `SQLITE_BUSY` out of the
+/// server. Other processes (the CLI) wait on `busy_timeout`.
+final class SQLiteBackend: DatabaseBackend {
+    private let connection: SQLiteConnection
+    private let lock = AsyncLock()
+
+    private init(connection: SQLiteConnection) {
+        self.connection = connection
+    }
+
+    static func open(_ storage: SQLiteConnection.Storage, logger: Logger) async throws -> SQLiteBackend {
+        let connection = try await SQLiteConnection.open(storage: storage, logger: logger)
+        let sql = connection.sql(queryLogLevel: nil)
+        do {
+            if case .file = storage {
+                // WAL lets readers (the CLI, `outbox list`) run beside the server; NORMAL keeps every committed
+                // transaction across a process crash (only an OS crash can lose the last ones).
+                try await sql.raw("PRAGMA journal_mode = WAL").run()
+                try await sql.raw("PRAGMA synchronous = NORMAL").run()
+            }
+            try await sql.raw("PRAGMA busy_timeout = 5000").run()
+            try await sql.raw("PRAGMA foreign_keys = ON").run()
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+        return SQLiteBackend(connection: connection)
+    }
+
+    func withDatabase<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        let sql = connection.sql(queryLogLevel: nil)
+        return try await lock.withLock { try await body(sql) }
+    }
+
+    func withTransaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        let sql = connection.sql(queryLogLevel: nil)
+        return try await lock.withLock {
+            // IMMEDIATE takes the write lock up front, so a concurrent CLI process cannot make us fail mid-way.
+            try await sql.raw("BEGIN IMMEDIATE").run()
+            do {
+                let result = try await body(sql)
+                try await sql.raw("COMMIT").run()
+                return result
+            } catch {
+                try? await sql.raw("ROLLBACK").run()
+                throw error
+            }
+        }
+    }
+
+    func close() async throws {
+        try await lock.withLock { try await connection.close() }
+    }
+}
+
+// MARK: - PostgreSQL
+
+/// A PostgresNIO connection pool, run by a task the backend owns.
+final class PostgresBackend: DatabaseBackend {
+    private let client: PostgresClient
+    private let runTask: Task<Void, Never>
+    private let logger: Logger
+
+    private init(client: PostgresClient, runTask: Task<Void, Never>, logger: Logger) {
+        self.client = client
+        self.runTask = runTask
+        self.logger = logger
+    }
+
+    static func open(url: String, schema: String?, logger: Logger) async throws -> PostgresBackend {
+        let parsed: SQLPostgresConfiguration
+        do {
+            parsed = try SQLPostgresConfiguration(url: url)
+        } catch {
+            throw ConfigurationError("The database URL is not a valid postgres:// URL.")
+        }
+        let core = parsed.coreConfiguration
+        let tls: PostgresClient.Configuration.TLS =
+            switch (core.tls.isEnforced, core.tls.isAllowed, core.tls.sslContext?.configuration) {
+            case (true, _, let configuration?): .require(configuration)
+            case (false, true, let configuration?): .prefer(configuration)
+            default: .disable
+            }
+        guard let host = core.host else {
+            throw ConfigurationError("The database URL must name a host.")
+        }
+        var configuration = PostgresClient.Configuration(
+            host: host, port: core.port ?? 5432, username: core.username, password: core.password,
+            database: core.database, tls: tls)
+        let searchPath = schema ?? parsed.searchPath?.joined(separator: ",")
+        if let schema {
+            guard !schema.isEmpty, schema.count <= 63,
+                schema.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "_") })
+            else {
+                throw ConfigurationError("A schema name must be 1 to 63 lowercase letters, digits or underscores.")
+            }
+        }
+        if let searchPath {
+            configuration.options.additionalStartupParameters = [("search_path", searchPath)]
+        }
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        let runTask = Task { await client.run() }
+        let backend = PostgresBackend(client: client, runTask: runTask, logger: logger)
+        do {
+            // Fail at start-up, with the server's own words, rather than on the first request.
+            _ = try await backend.withDatabase { try await $0.raw("SELECT 1").all() }
+            if let schema {
+                // The name was checked above to be a plain lowercase identifier.
+                try await backend.withDatabase {
+                    try await $0.raw("CREATE SCHEMA IF NOT EXISTS \(unsafeRaw: schema)").run()
+                }
+            }
+        } catch {
+            try? await backend.close()
+            throw ConfigurationError("Cannot reach PostgreSQL at \(host): \(String(reflecting: error))")
+        }
+        return backend
+    }
+
+    func withDatabase<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await client.withConnection { connection in
+            try await body(connection.sql(queryLogLevel: nil))
+        }
+    }
+
+    func withTransaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await client.withTransaction(logger: logger) { connection in
+            try await body(connection.sql(queryLogLevel: nil))
+        }
+    }
+
+    func close() async throws {
+        runTask.cancel()
+        await runTask.value
+    }
+}

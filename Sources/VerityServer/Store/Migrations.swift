@@ -1,0 +1,145 @@
+import Foundation
+import Logging
+import SQLKit
+
+/// Versioned schema changes, applied in order at start-up, each in its own transaction.
+///
+/// A migration is never edited once released; a change is a new entry at the end. Timestamps are stored as
+/// seconds since 1970 (`DOUBLE PRECISION`), which both engines compare and add natively.
+enum Migrations {
+    struct Migration: Sendable {
+        let version: Int
+        let name: String
+        let statements: [String]
+    }
+
+    static let all: [Migration] = [
+        Migration(
+            version: 1, name: "projects, keys, verifications, outbox, rate limits",
+            statements: [
+                """
+                CREATE TABLE projects (
+                    id TEXT PRIMARY KEY,
+                    name TEXT NOT NULL,
+                    code_length INTEGER NOT NULL,
+                    code_ttl_seconds INTEGER NOT NULL,
+                    allowed_countries TEXT,
+                    created_at DOUBLE PRECISION NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE api_keys (
+                    id TEXT PRIMARY KEY,
+                    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+                    secret_hash TEXT NOT NULL UNIQUE,
+                    prefix TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    created_at DOUBLE PRECISION NOT NULL,
+                    revoked_at DOUBLE PRECISION
+                )
+                """,
+                "CREATE INDEX api_keys_project ON api_keys (project_id)",
+                """
+                CREATE TABLE verifications (
+                    id TEXT PRIMARY KEY,
+                    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+                    channel TEXT NOT NULL,
+                    destination TEXT NOT NULL,
+                    locale TEXT NOT NULL,
+                    status TEXT NOT NULL,
+                    code_salt TEXT NOT NULL,
+                    code_length INTEGER NOT NULL,
+                    send_attempts INTEGER NOT NULL,
+                    check_attempts INTEGER NOT NULL,
+                    created_at DOUBLE PRECISION NOT NULL,
+                    updated_at DOUBLE PRECISION NOT NULL,
+                    expires_at DOUBLE PRECISION NOT NULL
+                )
+                """,
+                // At most one pending verification per destination: re-sends find it, concurrent starts cannot
+                // create a second one.
+                """
+                CREATE UNIQUE INDEX verifications_pending_destination
+                    ON verifications (project_id, destination) WHERE status = 'pending'
+                """,
+                "CREATE INDEX verifications_project_created ON verifications (project_id, created_at)",
+                """
+                CREATE TABLE outbox (
+                    id TEXT PRIMARY KEY,
+                    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+                    channel TEXT NOT NULL,
+                    destination TEXT NOT NULL,
+                    verification_id TEXT REFERENCES verifications(id) ON DELETE CASCADE,
+                    locale TEXT NOT NULL,
+                    status TEXT NOT NULL,
+                    attempts INTEGER NOT NULL,
+                    next_attempt_at DOUBLE PRECISION NOT NULL,
+                    last_error TEXT,
+                    sender TEXT,
+                    created_at DOUBLE PRECISION NOT NULL,
+                    sent_at DOUBLE PRECISION
+                )
+                """,
+                "CREATE INDEX outbox_due ON outbox (status, next_attempt_at)",
+                "CREATE INDEX outbox_created ON outbox (created_at)",
+                """
+                CREATE TABLE rate_buckets (
+                    bucket TEXT PRIMARY KEY,
+                    tokens DOUBLE PRECISION NOT NULL,
+                    allowed INTEGER NOT NULL,
+                    updated_at DOUBLE PRECISION NOT NULL
+                )
+                """,
+            ])
+    ]
+
+    static func run(on database: Database, logger: Logger) async throws {
+        try await database.transaction { sql in
+            if database.engine == .postgres {
+                // Several nodes may start at once: one migrates, the others wait and then find nothing to do.
+                try await sql.raw("SELECT pg_advisory_xact_lock(7406110)").run()
+            }
+            try await sql.raw(
+                """
+                CREATE TABLE IF NOT EXISTS schema_migrations (
+                    version INTEGER PRIMARY KEY,
+                    name TEXT NOT NULL,
+                    applied_at DOUBLE PRECISION NOT NULL
+                )
+                """
+            ).run()
+        }
+        let applied = try await database.read { sql in
+            try await sql.raw("SELECT version FROM schema_migrations").all().map {
+                try $0.decode(column: "version", as: Int.self)
+            }
+        }
+        let latest = applied.max() ?? 0
+        if let newest = all.last?.version, latest > newest {
+            throw ConfigurationError(
+                "The database schema (version \(latest)) is newer than this build of Verity understands (\(newest)).")
+        }
+        for migration in all where !applied.contains(migration.version) {
+            try await database.transaction { sql in
+                if database.engine == .postgres {
+                    try await sql.raw("SELECT pg_advisory_xact_lock(7406110)").run()
+                    let done = try await sql.raw(
+                        "SELECT version FROM schema_migrations WHERE version = \(bind: migration.version)"
+                    ).first()
+                    if done != nil { return }
+                }
+                for statement in migration.statements {
+                    try await sql.raw(SQLQueryString(statement)).run()
+                }
+                try await sql.raw(
+                    """
+                    INSERT INTO schema_migrations (version, name, applied_at)
+                    VALUES (\(bind: migration.version), \(bind: migration.name), \(bind: Date().timeIntervalSince1970))
+                    """
+                ).run()
+            }
+            logger.info(
+                "Applied migration", metadata: ["version": "\(migration.version)", "name": "\(migration.name)"])
+        }
+    }
+}

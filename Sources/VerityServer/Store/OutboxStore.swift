@@ -1,0 +1,125 @@
+import Foundation
+import SQLKit
+import VerityCore
+
+/// The transactional outbox: messages are written with the change that causes them and drained by workers.
+struct OutboxStore: Sendable {
+    let database: Database
+
+    private static let columns = """
+        id, project_id, channel, destination, verification_id, locale, status, attempts, next_attempt_at, \
+        last_error, sender, created_at, sent_at
+        """
+
+    /// A message with what is needed to render it.
+    struct Delivery: Sendable {
+        var message: OutboxMessage
+        var projectName: String
+        var verification: VerificationRecord?
+    }
+
+    /// Claims up to `limit` due messages for this worker.
+    ///
+    /// Claiming pushes `next_attempt_at` forward by `lease` and counts the attempt in the same statement, so a
+    /// message is taken by one worker at a time (on PostgreSQL, `SKIP LOCKED` lets other nodes take the next
+    /// ones) and a worker that dies mid-send leaves it to be retried once the lease runs out.
+    func claimDue(limit: Int, lease: TimeInterval, now: Date) async throws -> [OutboxMessage] {
+        try await database.transaction { sql in
+            try await sql.raw(
+                """
+                UPDATE outbox SET attempts = attempts + 1,
+                    next_attempt_at = \(bind: now.addingTimeInterval(lease).storedValue)
+                WHERE id IN (
+                    SELECT id FROM outbox WHERE status = 'pending' AND next_attempt_at <= \(bind: now.storedValue)
+                    ORDER BY next_attempt_at, id LIMIT \(bind: limit) \(unsafeRaw: database.skipLockedClause))
+                RETURNING \(unsafeRaw: Self.columns)
+                """
+            ).all().map(Self.message(from:))
+        }
+    }
+
+    func markSent(id: String, sender: String, now: Date) async throws {
+        try await database.read { sql in
+            try await sql.raw(
+                """
+                UPDATE outbox SET status = 'sent', sender = \(bind: sender), sent_at = \(bind: now.storedValue),
+                    last_error = NULL
+                WHERE id = \(bind: id)
+                """
+            ).run()
+        }
+    }
+
+    /// Records a failed attempt: retry at `retryAt`, or give up (`dead`) when `retryAt` is nil.
+    func markFailed(id: String, reason: String, retryAt: Date?) async throws {
+        try await database.read { sql in
+            if let retryAt {
+                try await sql.raw(
+                    """
+                    UPDATE outbox SET last_error = \(bind: reason), next_attempt_at = \(bind: retryAt.storedValue)
+                    WHERE id = \(bind: id)
+                    """
+                ).run()
+            } else {
+                try await sql.raw(
+                    "UPDATE outbox SET status = 'dead', last_error = \(bind: reason) WHERE id = \(bind: id)"
+                ).run()
+            }
+        }
+    }
+
+    /// Loads what rendering a message needs: the project's name and, for a code, its verification.
+    func delivery(for message: OutboxMessage) async throws -> Delivery? {
+        try await database.read { sql in
+            guard
+                let project = try await sql.raw("SELECT name FROM projects WHERE id = \(bind: message.projectId)")
+                    .first()
+            else { return nil }
+            var verification: VerificationRecord?
+            if let verificationId = message.verificationId {
+                verification = try await VerificationStore(database: database)
+                    .verification(in: sql, id: verificationId, projectId: message.projectId)
+            }
+            return Delivery(
+                message: message, projectName: try project.decode(column: "name", as: String.self),
+                verification: verification)
+        }
+    }
+
+    /// Messages, newest first, optionally only those to one destination.
+    func messages(destination: String?, limit: Int) async throws -> [OutboxMessage] {
+        try await database.read { sql in
+            let filter: SQLQueryString = destination.map { "WHERE destination = \(bind: $0)" } ?? ""
+            return try await sql.raw(
+                """
+                SELECT \(unsafeRaw: Self.columns) FROM outbox \(filter)
+                ORDER BY created_at DESC, id DESC LIMIT \(bind: limit)
+                """
+            ).all().map(Self.message(from:))
+        }
+    }
+
+    /// How many messages wait to be sent.
+    func pendingCount() async throws -> Int {
+        try await database.read { sql in
+            try await sql.raw("SELECT COUNT(*) AS depth FROM outbox WHERE status = 'pending'").first()?
+                .decode(column: "depth", as: Int.self) ?? 0
+        }
+    }
+
+    private static func message(from row: any SQLRow) throws -> OutboxMessage {
+        OutboxMessage(
+            id: try row.decode(column: "id", as: String.self),
+            projectId: try row.decode(column: "project_id", as: String.self),
+            channel: try row.enumeration("channel", as: Channel.self),
+            destination: try row.decode(column: "destination", as: String.self),
+            verificationId: try row.decode(column: "verification_id", as: String?.self),
+            locale: try row.decode(column: "locale", as: String.self),
+            status: try row.enumeration("status", as: OutboxMessage.Status.self),
+            attempts: try row.decode(column: "attempts", as: Int.self),
+            nextAttemptAt: try row.date("next_attempt_at"),
+            lastError: try row.decode(column: "last_error", as: String?.self),
+            sender: try row.decode(column: "sender", as: String?.self),
+            createdAt: try row.date("created_at"), sentAt: try row.optionalDate("sent_at"))
+    }
+}

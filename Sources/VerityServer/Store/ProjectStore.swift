@@ -1,0 +1,121 @@
+import Foundation
+import SQLKit
+
+/// Projects and their API keys.
+struct ProjectStore: Sendable {
+    let database: Database
+
+    private static let projectColumns = "id, name, code_length, code_ttl_seconds, allowed_countries, created_at"
+
+    func insert(_ project: Project) async throws {
+        try await database.read { sql in
+            try await sql.raw(
+                """
+                INSERT INTO projects (id, name, code_length, code_ttl_seconds, allowed_countries, created_at)
+                VALUES (\(bind: project.id), \(bind: project.name), \(bind: project.settings.codeLength),
+                        \(bind: project.settings.codeLifetime), \(bind: Self.encode(project.settings.allowedCountries)),
+                        \(bind: project.createdAt.storedValue))
+                """
+            ).run()
+        }
+    }
+
+    func project(id: String) async throws -> Project? {
+        try await database.read { sql in
+            try await sql.raw("SELECT \(unsafeRaw: Self.projectColumns) FROM projects WHERE id = \(bind: id)")
+                .first().map(Self.project(from:))
+        }
+    }
+
+    func projects() async throws -> [Project] {
+        try await database.read { sql in
+            try await sql.raw("SELECT \(unsafeRaw: Self.projectColumns) FROM projects ORDER BY created_at, id")
+                .all().map(Self.project(from:))
+        }
+    }
+
+    func update(_ project: Project) async throws {
+        try await database.read { sql in
+            try await sql.raw(
+                """
+                UPDATE projects SET name = \(bind: project.name), code_length = \(bind: project.settings.codeLength),
+                    code_ttl_seconds = \(bind: project.settings.codeLifetime),
+                    allowed_countries = \(bind: Self.encode(project.settings.allowedCountries))
+                WHERE id = \(bind: project.id)
+                """
+            ).run()
+        }
+    }
+
+    /// The project an unrevoked key belongs to, found by the key's hash.
+    func project(forKeyHash hash: String) async throws -> Project? {
+        try await database.read { sql in
+            try await sql.raw(
+                """
+                SELECT p.id, p.name, p.code_length, p.code_ttl_seconds, p.allowed_countries, p.created_at
+                FROM api_keys k JOIN projects p ON p.id = k.project_id
+                WHERE k.secret_hash = \(bind: hash) AND k.revoked_at IS NULL
+                """
+            ).first().map(Self.project(from:))
+        }
+    }
+
+    func insertKey(_ key: APIKey, secretHash: String) async throws {
+        try await database.read { sql in
+            try await sql.raw(
+                """
+                INSERT INTO api_keys (id, project_id, secret_hash, prefix, name, created_at)
+                VALUES (\(bind: key.id), \(bind: key.projectId), \(bind: secretHash), \(bind: key.prefix),
+                        \(bind: key.name), \(bind: key.createdAt.storedValue))
+                """
+            ).run()
+        }
+    }
+
+    func keys(projectId: String) async throws -> [APIKey] {
+        try await database.read { sql in
+            try await sql.raw(
+                """
+                SELECT id, project_id, name, prefix, created_at, revoked_at FROM api_keys
+                WHERE project_id = \(bind: projectId) ORDER BY created_at, id
+                """
+            ).all().map { row in
+                APIKey(
+                    id: try row.decode(column: "id", as: String.self),
+                    projectId: try row.decode(column: "project_id", as: String.self),
+                    name: try row.decode(column: "name", as: String.self),
+                    prefix: try row.decode(column: "prefix", as: String.self),
+                    createdAt: try row.date("created_at"), revokedAt: try row.optionalDate("revoked_at"))
+            }
+        }
+    }
+
+    /// Revokes a key of the project; false when the project has no such unrevoked key.
+    func revokeKey(id: String, projectId: String, at now: Date) async throws -> Bool {
+        try await database.read { sql in
+            try await sql.raw(
+                """
+                UPDATE api_keys SET revoked_at = \(bind: now.storedValue)
+                WHERE id = \(bind: id) AND project_id = \(bind: projectId) AND revoked_at IS NULL
+                RETURNING id
+                """
+            ).first() != nil
+        }
+    }
+
+    private static func encode(_ countries: [String]?) -> String? {
+        countries?.joined(separator: ",")
+    }
+
+    private static func project(from row: any SQLRow) throws -> Project {
+        let countries = try row.decode(column: "allowed_countries", as: String?.self)
+        return Project(
+            id: try row.decode(column: "id", as: String.self),
+            name: try row.decode(column: "name", as: String.self),
+            settings: ProjectSettings(
+                codeLength: try row.decode(column: "code_length", as: Int.self),
+                codeLifetime: try row.decode(column: "code_ttl_seconds", as: Int.self),
+                allowedCountries: countries.map { $0.split(separator: ",").map(String.init) }),
+            createdAt: try row.date("created_at"))
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+import SQLKit
+import VerityCore
+
+/// Timestamps are stored as seconds since 1970.
+extension Date {
+    var storedValue: Double { timeIntervalSince1970 }
+}
+
+extension SQLRow {
+    func date(_ column: String) throws -> Date {
+        Date(timeIntervalSince1970: try decode(column: column, as: Double.self))
+    }
+
+    func optionalDate(_ column: String) throws -> Date? {
+        try decode(column: column, as: Double?.self).map(Date.init(timeIntervalSince1970:))
+    }
+
+    func enumeration<T: RawRepresentable>(_ column: String, as type: T.Type) throws -> T where T.RawValue == String {
+        let raw = try decode(column: column, as: String.self)
+        guard let value = T(rawValue: raw) else {
+            throw StoreError.corruptValue(column: column)
+        }
+        return value
+    }
+}
+
+/// A stored value the code does not understand: the database was edited by hand or by a newer version.
+enum StoreError: Error, CustomStringConvertible {
+    case corruptValue(column: String)
+
+    var description: String {
+        switch self {
+        case .corruptValue(let column): "Unexpected stored value in column \(column)."
+        }
+    }
+}

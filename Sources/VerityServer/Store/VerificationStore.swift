@@ -1,0 +1,183 @@
+import Foundation
+import SQLKit
+import VerityCore
+
+/// Verifications and the outbox messages that deliver their codes.
+///
+/// Every counter moves in one conditional `UPDATE … RETURNING`: the database decides, so concurrent requests on
+/// one node or many can never count past a limit or approve twice.
+struct VerificationStore: Sendable {
+    let database: Database
+
+    private static let columns = """
+        id, project_id, channel, destination, locale, status, code_salt, code_length, send_attempts, check_attempts, \
+        created_at, updated_at, expires_at
+        """
+
+    /// What `startOrResend` did.
+    enum StartOutcome: Sendable {
+        case created(VerificationRecord, messageId: String)
+        case resent(VerificationRecord, messageId: String)
+        case sendLimitReached
+    }
+
+    /// Starts a verification for the destination, or re-sends the pending one, and queues the message — all in
+    /// one transaction, so a committed verification always has its message in the outbox.
+    func startOrResend(
+        new candidate: VerificationRecord, maxSends: Int, messageId: String, now: Date
+    ) async throws -> StartOutcome {
+        try await database.transaction { sql in
+            // A pending verification past its lifetime no longer counts as pending.
+            try await sql.raw(
+                """
+                UPDATE verifications SET status = 'expired', updated_at = \(bind: now.storedValue)
+                WHERE project_id = \(bind: candidate.projectId) AND destination = \(bind: candidate.destination)
+                  AND status = 'pending' AND expires_at <= \(bind: now.storedValue)
+                """
+            ).run()
+            // Two tries: the second one runs only when a concurrent start inserted the pending row first.
+            for _ in 0..<2 {
+                if let row = try await sql.raw(
+                    """
+                    UPDATE verifications
+                    SET send_attempts = send_attempts + 1, channel = \(bind: candidate.channel.rawValue),
+                        locale = \(bind: candidate.locale), updated_at = \(bind: now.storedValue)
+                    WHERE project_id = \(bind: candidate.projectId) AND destination = \(bind: candidate.destination)
+                      AND status = 'pending' AND send_attempts < \(bind: maxSends)
+                    RETURNING \(unsafeRaw: Self.columns)
+                    """
+                ).first() {
+                    let record = try Self.record(from: row)
+                    try await Self.enqueue(sql, messageId: messageId, for: record, now: now)
+                    return .resent(record, messageId: messageId)
+                }
+                let pending = try await sql.raw(
+                    """
+                    SELECT id FROM verifications
+                    WHERE project_id = \(bind: candidate.projectId) AND destination = \(bind: candidate.destination)
+                      AND status = 'pending'
+                    """
+                ).first()
+                if pending != nil { return .sendLimitReached }
+                if let row = try await sql.raw(
+                    """
+                    INSERT INTO verifications (\(unsafeRaw: Self.columns))
+                    VALUES (\(bind: candidate.id), \(bind: candidate.projectId), \(bind: candidate.channel.rawValue),
+                            \(bind: candidate.destination), \(bind: candidate.locale), 'pending',
+                            \(bind: candidate.codeSalt), \(bind: candidate.codeLength), 1, 0,
+                            \(bind: now.storedValue), \(bind: now.storedValue), \(bind: candidate.expiresAt.storedValue))
+                    ON CONFLICT (project_id, destination) WHERE status = 'pending' DO NOTHING
+                    RETURNING \(unsafeRaw: Self.columns)
+                    """
+                ).first() {
+                    let record = try Self.record(from: row)
+                    try await Self.enqueue(sql, messageId: messageId, for: record, now: now)
+                    return .created(record, messageId: messageId)
+                }
+            }
+            throw StoreError.corruptValue(column: "verifications.status")
+        }
+    }
+
+    private static func enqueue(_ sql: any SQLDatabase, messageId: String, for record: VerificationRecord, now: Date)
+        async throws
+    {
+        try await sql.raw(
+            """
+            INSERT INTO outbox (id, project_id, channel, destination, verification_id, locale, status, attempts,
+                                next_attempt_at, created_at)
+            VALUES (\(bind: messageId), \(bind: record.projectId), \(bind: record.channel.rawValue),
+                    \(bind: record.destination), \(bind: record.id), \(bind: record.locale), 'pending', 0,
+                    \(bind: now.storedValue), \(bind: now.storedValue))
+            """
+        ).run()
+    }
+
+    func verification(id: String, projectId: String) async throws -> VerificationRecord? {
+        try await database.read { sql in try await verification(in: sql, id: id, projectId: projectId) }
+    }
+
+    func verification(in sql: any SQLDatabase, id: String, projectId: String) async throws -> VerificationRecord? {
+        try await sql.raw(
+            """
+            SELECT \(unsafeRaw: Self.columns) FROM verifications
+            WHERE id = \(bind: id) AND project_id = \(bind: projectId)
+            """
+        ).first().map(Self.record(from:))
+    }
+
+    /// The verification a check by destination refers to: the pending one (which may have just expired).
+    func pendingVerification(destination: String, projectId: String) async throws -> VerificationRecord? {
+        try await database.read { sql in
+            try await sql.raw(
+                """
+                SELECT \(unsafeRaw: Self.columns) FROM verifications
+                WHERE project_id = \(bind: projectId) AND destination = \(bind: destination) AND status = 'pending'
+                """
+            ).first().map(Self.record(from:))
+        }
+    }
+
+    /// Approves a verification that is still pending, unexpired and under the attempt limit.
+    /// Returns nil when another request got there first or the verification stopped being checkable.
+    func approve(id: String, maxChecks: Int, now: Date) async throws -> VerificationRecord? {
+        try await database.read { sql in
+            try await sql.raw(
+                """
+                UPDATE verifications SET status = 'approved', updated_at = \(bind: now.storedValue)
+                WHERE id = \(bind: id) AND status = 'pending' AND expires_at > \(bind: now.storedValue)
+                  AND check_attempts < \(bind: maxChecks)
+                RETURNING \(unsafeRaw: Self.columns)
+                """
+            ).first().map(Self.record(from:))
+        }
+    }
+
+    /// Counts one wrong code. The last allowed attempt moves the verification to `max_attempts_reached`.
+    /// Returns nil when the verification is no longer checkable (approved, expired, already at the limit).
+    func recordWrongCode(id: String, maxChecks: Int, now: Date) async throws -> VerificationRecord? {
+        try await database.read { sql in
+            try await sql.raw(
+                """
+                UPDATE verifications
+                SET check_attempts = check_attempts + 1, updated_at = \(bind: now.storedValue),
+                    status = CASE WHEN check_attempts + 1 >= \(bind: maxChecks) THEN 'max_attempts_reached'
+                                  ELSE status END
+                WHERE id = \(bind: id) AND status = 'pending' AND expires_at > \(bind: now.storedValue)
+                  AND check_attempts < \(bind: maxChecks)
+                RETURNING \(unsafeRaw: Self.columns)
+                """
+            ).first().map(Self.record(from:))
+        }
+    }
+
+    /// Cancels a pending verification; nil when there is none to cancel.
+    func cancel(id: String, projectId: String, now: Date) async throws -> VerificationRecord? {
+        try await database.read { sql in
+            try await sql.raw(
+                """
+                UPDATE verifications SET status = 'canceled', updated_at = \(bind: now.storedValue)
+                WHERE id = \(bind: id) AND project_id = \(bind: projectId) AND status = 'pending'
+                  AND expires_at > \(bind: now.storedValue)
+                RETURNING \(unsafeRaw: Self.columns)
+                """
+            ).first().map(Self.record(from:))
+        }
+    }
+
+    private static func record(from row: any SQLRow) throws -> VerificationRecord {
+        VerificationRecord(
+            id: try row.decode(column: "id", as: String.self),
+            projectId: try row.decode(column: "project_id", as: String.self),
+            channel: try row.enumeration("channel", as: Channel.self),
+            destination: try row.decode(column: "destination", as: String.self),
+            locale: try row.decode(column: "locale", as: String.self),
+            status: try row.enumeration("status", as: VerificationStatus.self),
+            codeSalt: try row.decode(column: "code_salt", as: String.self),
+            codeLength: try row.decode(column: "code_length", as: Int.self),
+            sendAttempts: try row.decode(column: "send_attempts", as: Int.self),
+            checkAttempts: try row.decode(column: "check_attempts", as: Int.self),
+            createdAt: try row.date("created_at"), updatedAt: try row.date("updated_at"),
+            expiresAt: try row.date("expires_at"))
+    }
+}

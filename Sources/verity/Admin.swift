@@ -1,0 +1,175 @@
+import ArgumentParser
+import Foundation
+import VerityServer
+
+struct Admin: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Manage projects and API keys (works while the server runs).",
+        subcommands: [ProjectCommand.self, KeyCommand.self])
+}
+
+extension Project {
+    var summary: String {
+        let countries = settings.allowedCountries.map { $0.joined(separator: ",") } ?? "all"
+        return """
+            \(id)  \(name)
+              code length: \(settings.codeLength) digits, lifetime: \(settings.codeLifetime) s, SMS countries: \(countries)
+            """
+    }
+}
+
+/// Project settings flags, shared by `create` and `update`.
+struct ProjectSettingsOptions: ParsableArguments {
+    @Option(help: "Digits in a code, 4 to 10 (default 6).")
+    var codeLength: Int?
+
+    @Option(help: "How long a code stays valid, in seconds, 60 to 86400 (default 600).")
+    var codeLifetime: Int?
+
+    @Option(help: "Comma-separated ISO region codes SMS may go to, e.g. US,CA,GB; `all` allows every region.")
+    var allowedCountries: String?
+
+    func apply(to settings: inout ProjectSettings) {
+        if let codeLength { settings.codeLength = codeLength }
+        if let codeLifetime { settings.codeLifetime = codeLifetime }
+        if let allowedCountries {
+            settings.allowedCountries =
+                allowedCountries.lowercased() == "all" ? nil : allowedCountries.split(separator: ",").map(String.init)
+        }
+    }
+}
+
+struct ProjectCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "project", abstract: "Create, list, show and update projects.",
+        subcommands: [Create.self, List.self, Show.self, Update.self])
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create a project and its first secret API key (the key is shown once).")
+
+        @Option(help: "The project's name; it appears in messages (\"Your Acme verification code is …\").")
+        var name: String
+
+        @OptionGroup var settings: ProjectSettingsOptions
+        @OptionGroup var storage: StorageOptions
+
+        @Flag(help: "Print JSON.")
+        var json = false
+
+        struct Output: Encodable {
+            var project: Project
+            var apiKey: String
+            var apiKeyId: String
+        }
+
+        func run() async throws {
+            var projectSettings = ProjectSettings()
+            settings.apply(to: &projectSettings)
+            let (project, key) = try await withVerity(storage) { verity in
+                try await verity.admin.createProject(name: name, settings: projectSettings)
+            }
+            if json {
+                return try printJSON(Output(project: project, apiKey: key.secret, apiKeyId: key.key.id))
+            }
+            print(
+                """
+                Project: \(project.id)  (\(project.name))
+                API key: \(key.secret)
+
+                Keep the key secret: it is shown only this once. Use it as `Authorization: Bearer <key>`.
+                """)
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List projects.")
+        @OptionGroup var storage: StorageOptions
+        @Flag(help: "Print JSON.") var json = false
+
+        func run() async throws {
+            let projects = try await withVerity(storage) { try await $0.admin.listProjects() }
+            if json { return try printJSON(projects) }
+            if projects.isEmpty { print("No projects yet. Create one with: verity admin project create --name NAME") }
+            for project in projects { print(project.summary) }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show one project.")
+        @Argument(help: "The project id (prj_…).") var id: String
+        @OptionGroup var storage: StorageOptions
+        @Flag(help: "Print JSON.") var json = false
+
+        func run() async throws {
+            let project = try await withVerity(storage) { try await $0.admin.project(id: id) }
+            if json { return try printJSON(project) }
+            print(project.summary)
+        }
+    }
+
+    struct Update: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Change a project's name or settings.")
+        @Argument(help: "The project id (prj_…).") var id: String
+        @Option(help: "A new name.") var name: String?
+        @OptionGroup var settings: ProjectSettingsOptions
+        @OptionGroup var storage: StorageOptions
+        @Flag(help: "Print JSON.") var json = false
+
+        func run() async throws {
+            let project = try await withVerity(storage) { verity in
+                try await verity.admin.updateProject(id: id, name: name) { settings.apply(to: &$0) }
+            }
+            if json { return try printJSON(project) }
+            print(project.summary)
+        }
+    }
+}
+
+struct KeyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "key", abstract: "Create, list and revoke a project's secret API keys.",
+        subcommands: [Create.self, List.self, Revoke.self])
+
+    struct Create: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create a secret API key (shown once).")
+        @Option(help: "The project id (prj_…).") var project: String
+        @Option(help: "A label to tell keys apart.") var name = "default"
+        @OptionGroup var storage: StorageOptions
+        @Flag(help: "Print JSON.") var json = false
+
+        func run() async throws {
+            let created = try await withVerity(storage) { try await $0.admin.createKey(projectId: project, name: name) }
+            if json { return try printJSON(created) }
+            print("API key \(created.key.id): \(created.secret)\n\nKeep it secret: it is shown only this once.")
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List a project's keys (never their secrets).")
+        @Option(help: "The project id (prj_…).") var project: String
+        @OptionGroup var storage: StorageOptions
+        @Flag(help: "Print JSON.") var json = false
+
+        func run() async throws {
+            let keys = try await withVerity(storage) { try await $0.admin.listKeys(projectId: project) }
+            if json { return try printJSON(keys) }
+            for key in keys {
+                let state = key.revokedAt.map { "revoked \($0.formatted(.iso8601))" } ?? "active"
+                print("\(key.id)  \(key.prefix)…  \(key.name)  \(state)")
+            }
+        }
+    }
+
+    struct Revoke: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Revoke a key: it stops working at once.")
+        @Argument(help: "The key id (key_…).") var id: String
+        @Option(help: "The project id (prj_…).") var project: String
+        @OptionGroup var storage: StorageOptions
+
+        func run() async throws {
+            try await withVerity(storage) { try await $0.admin.revokeKey(id: id, projectId: project) }
+            print("Revoked \(id).")
+        }
+    }
+}

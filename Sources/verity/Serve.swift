@@ -1,0 +1,44 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+import VerityServer
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the Verity server.",
+        discussion: """
+            With no options: 127.0.0.1:8080, an SQLite database and a master key in ./verity-data, and console
+            delivery (read messages with `verity outbox list`). Every option can also come from its VERITY_*
+            environment variable; delivery (VERITY_SMS_SENDER, VERITY_EMAIL_SENDER, …) and rate limits are
+            configured only through the environment. See the README for the full table.
+            """)
+
+    @Option(help: "Address to listen on (env: VERITY_HOST).")
+    var host: String?
+
+    @Option(help: "Port to listen on (env: VERITY_PORT).")
+    var port: Int?
+
+    @OptionGroup var storage: StorageOptions
+
+    @Option(help: "trace, debug, info, notice, warning or error (env: VERITY_LOG_LEVEL).")
+    var logLevel: String?
+
+    func run() async throws {
+        var configuration = try storage.configuration()
+        if let host { configuration.host = host }
+        if let port {
+            guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
+            configuration.port = port
+        }
+        if let logLevel {
+            guard let level = Logger.Level(rawValue: logLevel.lowercased()) else {
+                throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error.")
+            }
+            configuration.logLevel = level
+        }
+        let app = try await buildApplication(configuration)
+        try await app.runService()
+    }
+}

@@ -1,0 +1,28 @@
+import ArgumentParser
+import Logging
+
+@main
+struct VerityCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verity",
+        abstract: "Verity: self-hosted phone, email and device verification.",
+        discussion: """
+            Start a server with `verity serve`, create a project with `verity admin project create --name NAME`,
+            and read what the console senders "sent" with `verity outbox list`.
+            """,
+        subcommands: [Serve.self, Admin.self, Outbox.self])
+
+    static func main() async {
+        LoggingSystem.bootstrap(StreamLogHandler.standardError)
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import HummingbirdTesting
+import Testing
+import VerityCore
+
+@testable import VerityServer
+
+/// Limits hold under concurrent requests over real HTTP: the database decides, never a read-then-write.
+@Suite("Concurrency")
+struct ConcurrencyTests {
+    let phone = "+14155550100"
+
+    @Test("100 concurrent wrong checks count exactly 5 attempts", arguments: TestEngine.available)
+    func concurrentWrongChecks(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        try await node.run(.live) { client in
+            let id = try await client.startVerification(phone, key: node.apiKey).decode(VerificationResponse.self).id
+            let wrong = wrongCode(for: try await node.sender.code(to: phone))
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<100 {
+                    group.addTask { try await client.check(id: id, code: wrong, key: node.apiKey).status.code }
+                }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == 200 }.count == 5)
+            #expect(statuses.filter { $0 == 429 }.count == 95)
+            let fetched = try await client.send(.get, "/v1/verifications/\(id)", key: node.apiKey)
+            let verification = try fetched.decode(VerificationResponse.self)
+            #expect(verification.checkAttempts == 5)
+            #expect(verification.status == .maxAttemptsReached)
+        }
+    }
+
+    @Test("50 concurrent checks with the right code approve exactly once", arguments: TestEngine.available)
+    func concurrentRightChecks(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        try await node.run(.live) { client in
+            let id = try await client.startVerification(phone, key: node.apiKey).decode(VerificationResponse.self).id
+            let code = try await node.sender.code(to: phone)
+            let results = try await withThrowingTaskGroup(of: (Int, Bool).self) { group in
+                for _ in 0..<50 {
+                    group.addTask {
+                        let response = try await client.check(id: id, code: code, key: node.apiKey)
+                        let valid = try response.status == .ok && response.decode(CheckVerificationResponse.self).valid
+                        return (response.status.code, valid)
+                    }
+                }
+                return try await group.reduce(into: [(Int, Bool)]()) { $0.append($1) }
+            }
+            #expect(results.filter { $0.1 }.count == 1)
+            #expect(results.filter { $0.0 == 404 }.count == 49)
+        }
+    }
+
+    @Test("Concurrent starts to one destination make one verification", arguments: TestEngine.available)
+    func concurrentStarts(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        try await node.run(.live) { client in
+            let responses = try await withThrowingTaskGroup(of: (Int, String?).self) { group in
+                for _ in 0..<10 {
+                    group.addTask {
+                        let response = try await client.startVerification(phone, key: node.apiKey)
+                        return (response.status.code, try? response.decode(VerificationResponse.self).id)
+                    }
+                }
+                return try await group.reduce(into: [(Int, String?)]()) { $0.append($1) }
+            }
+            #expect(responses.filter { $0.0 == 201 }.count == 5)
+            #expect(responses.filter { $0.0 == 429 }.count == 5)
+            #expect(Set(responses.compactMap(\.1)).count == 1)
+            try await node.sender.waitForMessages(to: phone, count: 5)
+        }
+    }
+}

@@ -1,0 +1,258 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import Testing
+import VerityCore
+
+@testable import VerityServer
+
+/// The engines a store or API test runs on: SQLite always, PostgreSQL when `VERITY_TEST_POSTGRES_URL` is set
+/// (`.ci/run` sets it, so CI runs both).
+enum TestEngine: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case sqlite
+    case postgres
+
+    static var available: [TestEngine] {
+        postgresURL == nil ? [.sqlite] : [.sqlite, .postgres]
+    }
+
+    static var postgresURL: String? {
+        ProcessInfo.processInfo.environment["VERITY_TEST_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    var testDescription: String { rawValue }
+
+    /// A fresh, empty database: a private in-memory SQLite, or a new PostgreSQL schema.
+    func freshLocation() -> DatabaseLocation {
+        switch self {
+        case .sqlite: .sqliteMemory
+        case .postgres: .postgres(url: Self.postgresURL ?? "", schema: Self.freshSchemaName())
+        }
+    }
+
+    /// A database that survives closing and reopening: a temporary SQLite file, or a new PostgreSQL schema.
+    func persistentLocation() -> DatabaseLocation {
+        switch self {
+        case .sqlite:
+            .sqliteFile(
+                path: FileManager.default.temporaryDirectory.appendingPathComponent(
+                    "verity-test-\(UUID().uuidString)/verity.sqlite"
+                ).path)
+        case .postgres: .postgres(url: Self.postgresURL ?? "", schema: Self.freshSchemaName())
+        }
+    }
+
+    private static func freshSchemaName() -> String {
+        "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+    }
+}
+
+/// A clock the test moves by hand.
+final class TestClock: TimeSource {
+    private let current: NIOLockedValueBox<Date>
+
+    init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) {
+        current = NIOLockedValueBox(start)
+    }
+
+    func now() -> Date { current.withLockedValue { $0 } }
+
+    func advance(by seconds: TimeInterval) {
+        current.withLockedValue { $0 = $0.addingTimeInterval(seconds) }
+    }
+}
+
+/// Captures what would have gone to a carrier or a mail server, so tests read codes the way a person would.
+final class RecordingSender: MessageSender {
+    private let sent = NIOLockedValueBox<[OutgoingMessage]>([])
+    private let failures = NIOLockedValueBox<[DeliveryError]>([])
+
+    var senders: Senders { Senders(sms: self, smsName: "recording", email: self, emailName: "recording") }
+
+    /// The next sends fail with these errors, in order.
+    func failNext(_ errors: DeliveryError...) {
+        failures.withLockedValue { $0.append(contentsOf: errors) }
+    }
+
+    func send(_ message: OutgoingMessage) async throws {
+        if let failure = failures.withLockedValue({ $0.isEmpty ? nil : $0.removeFirst() }) {
+            throw failure
+        }
+        sent.withLockedValue { $0.append(message) }
+    }
+
+    func messages(to destination: String? = nil) -> [OutgoingMessage] {
+        sent.withLockedValue { all in all.filter { destination == nil || $0.to == destination } }
+    }
+
+    /// Waits until `count` messages went to `destination` (the worker delivers asynchronously).
+    @discardableResult
+    func waitForMessages(to destination: String, count: Int = 1, timeout: Duration = .seconds(10)) async throws
+        -> [OutgoingMessage]
+    {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let found = messages(to: destination)
+            if found.count >= count { return found }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        Issue.record("Expected \(count) message(s) to \(destination), got \(messages(to: destination).count)")
+        throw CancellationError()
+    }
+
+    /// The code in the newest message to `destination`.
+    func code(to destination: String, count: Int = 1) async throws -> String {
+        let message = try #require(try await waitForMessages(to: destination, count: count).last)
+        return try #require(Self.code(in: message.body))
+    }
+
+    static func code(in text: String) -> String? {
+        text.firstMatch(of: /\d{4,10}/).map { String($0.output) }
+    }
+}
+
+/// Keeps every log line (message and metadata) the server writes, at every level.
+struct LogCapture: LogHandler {
+    let lines: NIOLockedValueBox<[String]>
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    init() {
+        lines = NIOLockedValueBox([])
+    }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        let all = metadata.merging(event.metadata ?? [:]) { $1 }
+        let rendered = "\(event.level) \(event.message) \(all.map { "\($0)=\($1)" }.sorted().joined(separator: " "))"
+        lines.withLockedValue { $0.append(rendered) }
+    }
+
+    var text: String { lines.withLockedValue { $0.joined(separator: "\n") } }
+}
+
+/// One Verity node for a test: a fresh database, a test clock, a recording sender, captured logs and a project.
+struct TestNode {
+    let verity: Verity
+    let clock: TestClock
+    let sender: RecordingSender
+    let logs: LogCapture
+    let project: Project
+    let apiKey: String
+    let configuration: ServerConfiguration
+    let location: DatabaseLocation
+
+    static func make(
+        _ engine: TestEngine, location: DatabaseLocation? = nil, settings: ProjectSettings = .init(),
+        clock: TestClock = TestClock(), sender: RecordingSender = RecordingSender(),
+        configure: (inout ServerConfiguration) -> Void = { _ in }
+    ) async throws -> TestNode {
+        let location = location ?? engine.freshLocation()
+        var configuration = ServerConfiguration()
+        configuration.logLevel = .trace
+        configuration.rateLimits.perDestination = RateLimitPolicy(capacity: 1000, period: 1)
+        configuration.rateLimits.perProject = RateLimitPolicy(capacity: 1000, period: 1)
+        configuration.outbox.pollInterval = .milliseconds(20)
+        configure(&configuration)
+        let logs = LogCapture()
+        let verity = try await Verity.open(
+            configuration, dependencies: dependencies(location, clock: clock, logs: logs))
+        let (project, key) = try await verity.admin.createProject(name: "Acme", settings: settings)
+        return TestNode(
+            verity: verity, clock: clock, sender: sender, logs: logs, project: project, apiKey: key.secret,
+            configuration: configuration, location: location)
+    }
+
+    static let masterKey: MasterKey = {
+        do { return try MasterKey(bytes: Array(repeating: 7, count: 32)) } catch { fatalError("\(error)") }
+    }()
+
+    static func dependencies(_ location: DatabaseLocation, clock: TestClock, logs: LogCapture) -> AppDependencies {
+        var dependencies = AppDependencies()
+        dependencies.clock = clock
+        dependencies.database = location
+        dependencies.masterKey = masterKey
+        dependencies.logger = Logger(label: "verity-test") { _ in logs }
+        return dependencies
+    }
+
+    /// Opens the same database again, as a restarted server would.
+    func reopened(sender: RecordingSender = RecordingSender()) async throws -> TestNode {
+        let verity = try await Verity.open(
+            configuration, dependencies: Self.dependencies(location, clock: clock, logs: logs))
+        return TestNode(
+            verity: verity, clock: clock, sender: sender, logs: logs, project: project, apiKey: apiKey,
+            configuration: configuration, location: location)
+    }
+
+    /// Runs the HTTP application (with its outbox worker) around `body`; the database is closed afterwards.
+    func run<T: Sendable>(
+        _ setup: TestingSetup = .router, _ body: @Sendable (any TestClientProtocol) async throws -> T
+    ) async throws -> T {
+        let app = try buildApplication(configuration, verity: verity, senders: sender.senders)
+        return try await app.test(setup, body)
+    }
+
+    /// Creates another project with its own key.
+    func otherProject(name: String = "Globex") async throws -> (project: Project, apiKey: String) {
+        let (project, key) = try await verity.admin.createProject(name: name)
+        return (project, key.secret)
+    }
+}
+
+// MARK: - Requests
+
+extension TestClientProtocol {
+    func send(
+        _ method: HTTPRequest.Method, _ uri: String, key: String?, json: String? = nil,
+        headers extra: HTTPFields = [:]
+    ) async throws -> TestResponse {
+        var headers = extra
+        if let key { headers[.authorization] = "Bearer \(key)" }
+        if json != nil, headers[.contentType] == nil { headers[.contentType] = "application/json" }
+        return try await execute(
+            uri: uri, method: method, headers: headers, body: json.map { ByteBuffer(string: $0) })
+    }
+
+    func startVerification(_ to: String, channel: String = "sms", key: String, locale: String? = nil)
+        async throws -> TestResponse
+    {
+        let locale = locale.map { #","locale":"\#($0)""# } ?? ""
+        return try await send(
+            .post, "/v1/verifications", key: key, json: #"{"to":"\#(to)","channel":"\#(channel)"\#(locale)}"#)
+    }
+
+    func check(to: String, code: String, key: String) async throws -> TestResponse {
+        try await send(.post, "/v1/verifications/check", key: key, json: #"{"to":"\#(to)","code":"\#(code)"}"#)
+    }
+
+    func check(id: String, code: String, key: String) async throws -> TestResponse {
+        try await send(.post, "/v1/verifications/check", key: key, json: #"{"id":"\#(id)","code":"\#(code)"}"#)
+    }
+}
+
+extension TestResponse {
+    func decode<T: Decodable>(_ type: T.Type = T.self) throws -> T {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try decoder.decode(T.self, from: body)
+    }
+
+    /// The problem document of an error response (and checks it is one).
+    func problem() throws -> Problem {
+        #expect(headers[.contentType] == "application/problem+json")
+        return try decode(Problem.self)
+    }
+}
+
+/// A wrong code for a verification whose right code is `code`.
+func wrongCode(for code: String) -> String {
+    String(code.map { $0 == "9" ? "0" : Character(String(($0.wholeNumberValue ?? 0) + 1)) })
+}
