@@ -21,18 +21,9 @@ public func buildApplication(
 ) throws -> some ApplicationProtocol {
     let logger = verity.logger
     let senders = senders ?? Senders.make(configuration, logger: logger)
-
-    let router = Router(context: VerityRequestContext.self)
-    router.add(middleware: RequestMetricsMiddleware(metrics: verity.metrics))
-    router.add(middleware: ProblemMiddleware(logger: logger))
-    ServiceController(metrics: verity.metrics, openAPIDocument: try ServiceController.loadOpenAPIDocument())
-        .addRoutes(to: router)
-    VerificationController(service: verity.verificationService(limits: configuration.rateLimits))
-        .addRoutes(to: router.group("v1/verifications").add(middleware: APIKeyAuthenticator(projects: verity.projects)))
-
     let host = configuration.host
     return Application(
-        router: router,
+        router: try buildRouter(configuration, verity: verity),
         configuration: .init(address: .hostname(host, port: configuration.port), serverName: "Verity"),
         services: [
             DatabaseService(database: verity.database),
@@ -45,4 +36,17 @@ public func buildApplication(
             )
         },
         logger: logger)
+}
+
+/// Every route of the API, behind the middleware that applies to it.
+func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws -> Router<VerityRequestContext> {
+    let router = Router(context: VerityRequestContext.self)
+    router.add(middleware: RequestMetricsMiddleware(metrics: verity.metrics))
+    router.add(middleware: ProblemMiddleware(logger: verity.logger))
+    ServiceController(metrics: verity.metrics, openAPIDocument: try ServiceController.loadOpenAPIDocument())
+        .addRoutes(to: router)
+    let authenticated = router.group("v1").add(middleware: APIKeyAuthenticator(projects: verity.projects))
+    VerificationController(service: verity.verificationService(limits: configuration.rateLimits))
+        .addRoutes(to: authenticated.group("verifications"))
+    return router
 }

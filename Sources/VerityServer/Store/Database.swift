@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import NIOSSL
@@ -32,6 +33,7 @@ public enum DatabaseLocation: Sendable, Equatable {
 public final class Database: Sendable {
     public let engine: DatabaseEngine
     private let backend: any DatabaseBackend
+    private let isClosed = NIOLockedValueBox(false)
 
     private init(engine: DatabaseEngine, backend: any DatabaseBackend) {
         self.engine = engine
@@ -70,9 +72,16 @@ public final class Database: Sendable {
         try await backend.withTransaction(body)
     }
 
-    /// Closes every connection.
+    /// Closes every connection. Safe to call more than once, and it finishes even when the calling task is
+    /// being cancelled (a shutdown after a failure must still close the file cleanly).
     public func close() async throws {
-        try await backend.close()
+        let alreadyClosed = isClosed.withLockedValue { closed in
+            defer { closed = true }
+            return closed
+        }
+        guard !alreadyClosed else { return }
+        let backend = self.backend
+        try await Task { try await backend.close() }.value
     }
 
     // MARK: - Dialect differences, named once

@@ -1,0 +1,127 @@
+import Foundation
+import Hummingbird
+import NIOCore
+import Testing
+import VerityCore
+
+@testable import VerityServer
+
+@Suite("OpenAPI document")
+struct OpenAPITests {
+    /// One HTTP operation: an OpenAPI path template (`/v1/verifications/{id}`) and a lowercased method.
+    struct Operation: Hashable, CustomStringConvertible {
+        var path: String
+        var method: String
+
+        var description: String { "\(method.uppercased()) \(path)" }
+    }
+
+    static let httpMethods: Set<String> = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]
+
+    @Test("every route is in the OpenAPI document")
+    func routesMatchDocument() async throws {
+        let configuration = ServerConfiguration()
+        var deps = AppDependencies()
+        deps.database = .sqliteMemory
+        deps.masterKey = try MasterKey(bytes: Array(repeating: 7, count: 32))
+        let verity = try await Verity.open(configuration, dependencies: deps)
+        let router: Router<VerityRequestContext>
+        do {
+            router = try buildRouter(configuration, verity: verity)
+        } catch {
+            try? await verity.database.close()
+            throw error
+        }
+        try await verity.database.close()
+
+        let routed = Set(
+            router.routes.map {
+                Operation(path: Self.openAPIPath($0.path.description), method: $0.method.rawValue.lowercased())
+            })
+        let documented = try Self.documentedOperations(try Self.servedDocument())
+        #expect(!routed.isEmpty)
+
+        for operation in routed.sorted(by: { $0.description < $1.description }) {
+            #expect(documented.contains(operation), "\(operation) is routed but not in openapi.json")
+        }
+        for operation in documented.sorted(by: { $0.description < $1.description }) {
+            #expect(routed.contains(operation), "\(operation) is in openapi.json but not routed")
+        }
+    }
+
+    @Test("the served document is the committed file")
+    func servedDocumentIsCommitted() throws {
+        let served = try ServiceController.loadOpenAPIDocument()
+        let committed = try Data(contentsOf: Self.committedDocumentURL)
+        #expect(Data(served.readableBytesView) == committed)
+
+        let document = try Self.servedDocument()
+        let version = try #require(document["openapi"] as? String)
+        #expect(version.hasPrefix("3.1"))
+
+        let components = try #require(document["components"] as? [String: Any])
+        let schemas = try #require(components["schemas"] as? [String: Any])
+        let problem = try #require(schemas["Problem"] as? [String: Any])
+        let properties = try #require(problem["properties"] as? [String: Any])
+        let code = try #require(properties["code"] as? [String: Any])
+        let documentedCodes = Set(try #require(code["enum"] as? [String]))
+        for errorCode in ErrorCode.allCases {
+            #expect(documentedCodes.contains(errorCode.rawValue), "\(errorCode.rawValue) is missing from Problem.code")
+        }
+        #expect(documentedCodes == Set(ErrorCode.allCases.map(\.rawValue)))
+    }
+
+    @Test("every operation has a unique operationId and a summary")
+    func operationsAreDescribed() throws {
+        let document = try Self.servedDocument()
+        let paths = try #require(document["paths"] as? [String: Any])
+        var operationIds: [String] = []
+        for (path, item) in paths {
+            let item = try #require(item as? [String: Any], "\(path) is not an object")
+            for (method, operation) in item where Self.httpMethods.contains(method) {
+                let operation = try #require(operation as? [String: Any])
+                let operationId = try #require(operation["operationId"] as? String, "\(method) \(path)")
+                operationIds.append(operationId)
+                #expect(operation["summary"] is String, "\(method) \(path) has no summary")
+            }
+        }
+        #expect(Set(operationIds).count == operationIds.count)
+    }
+
+    // MARK: - Helpers
+
+    /// `Sources/VerityServer/Resources/openapi.json` in the source tree.
+    static let committedDocumentURL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent()
+        .deletingLastPathComponent()
+        .deletingLastPathComponent()
+        .appendingPathComponent("Sources/VerityServer/Resources/openapi.json")
+
+    /// The bundled document, decoded.
+    static func servedDocument() throws -> [String: Any] {
+        let buffer = try ServiceController.loadOpenAPIDocument()
+        let object = try JSONSerialization.jsonObject(with: Data(buffer.readableBytesView))
+        return try #require(object as? [String: Any])
+    }
+
+    /// Every (path, method) pair the document describes.
+    static func documentedOperations(_ document: [String: Any]) throws -> Set<Operation> {
+        let paths = try #require(document["paths"] as? [String: Any])
+        var operations: Set<Operation> = []
+        for (path, item) in paths {
+            let item = try #require(item as? [String: Any], "\(path) is not an object")
+            for method in item.keys where httpMethods.contains(method) {
+                operations.insert(Operation(path: path, method: method))
+            }
+        }
+        return operations
+    }
+
+    /// A router path (`/v1/verifications/:id` or `/v1/verifications/{id}`) in OpenAPI syntax.
+    static func openAPIPath(_ routerPath: String) -> String {
+        let segments = routerPath.split(separator: "/", omittingEmptySubsequences: true).map { segment in
+            segment.hasPrefix(":") ? "{\(segment.dropFirst())}" : String(segment)
+        }
+        return "/" + segments.joined(separator: "/")
+    }
+}

@@ -1,0 +1,227 @@
+import Foundation
+import HummingbirdTesting
+import SQLKit
+import Testing
+import VerityCore
+
+@testable import VerityServer
+
+@Suite("Operations: health, metrics, restarts, logs")
+struct OperationsTests {
+    let phone = "+14155550100"
+
+    @Test("/health answers without touching the database")
+    func health() async throws {
+        let node = try await TestNode.make(.sqlite)
+        let database = node.verity.database
+        try await node.run { client in
+            try await database.close()
+            let response = try await client.send(.get, "/health", key: nil)
+            #expect(response.status == .ok)
+            #expect(String(buffer: response.body) == #"{"status":"ok"}"#)
+        }
+    }
+
+    @Test("/metrics counts requests per route and verification outcomes")
+    func metrics() async throws {
+        let node = try await TestNode.make(.sqlite)
+        try await node.run { client in
+            _ = try await client.startVerification(phone, key: node.apiKey)
+            let code = try await node.sender.code(to: phone)
+            _ = try await client.check(to: phone, code: code, key: node.apiKey)
+            _ = try await client.send(.get, "/v1/verifications/ver_unknown", key: node.apiKey)
+            let response = try await client.send(.get, "/metrics", key: nil)
+            #expect(response.status == .ok)
+            #expect(response.headers[.contentType]?.hasPrefix("text/plain") == true)
+            let text = String(buffer: response.body)
+            #expect(text.contains(#"verity_verifications_started_total{channel="sms"} 1"#))
+            #expect(text.contains(#"verity_verifications_approved_total{channel="sms"} 1"#))
+            #expect(text.contains(#"verity_verifications_failed_total{channel="email"} 0"#))
+            #expect(
+                text.contains(#"verity_http_requests_total{method="POST",route="/v1/verifications",status="201"} 1"#))
+            #expect(text.contains(#"route="/v1/verifications/{id}",status="404"} 1"#))
+            #expect(text.contains("verity_http_request_duration_seconds_bucket"))
+            #expect(text.contains("verity_outbox_pending_messages"))
+            #expect(text.contains(#"verity_outbox_deliveries_total{channel="sms",outcome="sent"} 1"#))
+        }
+    }
+
+    @Test("A pending verification survives a restart and is still checkable", arguments: TestEngine.available)
+    func restart(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine, location: engine.persistentLocation())
+        let (id, code) = try await node.run { client in
+            let id = try await client.startVerification(phone, key: node.apiKey).decode(VerificationResponse.self).id
+            return (id, try await node.sender.code(to: phone))
+        }
+        let restarted = try await node.reopened()
+        try await restarted.run { client in
+            let wrong = try await client.check(id: id, code: wrongCode(for: code), key: restarted.apiKey)
+            #expect(try wrong.decode(CheckVerificationResponse.self).valid == false)
+            let right = try await client.check(to: phone, code: code, key: restarted.apiKey)
+            #expect(try right.decode(CheckVerificationResponse.self).valid)
+            let fetched = try await client.send(.get, "/v1/verifications/\(id)", key: restarted.apiKey)
+            #expect(try fetched.decode(VerificationResponse.self).checkAttempts == 1)
+        }
+    }
+
+    @Test("Logs never contain codes, keys or full destinations, at any level")
+    func logsAreRedacted() async throws {
+        let node = try await TestNode.make(.sqlite)
+        let email = "jane.doe@example.com"
+        let code = try await node.run { client in
+            _ = try await client.startVerification(phone, key: node.apiKey)
+            _ = try await client.startVerification(email, channel: "email", key: node.apiKey)
+            let code = try await node.sender.code(to: phone)
+            let emailCode = try await node.sender.code(to: email)
+            _ = try await client.check(to: phone, code: wrongCode(for: code), key: node.apiKey)
+            _ = try await client.check(to: phone, code: code, key: node.apiKey)
+            _ = try await client.check(to: email, code: emailCode, key: node.apiKey)
+            _ = try await client.startVerification(phone, key: "vk_wrongwrongwrong")
+            return code
+        }
+        let logs = node.logs.text
+        #expect(logs.contains("Verification started"))
+        #expect(logs.contains("+1********00"))
+        #expect(!logs.contains(code))
+        #expect(!logs.contains(node.apiKey))
+        #expect(!logs.contains("vk_wrongwrongwrong"))
+        #expect(!logs.contains(phone))
+        #expect(!logs.contains("4155550100"))
+        #expect(!logs.contains(email))
+    }
+
+    @Test("The master key file is created once, with mode 0600")
+    func masterKeyFile() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("verity-key-\(UUID())").path
+        var configuration = ServerConfiguration()
+        configuration.dataDirectory = directory
+        let first = try configuration.loadMasterKey()
+        let second = try configuration.loadMasterKey()
+        let codes = (CodeGenerator(masterKey: first), CodeGenerator(masterKey: second))
+        #expect(
+            codes.0.code(verificationId: "ver_a", salt: "s", length: 6)
+                == codes.1.code(verificationId: "ver_a", salt: "s", length: 6))
+        let attributes = try FileManager.default.attributesOfItem(atPath: directory + "/master.key")
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+    }
+}
+
+@Suite("Configuration")
+struct ConfigurationTests {
+    @Test("Environment variables configure the server")
+    func environment() throws {
+        var configuration = ServerConfiguration()
+        try configuration.apply(environment: [
+            "VERITY_HOST": "0.0.0.0", "VERITY_PORT": "9000", "VERITY_DATA_DIR": "/var/lib/verity",
+            "VERITY_LOG_LEVEL": "debug", "VERITY_RATE_LIMIT_DESTINATION": "3/m", "VERITY_SMS_SENDER": "twilio",
+            "VERITY_TWILIO_ACCOUNT_SID": "AC123", "VERITY_TWILIO_AUTH_TOKEN": "secret",
+            "VERITY_TWILIO_FROM": "+15005550006",
+            "VERITY_EMAIL_SENDER": "smtp", "VERITY_SMTP_HOST": "mail.example.com",
+            "VERITY_SMTP_FROM": "codes@example.com",
+            "VERITY_SMTP_SECURITY": "tls",
+        ])
+        #expect(configuration.host == "0.0.0.0")
+        #expect(configuration.port == 9000)
+        #expect(configuration.logLevel == .debug)
+        #expect(configuration.rateLimits.perDestination == RateLimitPolicy(capacity: 3, period: 60))
+        #expect(try configuration.databaseLocation == .sqliteFile(path: "/var/lib/verity/verity.sqlite"))
+        guard case .twilio(let twilio) = configuration.sms else {
+            Issue.record("expected Twilio")
+            return
+        }
+        #expect(twilio.accountSID == "AC123")
+        guard case .smtp(let smtp) = configuration.email else {
+            Issue.record("expected SMTP")
+            return
+        }
+        #expect(smtp.port == 465)
+    }
+
+    @Test(
+        "Bad configuration is refused with a message that says what to fix",
+        arguments: [
+            ["VERITY_PORT": "eighty"], ["VERITY_LOG_LEVEL": "loud"], ["VERITY_SMS_SENDER": "pigeon"],
+            ["VERITY_SMS_SENDER": "twilio"], ["VERITY_SMS_SENDER": "webhook", "VERITY_SMS_WEBHOOK_URL": "http://x"],
+            ["VERITY_EMAIL_SENDER": "smtp"], ["VERITY_RATE_LIMIT_PROJECT": "fast"],
+            ["VERITY_DATABASE_URL": "mysql://x"], ["VERITY_MASTER_KEY": "c2hvcnQ="],
+        ])
+    func badEnvironment(_ environment: [String: String]) throws {
+        var configuration = ServerConfiguration()
+        #expect(throws: ConfigurationError.self) {
+            try configuration.apply(environment: environment)
+            _ = try configuration.databaseLocation
+            _ = try configuration.loadMasterKey()
+        }
+    }
+
+    @Test("A database URL picks the engine")
+    func databaseURLs() throws {
+        var configuration = ServerConfiguration()
+        configuration.databaseURL = "postgres://u:p@db:5432/verity"
+        #expect(try configuration.databaseLocation == .postgres(url: "postgres://u:p@db:5432/verity"))
+        configuration.databaseURL = "sqlite:///tmp/v.sqlite"
+        #expect(try configuration.databaseLocation == .sqliteFile(path: "/tmp/v.sqlite"))
+    }
+}
+
+@Suite("Codes and messages")
+struct CodeTests {
+    let generator = CodeGenerator(masterKey: TestNode.masterKey)
+
+    @Test("Codes have the requested length, are stable for a salt and differ between salts", arguments: 4...10)
+    func lengths(_ length: Int) {
+        let code = generator.code(verificationId: "ver_1", salt: "a", length: length)
+        #expect(code.count == length)
+        #expect(code.allSatisfy { $0.isNumber })
+        #expect(generator.code(verificationId: "ver_1", salt: "a", length: length) == code)
+        let others = Set((0..<50).map { generator.code(verificationId: "ver_1", salt: "salt\($0)", length: length) })
+        #expect(others.count > 45)
+        #expect(generator.matches(code, verificationId: "ver_1", salt: "a", length: length))
+        #expect(!generator.matches(code + "0", verificationId: "ver_1", salt: "a", length: length))
+        #expect(!generator.matches(wrongCode(for: code), verificationId: "ver_1", salt: "a", length: length))
+    }
+
+    @Test("Another master key gives other codes")
+    func masterKeyMatters() throws {
+        let other = CodeGenerator(masterKey: try MasterKey(bytes: Array(repeating: 8, count: 32)))
+        let codes = (0..<20).map { ("ver_\($0)", "s") }
+        #expect(
+            codes.contains {
+                generator.code(verificationId: $0.0, salt: $0.1, length: 6)
+                    != other.code(verificationId: $0.0, salt: $0.1, length: 6)
+            })
+    }
+
+    @Test("Digits are spread evenly")
+    func distribution() {
+        var counts = [Character: Int]()
+        for index in 0..<2000 {
+            for digit in generator.code(verificationId: "ver_\(index)", salt: "x", length: 6) {
+                counts[digit, default: 0] += 1
+            }
+        }
+        #expect(counts.count == 10)
+        #expect(counts.values.allSatisfy { (1000...1400).contains($0) })
+    }
+
+    @Test(
+        "Locales resolve by language; malformed tags are refused",
+        arguments: [
+            ("en", "en"), ("EN-us", "en"), ("es-419", "es"), ("pt_BR", "pt"), ("ja-JP", "ja"), ("sv-SE", "en"),
+            ("zh-Hant-TW", "en"),
+        ])
+    func languages(_ locale: String, _ language: String) {
+        #expect(MessageTemplates.language(for: locale) == language)
+    }
+
+    @Test("Malformed locales", arguments: ["", "e", "english!", "en--US", "<b>", String(repeating: "a", count: 40)])
+    func badLocales(_ locale: String) {
+        #expect(MessageTemplates.language(for: locale) == nil)
+    }
+
+    @Test("A project name cannot inject a code placeholder")
+    func templateInjection() {
+        let text = MessageTemplates.render(channel: .sms, language: "en", projectName: "{code} Corp", code: "123456")
+        #expect(text.body == "Your {code} Corp verification code is: 123456")
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+import HummingbirdTesting
+import SQLKit
+import Testing
+import VerityCore
+
+@testable import VerityServer
+
+@Suite("Outbox")
+struct OutboxTests {
+    let phone = "+14155550100"
+
+    @Test("A failed send is retried with back-off and then delivered once", arguments: TestEngine.available)
+    func retries(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        node.sender.failNext(DeliveryError(.transient, "busy 1"), DeliveryError(.transient, "busy 2"))
+        try await node.run { client in
+            _ = try await client.startVerification(phone, key: node.apiKey)
+            // First attempt fails at once; the retry waits for the back-off (2 s, then 4 s) on the test clock.
+            try await waitUntil { try await node.verity.outboxMessages().first?.message.lastError == "busy 1" }
+            #expect(node.sender.messages(to: phone).isEmpty)
+            node.clock.advance(by: 2)
+            try await waitUntil { try await node.verity.outboxMessages().first?.message.lastError == "busy 2" }
+            node.clock.advance(by: 4)
+            try await node.sender.waitForMessages(to: phone)
+            try await waitUntil { try await node.verity.outboxMessages().first?.message.status == .sent }
+            let stored = try #require(try await node.verity.outboxMessages().first)
+            #expect(stored.message.status == .sent)
+            #expect(stored.message.attempts == 3)
+            #expect(stored.message.sender == "recording")
+            node.clock.advance(by: 3600)
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(node.sender.messages(to: phone).count == 1)
+        }
+    }
+
+    @Test("A permanent failure gives the message up at once", arguments: TestEngine.available)
+    func permanentFailure(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        node.sender.failNext(DeliveryError(.permanent, "twilio 400 21211"))
+        try await node.run { client in
+            _ = try await client.startVerification(phone, key: node.apiKey)
+            try await waitUntil { try await node.verity.outboxMessages().first?.message.status == .dead }
+            let stored = try #require(try await node.verity.outboxMessages().first)
+            #expect(stored.message.lastError == "twilio 400 21211")
+            #expect(stored.message.attempts == 1)
+        }
+    }
+
+    @Test("After the last attempt a message is dead", arguments: TestEngine.available)
+    func maxAttempts(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine) { $0.outbox.maxAttempts = 2 }
+        node.sender.failNext(DeliveryError(.transient, "down"), DeliveryError(.transient, "down"))
+        try await node.run { client in
+            _ = try await client.startVerification(phone, key: node.apiKey)
+            try await waitUntil { try await node.verity.outboxMessages().first?.message.lastError == "down" }
+            node.clock.advance(by: 2)
+            try await waitUntil { try await node.verity.outboxMessages().first?.message.status == .dead }
+            #expect(node.sender.messages().isEmpty)
+        }
+    }
+
+    @Test("A message committed before a crash is sent after the restart", arguments: TestEngine.available)
+    func deliveredAfterRestart(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine, location: engine.persistentLocation())
+        // Queue the message with no worker running, as if the process died right after the commit.
+        let service = node.verity.verificationService(limits: node.configuration.rateLimits)
+        let started = try await service.start(.init(to: phone, channel: .sms), in: node.project)
+        try await node.verity.database.close()
+
+        let restarted = try await node.reopened()
+        try await restarted.run { client in
+            let code = try await restarted.sender.code(to: phone)
+            let checked = try await client.check(id: started.id, code: code, key: restarted.apiKey)
+            #expect(try checked.decode(CheckVerificationResponse.self).valid)
+        }
+    }
+
+    @Test("Claiming is exclusive: two workers never take the same message", arguments: TestEngine.available)
+    func exclusiveClaims(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        let service = node.verity.verificationService(limits: node.configuration.rateLimits)
+        for index in 0..<40 {
+            _ = try await service.start(
+                .init(to: "+1415555\(String(format: "%04d", index + 1000))", channel: .sms), in: node.project)
+        }
+        let now = node.clock.now()
+        async let first = node.verity.outbox.claimDue(limit: 25, lease: 60, now: now)
+        async let second = node.verity.outbox.claimDue(limit: 25, lease: 60, now: now)
+        let (a, b) = try await (first, second)
+        #expect(a.count + b.count == 40)
+        #expect(Set(a.map(\.id)).isDisjoint(with: Set(b.map(\.id))))
+        #expect(try await node.verity.outbox.claimDue(limit: 25, lease: 60, now: now).isEmpty)
+        // A worker that died mid-send leaves the message to be taken again once its lease ran out.
+        #expect(
+            try await node.verity.outbox.claimDue(limit: 50, lease: 60, now: now.addingTimeInterval(61)).count == 40)
+        try await node.verity.database.close()
+    }
+
+    @Test("The outbox never stores a code", arguments: TestEngine.available)
+    func noCodesAtRest(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        let database = node.verity.database
+        try await node.run { client in
+            _ = try await client.startVerification(phone, key: node.apiKey)
+            let code = try await node.sender.code(to: phone)
+            let dump = try await database.read { sql in
+                var text = ""
+                for table in ["verifications", "outbox"] {
+                    for row in try await sql.raw("SELECT * FROM \(unsafeRaw: table)").all() {
+                        for column in row.allColumns {
+                            text += (try? row.decode(column: column, as: String.self)) ?? ""
+                            text += " "
+                        }
+                    }
+                }
+                return text
+            }
+            #expect(!dump.contains(code))
+            #expect(dump.contains(phone))
+        }
+    }
+}
+
+/// Polls `condition` until it holds (the worker runs concurrently with the test).
+func waitUntil(
+    timeout: Duration = .seconds(10), _ condition: @Sendable () async throws -> Bool,
+    sourceLocation: SourceLocation = #_sourceLocation
+) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try await condition() { return }
+        try await Task.sleep(for: .milliseconds(5))
+    }
+    Issue.record("Condition not met in time", sourceLocation: sourceLocation)
+    throw CancellationError()
+}
