@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Walks the README quickstart against a real `verity serve` on a fresh data directory: create a project,
+# send a code, read it with `verity outbox list`, check it, restart, revoke a key. Exits non-zero on the
+# first step that does not behave as the README says.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+swift build --product verity >/dev/null 2>&1 || swift build --product verity
+VERITY="$PWD/.build/debug/verity"
+WORK=$(mktemp -d /tmp/verity-quickstart.XXXXXX)
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+BASE="http://127.0.0.1:$PORT"
+export VERITY_DATA_DIR="$WORK/data"
+SERVER_PID=""
+passed=0
+
+stop_server() { if [ -n "$SERVER_PID" ]; then kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; SERVER_PID=""; fi; }
+trap 'stop_server; rm -rf "$WORK"' EXIT
+fail() { echo "quickstart: FAILED: $*" >&2; echo "--- server log ---" >&2; cat "$WORK/serve.log" >&2 || true; exit 1; }
+ok() { passed=$((passed + 1)); echo "ok - $*"; }
+start_server() {
+    "$VERITY" serve --port "$PORT" >>"$WORK/serve.log" 2>&1 &
+    SERVER_PID=$!
+    for _ in $(seq 1 100); do curl -sf "$BASE/health" >/dev/null && return 0; sleep 0.1; done
+    fail "server did not answer /health"
+}
+json() { python3 -c "import json,sys; print(json.load(sys.stdin)$1)"; }
+
+start_server
+grep -q "verity admin project create" "$WORK/serve.log" || fail "no start-up hint about creating a project"
+[ "$(stat -c %a "$VERITY_DATA_DIR/master.key")" = "600" ] || fail "master key is not mode 0600"
+ok "serve starts, creates the master key (0600) and explains the next step"
+
+CREATED=$("$VERITY" admin project create --name "Acme" --json)
+KEY=$(echo "$CREATED" | json "['apiKey']")
+PROJECT=$(echo "$CREATED" | json "['project']['id']")
+[[ "$KEY" == vk_* && "$PROJECT" == prj_* ]] || fail "project create printed $CREATED"
+ok "admin project create prints a prj_ id and a vk_ key"
+
+STARTED=$(curl -sf "$BASE/v1/verifications" -H "Authorization: Bearer $KEY" -H "Content-Type: application/json" \
+    -d '{"to": "+14155550100", "channel": "sms"}')
+ID=$(echo "$STARTED" | json "['id']")
+[ "$(echo "$STARTED" | json "['status']")" = "pending" ] || fail "start answered $STARTED"
+ok "POST /v1/verifications starts a pending verification"
+
+CODE=""
+for _ in $(seq 1 50); do
+    CODE=$("$VERITY" outbox list --to +14155550100 --json | python3 -c '
+import json, re, sys
+messages = [m for m in json.load(sys.stdin) if m["status"] == "sent"]
+print(re.search(r"\d{6}", messages[0]["body"]).group() if messages else "")')
+    [ -n "$CODE" ] && break
+    sleep 0.1
+done
+[ -n "$CODE" ] || fail "outbox list never showed the sent code"
+"$VERITY" outbox list | grep -q "Your Acme verification code is: $CODE" || fail "outbox list text"
+ok "outbox list shows the message with its code"
+
+WRONG=$(curl -s "$BASE/v1/verifications/check" -H "Authorization: Bearer $KEY" -H "Content-Type: application/json" \
+    -d "{\"id\": \"$ID\", \"code\": \"000000\"}")
+[ "$(echo "$WRONG" | json "['valid']")" = "False" ] || [ "$CODE" = "000000" ] || fail "wrong code answered $WRONG"
+ok "a wrong code answers valid: false"
+
+stop_server
+start_server
+CHECKED=$(curl -sf "$BASE/v1/verifications/check" -H "Authorization: Bearer $KEY" -H "Content-Type: application/json" \
+    -d "{\"to\": \"+14155550100\", \"code\": \"$CODE\"}")
+[ "$(echo "$CHECKED" | json "['status']")" = "approved" ] || fail "check after restart answered $CHECKED"
+ok "after a restart the pending verification is still checkable and approves"
+
+SECOND=$("$VERITY" admin key create --project "$PROJECT" --name ci --json)
+SECOND_KEY=$(echo "$SECOND" | json "['secret']")
+SECOND_ID=$(echo "$SECOND" | json "['key']['id']")
+"$VERITY" admin key list --project "$PROJECT" | grep -q "$SECOND_ID" || fail "key list"
+"$VERITY" admin key list --project "$PROJECT" | grep -q "$SECOND_KEY" && fail "key list shows a secret"
+"$VERITY" admin key revoke "$SECOND_ID" --project "$PROJECT" >/dev/null
+STATUS=$(curl -s -o /dev/null -w '%{http_code}' "$BASE/v1/verifications/$ID" -H "Authorization: Bearer $SECOND_KEY")
+[ "$STATUS" = "401" ] || fail "revoked key answered $STATUS"
+ok "admin key create/list/revoke; a revoked key gets 401 while the server runs"
+
+"$VERITY" admin project update "$PROJECT" --allowed-countries US --code-length 8 >/dev/null
+BLOCKED=$(curl -s -o /dev/null -w '%{http_code}' "$BASE/v1/verifications" -H "Authorization: Bearer $KEY" \
+    -H "Content-Type: application/json" -d '{"to": "+447700900123", "channel": "sms"}')
+[ "$STATUS" = "401" ] && [ "$BLOCKED" = "403" ] || fail "allowlist answered $BLOCKED"
+"$VERITY" admin project update "$PROJECT" --code-length 11 2>/dev/null && fail "code length 11 accepted"
+ok "admin project update changes settings and refuses bad ones"
+
+curl -sf "$BASE/metrics" | grep -q 'verity_verifications_approved_total{channel="sms"} 1' || fail "metrics"
+curl -sf "$BASE/openapi.json" | python3 -c 'import json,sys; assert json.load(sys.stdin)["openapi"].startswith("3.1")' \
+    || fail "openapi.json"
+"$VERITY" --help | grep -q "serve" || fail "--help"
+ok "/metrics, /openapi.json and --help"
+
+echo "quickstart: $passed passed, 0 failed"
