@@ -8,6 +8,8 @@ enum SMTPStep: String, Sendable {
     case connect = "connect"
     case greeting = "greeting"
     case ehlo = "EHLO"
+    /// The second EHLO, the first exchange over TLS: handshake failures surface here.
+    case ehloAfterStartTLS = "EHLO after STARTTLS"
     case startTLS = "STARTTLS"
     case auth = "AUTH"
     case mailFrom = "MAIL FROM"
@@ -268,9 +270,14 @@ struct SMTPConnection {
             default: return "channel error"
             }
         case let error as NIOSSLError:
-            return "TLS error (\(error))"
-        case let error as BoringSSLError:
-            return "TLS error (\(error))"
+            guard case .handshakeFailed(let reason) = error else { return "TLS error (\(error))" }
+            // BoringSSL's full text is long and mostly file paths; the verification verdict is what matters.
+            if "\(reason)".contains("CERTIFICATE_VERIFY_FAILED") {
+                return "TLS handshake failed (certificate verification failed)"
+            }
+            return "TLS handshake failed"
+        case is BoringSSLError:
+            return "TLS error"
         case let error as NIOSSLExtraError:
             return "TLS error (\(error))"
         case is CancellationError:

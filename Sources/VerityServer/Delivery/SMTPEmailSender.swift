@@ -178,8 +178,10 @@ public struct SMTPEmailSender: MessageSender {
         var payload: String
     }
 
+    private typealias Outcome = Result<Void, SMTPFailure>
+
     private enum RaceOutcome: Sendable {
-        case finished(Result<Void, SMTPFailure>)
+        case finished(Outcome)
         case timedOut
         case timerCancelled
     }
@@ -192,7 +194,7 @@ public struct SMTPEmailSender: MessageSender {
         _ envelope: Envelope,
         tls: NIOSSLContext?,
         logger: Logger
-    ) async -> Result<Void, SMTPFailure> {
+    ) async -> Outcome {
         let timeout = configuration.timeout
         return await withTaskGroup(of: RaceOutcome.self) { group in
             group.addTask { .finished(await self.converse(envelope, tls: tls, logger: logger)) }
@@ -227,9 +229,8 @@ public struct SMTPEmailSender: MessageSender {
         }
     }
 
-    private func converse(_ envelope: Envelope, tls: NIOSSLContext?, logger: Logger) async -> Result<
-        Void, SMTPFailure
-    > {
+    /// Connects, talks SMTP and closes, reporting rather than throwing so the timeout race can inspect the outcome.
+    private func converse(_ envelope: Envelope, tls: NIOSSLContext?, logger: Logger) async -> Outcome {
         let asyncChannel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
         do {
             asyncChannel = try await connect(implicitTLS: configuration.security == .tls ? tls : nil)
@@ -295,7 +296,7 @@ public struct SMTPEmailSender: MessageSender {
             try await connection.command("STARTTLS", step: .startTLS, expecting: [220])
             try await connection.startTLS(context: tls, serverHostname: sniHostname)
             // RFC 3207: everything learned before the upgrade is void, so ask again over TLS.
-            capabilities = try await connection.command(ehlo, step: .ehlo, expecting: [250]).extensions
+            capabilities = try await connection.command(ehlo, step: .ehloAfterStartTLS, expecting: [250]).extensions
             logger.debug("SMTP upgraded to TLS")
         }
 
