@@ -12,6 +12,7 @@ let package = Package(
         .executable(name: "verity", targets: ["verity"]),
         .library(name: "VerityCore", targets: ["VerityCore"]),
         .library(name: "VerityServer", targets: ["VerityServer"]),
+        .library(name: "VerityKit", targets: ["VerityKit"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -40,6 +41,7 @@ let package = Package(
                 "VerityCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -55,10 +57,16 @@ let package = Package(
             resources: [.copy("Resources/openapi.json")],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "VerityKit",
+            dependencies: ["VerityCore", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "verity",
             dependencies: [
                 "VerityServer",
+                "VerityKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -73,9 +81,24 @@ let package = Package(
             dependencies: [
                 "VerityServer",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "SQLKit", package: "sql-kit"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "VerityKitTests",
+            dependencies: ["VerityKit"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: [
+                "VerityKit",
+                "VerityServer",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,0 +1,82 @@
+import Foundation
+
+/// Where VerityKit keeps what must survive a restart: device keys, factor records and pending enrollments.
+///
+/// Calls are synchronous and complete their write before returning, so a caller with exclusive access (``VerityPush``
+/// is an actor) can read, change and write an item without another task slipping in between. Implementations must be
+/// safe to call from any task and throw ``VerityKitError/storage(_:)`` when they fail.
+public protocol SecureStore: Sendable {
+    /// The data stored under `key`.
+    ///
+    /// - Parameter key: The item's name.
+    /// - Returns: The data, or `nil` when there is no such item.
+    /// - Throws: ``VerityKitError/storage(_:)`` when the item exists but cannot be read.
+    func data(forKey key: String) throws -> Data?
+
+    /// Stores `data` under `key`, replacing any previous value.
+    ///
+    /// - Parameters:
+    ///   - data: The bytes to keep.
+    ///   - key: The item's name.
+    /// - Throws: ``VerityKitError/storage(_:)`` when the item cannot be written.
+    func set(_ data: Data, forKey key: String) throws
+
+    /// Removes the item under `key`; does nothing when there is none.
+    ///
+    /// - Parameter key: The item's name.
+    /// - Throws: ``VerityKitError/storage(_:)`` when the item cannot be removed.
+    func removeData(forKey key: String) throws
+
+    /// Removes every item of this store.
+    ///
+    /// - Throws: ``VerityKitError/storage(_:)`` when the items cannot be removed.
+    func removeAll() throws
+}
+
+/// A ``SecureStore`` that keeps items in memory only, for tests, previews and apps that must persist nothing.
+// @unchecked Sendable: the only mutable state, `items`, is read and written only while holding `lock`.
+public final class InMemorySecureStore: SecureStore, @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [String: Data]
+
+    /// Creates a store.
+    ///
+    /// - Parameter items: The items it starts with.
+    public init(items: [String: Data] = [:]) {
+        self.items = items
+    }
+
+    /// A copy of every item, by name.
+    public var allItems: [String: Data] {
+        lock.withLock { items }
+    }
+
+    /// The data stored under `key`, or `nil`.
+    ///
+    /// - Parameter key: The item's name.
+    /// - Returns: The data, or `nil` when there is no such item.
+    public func data(forKey key: String) -> Data? {
+        lock.withLock { items[key] }
+    }
+
+    /// Stores `data` under `key`.
+    ///
+    /// - Parameters:
+    ///   - data: The bytes to keep.
+    ///   - key: The item's name.
+    public func set(_ data: Data, forKey key: String) {
+        lock.withLock { items[key] = data }
+    }
+
+    /// Removes the item under `key`.
+    ///
+    /// - Parameter key: The item's name.
+    public func removeData(forKey key: String) {
+        lock.withLock { _ = items.removeValue(forKey: key) }
+    }
+
+    /// Removes every item.
+    public func removeAll() {
+        lock.withLock { items.removeAll() }
+    }
+}

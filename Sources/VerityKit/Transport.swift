@@ -1,0 +1,91 @@
+import Foundation
+
+/// One HTTP request as VerityKit hands it to a ``Transport``.
+public struct TransportRequest: Sendable, Equatable {
+    /// The HTTP methods the Verity device API uses.
+    public enum Method: String, Sendable, Equatable {
+        /// `GET`.
+        case get = "GET"
+        /// `POST`.
+        case post = "POST"
+        /// `PATCH`.
+        case patch = "PATCH"
+        /// `DELETE`.
+        case delete = "DELETE"
+    }
+
+    /// The HTTP method.
+    public var method: Method
+    /// The absolute URL, query included.
+    public var url: URL
+    /// The header fields, by name as VerityKit wrote them.
+    public var headers: [String: String]
+    /// The body, or `nil` for none.
+    public var body: Data?
+
+    /// Creates a request.
+    ///
+    /// - Parameters:
+    ///   - method: The HTTP method.
+    ///   - url: The absolute URL.
+    ///   - headers: The header fields.
+    ///   - body: The body, or `nil` for none.
+    public init(method: Method, url: URL, headers: [String: String] = [:], body: Data? = nil) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+    }
+
+    /// The value of the header field `name`, compared without regard to case.
+    ///
+    /// - Parameter name: The field name, for example `"Authorization"`.
+    /// - Returns: The value, or `nil` when the field is absent.
+    public func value(forHeader name: String) -> String? {
+        headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+}
+
+/// One HTTP response as a ``Transport`` returns it.
+public struct TransportResponse: Sendable, Equatable {
+    /// The HTTP status code.
+    public var status: Int
+    /// The header fields.
+    public var headers: [String: String]
+    /// The body, empty when there is none.
+    public var body: Data
+
+    /// Creates a response.
+    ///
+    /// - Parameters:
+    ///   - status: The HTTP status code.
+    ///   - headers: The header fields.
+    ///   - body: The body.
+    public init(status: Int, headers: [String: String] = [:], body: Data = Data()) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// The value of the header field `name`, compared without regard to case.
+    ///
+    /// - Parameter name: The field name, for example `"Date"`.
+    /// - Returns: The value, or `nil` when the field is absent.
+    public func value(forHeader name: String) -> String? {
+        headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+}
+
+/// Sends VerityKit's HTTP requests.
+///
+/// ``URLSessionTransport`` is the default; inject another to route requests through the app's own networking stack
+/// or, in tests, to answer with scripted responses. A transport reports only transport failures by throwing (no
+/// connection, timeout, TLS); every HTTP answer, whatever its status, is returned as a ``TransportResponse``.
+public protocol Transport: Sendable {
+    /// Sends `request` and returns the server's answer.
+    ///
+    /// - Parameter request: The request to send.
+    /// - Returns: The response, for any HTTP status.
+    /// - Throws: When no HTTP response could be obtained.
+    func send(_ request: TransportRequest) async throws -> TransportResponse
+}

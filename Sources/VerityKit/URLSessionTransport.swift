@@ -1,0 +1,55 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The default ``Transport``, built on Foundation's `URLSession`.
+public struct URLSessionTransport: Transport {
+    private let session: URLSession
+    private let timeout: TimeInterval
+
+    /// Creates a transport.
+    ///
+    /// - Parameters:
+    ///   - session: The session to send with. The default is an ephemeral session, so no cookies, credentials or
+    ///     cached responses outlive the transport.
+    ///   - timeout: Seconds to wait for each request before giving up.
+    public init(session: URLSession = URLSession(configuration: .ephemeral), timeout: TimeInterval = 30) {
+        self.session = session
+        self.timeout = timeout
+    }
+
+    /// Sends `request` with `URLSession` and returns the HTTP answer, whatever its status.
+    ///
+    /// - Parameter request: The request to send.
+    /// - Returns: The response.
+    /// - Throws: ``VerityKitError/network(_:)`` when there is no HTTP response.
+    public func send(_ request: TransportRequest) async throws -> TransportResponse {
+        var urlRequest = URLRequest(
+            url: request.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
+        urlRequest.httpMethod = request.method.rawValue
+        for (name, value) in request.headers {
+            urlRequest.setValue(value, forHTTPHeaderField: name)
+        }
+        urlRequest.httpBody = request.body
+
+        let data: Data
+        let response: URLResponse
+        do {
+            (data, response) = try await session.data(for: urlRequest)
+        } catch {
+            throw VerityKitError.network(error.localizedDescription)
+        }
+        guard let http = response as? HTTPURLResponse else {
+            throw VerityKitError.network("The server's answer is not an HTTP response.")
+        }
+        var headers: [String: String] = [:]
+        for (name, value) in http.allHeaderFields {
+            if let name = name as? String, let value = value as? String {
+                headers[name] = value
+            }
+        }
+        return TransportResponse(status: http.statusCode, headers: headers, body: data)
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+
+/// How an app's ``VerityPush`` reaches its Verity server.
+public struct VerityConfiguration: Sendable, Equatable {
+    /// The version of VerityKit, sent to the server when a factor is enrolled.
+    public static let sdkVersion = "0.1.0"
+
+    /// The server's base URL, for example `https://verify.example.com`; API paths are appended to it.
+    public var baseURL: URL
+    /// The app's identifier (its bundle identifier, say), recorded with each factor so the server can pick push
+    /// credentials; `nil` when the server has only one app.
+    public var appId: String?
+    /// Whether to wipe VerityKit's secure store the first time it runs after the app was (re)installed.
+    ///
+    /// The Keychain outlives an app's removal, so without this a reinstalled app finds the keys and factor records
+    /// of its previous installation. A reinstall is detected with an ``InstallationMarker``, by default one in
+    /// `UserDefaults`, which is removed with the app.
+    public var clearStorageOnReinstall: Bool
+
+    /// Creates a configuration.
+    ///
+    /// - Parameters:
+    ///   - baseURL: The server's base URL (`https`, or `http` for local development).
+    ///   - appId: The app's identifier, or `nil`.
+    ///   - clearStorageOnReinstall: Whether to wipe stored keys and factors after a reinstall.
+    public init(baseURL: URL, appId: String? = nil, clearStorageOnReinstall: Bool = false) {
+        self.baseURL = baseURL
+        self.appId = appId
+        self.clearStorageOnReinstall = clearStorageOnReinstall
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import VerityCore
+
+/// Everything that can go wrong in VerityKit, by kind.
+///
+/// Branch on the case or on ``code`` (stable across releases), never on the description. When the server refused a
+/// request, ``server(_:)`` carries its problem document, and ``serverErrorCode`` says why, for example that a challenge
+/// expired or was already answered.
+public enum VerityKitError: Error, Sendable, Equatable {
+    /// No HTTP answer was obtained (no connection, timeout, TLS failure); the message describes the failure.
+    case network(String)
+    /// The server answered with an error; the problem document says which.
+    ///
+    /// When an error answer carried no problem document (a proxy's error page, say), the problem is made up from
+    /// the HTTP status: its `code` is the generic code for that status and its `status` the real one.
+    case server(Problem)
+    /// The server's answer, or a push payload, is not what VerityKit expects.
+    case mapping(String)
+    /// The secure store failed to read or write.
+    case storage(String)
+    /// An argument is not valid: an unknown factor, a malformed identifier or push payload, an empty token.
+    case input(String)
+    /// A device key could not be created, read or used.
+    case keyStorage(String)
+    /// The SDK is not configured correctly, for example its base URL is not an HTTP(S) URL.
+    case initialization(String)
+    /// A token needed to authenticate could not be produced: the enrollment token is gone or signing failed.
+    case authenticationToken(String)
+
+    /// The stable code of this kind of error: `network`, `server`, `mapping`, `storage`, `input`, `key_storage`,
+    /// `initialization` or `authentication_token`.
+    public var code: String {
+        switch self {
+        case .network: "network"
+        case .server: "server"
+        case .mapping: "mapping"
+        case .storage: "storage"
+        case .input: "input"
+        case .keyStorage: "key_storage"
+        case .initialization: "initialization"
+        case .authenticationToken: "authentication_token"
+        }
+    }
+
+    /// The server's problem document, for ``server(_:)``.
+    public var problem: Problem? {
+        if case .server(let problem) = self { return problem }
+        return nil
+    }
+
+    /// The server's error code for ``server(_:)``, when this version of VerityCore knows it.
+    ///
+    /// A newer server may send codes this client does not know; ``problem``'s `code` always has the raw string.
+    public var serverErrorCode: ErrorCode? {
+        problem?.errorCode
+    }
+}
+
+extension VerityKitError: LocalizedError {
+    /// A sentence describing the error, for people.
+    public var errorDescription: String? {
+        switch self {
+        case .network(let message): "The Verity server could not be reached: \(message)"
+        case .server(let problem):
+            if let detail = problem.detail {
+                "The Verity server refused the request (\(problem.code)): \(detail)"
+            } else {
+                "The Verity server refused the request (\(problem.code)): \(problem.title)"
+            }
+        case .mapping(let message): "Unexpected data: \(message)"
+        case .storage(let message): "The secure store failed: \(message)"
+        case .input(let message): "Invalid input: \(message)"
+        case .keyStorage(let message): "The device key failed: \(message)"
+        case .initialization(let message): "VerityKit is not configured correctly: \(message)"
+        case .authenticationToken(let message): "No authentication token: \(message)"
+        }
+    }
+}

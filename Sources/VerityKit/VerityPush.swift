@@ -1,0 +1,437 @@
+import Crypto
+import Foundation
+import VerityCore
+
+/// The app's entry point to Verity push approval: enroll this device as a push factor, read challenges, approve or
+/// deny them with the device key.
+///
+/// Create one instance and keep it; it is an actor because it owns the local factor records, which it reads, changes
+/// and writes, and the correction for the device's clock. Every device request is authenticated by a fresh,
+/// five-minute token signed by the factor's key. When the server refuses one with HTTP 401 and sends its `Date`, the
+/// difference between the clocks is remembered and the request is retried once.
+public actor VerityPush {
+    /// Seconds a device token stays valid.
+    public static let deviceTokenLifetime = 300
+
+    private static let factorsItem = "verity.factors"
+    private static let enrollmentItemPrefix = "verity.enrollment."
+
+    /// The configuration this instance was created with.
+    public nonisolated let configuration: VerityConfiguration
+
+    private let client: VerityAPIClient
+    private let store: any SecureStore
+    private let keys: FactorKeyStore
+    private let logger: VerityLogger
+    private let clock: @Sendable () -> Date
+    private let installationMarker: any InstallationMarker
+
+    /// Seconds to add to the device clock to get the server's, measured from the last 401 answer's `Date`.
+    public private(set) var clockOffset: TimeInterval = 0
+    private var isPrepared = false
+
+    /// Creates the SDK's entry point.
+    ///
+    /// - Parameters:
+    ///   - configuration: The server and app settings.
+    ///   - transport: Sends the HTTP requests.
+    ///   - store: Keeps keys and factor records; on Apple platforms a ``KeychainSecureStore``.
+    ///   - logger: Receives diagnostic messages, which never contain secrets.
+    ///   - clock: The current time.
+    ///   - installationMarker: Detects a reinstall, for ``VerityConfiguration/clearStorageOnReinstall``.
+    ///   - allowsSecureEnclave: Whether new device keys may go into the Secure Enclave, where there is one.
+    public init(
+        configuration: VerityConfiguration,
+        transport: any Transport = URLSessionTransport(),
+        store: any SecureStore,
+        logger: VerityLogger = .disabled,
+        clock: @escaping @Sendable () -> Date = { Date() },
+        installationMarker: any InstallationMarker = UserDefaultsInstallationMarker(),
+        allowsSecureEnclave: Bool = true
+    ) {
+        self.configuration = configuration
+        self.client = VerityAPIClient(baseURL: configuration.baseURL, transport: transport, logger: logger)
+        self.store = store
+        self.keys = FactorKeyStore(store: store, allowsSecureEnclave: allowsSecureEnclave)
+        self.logger = logger
+        self.clock = clock
+        self.installationMarker = installationMarker
+    }
+
+    // MARK: - Factors
+
+    /// Enrolls this device as a push factor: generates its key and registers the public key with the server.
+    ///
+    /// The factor is unverified until ``verifyFactor(_:)`` proves possession of the key; the enrollment token is
+    /// kept in the secure store until then and deleted afterwards.
+    ///
+    /// - Parameters:
+    ///   - enrollmentToken: The token the app's backend obtained for this user (`vet_…`).
+    ///   - friendlyName: The name shown in the user's list of devices.
+    ///   - pushPlatform: How notifications reach this device; ``PushPlatform/none`` to pull challenges instead.
+    ///   - pushToken: The APNs device token (hex) or FCM registration token; required unless the platform is `none`.
+    /// - Returns: The new, unverified factor.
+    /// - Throws: ``VerityKitError``: ``VerityKitError/input(_:)`` for an empty token or name or a missing push token,
+    ///   ``VerityKitError/server(_:)`` when the server refuses (an expired token is `unauthorized`).
+    public func createFactor(
+        enrollmentToken: String, friendlyName: String, pushPlatform: PushPlatform, pushToken: String?
+    ) async throws -> PushFactor {
+        try prepare()
+        guard !enrollmentToken.isEmpty else { throw VerityKitError.input("The enrollment token is empty.") }
+        let name = friendlyName.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !name.isEmpty else { throw VerityKitError.input("The friendly name is empty.") }
+        if pushPlatform != .none, pushToken?.isEmpty ?? true {
+            throw VerityKitError.input("A push token is required for \(pushPlatform.rawValue) notifications.")
+        }
+
+        let key = try keys.createKey()
+        let enrolled: EnrolledPushFactor
+        do {
+            let body = CreatePushFactorRequest(
+                publicKey: key.publicKey.derBase64, friendlyName: name, pushPlatform: pushPlatform,
+                pushToken: pushToken, appId: configuration.appId, sdkVersion: VerityConfiguration.sdkVersion)
+            let response = try await client.send(
+                .post, "v1/device/factors", body: try VerityAPIClient.encode(body), bearerToken: enrollmentToken)
+            enrolled = try client.decode(EnrolledPushFactor.self, from: response, status: 201)
+            guard Identifier.isValid(enrolled.factor.id, prefix: Identifier.factorPrefix) else {
+                throw VerityKitError.mapping("The server returned a malformed factor identifier.")
+            }
+        } catch {
+            try? keys.deleteKey(reference: key.reference)
+            throw error
+        }
+
+        let factor = PushFactor(factor: enrolled.factor, pushToken: pushToken, keyReference: key.reference)
+        let pending = PendingEnrollment(token: enrollmentToken, nonce: enrolled.nonce)
+        try storeItem(pending, forKey: Self.enrollmentItemPrefix + factor.id)
+        try saveFactor(factor)
+        logger.log(.info, "enrolled push factor \(factor.id) (hardware key: \(key.isHardwareBacked))")
+        return factor
+    }
+
+    /// Proves to the server that this device holds the factor's key, by signing the enrollment nonce.
+    ///
+    /// Calling it for a factor that is already verified returns the record unchanged.
+    ///
+    /// - Parameter factorId: A factor returned by ``createFactor(enrollmentToken:friendlyName:pushPlatform:pushToken:)``.
+    /// - Returns: The verified factor.
+    /// - Throws: ``VerityKitError``: ``VerityKitError/input(_:)`` for an unknown factor,
+    ///   ``VerityKitError/authenticationToken(_:)`` when the enrollment token is no longer kept,
+    ///   ``VerityKitError/server(_:)`` when the server refuses (an expired enrollment token is `unauthorized`).
+    public func verifyFactor(_ factorId: String) async throws -> PushFactor {
+        try prepare()
+        var factor = try requireFactor(factorId)
+        if factor.isVerified { return factor }
+        guard let pending = try loadItem(PendingEnrollment.self, forKey: Self.enrollmentItemPrefix + factorId) else {
+            throw VerityKitError.authenticationToken(
+                "The enrollment token of this factor is no longer kept; delete the factor and enroll again.")
+        }
+        let proof = try VerityAPIClient.encode(FactorProof(factorId: factorId, nonce: pending.nonce))
+        let signature = try keys.signJWS(
+            payload: Array(proof), keyID: factorId, type: "JWT", reference: factor.keyReference)
+        let response = try await client.send(
+            .post, "v1/device/factors/\(factorId)/verify",
+            body: try VerityAPIClient.encode(VerifyPushFactorRequest(signature: signature)),
+            bearerToken: pending.token)
+        let verified = try client.decode(Factor.self, from: response, status: 200)
+        guard verified.id == factorId else {
+            throw VerityKitError.mapping("The server answered for another factor.")
+        }
+
+        factor = try requireFactor(factorId)
+        factor.update(from: verified)
+        try saveFactor(factor)
+        try removeItem(forKey: Self.enrollmentItemPrefix + factorId)
+        logger.log(.info, "verified push factor \(factorId)")
+        return factor
+    }
+
+    /// Registers a new push token (after the system rotated it) and, optionally, a new name.
+    ///
+    /// - Parameters:
+    ///   - factorId: The factor to update.
+    ///   - pushToken: The new push token, or `nil` to keep the current one.
+    ///   - friendlyName: The new name, or `nil` to keep the current one.
+    /// - Returns: The updated factor.
+    /// - Throws: ``VerityKitError``: ``VerityKitError/input(_:)`` for an unknown factor, ``VerityKitError/server(_:)``.
+    public func updateFactor(_ factorId: String, pushToken: String?, friendlyName: String? = nil) async throws
+        -> PushFactor
+    {
+        try prepare()
+        let factor = try requireFactor(factorId)
+        let body = try VerityAPIClient.encode(UpdateFactorRequest(pushToken: pushToken, friendlyName: friendlyName))
+        let response = try await sendSigned(.patch, "v1/device/factors/\(factorId)", body: body, factor: factor)
+        let updated = try client.decode(Factor.self, from: response, status: 200)
+
+        var record = try requireFactor(factorId)
+        record.update(from: updated)
+        if let pushToken { record.pushToken = pushToken }
+        try saveFactor(record)
+        return record
+    }
+
+    /// Deletes the factor on the server, then its key and record on this device.
+    ///
+    /// When the server no longer knows the factor, the local copy is deleted all the same.
+    ///
+    /// - Parameter factorId: The factor to delete.
+    /// - Throws: ``VerityKitError``: ``VerityKitError/input(_:)`` for an unknown factor, ``VerityKitError/server(_:)``
+    ///   (the local factor is then kept).
+    public func deleteFactor(_ factorId: String) async throws {
+        try prepare()
+        let factor = try requireFactor(factorId)
+        let response = try await sendSigned(.delete, "v1/device/factors/\(factorId)", factor: factor)
+        do {
+            try client.check(response, status: 204)
+        } catch let error as VerityKitError
+            where error.serverErrorCode == .factorNotFound || error.serverErrorCode == .notFound
+        {
+            logger.log(.info, "push factor \(factorId) was already gone on the server")
+        }
+        try removeLocalFactor(factor)
+        logger.log(.info, "deleted push factor \(factorId)")
+    }
+
+    /// The push factors enrolled on this device, oldest first.
+    ///
+    /// - Returns: The local records.
+    /// - Throws: ``VerityKitError/storage(_:)`` or ``VerityKitError/mapping(_:)`` when the records cannot be read.
+    public func factors() throws -> [PushFactor] {
+        try prepare()
+        return try loadFactors()
+    }
+
+    // MARK: - Challenges
+
+    /// Fetches a challenge addressed to one of this device's factors.
+    ///
+    /// - Parameters:
+    ///   - id: The challenge identifier (`chl_…`), for example from ``parsePushPayload(_:)``.
+    ///   - factorId: The factor it was sent to.
+    /// - Returns: The challenge, with what to show and what to sign.
+    /// - Throws: ``VerityKitError``: ``VerityKitError/input(_:)`` for an unknown factor or malformed id,
+    ///   ``VerityKitError/server(_:)`` (`challenge_not_found`, `wrong_factor` …).
+    public func getChallenge(id: String, factorId: String) async throws -> DeviceChallenge {
+        try prepare()
+        let factor = try requireFactor(factorId)
+        return try await fetchChallenge(id: id, factor: factor)
+    }
+
+    /// The challenges waiting for an answer from this factor.
+    ///
+    /// - Parameter factorId: The factor.
+    /// - Returns: The pending challenges.
+    /// - Throws: ``VerityKitError``: ``VerityKitError/input(_:)`` for an unknown factor, ``VerityKitError/server(_:)``.
+    public func pendingChallenges(factorId: String) async throws -> [DeviceChallenge] {
+        try prepare()
+        let factor = try requireFactor(factorId)
+        let response = try await sendSigned(
+            .get, "v1/device/factors/\(factorId)/challenges", query: [URLQueryItem(name: "status", value: "pending")],
+            factor: factor)
+        return try client.decode(Page<DeviceChallenge>.self, from: response, status: 200).items
+    }
+
+    /// Approves a challenge: fetches it, signs the approval over its content with the factor's key, and sends it.
+    ///
+    /// - Parameters:
+    ///   - challengeId: The challenge.
+    ///   - factorId: The factor answering.
+    /// - Returns: The challenge as the server now has it (status `approved`).
+    /// - Throws: ``VerityKitError``; ``VerityKitError/server(_:)`` says when the challenge expired
+    ///   (`challenge_expired`) or was already answered (`challenge_already_answered`).
+    public func approve(challengeId: String, factorId: String) async throws -> DeviceChallenge {
+        try await respond(challengeId: challengeId, factorId: factorId, answer: .approved)
+    }
+
+    /// Denies a challenge: fetches it, signs the denial over its content with the factor's key, and sends it.
+    ///
+    /// - Parameters:
+    ///   - challengeId: The challenge.
+    ///   - factorId: The factor answering.
+    /// - Returns: The challenge as the server now has it (status `denied`).
+    /// - Throws: ``VerityKitError``, as for ``approve(challengeId:factorId:)``.
+    public func deny(challengeId: String, factorId: String) async throws -> DeviceChallenge {
+        try await respond(challengeId: challengeId, factorId: factorId, answer: .denied)
+    }
+
+    /// Reads a push notification's payload (APNs `userInfo` or FCM data).
+    ///
+    /// - Parameter userInfo: The payload.
+    /// - Returns: The challenge it announces.
+    /// - Throws: ``VerityKitError/mapping(_:)`` for a notification that is not Verity's, ``VerityKitError/input(_:)``
+    ///   for a Verity notification with missing or malformed identifiers.
+    public nonisolated func parsePushPayload(_ userInfo: [AnyHashable: Any]) throws -> PushChallengeNotification {
+        try PushChallengeNotification(payload: userInfo)
+    }
+
+    /// Deletes every key, factor record and pending enrollment on this device, without telling the server.
+    ///
+    /// - Throws: ``VerityKitError/storage(_:)`` when the store cannot be cleared.
+    public func clearLocalStorage() throws {
+        try wrapStorage { try store.removeAll() }
+        clockOffset = 0
+        logger.log(.info, "cleared local storage")
+    }
+
+    // MARK: - Requests
+
+    private func respond(challengeId: String, factorId: String, answer: ChallengeAnswer) async throws
+        -> DeviceChallenge
+    {
+        try prepare()
+        let factor = try requireFactor(factorId)
+        let challenge = try await fetchChallenge(id: challengeId, factor: factor)
+        // Sign only what the device can vouch for: the hash must be that of the content it shows the user.
+        let shownHash = ChallengeSigningPayload.contentHash(
+            message: challenge.message, details: challenge.details.map { (label: $0.label, value: $0.value) })
+        guard shownHash == challenge.contentHash else {
+            throw VerityKitError.mapping("The challenge's content hash does not match its message and details.")
+        }
+        let payload = ChallengeSigningPayload(
+            challengeId: challenge.id, factorId: factorId, contentHash: challenge.contentHash, status: answer)
+        let signature = try keys.signChallengeAnswer(payload, keyID: factorId, reference: factor.keyReference)
+        let body = try VerityAPIClient.encode(RespondChallengeRequest(status: answer, signature: signature))
+        let response = try await sendSigned(
+            .post, "v1/device/factors/\(factorId)/challenges/\(challenge.id)/respond", body: body, factor: factor)
+        let answered = try client.decode(DeviceChallenge.self, from: response, status: 200)
+        logger.log(.info, "answered challenge \(challenge.id) with \(answer.rawValue)")
+        return answered
+    }
+
+    private func fetchChallenge(id: String, factor: PushFactor) async throws -> DeviceChallenge {
+        guard Identifier.isValid(id, prefix: Identifier.challengePrefix) else {
+            throw VerityKitError.input("The challenge identifier is malformed.")
+        }
+        let response = try await sendSigned(.get, "v1/device/factors/\(factor.id)/challenges/\(id)", factor: factor)
+        let challenge = try client.decode(DeviceChallenge.self, from: response, status: 200)
+        guard challenge.id == id, Identifier.isValid(challenge.id, prefix: Identifier.challengePrefix) else {
+            throw VerityKitError.mapping("The server answered with another challenge.")
+        }
+        return challenge
+    }
+
+    /// Sends a request authenticated by a fresh device token; after a 401 with a `Date`, corrects the clock and
+    /// retries once with a new token.
+    private func sendSigned(
+        _ method: TransportRequest.Method, _ path: String, query: [URLQueryItem] = [], body: Data? = nil,
+        factor: PushFactor
+    ) async throws -> TransportResponse {
+        let response = try await client.send(
+            method, path, query: query, body: body, bearerToken: try deviceToken(for: factor))
+        guard response.status == 401,
+            let dateHeader = response.value(forHeader: "Date"),
+            let serverDate = VerityAPIClient.parseHTTPDate(dateHeader)
+        else { return response }
+
+        clockOffset = serverDate.timeIntervalSince(clock())
+        logger.log(
+            .info, "device token refused; server clock differs by \(Int(clockOffset.rounded())) s, retrying once")
+        return try await client.send(
+            method, path, query: query, body: body, bearerToken: try deviceToken(for: factor))
+    }
+
+    /// A device JWT for `factor`: ES256, `kid` and `sub` the factor id, valid ``deviceTokenLifetime`` seconds from the
+    /// corrected current time, with a random `jti`.
+    private func deviceToken(for factor: PushFactor) throws -> String {
+        let issuedAt = Int((clock().timeIntervalSince1970 + clockOffset).rounded(.down))
+        var random = SystemRandomNumberGenerator()
+        let jti = Base64URL.encode((0..<16).map { _ in UInt8.random(in: .min ... .max, using: &random) })
+        let claims = DeviceTokenClaims(
+            sub: factor.id, iat: issuedAt, exp: issuedAt + Self.deviceTokenLifetime, jti: jti)
+        let payload: Data
+        do {
+            payload = try VerityAPIClient.encode(claims)
+        } catch {
+            throw VerityKitError.authenticationToken("The device token could not be encoded.")
+        }
+        do {
+            return try keys.signJWS(
+                payload: Array(payload), keyID: factor.id, type: "JWT", reference: factor.keyReference)
+        } catch {
+            throw VerityKitError.authenticationToken(
+                "The device token could not be signed: \(error.localizedDescription)")
+        }
+    }
+
+    // MARK: - Local records
+
+    /// Checks the configuration and, once per instance, wipes the store after a reinstall when configured to.
+    private func prepare() throws {
+        guard !isPrepared else { return }
+        let components = URLComponents(url: configuration.baseURL, resolvingAgainstBaseURL: false)
+        guard let scheme = components?.scheme?.lowercased(), scheme == "https" || scheme == "http",
+            let host = components?.host, !host.isEmpty
+        else {
+            throw VerityKitError.initialization("The base URL must be an absolute http or https URL.")
+        }
+        if configuration.clearStorageOnReinstall && !installationMarker.isPresent {
+            try wrapStorage { try store.removeAll() }
+            installationMarker.setPresent()
+            logger.log(.info, "first run of this installation: cleared local storage")
+        }
+        isPrepared = true
+    }
+
+    private func requireFactor(_ factorId: String) throws -> PushFactor {
+        guard let factor = try loadFactors().first(where: { $0.id == factorId }) else {
+            throw VerityKitError.input("No push factor \(factorId) is enrolled on this device.")
+        }
+        return factor
+    }
+
+    private func loadFactors() throws -> [PushFactor] {
+        try loadItem([PushFactor].self, forKey: Self.factorsItem) ?? []
+    }
+
+    private func saveFactor(_ factor: PushFactor) throws {
+        var factors = try loadFactors()
+        if let index = factors.firstIndex(where: { $0.id == factor.id }) {
+            factors[index] = factor
+        } else {
+            factors.append(factor)
+            factors.sort { $0.createdAt < $1.createdAt }
+        }
+        try storeItem(factors, forKey: Self.factorsItem)
+    }
+
+    private func removeLocalFactor(_ factor: PushFactor) throws {
+        try keys.deleteKey(reference: factor.keyReference)
+        try removeItem(forKey: Self.enrollmentItemPrefix + factor.id)
+        let remaining = try loadFactors().filter { $0.id != factor.id }
+        try storeItem(remaining, forKey: Self.factorsItem)
+    }
+
+    private func loadItem<Value: Decodable>(_ type: Value.Type, forKey key: String) throws -> Value? {
+        guard let data = try wrapStorage({ try store.data(forKey: key) }) else { return nil }
+        do {
+            return try VerityAPIClient.makeDecoder().decode(type, from: data)
+        } catch {
+            throw VerityKitError.mapping("A stored record is damaged.")
+        }
+    }
+
+    private func storeItem(_ value: some Encodable, forKey key: String) throws {
+        let data = try VerityAPIClient.encode(value)
+        try wrapStorage { try store.set(data, forKey: key) }
+    }
+
+    private func removeItem(forKey key: String) throws {
+        try wrapStorage { try store.removeData(forKey: key) }
+    }
+
+    private func wrapStorage<Value>(_ operation: () throws -> Value) throws -> Value {
+        do {
+            return try operation()
+        } catch let error as VerityKitError {
+            throw error
+        } catch {
+            throw VerityKitError.storage(error.localizedDescription)
+        }
+    }
+}
+
+/// What ``VerityPush/verifyFactor(_:)`` needs from enrollment, kept only until then.
+private struct PendingEnrollment: Codable {
+    var token: String
+    var nonce: String
+}
