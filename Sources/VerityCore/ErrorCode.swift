@@ -9,17 +9,27 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case invalidEmail = "invalid_email"
     case invalidCode = "invalid_code"
     case invalidLocale = "invalid_locale"
+    case invalidPublicKey = "invalid_public_key"
+    case invalidSignature = "invalid_signature"
     // 401 / 403
     case unauthorized
+    case tokenReplayed = "token_replayed"
     case forbidden
+    case wrongFactor = "wrong_factor"
     case countryNotAllowed = "country_not_allowed"
     // 404 / 405
     case notFound = "not_found"
     case verificationNotFound = "verification_not_found"
     case projectNotFound = "project_not_found"
+    case factorNotFound = "factor_not_found"
+    case challengeNotFound = "challenge_not_found"
     case methodNotAllowed = "method_not_allowed"
     // 409 / 413 / 415
     case conflict
+    case factorNotVerified = "factor_not_verified"
+    case noVerifiedFactors = "no_verified_factors"
+    case challengeAlreadyAnswered = "challenge_already_answered"
+    case challengeExpired = "challenge_expired"
     case payloadTooLarge = "payload_too_large"
     case unsupportedMediaType = "unsupported_media_type"
     // 429
@@ -33,12 +43,15 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     /// The HTTP status the server answers with for this code.
     public var httpStatus: Int {
         switch self {
-        case .invalidRequest, .malformedJSON, .invalidPhoneNumber, .invalidEmail, .invalidCode, .invalidLocale: 400
-        case .unauthorized: 401
-        case .forbidden, .countryNotAllowed: 403
-        case .notFound, .verificationNotFound, .projectNotFound: 404
+        case .invalidRequest, .malformedJSON, .invalidPhoneNumber, .invalidEmail, .invalidCode, .invalidLocale,
+            .invalidPublicKey, .invalidSignature:
+            400
+        case .unauthorized, .tokenReplayed: 401
+        case .forbidden, .countryNotAllowed, .wrongFactor: 403
+        case .notFound, .verificationNotFound, .projectNotFound, .factorNotFound, .challengeNotFound: 404
         case .methodNotAllowed: 405
-        case .conflict: 409
+        case .conflict, .factorNotVerified, .noVerifiedFactors, .challengeAlreadyAnswered: 409
+        case .challengeExpired: 410
         case .payloadTooLarge: 413
         case .unsupportedMediaType: 415
         case .rateLimited, .maxSendAttemptsReached, .maxCheckAttemptsReached: 429
@@ -56,6 +69,16 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
         case .invalidEmail: "The email address is not valid."
         case .invalidCode: "The code is not valid."
         case .invalidLocale: "The locale is not valid."
+        case .invalidPublicKey: "The public key is not a P-256 key in base64 DER form."
+        case .invalidSignature: "The signature does not verify."
+        case .tokenReplayed: "This device token was already used."
+        case .wrongFactor: "The challenge belongs to another factor."
+        case .factorNotFound: "The factor was not found."
+        case .challengeNotFound: "The challenge was not found."
+        case .factorNotVerified: "The factor is not verified yet."
+        case .noVerifiedFactors: "The user has no verified push factor."
+        case .challengeAlreadyAnswered: "The challenge was already answered."
+        case .challengeExpired: "The challenge has expired."
         case .unauthorized: "Missing or invalid credentials."
         case .forbidden: "Not allowed."
         case .countryNotAllowed: "The destination country is not allowed for this project."

@@ -42,7 +42,7 @@ struct ProjectSettingsOptions: ParsableArguments {
 struct ProjectCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "project", abstract: "Create, list, show and update projects.",
-        subcommands: [Create.self, List.self, Show.self, Update.self])
+        subcommands: [Create.self, List.self, Show.self, Update.self, Webhook.self])
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -122,6 +122,36 @@ struct ProjectCommand: AsyncParsableCommand {
             }
             if json { return try printJSON(project) }
             print(project.summary)
+        }
+    }
+}
+
+extension ProjectCommand {
+    struct Webhook: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Send challenge events (challenge.approved|denied|expired) to a URL, signed with a secret.",
+            discussion: """
+                Each event is a JSON POST with `Verity-Signature: t=<unix time>,v1=<hex HMAC-SHA256 of "t.body">`
+                under the printed secret. Run with --off to stop sending events.
+                """)
+        @Argument(help: "The project id (prj_…).") var id: String
+        @Option(help: "The endpoint URL (http:// or https://).") var url: String?
+        @Flag(help: "Stop sending events.") var off = false
+        @Flag(help: "Make a new signing secret (the old one stops working).") var rotateSecret = false
+        @OptionGroup var storage: StorageOptions
+
+        func validate() throws {
+            guard (url != nil) != off else { throw ValidationError("Give either --url or --off.") }
+        }
+
+        func run() async throws {
+            let project = try await withVerity(storage) { verity in
+                try await verity.admin.setWebhook(projectId: id, url: off ? nil : url, rotateSecret: rotateSecret)
+            }
+            guard let url = project.webhookURL, let secret = project.webhookSecret else {
+                return print("Webhook events are off for \(project.id).")
+            }
+            print("Events for \(project.id) go to \(url)\nSigning secret: \(secret)")
         }
     }
 }

@@ -8,6 +8,7 @@ import VerityCore
 /// that is logged here and says nothing about internals to the client.
 struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
     let logger: Logger
+    let clock: any TimeSource
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
@@ -15,13 +16,13 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch let error as VerityError {
-            return error.response()
+            return error.response(now: clock.now())
         } catch let error as HTTPError {
-            return VerityError(Self.code(for: error.status), error.body).response()
+            return VerityError(Self.code(for: error.status), error.body).response(now: clock.now())
         } catch {
             logger.error(
                 "Unhandled error", metadata: ["error": "\(String(reflecting: error))", "path": "\(request.uri.path)"])
-            return VerityError(.internalError).response()
+            return VerityError(.internalError).response(now: clock.now())
         }
     }
 
@@ -43,21 +44,28 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
 }
 
 extension VerityError {
-    /// The problem+json response for this error.
-    func response() -> Response {
+    /// The problem+json response for this error. A 401 carries the server's `Date`, so a device whose clock
+    /// is off can correct it and sign a token the server accepts.
+    func response(now: Date) -> Response {
         let problem = Problem(code: code, detail: detail)
         var headers: HTTPFields = [.contentType: "application/problem+json"]
         if let retryAfter {
             headers[.retryAfter] = String(retryAfter)
         }
-        if code == .unauthorized {
+        if code.httpStatus == 401 {
             headers[.wwwAuthenticate] = "Bearer"
+            headers[.date] = now.formatted(Self.httpDate)
         }
         let data = (try? Self.encoder.encode(problem)) ?? Data()
         return Response(
             status: .init(code: code.httpStatus), headers: headers,
             body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
+
+    private static let httpDate = Date.VerbatimFormatStyle(
+        format:
+            "\(weekday: .abbreviated), \(day: .twoDigits) \(month: .abbreviated) \(year: .padded(4)) \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits):\(second: .twoDigits) GMT",
+        locale: Locale(identifier: "en_US_POSIX"), timeZone: .gmt, calendar: Calendar(identifier: .gregorian))
 
     private static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()

@@ -6,10 +6,24 @@ public struct VerityRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// Set by ``APIKeyAuthenticator``; routes behind it can rely on it.
     public var project: Project?
+    /// Set by ``DeviceAuthenticator`` for device routes: the factor whose key signed the request.
+    var deviceFactor: FactorRecord?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         project = nil
+    }
+
+    /// The authenticated device's factor, for routes mounted behind the device authenticator.
+    func requireDeviceFactor() throws -> FactorRecord {
+        guard let deviceFactor else { throw VerityError(.unauthorized, "A device token is required.") }
+        return deviceFactor
+    }
+
+    /// A path parameter, percent-decoded (user ids are the customer's own strings).
+    func pathParameter(_ name: String) throws -> String {
+        let raw = try parameters.require(name)
+        return raw.removingPercentEncoding ?? raw
     }
 
     /// Bodies are small JSON documents; anything larger is refused with 413.

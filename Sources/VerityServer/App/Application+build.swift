@@ -28,6 +28,7 @@ public func buildApplication(
         services: [
             DatabaseService(database: verity.database),
             verity.outboxWorker(senders: senders, configuration: configuration.outbox),
+            verity.challengeExpiryService(interval: configuration.challengeExpiryInterval),
         ],
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? configuration.port
@@ -42,11 +43,17 @@ public func buildApplication(
 func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws -> Router<VerityRequestContext> {
     let router = Router(context: VerityRequestContext.self)
     router.add(middleware: RequestMetricsMiddleware(metrics: verity.metrics))
-    router.add(middleware: ProblemMiddleware(logger: verity.logger))
+    router.add(middleware: ProblemMiddleware(logger: verity.logger, clock: verity.clock))
     ServiceController(metrics: verity.metrics, openAPIDocument: try ServiceController.loadOpenAPIDocument())
         .addRoutes(to: router)
     let authenticated = router.group("v1").add(middleware: APIKeyAuthenticator(projects: verity.projects))
     VerificationController(service: verity.verificationService(limits: configuration.rateLimits))
         .addRoutes(to: authenticated.group("verifications"))
+    let factors = verity.factorService
+    let challenges = verity.challengeService
+    FactorController(factors: factors, challenges: challenges).addRoutes(to: authenticated)
+    DeviceController(factors: factors, challenges: challenges).addRoutes(
+        enrollment: router.group("v1/device/factors"),
+        signed: router.group("v1/device/factors/:factorId").add(middleware: DeviceAuthenticator(factors: factors)))
     return router
 }

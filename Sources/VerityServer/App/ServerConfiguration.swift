@@ -16,6 +16,8 @@ public struct ServerConfiguration: Sendable {
     public var email: EmailDelivery = .console
     public var rateLimits = RateLimits()
     public var outbox = OutboxConfiguration()
+    /// How often unanswered challenges are looked for and expired.
+    public var challengeExpiryInterval: Duration = .seconds(1)
 
     /// How SMS leaves the server.
     public enum SMSDelivery: Sendable {

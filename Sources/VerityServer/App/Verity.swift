@@ -29,6 +29,10 @@ public struct Verity: Sendable {
     let outbox: OutboxStore
     let renderer: MessageRenderer
     let codes: CodeGenerator
+    let sealer: SecretSealer
+    let factorStore: FactorStore
+    let challengeStore: ChallengeStore
+    let answers = ChallengeAnswerSignal()
     let identifiers: Identifiers
     let clock: any TimeSource
     let signal = OutboxSignal()
@@ -56,7 +60,9 @@ public struct Verity: Sendable {
             admin: AdminService(projects: projects, identifiers: identifiers, clock: dependencies.clock),
             projects: projects, verifications: VerificationStore(database: database),
             outbox: OutboxStore(database: database), renderer: MessageRenderer(codes: codes), codes: codes,
-            identifiers: identifiers, clock: dependencies.clock, logger: logger)
+            sealer: SecretSealer(masterKey: masterKey), factorStore: FactorStore(database: database),
+            challengeStore: ChallengeStore(database: database), identifiers: identifiers, clock: dependencies.clock,
+            logger: logger)
     }
 
     func verificationService(limits: RateLimits) -> VerificationService {
@@ -66,9 +72,25 @@ public struct Verity: Sendable {
             logger: logger)
     }
 
+    var factorService: FactorService {
+        FactorService(store: factorStore, identifiers: identifiers, sealer: sealer, clock: clock, logger: logger)
+    }
+
+    var challengeService: ChallengeService {
+        ChallengeService(
+            store: challengeStore, factors: factorService, identifiers: identifiers, clock: clock,
+            outboxSignal: signal, answers: answers, logger: logger)
+    }
+
+    func challengeExpiryService(interval: Duration) -> ChallengeExpiryService {
+        ChallengeExpiryService(
+            challenges: challengeService, factors: factorStore, clock: clock, interval: interval, logger: logger)
+    }
+
     func outboxWorker(senders: Senders, configuration: OutboxConfiguration) -> OutboxWorker {
         OutboxWorker(
-            store: outbox, renderer: renderer, senders: senders, configuration: configuration, clock: clock,
+            store: outbox, factors: factorStore, renderer: renderer, senders: senders, configuration: configuration,
+            clock: clock,
             metrics: metrics, signal: signal, logger: logger)
     }
 
@@ -76,9 +98,10 @@ public struct Verity: Sendable {
     public func outboxMessages(destination: String? = nil, limit: Int = 50) async throws -> [(
         message: OutboxMessage, rendered: OutgoingMessage?
     )] {
+        // Codes are rendered from their verification; push and webhook messages carry their JSON in `payload`.
         var result: [(OutboxMessage, OutgoingMessage?)] = []
         for message in try await outbox.messages(destination: destination, limit: limit) {
-            result.append((message, try await outbox.delivery(for: message).map(renderer.render)))
+            result.append((message, try await outbox.delivery(for: message).flatMap(renderer.render)))
         }
         return result
     }
@@ -101,7 +124,10 @@ extension Senders {
             case .console: (console, "console")
             case .smtp(let smtp): (SMTPEmailSender(configuration: smtp, logger: logger), "smtp")
             }
-        return Senders(sms: sms, smsName: smsName, email: email, emailName: emailName)
+        return Senders(
+            sms: sms, smsName: smsName, email: email, emailName: emailName,
+            push: PushRouter(apns: nil, fcm: nil, console: ConsolePushSender(logger: logger)), pushName: "push",
+            events: HTTPEventSender(httpClient: .shared, logger: logger))
     }
 }
 

@@ -46,7 +46,7 @@ public final class VerityMetrics: Sendable {
     /// A verification died of too many wrong codes.
     func verificationFailed(channel: Channel) { verificationCounter("failed", channel: channel).increment() }
 
-    func messageDelivered(channel: Channel, outcome: String) {
+    func messageDelivered(channel: OutboxChannel, outcome: String) {
         registry.makeCounter(
             descriptor: MetricNameDescriptor(
                 namespace: "verity", subsystem: "outbox", metricName: "deliveries", unitName: "total",

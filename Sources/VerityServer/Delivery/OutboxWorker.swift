@@ -28,6 +28,7 @@ public struct OutboxConfiguration: Sendable, Equatable {
 /// A lifecycle service: it starts with the server and, on graceful shutdown, finishes the batch in hand.
 struct OutboxWorker: Service {
     let store: OutboxStore
+    let factors: FactorStore
     let renderer: MessageRenderer
     let senders: Senders
     let configuration: OutboxConfiguration
@@ -71,20 +72,34 @@ struct OutboxWorker: Service {
         ]
         do {
             guard let delivery = try await store.delivery(for: message) else {
-                try await store.markFailed(id: message.id, reason: "the project no longer exists", retryAt: nil)
+                try await giveUp(message, reason: "the project no longer exists")
                 return
             }
-            if let verification = delivery.verification, verification.status(at: clock.now()) != .pending {
-                // The code can no longer be used: sending it would only confuse the person.
-                try await store.markFailed(
-                    id: message.id, reason: "the verification is no longer pending", retryAt: nil)
-                metrics.messageDelivered(channel: message.channel, outcome: "dead")
-                return
-            }
-            let (sender, name) = senders.sender(for: message.channel)
-            metadata["sender"] = "\(name)"
+            let name: String
             do {
-                try await sender.send(renderer.render(delivery))
+                switch try prepare(delivery) {
+                case .code(let outgoing):
+                    let (sender, senderName) = senders.sender(for: outgoing.channel)
+                    name = senderName
+                    metadata["sender"] = "\(name)"
+                    try await sender.send(outgoing)
+                case .push(let notification):
+                    name = senders.pushName
+                    metadata["sender"] = "\(name)"
+                    try await senders.push.send(notification)
+                case .event(let event):
+                    name = "webhook"
+                    try await senders.events.send(event)
+                case .skip(let reason):
+                    try await giveUp(message, reason: reason)
+                    return
+                }
+            } catch let error as PushTokenInvalid {
+                if let factor = delivery.factor, let token = factor.pushToken {
+                    try await factors.clearPushToken(id: factor.id, token: token)
+                }
+                try await giveUp(message, reason: error.description)
+                return
             } catch {
                 try await recordFailure(message, error: error, metadata: metadata)
                 return
@@ -98,6 +113,51 @@ struct OutboxWorker: Service {
                 "Outbox bookkeeping failed",
                 metadata: metadata.merging(["error": "\(String(reflecting: error))"]) { $1 })
         }
+    }
+
+    /// What to send for a message, or why there is nothing worth sending any more.
+    private enum Prepared {
+        case code(OutgoingMessage)
+        case push(PushNotification)
+        case event(WebhookEvent)
+        case skip(String)
+    }
+
+    private func prepare(_ delivery: OutboxStore.Delivery) throws -> Prepared {
+        let message = delivery.message
+        let now = clock.now()
+        switch message.channel {
+        case .sms, .email:
+            // A code that can no longer be used would only confuse the person.
+            guard let verification = delivery.verification, verification.status(at: now) == .pending,
+                let outgoing = renderer.render(delivery)
+            else { return .skip("the verification is no longer pending") }
+            return .code(outgoing)
+        case .push:
+            var notification = try JSONDecoder().decode(PushNotification.self, from: Data((message.payload ?? "").utf8))
+            guard let factor = delivery.factor, factor.status == .verified else {
+                return .skip("the factor no longer exists")
+            }
+            guard let token = factor.pushToken, let platform = factor.pushPlatform, platform != .none else {
+                return .skip("the factor has no push token")
+            }
+            guard Double(notification.expiresAt) > now.timeIntervalSince1970 else {
+                return .skip("the challenge expired before it could be pushed")
+            }
+            notification.platform = platform
+            notification.token = token
+            notification.appId = factor.appId
+            return .push(notification)
+        case .webhook:
+            guard let secret = delivery.webhookSecret else { return .skip("the project has no webhook secret") }
+            return .event(
+                WebhookEvent(id: message.id, url: message.destination, secret: secret, body: message.payload ?? "{}"))
+        }
+    }
+
+    private func giveUp(_ message: OutboxMessage, reason: String) async throws {
+        try await store.markFailed(id: message.id, reason: reason, retryAt: nil)
+        metrics.messageDelivered(channel: message.channel, outcome: "dead")
     }
 
     private func recordFailure(_ message: OutboxMessage, error: any Error, metadata: Logger.Metadata) async throws {

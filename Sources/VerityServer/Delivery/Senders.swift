@@ -1,17 +1,31 @@
+import AsyncHTTPClient
+import Logging
 import VerityCore
 
-/// The sender for each channel, with the name recorded in the outbox (`console`, `twilio`, `smtp`, `webhook`).
+/// The sender for each kind of outbox message, with the name recorded in the outbox.
 public struct Senders: Sendable {
     public var sms: any MessageSender
     public var smsName: String
     public var email: any MessageSender
     public var emailName: String
+    /// Push notifications, whatever the platform (see ``PushRouter``).
+    public var push: any PushSender
+    public var pushName: String
+    /// Webhook events for the project's endpoint.
+    public var events: any EventSender
 
-    public init(sms: any MessageSender, smsName: String, email: any MessageSender, emailName: String) {
+    public init(
+        sms: any MessageSender, smsName: String, email: any MessageSender, emailName: String,
+        push: any PushSender = ConsolePushSender(logger: Logger(label: "verity")), pushName: String = "console",
+        events: any EventSender = HTTPEventSender(httpClient: .shared, logger: Logger(label: "verity"))
+    ) {
         self.sms = sms
         self.smsName = smsName
         self.email = email
         self.emailName = emailName
+        self.push = push
+        self.pushName = pushName
+        self.events = events
     }
 
     func sender(for channel: Channel) -> (sender: any MessageSender, name: String) {
@@ -22,19 +36,58 @@ public struct Senders: Sendable {
     }
 }
 
-/// Turns an outbox row into the text a person receives. The worker and `verity outbox list` share it.
+/// Sends each notification with its platform's sender; platforms without one go to the console.
+public struct PushRouter: PushSender {
+    var apns: (any PushSender)?
+    var fcm: (any PushSender)?
+    var console: ConsolePushSender
+
+    public init(apns: (any PushSender)?, fcm: (any PushSender)?, console: ConsolePushSender) {
+        self.apns = apns
+        self.fcm = fcm
+        self.console = console
+    }
+
+    public func send(_ notification: PushNotification) async throws {
+        switch notification.platform {
+        case .apns: try await (apns ?? console).send(notification)
+        case .fcm: try await (fcm ?? console).send(notification)
+        case .none: try await console.send(notification)
+        }
+    }
+}
+
+/// The development push sender: logs that a challenge would have been pushed (devices can pull it).
+public struct ConsolePushSender: PushSender {
+    let logger: Logger
+
+    public init(logger: Logger) {
+        self.logger = logger
+    }
+
+    public func send(_ notification: PushNotification) async throws {
+        logger.notice(
+            "Console push: a device would be told about a challenge",
+            metadata: [
+                "challenge": "\(notification.challengeId)", "factor": "\(notification.factorId)",
+                "platform": "\(notification.platform.rawValue)",
+            ])
+    }
+}
+
+/// Turns a code message's outbox row into the text a person receives. The worker and `verity outbox list` share it.
 struct MessageRenderer: Sendable {
     let codes: CodeGenerator
 
-    func render(_ delivery: OutboxStore.Delivery) -> OutgoingMessage {
+    func render(_ delivery: OutboxStore.Delivery) -> OutgoingMessage? {
         let message = delivery.message
+        guard let channel = message.channel.codeChannel else { return nil }
         let code = delivery.verification.map {
             codes.code(verificationId: $0.id, salt: $0.codeSalt, length: $0.codeLength)
         }
         let text = MessageTemplates.render(
-            channel: message.channel, language: message.locale, projectName: delivery.projectName,
-            code: code ?? "")
+            channel: channel, language: message.locale, projectName: delivery.projectName, code: code ?? "")
         return OutgoingMessage(
-            id: message.id, channel: message.channel, to: message.destination, subject: text.subject, body: text.body)
+            id: message.id, channel: channel, to: message.destination, subject: text.subject, body: text.body)
     }
 }

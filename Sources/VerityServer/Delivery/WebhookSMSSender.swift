@@ -43,7 +43,7 @@ public struct WebhookSMSConfiguration: Sendable, CustomStringConvertible {
 /// with the reason `webhook <status>`.
 public struct WebhookSMSSender: MessageSender {
     /// The name of the header that carries the outbox message id.
-    public static let messageIDHeaderName = "Verity-Message-Id"
+    public static let messageIDHeaderName = SignedWebhookPost.messageIDHeaderName
 
     let configuration: WebhookSMSConfiguration
     let httpClient: HTTPClient
@@ -74,9 +74,6 @@ public struct WebhookSMSSender: MessageSender {
         guard message.channel == .sms else {
             throw DeliveryError(.permanent, "webhook sends sms only, not \(message.channel.rawValue)")
         }
-        guard Self.isHTTPURL(configuration.url) else {
-            throw DeliveryError(.permanent, "webhook url is not an absolute http(s) url")
-        }
         let payload = Payload(id: message.id, channel: message.channel.rawValue, to: message.to, body: message.body)
         let body: [UInt8]
         do {
@@ -86,74 +83,9 @@ public struct WebhookSMSSender: MessageSender {
         } catch {
             throw DeliveryError(.permanent, "webhook payload could not be encoded")
         }
-        let timestamp = Int(now().timeIntervalSince1970.rounded(.down))
-
-        var request = HTTPClientRequest(url: configuration.url)
-        request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/json")
-        request.headers.add(
-            name: WebhookSignature.headerName,
-            value: WebhookSignature.header(secret: configuration.secret, timestamp: timestamp, body: body)
-        )
-        request.headers.add(name: Self.messageIDHeaderName, value: message.id)
-        request.body = .bytes(ByteBuffer(bytes: body))
-
-        var logger = self.logger
-        logger[metadataKey: "message.id"] = "\(message.id)"
-        let status = try await exchange(request, logger: logger)
-        guard (200..<300).contains(status) else {
-            logger.debug("webhook refused sms", metadata: ["http.status": "\(status)"])
-            throw DeliveryError(Self.kind(ofStatus: status), "webhook \(status)")
-        }
-        logger.debug("webhook accepted sms", metadata: ["http.status": "\(status)"])
-    }
-
-    /// Whether a URL is absolute, with an `http` or `https` scheme and a host.
-    static func isHTTPURL(_ string: String) -> Bool {
-        guard let url = URL(string: string), let scheme = url.scheme?.lowercased(), let host = url.host else {
-            return false
-        }
-        return (scheme == "http" || scheme == "https") && !host.isEmpty
-    }
-
-    /// 408, 429 and 5xx are worth retrying; other statuses are not.
-    static func kind(ofStatus status: Int) -> DeliveryError.Kind {
-        switch status {
-        case 408, 429, 500..<600: .transient
-        default: .permanent
-        }
-    }
-
-    /// Sends the request and drains the response within the configured timeout; returns the status code.
-    private func exchange(_ request: HTTPClientRequest, logger: Logger) async throws -> Int {
-        let timeout = configuration.timeout
-        do {
-            return try await withThrowingTaskGroup(of: Int?.self) { group in
-                group.addTask {
-                    let response = try await httpClient.execute(request, timeout: TimeAmount(timeout), logger: logger)
-                    // The answer is not used, but reading it lets the connection go back to the pool.
-                    for try await _ in response.body {}
-                    return Int(response.status.code)
-                }
-                group.addTask {
-                    try await Task.sleep(for: timeout)
-                    return nil
-                }
-                defer { group.cancelAll() }
-                guard let first = try await group.next(), let status = first else {
-                    throw DeliveryError(.transient, "webhook timed out after \(timeout)")
-                }
-                return status
-            }
-        } catch let error as DeliveryError {
-            throw error
-        } catch let error as HTTPClientError where error == .deadlineExceeded {
-            throw DeliveryError(.transient, "webhook timed out after \(timeout)")
-        } catch {
-            if Task.isCancelled { throw CancellationError() }
-            logger.debug("webhook request failed", metadata: ["error": "\(String(reflecting: error))"])
-            throw DeliveryError(.transient, "webhook request failed: \(error)")
-        }
+        try await SignedWebhookPost(httpClient: httpClient, logger: logger, now: now).post(
+            url: configuration.url, secret: configuration.secret, body: body, messageId: message.id,
+            timeout: configuration.timeout, what: "sms")
     }
 
     /// The JSON body of the webhook.

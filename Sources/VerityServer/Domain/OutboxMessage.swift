@@ -1,6 +1,23 @@
 import Foundation
 import VerityCore
 
+/// What an outbox message is: a code by SMS or email, a push notification, or a webhook event.
+public enum OutboxChannel: String, Sendable, Codable, CaseIterable {
+    case sms
+    case email
+    case push
+    case webhook
+
+    /// The code channel this outbox channel carries, if it carries codes.
+    var codeChannel: Channel? {
+        switch self {
+        case .sms: .sms
+        case .email: .email
+        case .push, .webhook: nil
+        }
+    }
+}
+
 /// A message waiting in (or delivered from) the outbox.
 public struct OutboxMessage: Sendable, Equatable, Codable {
     public enum Status: String, Sendable, Codable {
@@ -12,10 +29,13 @@ public struct OutboxMessage: Sendable, Equatable, Codable {
 
     public var id: String
     public var projectId: String
-    public var channel: Channel
+    public var channel: OutboxChannel
+    /// A phone number or email address; a factor id for a push; a URL for a webhook.
     public var destination: String
     public var verificationId: String?
     public var locale: String
+    /// The JSON body of a push or webhook message (never holds a code).
+    public var payload: String?
     public var status: Status
     public var attempts: Int
     public var nextAttemptAt: Date

@@ -23,8 +23,9 @@ public enum DatabaseLocation: Sendable, Equatable {
     case sqliteFile(path: String)
     /// A private in-memory SQLite database (tests).
     case sqliteMemory
-    /// A PostgreSQL server, optionally confined to one schema (tests use a fresh schema each).
-    case postgres(url: String, schema: String? = nil)
+    /// A PostgreSQL server, optionally confined to one schema (tests use a fresh schema each), with at most
+    /// `maxConnections` pooled connections from this process.
+    case postgres(url: String, schema: String? = nil, maxConnections: Int = 20)
 }
 
 /// A handle on the database: statements and short explicit transactions, whichever engine is behind it.
@@ -49,9 +50,11 @@ public final class Database: Sendable {
                 engine: .sqlite, backend: try await SQLiteBackend.open(.file(path: path), logger: logger))
         case .sqliteMemory:
             database = Database(engine: .sqlite, backend: try await SQLiteBackend.open(.memory, logger: logger))
-        case .postgres(let url, let schema):
+        case .postgres(let url, let schema, let maxConnections):
             database = Database(
-                engine: .postgres, backend: try await PostgresBackend.open(url: url, schema: schema, logger: logger))
+                engine: .postgres,
+                backend: try await PostgresBackend.open(
+                    url: url, schema: schema, maxConnections: maxConnections, logger: logger))
         }
         do {
             try await Migrations.run(on: database, logger: logger)
@@ -183,7 +186,9 @@ final class PostgresBackend: DatabaseBackend {
         self.logger = logger
     }
 
-    static func open(url: String, schema: String?, logger: Logger) async throws -> PostgresBackend {
+    static func open(url: String, schema: String?, maxConnections: Int, logger: Logger) async throws
+        -> PostgresBackend
+    {
         let parsed: SQLPostgresConfiguration
         do {
             parsed = try SQLPostgresConfiguration(url: url)
@@ -203,6 +208,7 @@ final class PostgresBackend: DatabaseBackend {
         var configuration = PostgresClient.Configuration(
             host: host, port: core.port ?? 5432, username: core.username, password: core.password,
             database: core.database, tls: tls)
+        configuration.options.maximumConnections = max(1, maxConnections)
         let searchPath = schema ?? parsed.searchPath?.joined(separator: ",")
         if let schema {
             guard !schema.isEmpty, schema.count <= 63,

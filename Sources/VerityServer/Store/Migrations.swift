@@ -90,7 +90,79 @@ enum Migrations {
                     updated_at DOUBLE PRECISION NOT NULL
                 )
                 """,
-            ])
+            ]),
+        Migration(
+            version: 2, name: "push and TOTP factors, challenges, device tokens, webhooks",
+            statements: [
+                "ALTER TABLE projects ADD COLUMN webhook_url TEXT",
+                "ALTER TABLE projects ADD COLUMN webhook_secret TEXT",
+                "ALTER TABLE outbox ADD COLUMN payload TEXT",
+                """
+                CREATE TABLE enrollment_tokens (
+                    token_hash TEXT PRIMARY KEY,
+                    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+                    user_id TEXT NOT NULL,
+                    created_at DOUBLE PRECISION NOT NULL,
+                    expires_at DOUBLE PRECISION NOT NULL,
+                    factor_id TEXT
+                )
+                """,
+                """
+                CREATE TABLE factors (
+                    id TEXT PRIMARY KEY,
+                    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+                    user_id TEXT NOT NULL,
+                    type TEXT NOT NULL,
+                    status TEXT NOT NULL,
+                    friendly_name TEXT NOT NULL,
+                    public_key TEXT,
+                    push_platform TEXT,
+                    push_token TEXT,
+                    app_id TEXT,
+                    sdk_version TEXT,
+                    nonce TEXT,
+                    enrollment_token_hash TEXT,
+                    totp_secret TEXT,
+                    totp_algorithm TEXT,
+                    totp_digits INTEGER,
+                    totp_period INTEGER,
+                    totp_last_counter BIGINT,
+                    created_at DOUBLE PRECISION NOT NULL,
+                    verified_at DOUBLE PRECISION
+                )
+                """,
+                "CREATE INDEX factors_user ON factors (project_id, user_id)",
+                """
+                CREATE TABLE challenges (
+                    id TEXT PRIMARY KEY,
+                    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+                    user_id TEXT NOT NULL,
+                    factor_id TEXT,
+                    type TEXT NOT NULL,
+                    status TEXT NOT NULL,
+                    message TEXT NOT NULL,
+                    details TEXT NOT NULL,
+                    hidden_details TEXT NOT NULL,
+                    content_hash TEXT NOT NULL,
+                    user_verification TEXT NOT NULL,
+                    created_at DOUBLE PRECISION NOT NULL,
+                    expires_at DOUBLE PRECISION NOT NULL,
+                    responded_at DOUBLE PRECISION,
+                    responded_factor_id TEXT
+                )
+                """,
+                "CREATE INDEX challenges_pending ON challenges (status, expires_at)",
+                "CREATE INDEX challenges_user ON challenges (project_id, user_id, created_at)",
+                """
+                CREATE TABLE device_token_uses (
+                    factor_id TEXT NOT NULL,
+                    jti TEXT NOT NULL,
+                    expires_at DOUBLE PRECISION NOT NULL,
+                    PRIMARY KEY (factor_id, jti)
+                )
+                """,
+                "CREATE INDEX device_token_uses_expiry ON device_token_uses (expires_at)",
+            ]),
     ]
 
     static func run(on database: Database, logger: Logger) async throws {

@@ -7,15 +7,19 @@ struct OutboxStore: Sendable {
     let database: Database
 
     private static let columns = """
-        id, project_id, channel, destination, verification_id, locale, status, attempts, next_attempt_at, \
+        id, project_id, channel, destination, verification_id, locale, payload, status, attempts, next_attempt_at, \
         last_error, sender, created_at, sent_at
         """
 
-    /// A message with what is needed to render it.
+    /// A message with what is needed to render and send it.
     struct Delivery: Sendable {
         var message: OutboxMessage
         var projectName: String
         var verification: VerificationRecord?
+        /// The factor a push goes to (its token is read at send time: the device may have sent a new one).
+        var factor: FactorRecord?
+        /// The project's webhook signing secret, for a webhook event.
+        var webhookSecret: String?
     }
 
     /// Claims up to `limit` due messages for this worker.
@@ -72,17 +76,21 @@ struct OutboxStore: Sendable {
     func delivery(for message: OutboxMessage) async throws -> Delivery? {
         try await database.read { sql in
             guard
-                let project = try await sql.raw("SELECT name FROM projects WHERE id = \(bind: message.projectId)")
-                    .first()
+                let project = try await sql.raw(
+                    "SELECT name, webhook_secret FROM projects WHERE id = \(bind: message.projectId)"
+                ).first()
             else { return nil }
-            var verification: VerificationRecord?
+            var delivery = Delivery(
+                message: message, projectName: try project.decode(column: "name", as: String.self),
+                webhookSecret: try project.decode(column: "webhook_secret", as: String?.self))
             if let verificationId = message.verificationId {
-                verification = try await VerificationStore(database: database)
+                delivery.verification = try await VerificationStore(database: database)
                     .verification(in: sql, id: verificationId, projectId: message.projectId)
             }
-            return Delivery(
-                message: message, projectName: try project.decode(column: "name", as: String.self),
-                verification: verification)
+            if message.channel == .push {
+                delivery.factor = try await FactorStore.factor(id: message.destination, in: sql)
+            }
+            return delivery
         }
     }
 
@@ -111,10 +119,11 @@ struct OutboxStore: Sendable {
         OutboxMessage(
             id: try row.decode(column: "id", as: String.self),
             projectId: try row.decode(column: "project_id", as: String.self),
-            channel: try row.enumeration("channel", as: Channel.self),
+            channel: try row.enumeration("channel", as: OutboxChannel.self),
             destination: try row.decode(column: "destination", as: String.self),
             verificationId: try row.decode(column: "verification_id", as: String?.self),
             locale: try row.decode(column: "locale", as: String.self),
+            payload: try row.decode(column: "payload", as: String?.self),
             status: try row.enumeration("status", as: OutboxMessage.Status.self),
             attempts: try row.decode(column: "attempts", as: Int.self),
             nextAttemptAt: try row.date("next_attempt_at"),

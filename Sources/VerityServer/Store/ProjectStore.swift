@@ -5,7 +5,8 @@ import SQLKit
 struct ProjectStore: Sendable {
     let database: Database
 
-    private static let projectColumns = "id, name, code_length, code_ttl_seconds, allowed_countries, created_at"
+    private static let projectColumns =
+        "id, name, code_length, code_ttl_seconds, allowed_countries, created_at, webhook_url, webhook_secret"
 
     func insert(_ project: Project) async throws {
         try await database.read { sql in
@@ -40,7 +41,8 @@ struct ProjectStore: Sendable {
                 """
                 UPDATE projects SET name = \(bind: project.name), code_length = \(bind: project.settings.codeLength),
                     code_ttl_seconds = \(bind: project.settings.codeLifetime),
-                    allowed_countries = \(bind: Self.encode(project.settings.allowedCountries))
+                    allowed_countries = \(bind: Self.encode(project.settings.allowedCountries)),
+                    webhook_url = \(bind: project.webhookURL), webhook_secret = \(bind: project.webhookSecret)
                 WHERE id = \(bind: project.id)
                 """
             ).run()
@@ -52,7 +54,8 @@ struct ProjectStore: Sendable {
         try await database.read { sql in
             try await sql.raw(
                 """
-                SELECT p.id, p.name, p.code_length, p.code_ttl_seconds, p.allowed_countries, p.created_at
+                SELECT p.id, p.name, p.code_length, p.code_ttl_seconds, p.allowed_countries, p.created_at,
+                       p.webhook_url, p.webhook_secret
                 FROM api_keys k JOIN projects p ON p.id = k.project_id
                 WHERE k.secret_hash = \(bind: hash) AND k.revoked_at IS NULL
                 """
@@ -116,6 +119,8 @@ struct ProjectStore: Sendable {
                 codeLength: try row.decode(column: "code_length", as: Int.self),
                 codeLifetime: try row.decode(column: "code_ttl_seconds", as: Int.self),
                 allowedCountries: countries.map { $0.split(separator: ",").map(String.init) }),
-            createdAt: try row.date("created_at"))
+            createdAt: try row.date("created_at"),
+            webhookURL: try row.decode(column: "webhook_url", as: String?.self),
+            webhookSecret: try row.decode(column: "webhook_secret", as: String?.self))
     }
 }

@@ -29,7 +29,7 @@ enum TestEngine: String, CaseIterable, CustomTestStringConvertible, Sendable {
     func freshLocation() -> DatabaseLocation {
         switch self {
         case .sqlite: .sqliteMemory
-        case .postgres: .postgres(url: Self.postgresURL ?? "", schema: Self.freshSchemaName())
+        case .postgres: .postgres(url: Self.postgresURL ?? "", schema: Self.freshSchemaName(), maxConnections: 4)
         }
     }
 
@@ -41,7 +41,7 @@ enum TestEngine: String, CaseIterable, CustomTestStringConvertible, Sendable {
                 path: FileManager.default.temporaryDirectory.appendingPathComponent(
                     "verity-test-\(UUID().uuidString)/verity.sqlite"
                 ).path)
-        case .postgres: .postgres(url: Self.postgresURL ?? "", schema: Self.freshSchemaName())
+        case .postgres: .postgres(url: Self.postgresURL ?? "", schema: Self.freshSchemaName(), maxConnections: 4)
         }
     }
 
@@ -66,11 +66,20 @@ final class TestClock: TimeSource {
 }
 
 /// Captures what would have gone to a carrier or a mail server, so tests read codes the way a person would.
-final class RecordingSender: MessageSender {
+final class RecordingSender: MessageSender, PushSender {
     private let sent = NIOLockedValueBox<[OutgoingMessage]>([])
+    private let pushed = NIOLockedValueBox<[PushNotification]>([])
     private let failures = NIOLockedValueBox<[DeliveryError]>([])
 
-    var senders: Senders { Senders(sms: self, smsName: "recording", email: self, emailName: "recording") }
+    var senders: Senders {
+        Senders(sms: self, smsName: "recording", email: self, emailName: "recording", push: self, pushName: "recording")
+    }
+
+    func send(_ notification: PushNotification) async throws {
+        pushed.withLockedValue { $0.append(notification) }
+    }
+
+    var pushes: [PushNotification] { pushed.withLockedValue { $0 } }
 
     /// The next sends fail with these errors, in order.
     func failNext(_ errors: DeliveryError...) {

@@ -1,0 +1,152 @@
+import Foundation
+
+/// One line shown to the person on the device ("Location": "Berlin").
+public struct ChallengeDetail: Codable, Sendable, Equatable {
+    public var label: String
+    public var value: String
+
+    public init(label: String, value: String) {
+        self.label = label
+        self.value = value
+    }
+}
+
+/// How strongly the device should check that its owner is present before answering.
+public enum UserVerification: String, Codable, Sendable {
+    case required
+    case preferred
+    case discouraged
+}
+
+/// The life of a challenge.
+public enum ChallengeStatus: String, Codable, Sendable {
+    case pending
+    case approved
+    case denied
+    case expired
+}
+
+/// `POST /v1/challenges` (API key). Name a `factorId`, or a `userId` to reach all the user's push factors
+/// (the first answer wins). For a TOTP factor send `code`; the answer is immediate.
+public struct CreateChallengeRequest: Codable, Sendable {
+    public var factorId: String?
+    public var userId: String?
+    public var message: String?
+    public var details: [ChallengeDetail]?
+    /// Data kept with the challenge for the backend, never shown on the device.
+    public var hiddenDetails: [String: String]?
+    /// Seconds until the challenge expires (10–3600, default 300).
+    public var expiresIn: Int?
+    public var userVerification: UserVerification?
+    /// The TOTP code, for a TOTP factor.
+    public var code: String?
+
+    public init(
+        factorId: String? = nil, userId: String? = nil, message: String? = nil, details: [ChallengeDetail]? = nil,
+        hiddenDetails: [String: String]? = nil, expiresIn: Int? = nil, userVerification: UserVerification? = nil,
+        code: String? = nil
+    ) {
+        self.factorId = factorId
+        self.userId = userId
+        self.message = message
+        self.details = details
+        self.hiddenDetails = hiddenDetails
+        self.expiresIn = expiresIn
+        self.userVerification = userVerification
+        self.code = code
+    }
+}
+
+/// A challenge as the backend sees it.
+public struct Challenge: Codable, Sendable, Equatable {
+    public var id: String
+    public var userId: String
+    /// The factor it was sent to, when the backend named one.
+    public var factorId: String?
+    public var type: FactorType
+    public var status: ChallengeStatus
+    public var message: String
+    public var details: [ChallengeDetail]
+    public var hiddenDetails: [String: String]
+    public var userVerification: UserVerification
+    public var createdAt: Date
+    public var expiresAt: Date
+    public var respondedAt: Date?
+    /// The factor that answered.
+    public var respondedFactorId: String?
+
+    public init(
+        id: String, userId: String, factorId: String?, type: FactorType, status: ChallengeStatus, message: String,
+        details: [ChallengeDetail], hiddenDetails: [String: String], userVerification: UserVerification,
+        createdAt: Date, expiresAt: Date, respondedAt: Date? = nil, respondedFactorId: String? = nil
+    ) {
+        self.id = id
+        self.userId = userId
+        self.factorId = factorId
+        self.type = type
+        self.status = status
+        self.message = message
+        self.details = details
+        self.hiddenDetails = hiddenDetails
+        self.userVerification = userVerification
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.respondedAt = respondedAt
+        self.respondedFactorId = respondedFactorId
+    }
+}
+
+/// A challenge as a device sees it, with exactly what it must sign to answer.
+public struct DeviceChallenge: Codable, Sendable, Equatable {
+    public var id: String
+    /// The factor this device answers with.
+    public var factorId: String
+    public var status: ChallengeStatus
+    public var message: String
+    public var details: [ChallengeDetail]
+    public var userVerification: UserVerification
+    public var createdAt: Date
+    public var expiresAt: Date
+    /// The hash of `message` and `details` the signature binds (see ``ChallengeSigningPayload``).
+    public var contentHash: String
+    /// The fields of the signed payload, in order: `challengeId`, `factorId`, `contentHash`, `status`.
+    public var signedFields: [String]
+
+    public init(
+        id: String, factorId: String, status: ChallengeStatus, message: String, details: [ChallengeDetail],
+        userVerification: UserVerification, createdAt: Date, expiresAt: Date, contentHash: String,
+        signedFields: [String]
+    ) {
+        self.id = id
+        self.factorId = factorId
+        self.status = status
+        self.message = message
+        self.details = details
+        self.userVerification = userVerification
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.contentHash = contentHash
+        self.signedFields = signedFields
+    }
+}
+
+/// `POST /v1/device/factors/{id}/challenges/{cid}/respond` (device JWT).
+public struct RespondChallengeRequest: Codable, Sendable {
+    public var status: ChallengeAnswer
+    /// A compact ES256 JWS over the ``ChallengeSigningPayload`` for this answer.
+    public var signature: String
+
+    public init(status: ChallengeAnswer, signature: String) {
+        self.status = status
+        self.signature = signature
+    }
+}
+
+/// A page of results.
+public struct Page<Item: Codable & Sendable>: Codable, Sendable {
+    public var items: [Item]
+
+    public init(items: [Item]) {
+        self.items = items
+    }
+}

@@ -1,0 +1,188 @@
+import Foundation
+
+/// `POST /v1/enrollment-tokens` (API key): lets one app install enroll a push factor for one user.
+public struct CreateEnrollmentTokenRequest: Codable, Sendable {
+    /// The customer's own identifier for the user (1–128 characters), or a Verity `usr_` id.
+    public var userId: String
+    /// Seconds the token stays valid (60–3600, default 600).
+    public var expiresIn: Int?
+
+    public init(userId: String, expiresIn: Int? = nil) {
+        self.userId = userId
+        self.expiresIn = expiresIn
+    }
+}
+
+/// A short-lived, single-user enrollment token, handed to the app.
+public struct EnrollmentToken: Codable, Sendable, Equatable {
+    public var token: String
+    public var userId: String
+    public var expiresAt: Date
+
+    public init(token: String, userId: String, expiresAt: Date) {
+        self.token = token
+        self.userId = userId
+        self.expiresAt = expiresAt
+    }
+}
+
+/// How push notifications reach a device.
+public enum PushPlatform: String, Codable, Sendable, CaseIterable {
+    case apns
+    case fcm
+    /// The app pulls pending challenges instead.
+    case none
+}
+
+/// What kind of second factor.
+public enum FactorType: String, Codable, Sendable {
+    /// A device key answering push challenges.
+    case push
+    /// An authenticator app (RFC 6238).
+    case totp
+}
+
+/// A factor is usable only once it proved possession of its key or secret.
+public enum FactorStatus: String, Codable, Sendable {
+    case unverified
+    case verified
+}
+
+/// `POST /v1/device/factors` (enrollment token): register a device key.
+public struct CreatePushFactorRequest: Codable, Sendable {
+    /// The P-256 public key, base64 of its DER SubjectPublicKeyInfo.
+    public var publicKey: String
+    public var friendlyName: String
+    public var pushPlatform: PushPlatform
+    public var pushToken: String?
+    public var appId: String?
+    public var sdkVersion: String?
+
+    public init(
+        publicKey: String, friendlyName: String, pushPlatform: PushPlatform, pushToken: String? = nil,
+        appId: String? = nil, sdkVersion: String? = nil
+    ) {
+        self.publicKey = publicKey
+        self.friendlyName = friendlyName
+        self.pushPlatform = pushPlatform
+        self.pushToken = pushToken
+        self.appId = appId
+        self.sdkVersion = sdkVersion
+    }
+}
+
+/// A factor as the API shows it. Secrets and push tokens are never returned.
+public struct Factor: Codable, Sendable, Equatable {
+    public var id: String
+    public var userId: String
+    public var type: FactorType
+    public var status: FactorStatus
+    public var friendlyName: String
+    public var pushPlatform: PushPlatform?
+    public var appId: String?
+    public var sdkVersion: String?
+    public var createdAt: Date
+    public var verifiedAt: Date?
+
+    public init(
+        id: String, userId: String, type: FactorType, status: FactorStatus, friendlyName: String,
+        pushPlatform: PushPlatform? = nil, appId: String? = nil, sdkVersion: String? = nil, createdAt: Date,
+        verifiedAt: Date? = nil
+    ) {
+        self.id = id
+        self.userId = userId
+        self.type = type
+        self.status = status
+        self.friendlyName = friendlyName
+        self.pushPlatform = pushPlatform
+        self.appId = appId
+        self.sdkVersion = sdkVersion
+        self.createdAt = createdAt
+        self.verifiedAt = verifiedAt
+    }
+}
+
+/// The answer to enrolling a push factor: the factor, and the nonce the device signs to prove it holds the key.
+public struct EnrolledPushFactor: Codable, Sendable, Equatable {
+    public var factor: Factor
+    /// Sign ``FactorProof`` with this nonce and send it to `POST /v1/device/factors/{id}/verify`.
+    public var nonce: String
+
+    public init(factor: Factor, nonce: String) {
+        self.factor = factor
+        self.nonce = nonce
+    }
+}
+
+/// The JSON payload of the compact JWS that proves key possession at enrollment.
+public struct FactorProof: Codable, Sendable, Equatable {
+    public var factorId: String
+    public var nonce: String
+
+    public init(factorId: String, nonce: String) {
+        self.factorId = factorId
+        self.nonce = nonce
+    }
+}
+
+/// `POST /v1/device/factors/{id}/verify`: `signature` is a compact ES256 JWS over a ``FactorProof``.
+public struct VerifyPushFactorRequest: Codable, Sendable {
+    public var signature: String
+
+    public init(signature: String) {
+        self.signature = signature
+    }
+}
+
+/// `PATCH /v1/device/factors/{id}` (device JWT): a new push token or name.
+public struct UpdateFactorRequest: Codable, Sendable {
+    public var pushToken: String?
+    public var friendlyName: String?
+
+    public init(pushToken: String? = nil, friendlyName: String? = nil) {
+        self.pushToken = pushToken
+        self.friendlyName = friendlyName
+    }
+}
+
+/// `POST /v1/users/{userId}/factors/totp` (API key).
+public struct CreateTOTPFactorRequest: Codable, Sendable {
+    public var friendlyName: String
+    /// `SHA1` (default), `SHA256` or `SHA512`.
+    public var algorithm: String?
+    /// 6 (default) to 8.
+    public var digits: Int?
+    /// Used as the issuer in the `otpauth://` URI; defaults to the project's name.
+    public var issuer: String?
+
+    public init(friendlyName: String, algorithm: String? = nil, digits: Int? = nil, issuer: String? = nil) {
+        self.friendlyName = friendlyName
+        self.algorithm = algorithm
+        self.digits = digits
+        self.issuer = issuer
+    }
+}
+
+/// A new TOTP factor: the secret is shown this once, for the authenticator app.
+public struct CreatedTOTPFactor: Codable, Sendable, Equatable {
+    public var factor: Factor
+    /// Base32 (RFC 4648), what authenticator apps call the key.
+    public var secret: String
+    /// `otpauth://totp/…`, usually shown as a QR code.
+    public var uri: String
+
+    public init(factor: Factor, secret: String, uri: String) {
+        self.factor = factor
+        self.secret = secret
+        self.uri = uri
+    }
+}
+
+/// `POST /v1/factors/{id}/verify` (API key): the first code from the authenticator app.
+public struct VerifyTOTPFactorRequest: Codable, Sendable {
+    public var code: String
+
+    public init(code: String) {
+        self.code = code
+    }
+}

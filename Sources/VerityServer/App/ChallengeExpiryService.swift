@@ -1,0 +1,26 @@
+import Logging
+import ServiceLifecycle
+
+/// Expires challenges nobody answered (firing their `challenge.expired` webhooks) and forgets spent device
+/// tokens. On PostgreSQL several nodes may run it at once: `SKIP LOCKED` gives each challenge to one of them.
+struct ChallengeExpiryService: Service {
+    let challenges: ChallengeService
+    let factors: FactorStore
+    let clock: any TimeSource
+    let interval: Duration
+    let logger: Logger
+
+    func run() async throws {
+        // Work in flight is never cancelled (a query cut off mid-way can strand a pooled connection); only the
+        // pause between rounds ends early when the server shuts down.
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            do {
+                while try await challenges.expireDue() > 0 {}
+                try await factors.purgeExpired(before: clock.now())
+            } catch {
+                logger.error("Challenge expiry failed", metadata: ["error": "\(String(reflecting: error))"])
+            }
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+        }
+    }
+}

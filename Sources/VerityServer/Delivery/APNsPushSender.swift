@@ -1,0 +1,338 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import Logging
+import NIOCore
+import NIOSSL
+import VerityCore
+
+/// How to reach the Apple Push Notification service (APNs) with token-based provider authentication.
+public struct APNsConfiguration: Sendable, CustomStringConvertible {
+    /// Which APNs servers to use: a device token belongs to one of them (apps built for development get sandbox
+    /// tokens).
+    public enum Environment: String, Sendable, CaseIterable {
+        /// `https://api.push.apple.com`, for App Store, TestFlight and ad-hoc builds.
+        case production
+        /// `https://api.sandbox.push.apple.com`, for development builds.
+        case sandbox
+
+        /// The origin of the environment's HTTP/2 API.
+        public var baseURL: String {
+            switch self {
+            case .production: "https://api.push.apple.com"
+            case .sandbox: "https://api.sandbox.push.apple.com"
+            }
+        }
+    }
+
+    /// The 10-character Team ID of the Apple developer account: the `iss` claim of the provider token.
+    public var teamID: String
+    /// The 10-character Key ID of the APNs authentication key: the `kid` header of the provider token.
+    public var keyID: String
+    /// The APNs authentication key: the contents of the `.p8` file (a PKCS#8 PEM P-256 private key). Never logged.
+    public var privateKeyPEM: String
+    /// The default `apns-topic`, the app's bundle ID; a notification's `appId` overrides it.
+    public var topic: String
+    /// Production or sandbox.
+    public var environment: Environment
+    /// Overrides the origin chosen by ``environment`` (a local stand-in in tests).
+    public var baseURL: String?
+    /// Whether the server's certificate is verified. Turn it off only to reach a local stand-in.
+    public var certificateVerification: Bool
+    /// How long one request, response included, may take before it counts as a transient failure.
+    public var timeout: Duration
+
+    /// Creates a configuration.
+    public init(
+        teamID: String,
+        keyID: String,
+        privateKeyPEM: String,
+        topic: String,
+        environment: Environment = .production,
+        baseURL: String? = nil,
+        certificateVerification: Bool = true,
+        timeout: Duration = .seconds(15)
+    ) {
+        self.teamID = teamID
+        self.keyID = keyID
+        self.privateKeyPEM = privateKeyPEM
+        self.topic = topic
+        self.environment = environment
+        self.baseURL = baseURL
+        self.certificateVerification = certificateVerification
+        self.timeout = timeout
+    }
+
+    /// The origin requests go to: ``baseURL`` when set, otherwise the ``environment``'s, without a trailing slash.
+    public var resolvedBaseURL: String {
+        PushHTTP.trimmed(baseURL ?? environment.baseURL)
+    }
+
+    /// Checks that the IDs are present and the key is a P-256 private key, so a server can refuse to start with a
+    /// configuration that would fail every notification.
+    ///
+    /// - Throws: A permanent ``DeliveryError`` naming the problem (never quoting the key).
+    public func validate() throws {
+        _ = try signingKey()
+    }
+
+    /// The parsed signing key, after checking the IDs.
+    func signingKey() throws(DeliveryError) -> P256.Signing.PrivateKey {
+        guard !teamID.isEmpty, !keyID.isEmpty else {
+            throw DeliveryError(.permanent, "apns needs a team ID and a key ID")
+        }
+        do {
+            return try P256.Signing.PrivateKey(pemRepresentation: privateKeyPEM)
+        } catch {
+            throw DeliveryError(.permanent, "apns private key is not a PEM P-256 private key")
+        }
+    }
+
+    /// Describes the configuration with the private key redacted.
+    public var description: String {
+        "APNsConfiguration(teamID: \(teamID), keyID: \(keyID), privateKeyPEM: <redacted>, topic: \(topic), "
+            + "environment: \(environment.rawValue), baseURL: \(resolvedBaseURL), "
+            + "certificateVerification: \(certificateVerification), timeout: \(timeout))"
+    }
+}
+
+/// Sends challenge notifications through APNs' HTTP/2 provider API with token-based authentication.
+///
+/// Each notification is one `POST /3/device/<device token>` carrying an alert with the `VERITY_CHALLENGE` category
+/// (so the app can offer Approve and Deny actions), `mutable-content` (so a notification service extension can verify
+/// the challenge), and the challenge and factor IDs. The `apns-id` is derived from the outbox message ID, so a retry
+/// reuses it; the `apns-collapse-id` is the challenge ID, so a retried challenge replaces its earlier alert.
+///
+/// The provider token (an ES256 JWT) is cached and minted again after 50 minutes: APNs refuses tokens older than an
+/// hour and throttles tokens that change more often than every 20 minutes.
+///
+/// APNs speaks only HTTP/2: the `HTTPClient` must keep its default `httpVersion` of `.automatic`, which negotiates
+/// HTTP/2 by ALPN.
+///
+/// Outcomes: 200 is success. 410 (`Unregistered`, `ExpiredToken`) and 400 `BadDeviceToken` or
+/// `DeviceTokenNotForTopic` throw ``PushTokenInvalid``. 403 `ExpiredProviderToken` or `InvalidProviderToken` drops the
+/// cached provider token and is transient. 429, 5xx, timeouts and network errors are transient. Any other 4xx is
+/// permanent, with the reason `apns <status> <reason>`.
+public struct APNsPushSender: PushSender {
+    /// How long a provider token is used before a new one is minted.
+    public static let providerTokenLifetime: Duration = .seconds(50 * 60)
+    /// The notification category the app registers with its Approve and Deny actions.
+    public static let category = "VERITY_CHALLENGE"
+
+    let configuration: APNsConfiguration
+    let httpClient: HTTPClient
+    let logger: Logger
+    let now: @Sendable () -> Date
+    let signingKey: Result<P256.Signing.PrivateKey, DeliveryError>
+    let providerTokens = ProviderCredentialCache()
+
+    /// Creates a sender. A configuration with an unusable key is accepted here, and fails every ``send(_:)``
+    /// permanently; call ``APNsConfiguration/validate()`` first to refuse it up front.
+    ///
+    /// - Parameters:
+    ///   - configuration: The account, key, topic and environment.
+    ///   - httpClient: The client to send with (HTTP/2 capable, the default); the caller owns it and shuts it down.
+    ///   - logger: Where to log; never given the private key, the provider token or a whole device token.
+    ///   - now: The clock, for the provider token's `iat` and its refresh.
+    public init(
+        configuration: APNsConfiguration,
+        httpClient: HTTPClient,
+        logger: Logger,
+        now: @escaping @Sendable () -> Date = Date.init
+    ) {
+        self.configuration = configuration
+        self.httpClient = httpClient
+        self.logger = logger
+        self.now = now
+        self.signingKey = Result { () throws(DeliveryError) in try configuration.signingKey() }
+    }
+
+    /// Sends one notification. Throws ``PushTokenInvalid`` when APNs says the device token is dead, a
+    /// ``DeliveryError`` for other failures, or `CancellationError` when the task is cancelled.
+    public func send(_ notification: PushNotification) async throws {
+        guard notification.platform == .apns else {
+            throw DeliveryError(.permanent, "apns sends apns pushes only, not \(notification.platform.rawValue)")
+        }
+        guard Self.isDeviceToken(notification.token) else {
+            throw PushTokenInvalid(reason: "apns device token is not hexadecimal")
+        }
+        let key = try signingKey.get()
+        let topic = notification.appId.flatMap { $0.isEmpty ? nil : $0 } ?? configuration.topic
+        guard !topic.isEmpty else { throw DeliveryError(.permanent, "apns needs a topic (bundle ID)") }
+        let now = self.now()
+        guard notification.expiresAt > Int(now.timeIntervalSince1970) else {
+            throw DeliveryError(.permanent, "apns notification expired before delivery")
+        }
+
+        var logger = self.logger
+        logger[metadataKey: "message.id"] = "\(notification.id)"
+        logger[metadataKey: "push.token"] = "\(PushHTTP.mask(notification.token))"
+        let apnsID = Self.apnsID(forMessageID: notification.id)
+        logger[metadataKey: "apns.id"] = "\(apnsID)"
+
+        let providerToken = try await self.providerToken(now: now, key: key)
+        var request = HTTPClientRequest(url: "\(configuration.resolvedBaseURL)/3/device/\(notification.token)")
+        request.method = .POST
+        if !configuration.certificateVerification {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.certificateVerification = .none
+            request.tlsConfiguration = tls
+        }
+        request.headers.add(name: "authorization", value: "bearer \(providerToken)")
+        request.headers.add(name: "apns-topic", value: topic)
+        request.headers.add(name: "apns-push-type", value: "alert")
+        request.headers.add(name: "apns-priority", value: "10")
+        request.headers.add(name: "apns-expiration", value: "\(notification.expiresAt)")
+        request.headers.add(name: "apns-id", value: apnsID)
+        if notification.challengeId.utf8.count <= 64 {
+            request.headers.add(name: "apns-collapse-id", value: notification.challengeId)
+        }
+        request.headers.add(name: "content-type", value: "application/json")
+        request.body = .bytes(ByteBuffer(bytes: try Self.payload(notification)))
+
+        let (response, body) = try await PushHTTP.exchange(
+            request, provider: "apns", timeout: configuration.timeout, httpClient: httpClient, logger: logger)
+        let status = Int(response.status.code)
+        let reason = try? JSONDecoder().decode(ErrorBody.self, from: Data(body.readableBytesView)).reason
+        let metadata: Logger.Metadata = [
+            "http.status": "\(status)",
+            "http.version": "\(response.version)",
+            "apns.reason": "\(reason ?? "none")",
+            "apns.unique_id": "\(response.headers.first(name: "apns-unique-id") ?? "none")",
+        ]
+        switch Self.outcome(status: status, reason: reason) {
+        case .delivered:
+            logger.debug("apns accepted notification", metadata: metadata)
+        case .tokenInvalid(let description):
+            logger.debug("apns reports the device token is invalid", metadata: metadata)
+            throw PushTokenInvalid(reason: description)
+        case .providerTokenRejected(let description):
+            logger.debug("apns rejected the provider token; a new one will be minted", metadata: metadata)
+            await providerTokens.invalidate(providerToken)
+            throw DeliveryError(.transient, description)
+        case .failed(let kind, let description):
+            logger.debug("apns refused notification", metadata: metadata)
+            throw DeliveryError(kind, description)
+        }
+    }
+
+    /// The cached provider token, or a fresh one when the cached one is 50 minutes old.
+    func providerToken(now: Date, key: P256.Signing.PrivateKey) async throws -> String {
+        let teamID = configuration.teamID
+        let keyID = configuration.keyID
+        let logger = self.logger
+        return try await providerTokens.value(now: now) {
+            let issuedAt = Int(now.timeIntervalSince1970)
+            do {
+                let token = try ProviderToken.apns(teamID: teamID, keyID: keyID, issuedAt: issuedAt, key: key)
+                logger.debug("minted apns provider token", metadata: ["apns.key_id": "\(keyID)", "iat": "\(issuedAt)"])
+                let lifetime = TimeInterval(Self.providerTokenLifetime.components.seconds)
+                return ProviderCredential(
+                    value: token, refreshAfter: Date(timeIntervalSince1970: TimeInterval(issuedAt) + lifetime))
+            } catch {
+                throw DeliveryError(.permanent, "apns provider token could not be signed")
+            }
+        }
+    }
+
+    /// What an APNs answer means for the notification.
+    enum Outcome: Equatable {
+        case delivered
+        case tokenInvalid(String)
+        case providerTokenRejected(String)
+        case failed(DeliveryError.Kind, String)
+    }
+
+    /// Maps an APNs status and `reason` (from the JSON error body) to an ``Outcome``.
+    static func outcome(status: Int, reason: String?) -> Outcome {
+        let description = ["apns", "\(status)", reason].compactMap { $0 }.joined(separator: " ")
+        switch (status, reason) {
+        case (200, _):
+            return .delivered
+        case (410, _), (400, "BadDeviceToken"), (400, "DeviceTokenNotForTopic"):
+            return .tokenInvalid(description)
+        case (403, "ExpiredProviderToken"), (403, "InvalidProviderToken"):
+            return .providerTokenRejected(description)
+        case (429, _), (500..<600, _):
+            return .failed(.transient, description)
+        case (400..<500, _):
+            return .failed(.permanent, description)
+        default:
+            return .failed(.transient, description)
+        }
+    }
+
+    /// Whether `token` can be an APNs device token: a non-empty, even number of hexadecimal digits (32 bytes today,
+    /// up to 100 bytes allowed for the future), which also keeps it from changing the request path.
+    static func isDeviceToken(_ token: String) -> Bool {
+        let bytes = Array(token.utf8)
+        guard !bytes.isEmpty, bytes.count % 2 == 0, bytes.count <= 200 else { return false }
+        return bytes.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"),
+                UInt8(ascii: "A")...UInt8(ascii: "F"):
+                true
+            default:
+                false
+            }
+        }
+    }
+
+    /// The `apns-id` for an outbox message: a version-8 UUID (RFC 9562) made of the first 128 bits of
+    /// SHA-256(`"verity-apns-id:" + messageID`), in lowercase canonical form. The same message always gets the same
+    /// ID, so APNs' logs and answers tie every retry to one notification.
+    static func apnsID(forMessageID messageID: String) -> String {
+        var bytes = Array(SHA256.hash(data: Data("verity-apns-id:\(messageID)".utf8)).prefix(16))
+        bytes[6] = (bytes[6] & 0x0F) | 0x80
+        bytes[8] = (bytes[8] & 0x3F) | 0x80
+        let hex = bytes.map { String($0, radix: 16) }.map { $0.count == 1 ? "0" + $0 : $0 }.joined()
+        let characters = Array(hex)
+        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(characters[$0]) }.joined(separator: "-")
+    }
+
+    /// The JSON payload: the alert, sound, `mutable-content`, category, and Verity's custom keys.
+    static func payload(_ notification: PushNotification) throws -> [UInt8] {
+        let payload = Payload(
+            aps: .init(alert: .init(title: notification.title, body: notification.body)),
+            challengeId: notification.challengeId,
+            factorId: notification.factorId
+        )
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        do {
+            return Array(try encoder.encode(payload))
+        } catch {
+            throw DeliveryError(.permanent, "apns payload could not be encoded")
+        }
+    }
+
+    struct Payload: Encodable {
+        struct APS: Encodable {
+            struct Alert: Encodable {
+                var title: String
+                var body: String
+            }
+
+            var alert: Alert
+            var sound = "default"
+            var mutableContent = 1
+            var category = APNsPushSender.category
+
+            enum CodingKeys: String, CodingKey {
+                case alert, sound, category
+                case mutableContent = "mutable-content"
+            }
+        }
+
+        var aps: APS
+        var type = "verity.challenge"
+        var challengeId: String
+        var factorId: String
+    }
+
+    /// APNs' error body: `{"reason": "BadDeviceToken"}`, with a `timestamp` (milliseconds) for 410.
+    private struct ErrorBody: Decodable {
+        var reason: String?
+        var timestamp: Int64?
+    }
+}

@@ -1,0 +1,394 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import VerityCore
+import _CryptoExtras
+
+/// How to reach Firebase Cloud Messaging's HTTP v1 API with a Google service account.
+public struct FCMConfiguration: Sendable, CustomStringConvertible {
+    /// The service account's JSON key file, as downloaded from the Google Cloud console: `project_id`,
+    /// `client_email`, `private_key` (a PEM RSA key), `private_key_id` and `token_uri` are used. Never logged.
+    public var serviceAccountJSON: String
+    /// The FCM API origin, without a trailing path; a local stand-in in tests.
+    public var baseURL: String
+    /// How long one request (to the token endpoint or to FCM), response included, may take before it counts as a
+    /// transient failure.
+    public var timeout: Duration
+
+    /// Creates a configuration.
+    public init(
+        serviceAccountJSON: String,
+        baseURL: String = "https://fcm.googleapis.com",
+        timeout: Duration = .seconds(15)
+    ) {
+        self.serviceAccountJSON = serviceAccountJSON
+        self.baseURL = baseURL
+        self.timeout = timeout
+    }
+
+    /// Checks that the service account JSON has the fields FCM needs and a usable RSA key, so a server can refuse to
+    /// start with a configuration that would fail every notification.
+    ///
+    /// - Throws: A permanent ``DeliveryError`` naming the problem (never quoting the key).
+    public func validate() throws {
+        _ = try FCMServiceAccount(json: serviceAccountJSON)
+    }
+
+    /// Describes the configuration with the service account's key redacted.
+    public var description: String {
+        let account = try? FCMServiceAccount(json: serviceAccountJSON)
+        return "FCMConfiguration(projectID: \(account?.projectID ?? "invalid"), "
+            + "clientEmail: \(account?.clientEmail ?? "invalid"), serviceAccountJSON: <redacted>, "
+            + "baseURL: \(baseURL), timeout: \(timeout))"
+    }
+}
+
+/// The parts of a Google service-account key that FCM needs.
+struct FCMServiceAccount: Sendable {
+    static let defaultTokenURI = "https://oauth2.googleapis.com/token"
+
+    var projectID: String
+    var clientEmail: String
+    var privateKeyID: String?
+    var tokenURI: String
+    var privateKey: _RSA.Signing.PrivateKey
+
+    init(json: String) throws(DeliveryError) {
+        let file: KeyFile
+        do {
+            file = try JSONDecoder().decode(KeyFile.self, from: Data(json.utf8))
+        } catch {
+            throw DeliveryError(.permanent, "fcm service account is not a JSON key file")
+        }
+        guard let projectID = file.projectID, !projectID.isEmpty,
+            projectID.utf8.allSatisfy({ $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 > 0x20 && $0 < 0x7F })
+        else { throw DeliveryError(.permanent, "fcm service account has no valid project_id") }
+        guard let clientEmail = file.clientEmail, !clientEmail.isEmpty else {
+            throw DeliveryError(.permanent, "fcm service account has no client_email")
+        }
+        guard let pem = file.privateKey, let key = try? _RSA.Signing.PrivateKey(pemRepresentation: pem) else {
+            throw DeliveryError(.permanent, "fcm service account private_key is not a PEM RSA key of 2048 bits or more")
+        }
+        self.projectID = projectID
+        self.clientEmail = clientEmail
+        self.privateKeyID = file.privateKeyID.flatMap { $0.isEmpty ? nil : $0 }
+        self.tokenURI = file.tokenURI.flatMap { $0.isEmpty ? nil : $0 } ?? Self.defaultTokenURI
+        self.privateKey = key
+    }
+
+    private struct KeyFile: Decodable {
+        var projectID: String?
+        var clientEmail: String?
+        var privateKey: String?
+        var privateKeyID: String?
+        var tokenURI: String?
+
+        enum CodingKeys: String, CodingKey {
+            case projectID = "project_id"
+            case clientEmail = "client_email"
+            case privateKey = "private_key"
+            case privateKeyID = "private_key_id"
+            case tokenURI = "token_uri"
+        }
+    }
+}
+
+/// Sends challenge notifications through Firebase Cloud Messaging's HTTP v1 API.
+///
+/// Each notification is one `POST {baseURL}/v1/projects/{project_id}/messages:send` with a data-only message (the
+/// app builds the notification, with Approve and Deny actions, from `type`, `challengeId`, `factorId`, `title` and
+/// `body`) at high Android priority, with a TTL that ends when the challenge expires.
+///
+/// Authorization is an OAuth 2.0 access token obtained with the JWT bearer grant (RFC 7523): an RS256 assertion signed
+/// with the service account's key is posted to its `token_uri`. The access token is cached until 5 minutes before it
+/// expires; concurrent sends share one token request.
+///
+/// Outcomes: 200 is success. `UNREGISTERED`, and `INVALID_ARGUMENT` about the registration token, throw
+/// ``PushTokenInvalid``. 401 drops the cached access token and is transient (except `THIRD_PARTY_AUTH_ERROR`, a
+/// Firebase project misconfiguration, which is permanent). 429, 5xx, timeouts and network errors are transient. Any
+/// other 4xx is permanent, with the reason `fcm <status> <error code>`. Token endpoint failures read
+/// `fcm oauth <status> <error>`: transient for 429 and 5xx, permanent for 4xx (a revoked key or a wrong clock).
+///
+/// FCM has no idempotency key, so a retry after a lost response may deliver a second data message; the app
+/// deduplicates by `challengeId`.
+public struct FCMPushSender: PushSender {
+    /// The OAuth 2.0 scope of the FCM HTTP v1 API.
+    public static let scope = "https://www.googleapis.com/auth/firebase.messaging"
+    /// How long before its expiry an access token is replaced.
+    public static let refreshMargin: Duration = .seconds(5 * 60)
+    /// The longest TTL FCM accepts: 28 days.
+    static let maximumTTL = 28 * 24 * 3600
+
+    let configuration: FCMConfiguration
+    let httpClient: HTTPClient
+    let logger: Logger
+    let now: @Sendable () -> Date
+    let serviceAccount: Result<FCMServiceAccount, DeliveryError>
+    let accessTokens = ProviderCredentialCache()
+
+    /// Creates a sender. A configuration with an unusable service account is accepted here, and fails every
+    /// ``send(_:)`` permanently; call ``FCMConfiguration/validate()`` first to refuse it up front.
+    ///
+    /// - Parameters:
+    ///   - configuration: The service account and endpoint.
+    ///   - httpClient: The client to send with; the caller owns it and shuts it down.
+    ///   - logger: Where to log; never given the private key, the assertion, the access token or a whole
+    ///     registration token.
+    ///   - now: The clock, for the assertion's `iat`/`exp`, the access token's expiry and the message TTL.
+    public init(
+        configuration: FCMConfiguration,
+        httpClient: HTTPClient,
+        logger: Logger,
+        now: @escaping @Sendable () -> Date = Date.init
+    ) {
+        self.configuration = configuration
+        self.httpClient = httpClient
+        self.logger = logger
+        self.now = now
+        self.serviceAccount = Result { () throws(DeliveryError) in
+            try FCMServiceAccount(json: configuration.serviceAccountJSON)
+        }
+    }
+
+    /// Sends one notification. Throws ``PushTokenInvalid`` when FCM says the registration token is dead, a
+    /// ``DeliveryError`` for other failures, or `CancellationError` when the task is cancelled.
+    public func send(_ notification: PushNotification) async throws {
+        guard notification.platform == .fcm else {
+            throw DeliveryError(.permanent, "fcm sends fcm pushes only, not \(notification.platform.rawValue)")
+        }
+        guard !notification.token.isEmpty else { throw PushTokenInvalid(reason: "fcm registration token is empty") }
+        let account = try serviceAccount.get()
+        let now = self.now()
+        let ttl = min(notification.expiresAt - Int(now.timeIntervalSince1970), Self.maximumTTL)
+        guard ttl > 0 else { throw DeliveryError(.permanent, "fcm notification expired before delivery") }
+
+        var logger = self.logger
+        logger[metadataKey: "message.id"] = "\(notification.id)"
+        logger[metadataKey: "push.token"] = "\(PushHTTP.mask(notification.token))"
+
+        let accessToken = try await self.accessToken(now: now, account: account)
+        var request = HTTPClientRequest(
+            url: "\(PushHTTP.trimmed(configuration.baseURL))/v1/projects/\(account.projectID)/messages:send")
+        request.method = .POST
+        request.headers.add(name: "Authorization", value: "Bearer \(accessToken)")
+        request.headers.add(name: "Content-Type", value: "application/json; charset=utf-8")
+        request.headers.add(name: "Accept", value: "application/json")
+        request.body = .bytes(ByteBuffer(bytes: try Self.body(notification, ttl: ttl)))
+
+        let (response, body) = try await PushHTTP.exchange(
+            request, provider: "fcm", timeout: configuration.timeout, httpClient: httpClient, logger: logger)
+        let status = Int(response.status.code)
+        if (200..<300).contains(status) {
+            let name = try? JSONDecoder().decode(SendResponse.self, from: Data(body.readableBytesView)).name
+            logger.debug("fcm accepted message", metadata: ["fcm.name": "\(name ?? "unknown")"])
+            return
+        }
+        let error = try? JSONDecoder().decode(ErrorResponse.self, from: Data(body.readableBytesView)).error
+        let metadata: Logger.Metadata = [
+            "http.status": "\(status)",
+            "fcm.status": "\(error?.status ?? "none")",
+            "fcm.error_code": "\(error?.fcmErrorCode ?? "none")",
+        ]
+        switch Self.outcome(status: status, error: error) {
+        case .delivered:
+            logger.debug("fcm accepted message", metadata: metadata)
+        case .tokenInvalid(let description):
+            logger.debug("fcm reports the registration token is invalid", metadata: metadata)
+            throw PushTokenInvalid(reason: description)
+        case .accessTokenRejected(let description):
+            logger.debug("fcm rejected the access token; a new one will be requested", metadata: metadata)
+            await accessTokens.invalidate(accessToken)
+            throw DeliveryError(.transient, description)
+        case .failed(let kind, let description):
+            logger.debug("fcm refused message", metadata: metadata)
+            throw DeliveryError(kind, description)
+        }
+    }
+
+    /// The cached access token, or a new one from the token endpoint when the cached one expires within 5 minutes.
+    func accessToken(now: Date, account: FCMServiceAccount) async throws -> String {
+        let httpClient = self.httpClient
+        let logger = self.logger
+        let timeout = configuration.timeout
+        return try await accessTokens.value(now: now) {
+            try await Self.requestAccessToken(
+                now: now, account: account, httpClient: httpClient, timeout: timeout, logger: logger)
+        }
+    }
+
+    /// Exchanges a signed assertion for an access token (RFC 7523 §2.1).
+    static func requestAccessToken(
+        now: Date, account: FCMServiceAccount, httpClient: HTTPClient, timeout: Duration, logger: Logger
+    ) async throws -> ProviderCredential {
+        let issuedAt = Int(now.timeIntervalSince1970)
+        let claims = ProviderToken.GoogleAssertionClaims(
+            iss: account.clientEmail, scope: scope, aud: account.tokenURI, iat: issuedAt, exp: issuedAt + 3600)
+        let assertion: String
+        do {
+            assertion = try ProviderToken.googleAssertion(
+                claims: claims, keyID: account.privateKeyID, key: account.privateKey)
+        } catch {
+            throw DeliveryError(.permanent, "fcm oauth assertion could not be signed")
+        }
+        var request = HTTPClientRequest(url: account.tokenURI)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+        request.headers.add(name: "Accept", value: "application/json")
+        let form = PushHTTP.formEncode([
+            ("grant_type", "urn:ietf:params:oauth:grant-type:jwt-bearer"), ("assertion", assertion),
+        ])
+        request.body = .bytes(ByteBuffer(string: form))
+
+        let (response, body) = try await PushHTTP.exchange(
+            request, provider: "fcm oauth", timeout: timeout, httpClient: httpClient, logger: logger)
+        let status = Int(response.status.code)
+        let data = Data(body.readableBytesView)
+        guard (200..<300).contains(status) else {
+            let error = try? JSONDecoder().decode(TokenError.self, from: data)
+            let description = ["fcm oauth", "\(status)", error?.error].compactMap { $0 }.joined(separator: " ")
+            logger.debug(
+                "google token endpoint refused the assertion",
+                metadata: ["http.status": "\(status)", "oauth.error": "\(error?.error ?? "none")"]
+            )
+            let kind: DeliveryError.Kind = (status == 429 || status >= 500 || status < 400) ? .transient : .permanent
+            throw DeliveryError(kind, description)
+        }
+        guard let token = try? JSONDecoder().decode(TokenResponse.self, from: data), !token.accessToken.isEmpty else {
+            throw DeliveryError(.transient, "fcm oauth answered without an access_token")
+        }
+        let lifetime = TimeInterval(token.expiresIn ?? 3600) - TimeInterval(refreshMargin.components.seconds)
+        logger.debug("obtained fcm access token", metadata: ["oauth.expires_in": "\(token.expiresIn ?? 3600)"])
+        return ProviderCredential(value: token.accessToken, refreshAfter: now.addingTimeInterval(max(0, lifetime)))
+    }
+
+    /// What an FCM answer means for the notification.
+    enum Outcome: Equatable {
+        case delivered
+        case tokenInvalid(String)
+        case accessTokenRejected(String)
+        case failed(DeliveryError.Kind, String)
+    }
+
+    /// Maps an FCM status and error body to an ``Outcome``.
+    static func outcome(status: Int, error: GoogleError?) -> Outcome {
+        let code = error?.fcmErrorCode ?? error?.status
+        let description = ["fcm", "\(status)", code].compactMap { $0 }.joined(separator: " ")
+        if (200..<300).contains(status) { return .delivered }
+        if code == "UNREGISTERED" { return .tokenInvalid(description) }
+        if status == 400, code == "INVALID_ARGUMENT", error?.isAboutRegistrationToken == true {
+            return .tokenInvalid(description)
+        }
+        switch status {
+        case 401 where code == "THIRD_PARTY_AUTH_ERROR":
+            return .failed(.permanent, description)
+        case 401:
+            return .accessTokenRejected(description)
+        case 429, 500..<600:
+            return .failed(.transient, description)
+        case 400..<500:
+            return .failed(.permanent, description)
+        default:
+            return .failed(.transient, description)
+        }
+    }
+
+    /// The request body: `{"message":{"token":…,"data":{…},"android":{"priority":"high","ttl":"<ttl>s"}}}`.
+    static func body(_ notification: PushNotification, ttl: Int) throws -> [UInt8] {
+        let body = SendRequest(
+            message: .init(
+                token: notification.token,
+                data: [
+                    "type": "verity.challenge",
+                    "challengeId": notification.challengeId,
+                    "factorId": notification.factorId,
+                    "title": notification.title,
+                    "body": notification.body,
+                ],
+                android: .init(priority: "high", ttl: "\(ttl)s")
+            )
+        )
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        do {
+            return Array(try encoder.encode(body))
+        } catch {
+            throw DeliveryError(.permanent, "fcm message could not be encoded")
+        }
+    }
+
+    struct SendRequest: Encodable {
+        struct Message: Encodable {
+            struct Android: Encodable {
+                var priority: String
+                var ttl: String
+            }
+
+            var token: String
+            var data: [String: String]
+            var android: Android
+        }
+
+        var message: Message
+    }
+
+    private struct SendResponse: Decodable {
+        var name: String?
+    }
+
+    private struct ErrorResponse: Decodable {
+        var error: GoogleError?
+    }
+
+    /// Google's error body (`google.rpc.Status`): `code`, `message`, `status`, and `details`, among them an
+    /// `FcmError` with the `errorCode` and a `BadRequest` with `fieldViolations`.
+    struct GoogleError: Decodable, Equatable {
+        struct Detail: Decodable, Equatable {
+            struct FieldViolation: Decodable, Equatable {
+                var field: String?
+                var description: String?
+            }
+
+            var type: String?
+            var errorCode: String?
+            var fieldViolations: [FieldViolation]?
+
+            enum CodingKeys: String, CodingKey {
+                case type = "@type"
+                case errorCode, fieldViolations
+            }
+        }
+
+        var code: Int?
+        var message: String?
+        var status: String?
+        var details: [Detail]?
+
+        /// The `errorCode` of the `FcmError` detail.
+        var fcmErrorCode: String? {
+            details?.lazy.compactMap(\.errorCode).first
+        }
+
+        /// Whether the error names the registration token: a field violation on `message.token`, or a message about
+        /// the registration token ("The registration token is not a valid FCM registration token").
+        var isAboutRegistrationToken: Bool {
+            let fields = details?.flatMap { $0.fieldViolations ?? [] }.compactMap(\.field) ?? []
+            if fields.contains("message.token") { return true }
+            return message?.lowercased().contains("registration token") == true
+        }
+    }
+
+    private struct TokenResponse: Decodable {
+        var accessToken: String
+        var expiresIn: Int?
+
+        enum CodingKeys: String, CodingKey {
+            case accessToken = "access_token"
+            case expiresIn = "expires_in"
+        }
+    }
+
+    private struct TokenError: Decodable {
+        var error: String?
+    }
+}

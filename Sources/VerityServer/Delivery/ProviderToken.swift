@@ -1,0 +1,172 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import Logging
+import NIOCore
+import VerityCore
+import _CryptoExtras
+
+/// Mints the JSON Web Tokens that authenticate Verity to push providers: ES256 tokens for APNs, RS256 assertions for
+/// Google's OAuth 2.0 token endpoint.
+enum ProviderToken {
+    /// An APNs provider authentication token: header `{"alg":"ES256","kid":keyID}`, claims `{"iat":…,"iss":teamID}`,
+    /// signed with the `.p8` key; the signature is the raw `r || s` of RFC 7518 §3.4.
+    static func apns(teamID: String, keyID: String, issuedAt: Int, key: P256.Signing.PrivateKey) throws -> String {
+        let claims = APNsClaims(iss: teamID, iat: issuedAt)
+        return try CompactJWS.sign(payload: Array(encoder.encode(claims)), keyID: keyID, type: nil, using: key)
+    }
+
+    /// A Google service-account assertion for the JWT bearer grant (RFC 7523): header `{"alg":"RS256","kid":…,
+    /// "typ":"JWT"}`, claims `{iss, scope, aud, iat, exp}`, signed with RSASSA-PKCS1-v1_5 and SHA-256.
+    static func googleAssertion(
+        claims: GoogleAssertionClaims, keyID: String?, key: _RSA.Signing.PrivateKey
+    ) throws -> String {
+        let header = RS256Header(alg: "RS256", kid: keyID, typ: "JWT")
+        let signingInput =
+            "\(Base64URL.encode(try encoder.encode(header))).\(Base64URL.encode(try encoder.encode(claims)))"
+        let signature = try key.signature(for: Data(signingInput.utf8), padding: .insecurePKCS1v1_5)
+        return "\(signingInput).\(Base64URL.encode(signature.rawRepresentation))"
+    }
+
+    /// The claims Google's token endpoint expects in a service-account assertion.
+    struct GoogleAssertionClaims: Codable, Sendable, Equatable {
+        var iss: String
+        var scope: String
+        var aud: String
+        var iat: Int
+        var exp: Int
+    }
+
+    private struct APNsClaims: Encodable {
+        var iss: String
+        var iat: Int
+    }
+
+    private struct RS256Header: Encodable {
+        var alg: String
+        var kid: String?
+        var typ: String
+    }
+
+    private static var encoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+}
+
+/// One cached provider credential (a JWT or an OAuth access token) and when to stop using it.
+struct ProviderCredential: Sendable {
+    /// The bearer value. Never logged.
+    var value: String
+    /// From this instant on, a new credential is minted before the next request.
+    var refreshAfter: Date
+}
+
+/// Caches a provider credential and mints a new one when it is due; concurrent callers share a single mint, so a burst
+/// of notifications costs one token (APNs refuses tokens that change too often, Google rate-limits its token endpoint).
+actor ProviderCredentialCache {
+    private var current: ProviderCredential?
+    private var pending: Task<ProviderCredential, any Error>?
+
+    /// The cached credential while `now` is before its refresh time, otherwise the result of `mint`.
+    func value(now: Date, mint: @escaping @Sendable () async throws -> ProviderCredential) async throws -> String {
+        if let current, now < current.refreshAfter { return current.value }
+        if let pending { return try await pending.value.value }
+        let task = Task { try await mint() }
+        pending = task
+        defer { pending = nil }
+        let credential = try await task.value
+        current = credential
+        return credential.value
+    }
+
+    /// Drops the cached credential if it is still `value`, so that the next request mints a new one. A credential
+    /// minted meanwhile by another request is kept.
+    func invalidate(_ value: String) {
+        if current?.value == value { current = nil }
+    }
+}
+
+/// What the push senders share: bounded request/response exchanges and safe log values.
+enum PushHTTP {
+    /// Sends `request` and reads up to 64 KiB of the response (draining the rest) within `timeout`.
+    ///
+    /// Throws a transient ``DeliveryError`` named after `provider` on timeouts and transport errors, and
+    /// `CancellationError` when the task is cancelled.
+    static func exchange(
+        _ request: HTTPClientRequest,
+        provider: String,
+        timeout: Duration,
+        httpClient: HTTPClient,
+        logger: Logger
+    ) async throws -> (response: HTTPClientResponse, body: ByteBuffer) {
+        do {
+            return try await withThrowingTaskGroup(of: (HTTPClientResponse, ByteBuffer)?.self) { group in
+                group.addTask {
+                    let response = try await httpClient.execute(request, timeout: TimeAmount(timeout), logger: logger)
+                    var body = ByteBuffer()
+                    for try await var chunk in response.body where body.readableBytes < 64 * 1024 {
+                        body.writeBuffer(&chunk)
+                    }
+                    return (response, body)
+                }
+                group.addTask {
+                    try await Task.sleep(for: timeout)
+                    return nil
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next(), let result = first else {
+                    throw DeliveryError(.transient, "\(provider) timed out after \(timeout)")
+                }
+                return result
+            }
+        } catch let error as DeliveryError {
+            throw error
+        } catch let error as HTTPClientError where error == .deadlineExceeded {
+            throw DeliveryError(.transient, "\(provider) timed out after \(timeout)")
+        } catch {
+            if Task.isCancelled { throw CancellationError() }
+            logger.debug("\(provider) request failed", metadata: ["error": "\(String(reflecting: error))"])
+            let description = (error as? HTTPClientError)?.description ?? String(describing: error)
+            throw DeliveryError(.transient, "\(provider) request failed: \(description)")
+        }
+    }
+
+    /// A device token shortened for logs: its first 6 and last 4 characters, enough to correlate, too little to use.
+    static func mask(_ token: String) -> String {
+        guard token.count > 12 else { return "…" }
+        return "\(token.prefix(6))…\(token.suffix(4))"
+    }
+
+    /// Encodes fields as `application/x-www-form-urlencoded`: UTF-8, every byte except `A–Z a–z 0–9 * - . _`
+    /// percent-encoded, a space as `+`.
+    static func formEncode(_ fields: [(String, String)]) -> String {
+        fields.map { "\(formEncode($0.0))=\(formEncode($0.1))" }.joined(separator: "&")
+    }
+
+    static func formEncode(_ string: String) -> String {
+        let hex = Array("0123456789ABCDEF".utf8)
+        var out: [UInt8] = []
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "*"), UInt8(ascii: "-"), UInt8(ascii: "."),
+                UInt8(ascii: "_"):
+                out.append(byte)
+            case UInt8(ascii: " "):
+                out.append(UInt8(ascii: "+"))
+            default:
+                out.append(contentsOf: [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]])
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `base` without trailing slashes.
+    static func trimmed(_ base: String) -> String {
+        var base = Substring(base)
+        while base.hasSuffix("/") { base = base.dropLast() }
+        return String(base)
+    }
+}

@@ -1,0 +1,51 @@
+import VerityCore
+
+/// One push notification announcing a challenge to a device.
+public struct PushNotification: Codable, Sendable, Equatable {
+    /// The outbox message id (`msg_…`), stable across retries.
+    public var id: String
+    public var platform: PushPlatform
+    /// The APNs device token (hex) or FCM registration token.
+    public var token: String
+    /// The app's bundle id (APNs topic) or package name, when the device reported one.
+    public var appId: String?
+    public var title: String
+    public var body: String
+    public var challengeId: String
+    public var factorId: String
+    /// Seconds since 1970 after which delivering is pointless (APNs `apns-expiration`, FCM `ttl`).
+    public var expiresAt: Int
+
+    public init(
+        id: String, platform: PushPlatform, token: String, appId: String?, title: String, body: String,
+        challengeId: String, factorId: String, expiresAt: Int
+    ) {
+        self.id = id
+        self.platform = platform
+        self.token = token
+        self.appId = appId
+        self.title = title
+        self.body = body
+        self.challengeId = challengeId
+        self.factorId = factorId
+        self.expiresAt = expiresAt
+    }
+}
+
+/// Delivers push notifications of one platform.
+public protocol PushSender: Sendable {
+    /// Sends one notification. Throws ``DeliveryError``; `.permanent` stops retries. A token the platform says
+    /// is no longer valid (APNs 410 Unregistered, FCM UNREGISTERED) throws ``PushTokenInvalid``.
+    func send(_ notification: PushNotification) async throws
+}
+
+/// The platform reported that the device token is dead: the factor must stop receiving pushes.
+public struct PushTokenInvalid: Error, Sendable, CustomStringConvertible {
+    public var reason: String
+
+    public init(reason: String) {
+        self.reason = reason
+    }
+
+    public var description: String { "push token invalid: \(reason)" }
+}

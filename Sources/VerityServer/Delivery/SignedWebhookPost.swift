@@ -1,0 +1,93 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+
+/// One signed JSON `POST` to a customer's endpoint: the shared wire format of every Verity webhook.
+///
+/// Headers: `Content-Type: application/json`, `Verity-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256>` over
+/// `"<t>.<raw body>"` (see ``WebhookSignature``) and `Verity-Message-Id`, the same on every retry so the receiver
+/// can drop duplicates. 2xx is success; 408, 429, 5xx, network errors and timeouts are transient; any other status
+/// is permanent, with the reason `webhook <status>`.
+struct SignedWebhookPost: Sendable {
+    static let messageIDHeaderName = "Verity-Message-Id"
+
+    let httpClient: HTTPClient
+    let logger: Logger
+    let now: @Sendable () -> Date
+
+    /// Posts `body`; throws ``DeliveryError`` (or `CancellationError` when the task is cancelled).
+    func post(url: String, secret: String, body: [UInt8], messageId: String, timeout: Duration, what: String)
+        async throws
+    {
+        guard Self.isHTTPURL(url) else {
+            throw DeliveryError(.permanent, "webhook url is not an absolute http(s) url")
+        }
+        let timestamp = Int(now().timeIntervalSince1970.rounded(.down))
+        var request = HTTPClientRequest(url: url)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(
+            name: WebhookSignature.headerName,
+            value: WebhookSignature.header(secret: secret, timestamp: timestamp, body: body)
+        )
+        request.headers.add(name: Self.messageIDHeaderName, value: messageId)
+        request.body = .bytes(ByteBuffer(bytes: body))
+
+        var logger = self.logger
+        logger[metadataKey: "message.id"] = "\(messageId)"
+        let status = try await exchange(request, timeout: timeout, logger: logger)
+        guard (200..<300).contains(status) else {
+            logger.debug("webhook refused \(what)", metadata: ["http.status": "\(status)"])
+            throw DeliveryError(Self.kind(ofStatus: status), "webhook \(status)")
+        }
+        logger.debug("webhook accepted \(what)", metadata: ["http.status": "\(status)"])
+    }
+
+    /// Whether a URL is absolute, with an `http` or `https` scheme and a host.
+    static func isHTTPURL(_ string: String) -> Bool {
+        guard let url = URL(string: string), let scheme = url.scheme?.lowercased(), let host = url.host else {
+            return false
+        }
+        return (scheme == "http" || scheme == "https") && !host.isEmpty
+    }
+
+    /// 408, 429 and 5xx are worth retrying; other statuses are not.
+    static func kind(ofStatus status: Int) -> DeliveryError.Kind {
+        switch status {
+        case 408, 429, 500..<600: .transient
+        default: .permanent
+        }
+    }
+
+    /// Sends the request and drains the response within `timeout`; returns the status code.
+    private func exchange(_ request: HTTPClientRequest, timeout: Duration, logger: Logger) async throws -> Int {
+        do {
+            return try await withThrowingTaskGroup(of: Int?.self) { group in
+                group.addTask {
+                    let response = try await httpClient.execute(request, timeout: TimeAmount(timeout), logger: logger)
+                    // The answer is not used, but reading it lets the connection go back to the pool.
+                    for try await _ in response.body {}
+                    return Int(response.status.code)
+                }
+                group.addTask {
+                    try await Task.sleep(for: timeout)
+                    return nil
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next(), let status = first else {
+                    throw DeliveryError(.transient, "webhook timed out after \(timeout)")
+                }
+                return status
+            }
+        } catch let error as DeliveryError {
+            throw error
+        } catch let error as HTTPClientError where error == .deadlineExceeded {
+            throw DeliveryError(.transient, "webhook timed out after \(timeout)")
+        } catch {
+            if Task.isCancelled { throw CancellationError() }
+            logger.debug("webhook request failed", metadata: ["error": "\(String(reflecting: error))"])
+            throw DeliveryError(.transient, "webhook request failed: \(error)")
+        }
+    }
+}

@@ -1,0 +1,242 @@
+import Foundation
+import Logging
+import VerityCore
+
+/// Push and TOTP challenges: create, deliver, answer once, expire, and tell the backend.
+struct ChallengeService: Sendable {
+    static let defaultLifetime = 300
+    static let lifetimeRange = 10...3600
+    static let maxWait = 60
+
+    let store: ChallengeStore
+    let factors: FactorService
+    let identifiers: Identifiers
+    let clock: any TimeSource
+    let outboxSignal: OutboxSignal
+    let answers: ChallengeAnswerSignal
+    let logger: Logger
+
+    // MARK: - Backend
+
+    func create(_ request: CreateChallengeRequest, in project: Project) async throws -> Challenge {
+        let now = clock.now()
+        let lifetime = request.expiresIn ?? Self.defaultLifetime
+        guard Self.lifetimeRange.contains(lifetime) else {
+            throw VerityError(.invalidRequest, "`expiresIn` must be between 10 and 3600 seconds.")
+        }
+        let message = request.message ?? "Approve sign-in to \(project.name)?"
+        let details = request.details ?? []
+        let hidden = request.hiddenDetails ?? [:]
+        try Self.validate(message: message, details: details, hidden: hidden)
+
+        let target: (userId: String, factor: FactorRecord?)
+        switch (request.factorId, request.userId) {
+        case (let factorId?, nil):
+            let factor = try await factors.factor(id: factorId, in: project)
+            guard factor.status == .verified else {
+                throw VerityError(.factorNotVerified, "Factor \(factor.id) must be verified before it gets challenges.")
+            }
+            target = (factor.userId, factor)
+        case (nil, let userId?):
+            target = (try FactorService.validUserId(userId), nil)
+        default:
+            throw VerityError(.invalidRequest, "Name exactly one of `factorId` or `userId`.")
+        }
+
+        var challenge = ChallengeRecord(
+            id: identifiers.make("chl"), projectId: project.id, userId: target.userId, factorId: target.factor?.id,
+            type: target.factor?.type ?? .push, status: .pending, message: message, details: details,
+            hiddenDetails: hidden,
+            contentHash: ChallengeSigningPayload.contentHash(
+                message: message, details: details.map { ($0.label, $0.value) }),
+            userVerification: request.userVerification ?? .preferred, createdAt: now,
+            expiresAt: now.addingTimeInterval(TimeInterval(lifetime)))
+
+        if let factor = target.factor, factor.type == .totp {
+            // A TOTP challenge is answered by the code it comes with.
+            guard let code = request.code else {
+                throw VerityError(.invalidRequest, "A TOTP challenge needs the user's `code`.")
+            }
+            let approved = try await factors.checkTOTP(code, factor: factor)
+            challenge.status = approved ? .approved : .denied
+            challenge.respondedAt = now
+            challenge.respondedFactorId = factor.id
+            try await store.insertAnswered(challenge, now: now, webhook: webhook(for:url:))
+            outboxSignal.notify()
+            return challenge.response(at: now)
+        }
+        guard request.code == nil else {
+            throw VerityError(.invalidRequest, "`code` is only for TOTP factors.")
+        }
+        let recipients: [FactorRecord]
+        if let factor = target.factor {
+            recipients = [factor]
+        } else {
+            recipients = try await factors.store.factors(userId: target.userId, projectId: project.id)
+                .filter { $0.type == .push && $0.status == .verified }
+            guard !recipients.isEmpty else {
+                throw VerityError(.noVerifiedFactors, "The user has no verified push factor to challenge.")
+            }
+        }
+        let pushes = try recipients.map { factor in
+            ChallengeStore.QueuedMessage(
+                id: identifiers.make("msg"), channel: .push, destination: factor.id,
+                payload: try Self.json(
+                    PushNotification(
+                        id: "", platform: factor.pushPlatform ?? .none, token: "", appId: nil, title: project.name,
+                        body: message, challengeId: challenge.id, factorId: factor.id,
+                        expiresAt: Int(challenge.expiresAt.timeIntervalSince1970))))
+        }
+        try await store.insert(challenge, messages: pushes, now: now)
+        outboxSignal.notify()
+        logger.info(
+            "Challenge created",
+            metadata: ["challenge": "\(challenge.id)", "project": "\(project.id)", "factors": "\(recipients.count)"])
+        return challenge.response(at: now)
+    }
+
+    /// The challenge; with `wait`, holds the request until it is answered or expires (at most `wait` seconds).
+    func fetch(id: String, wait: Int?, in project: Project) async throws -> Challenge {
+        guard let wait, wait > 0 else { return try await current(id: id, in: project).response(at: clock.now()) }
+        guard wait <= Self.maxWait else {
+            throw VerityError(.invalidRequest, "`wait` must be between 0 and \(Self.maxWait) seconds.")
+        }
+        let deadline = ContinuousClock.now + .seconds(wait)
+        while true {
+            let challenge = try await current(id: id, in: project)
+            let now = clock.now()
+            if challenge.status(at: now) != .pending || ContinuousClock.now >= deadline {
+                return challenge.response(at: now)
+            }
+            // Woken at once by an answer on this node; answers on other nodes are seen by the poll.
+            await answers.wait(for: id, timeout: min(.milliseconds(250), deadline - ContinuousClock.now))
+        }
+    }
+
+    private func current(id: String, in project: Project) async throws -> ChallengeRecord {
+        guard let challenge = try await store.challenge(id: id, projectId: project.id) else {
+            throw VerityError(.challengeNotFound, "No challenge \(id) in this project.")
+        }
+        return challenge
+    }
+
+    // MARK: - Device
+
+    func pending(for factor: FactorRecord) async throws -> [DeviceChallenge] {
+        try Self.requireVerified(factor)
+        let now = clock.now()
+        return try await store.pendingChallenges(for: factor, now: now).map { $0.deviceView(for: factor.id, at: now) }
+    }
+
+    func deviceChallenge(id: String, for factor: FactorRecord) async throws -> DeviceChallenge {
+        try Self.requireVerified(factor)
+        let challenge = try await challengeFor(id: id, factor: factor)
+        return challenge.deviceView(for: factor.id, at: clock.now())
+    }
+
+    /// Records the device's signed answer. The first valid answer wins; the signature must bind this challenge,
+    /// this factor, what was shown and the answer.
+    func respond(id: String, _ request: RespondChallengeRequest, factor: FactorRecord) async throws -> DeviceChallenge {
+        try Self.requireVerified(factor)
+        let challenge = try await challengeFor(id: id, factor: factor)
+        let expected = ChallengeSigningPayload(
+            challengeId: challenge.id, factorId: factor.id, contentHash: challenge.contentHash, status: request.status)
+        let key = try factor.signingKey()
+        do {
+            try ChallengeSigningPayload.verify(request.signature, expected: expected, key: key)
+        } catch .mismatchedFields(let fields) {
+            throw VerityError(
+                .invalidSignature,
+                "The signed \(fields.joined(separator: ", ")) do not match this challenge and answer.")
+        } catch {
+            throw VerityError(.invalidSignature, "The answer is not a valid signature by this factor's key (\(error)).")
+        }
+        let now = clock.now()
+        let status: ChallengeStatus = request.status == .approved ? .approved : .denied
+        guard
+            let answered = try await store.answer(
+                id: challenge.id, status: status, factorId: factor.id, now: now, webhook: webhook(for:url:))
+        else {
+            let current = try await store.challenge(id: challenge.id, projectId: factor.projectId) ?? challenge
+            if current.status(at: now) == .expired {
+                throw VerityError(.challengeExpired, "The challenge expired before it was answered.")
+            }
+            throw VerityError(.challengeAlreadyAnswered, "The challenge was already answered.")
+        }
+        answers.notify(answered.id)
+        outboxSignal.notify()
+        logger.info("Challenge answered", metadata: ["challenge": "\(answered.id)", "status": "\(status.rawValue)"])
+        return answered.deviceView(for: factor.id, at: now)
+    }
+
+    /// The challenge, if this factor may see and answer it.
+    private func challengeFor(id: String, factor: FactorRecord) async throws -> ChallengeRecord {
+        guard let challenge = try await store.challenge(id: id, projectId: factor.projectId) else {
+            throw VerityError(.challengeNotFound, "No challenge \(id).")
+        }
+        let mine =
+            challenge.type == .push && challenge.userId == factor.userId
+            && (challenge.factorId == nil || challenge.factorId == factor.id)
+        guard mine else { throw VerityError(.wrongFactor, "This challenge is not for this factor.") }
+        return challenge
+    }
+
+    // MARK: - Expiry
+
+    /// Marks due challenges expired and queues their webhooks; returns how many.
+    func expireDue() async throws -> Int {
+        let expired = try await store.expireDue(now: clock.now(), webhook: webhook(for:url:))
+        for challenge in expired { answers.notify(challenge.id) }
+        if !expired.isEmpty { outboxSignal.notify() }
+        return expired.count
+    }
+
+    // MARK: - Helpers
+
+    /// The event message for the project's webhook endpoint at `url`.
+    @Sendable private func webhook(for challenge: ChallengeRecord, url: String) throws -> ChallengeStore.QueuedMessage {
+        let event = ChallengeEvent(
+            id: identifiers.make("evt"), type: "challenge.\(challenge.status.rawValue)", createdAt: clock.now(),
+            data: challenge.response(at: clock.now()))
+        return ChallengeStore.QueuedMessage(
+            id: identifiers.make("msg"), channel: .webhook, destination: url, payload: try Self.json(event))
+    }
+
+    private static func requireVerified(_ factor: FactorRecord) throws {
+        guard factor.status == .verified else {
+            throw VerityError(.factorNotVerified, "Verify the factor before using it.")
+        }
+    }
+
+    private static func validate(message: String, details: [ChallengeDetail], hidden: [String: String]) throws {
+        guard (1...256).contains(message.count) else {
+            throw VerityError(.invalidRequest, "`message` must be 1 to 256 characters.")
+        }
+        guard details.count <= 20,
+            details.allSatisfy({ (1...64).contains($0.label.count) && (0...256).contains($0.value.count) })
+        else {
+            throw VerityError(
+                .invalidRequest, "At most 20 `details`, each with a 1–64 character label and a value up to 256.")
+        }
+        guard hidden.count <= 20, hidden.allSatisfy({ $0.key.count <= 64 && $0.value.count <= 1024 }) else {
+            throw VerityError(
+                .invalidRequest, "At most 20 `hiddenDetails`, keys up to 64 and values up to 1024 characters.")
+        }
+    }
+
+    static func json(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+}
+
+/// A webhook event about a challenge.
+struct ChallengeEvent: Codable, Sendable {
+    var id: String
+    /// `challenge.approved`, `challenge.denied` or `challenge.expired`.
+    var type: String
+    var createdAt: Date
+    var data: Challenge
+}

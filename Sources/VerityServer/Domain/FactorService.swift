@@ -1,0 +1,256 @@
+import Crypto
+import Foundation
+import Logging
+import VerityCore
+
+/// Enrollment tokens, push factors bound to device keys, TOTP factors, and device authentication.
+struct FactorService: Sendable {
+    static let enrollmentTokenPrefix = "vet_"
+    /// Device tokens may live at most this long (`exp - iat`).
+    static let maxDeviceTokenLifetime: TimeInterval = 600
+    /// Clock skew tolerated on `iat`/`exp`.
+    static let leeway: TimeInterval = 60
+
+    let store: FactorStore
+    let identifiers: Identifiers
+    let sealer: SecretSealer
+    let clock: any TimeSource
+    let logger: Logger
+
+    // MARK: - Backend
+
+    func createEnrollmentToken(_ request: CreateEnrollmentTokenRequest, in project: Project) async throws
+        -> EnrollmentToken
+    {
+        let userId = try Self.validUserId(request.userId)
+        let lifetime = request.expiresIn ?? 600
+        guard (60...3600).contains(lifetime) else {
+            throw VerityError(.invalidRequest, "`expiresIn` must be between 60 and 3600 seconds.")
+        }
+        let now = clock.now()
+        let token = Self.enrollmentTokenPrefix + identifiers.secret(bytes: 32)
+        let expiresAt = now.addingTimeInterval(TimeInterval(lifetime))
+        try await store.insertEnrollmentToken(
+            hash: APIKeySecret.hash(token), projectId: project.id, userId: userId, now: now, expiresAt: expiresAt)
+        return EnrollmentToken(token: token, userId: userId, expiresAt: expiresAt)
+    }
+
+    func factors(userId: String, in project: Project) async throws -> [Factor] {
+        try await store.factors(userId: try Self.validUserId(userId), projectId: project.id).map(\.response)
+    }
+
+    func factor(id: String, in project: Project) async throws -> FactorRecord {
+        guard let factor = try await store.factor(id: id, projectId: project.id) else {
+            throw VerityError(.factorNotFound, "No factor \(id) in this project.")
+        }
+        return factor
+    }
+
+    func delete(id: String, in project: Project) async throws {
+        guard try await store.delete(id: id, projectId: project.id) else {
+            throw VerityError(.factorNotFound, "No factor \(id) in this project.")
+        }
+    }
+
+    /// A device removing its own factor.
+    func delete(_ factor: FactorRecord) async throws {
+        guard try await store.delete(id: factor.id, projectId: factor.projectId) else {
+            throw VerityError(.factorNotFound)
+        }
+        logger.info("Push factor deleted by its device", metadata: ["factor": "\(factor.id)"])
+    }
+
+    // MARK: - Push enrollment (enrollment token)
+
+    func enroll(_ request: CreatePushFactorRequest, enrollmentToken: String) async throws -> EnrolledPushFactor {
+        let now = clock.now()
+        let tokenHash = APIKeySecret.hash(enrollmentToken)
+        guard let token = try await store.enrollmentToken(hash: tokenHash, now: now) else {
+            throw VerityError(.unauthorized, "The enrollment token is unknown or expired.")
+        }
+        let publicKey: P256.Signing.PublicKey
+        do {
+            publicKey = try P256.Signing.PublicKey(derBase64: request.publicKey)
+        } catch {
+            throw VerityError(
+                .invalidPublicKey, "`publicKey` must be a P-256 public key: base64 of its DER SubjectPublicKeyInfo.")
+        }
+        let name = try Self.validName(request.friendlyName)
+        if request.pushPlatform != .none {
+            guard let pushToken = request.pushToken, (1...4096).contains(pushToken.count) else {
+                throw VerityError(.invalidRequest, "`pushToken` is required for \(request.pushPlatform.rawValue).")
+            }
+        }
+        for (field, value) in [("appId", request.appId), ("sdkVersion", request.sdkVersion)] {
+            if let value, value.count > 255 { throw VerityError(.invalidRequest, "`\(field)` is too long.") }
+        }
+        let factor = FactorRecord(
+            id: identifiers.make("fac"), projectId: token.projectId, userId: token.userId, type: .push,
+            status: .unverified, friendlyName: name, publicKey: publicKey.derBase64,
+            pushPlatform: request.pushPlatform, pushToken: request.pushPlatform == .none ? nil : request.pushToken,
+            appId: request.appId, sdkVersion: request.sdkVersion, nonce: identifiers.secret(bytes: 32),
+            enrollmentTokenHash: tokenHash, createdAt: now)
+        guard try await store.insertEnrolledFactor(factor, tokenHash: tokenHash) else {
+            throw VerityError(
+                .conflict, "This enrollment token already enrolled a device; ask the backend for a new one.")
+        }
+        logger.info("Push factor enrolled", metadata: ["factor": "\(factor.id)", "project": "\(factor.projectId)"])
+        return EnrolledPushFactor(factor: factor.response, nonce: factor.nonce ?? "")
+    }
+
+    /// Checks the device's signature over the enrollment nonce and marks the factor verified.
+    func verifyPushFactor(id: String, signature: String, enrollmentToken: String) async throws -> Factor {
+        let now = clock.now()
+        let tokenHash = APIKeySecret.hash(enrollmentToken)
+        guard let token = try await store.enrollmentToken(hash: tokenHash, now: now), token.factorId == id,
+            let factor = try await store.factor(id: id), factor.enrollmentTokenHash == tokenHash
+        else {
+            throw VerityError(.unauthorized, "The enrollment token is unknown, expired or for another factor.")
+        }
+        guard factor.status == .unverified, let nonce = factor.nonce else {
+            throw VerityError(.conflict, "The factor is already verified.")
+        }
+        let proof = try Self.verifiedPayload(signature, as: FactorProof.self, factor: factor)
+        guard proof == FactorProof(factorId: factor.id, nonce: nonce) else {
+            throw VerityError(.invalidSignature, "The signed payload must be this factor's id and nonce.")
+        }
+        guard let verified = try await store.markVerified(id: id, now: now) else {
+            throw VerityError(.conflict, "The factor is already verified.")
+        }
+        return verified.response
+    }
+
+    // MARK: - Device requests (device JWT)
+
+    /// Authenticates a device token: an ES256 JWS signed by the factor's key, `kid` = factor id, short-lived,
+    /// used once.
+    func authenticateDevice(token: String) async throws -> FactorRecord {
+        let jws: CompactJWS
+        do {
+            jws = try CompactJWS(parsing: token)
+        } catch {
+            throw VerityError(.unauthorized, "The device token is not a valid ES256 JWS.")
+        }
+        guard let keyID = jws.header.kid, let factor = try await store.factor(id: keyID), factor.type == .push
+        else { throw VerityError(.unauthorized, "The device token names no known push factor.") }
+        let claims: DeviceTokenClaims
+        do {
+            claims = try Self.verifiedPayload(token, as: DeviceTokenClaims.self, factor: factor, parsed: jws)
+        } catch {
+            throw VerityError(.unauthorized, "The device token is not signed by this factor's key.")
+        }
+        let now = clock.now().timeIntervalSince1970
+        guard claims.sub == factor.id, Double(claims.exp) > now - Self.leeway, Double(claims.iat) <= now + Self.leeway,
+            claims.exp > claims.iat, Double(claims.exp - claims.iat) <= Self.maxDeviceTokenLifetime,
+            (8...128).contains(claims.jti.count)
+        else {
+            throw VerityError(
+                .unauthorized, "The device token is expired, not yet valid, too long-lived or for another factor.")
+        }
+        guard
+            try await store.useDeviceToken(
+                factorId: factor.id, jti: claims.jti,
+                expiresAt: Date(timeIntervalSince1970: Double(claims.exp) + Self.leeway))
+        else { throw VerityError(.tokenReplayed, "Each device token may be used once; sign a new one.") }
+        return factor
+    }
+
+    func update(_ factor: FactorRecord, with request: UpdateFactorRequest) async throws -> Factor {
+        if let token = request.pushToken, !(1...4096).contains(token.count) {
+            throw VerityError(.invalidRequest, "`pushToken` must be 1 to 4096 characters.")
+        }
+        let name = try request.friendlyName.map(Self.validName)
+        guard let updated = try await store.update(id: factor.id, pushToken: request.pushToken, friendlyName: name)
+        else { throw VerityError(.factorNotFound) }
+        return updated.response
+    }
+
+    // MARK: - TOTP
+
+    func createTOTPFactor(userId: String, _ request: CreateTOTPFactorRequest, in project: Project) async throws
+        -> CreatedTOTPFactor
+    {
+        let userId = try Self.validUserId(userId)
+        let name = try Self.validName(request.friendlyName)
+        guard let algorithm = TOTP.Algorithm(rawValue: (request.algorithm ?? "SHA1").uppercased()) else {
+            throw VerityError(.invalidRequest, "`algorithm` must be SHA1, SHA256 or SHA512.")
+        }
+        let digits = request.digits ?? 6
+        guard (6...8).contains(digits) else { throw VerityError(.invalidRequest, "`digits` must be 6, 7 or 8.") }
+        let issuer = request.issuer ?? project.name
+        guard (1...100).contains(issuer.count) else {
+            throw VerityError(.invalidRequest, "`issuer` must be 1 to 100 characters.")
+        }
+        let secret = identifiers.random.bytes(count: algorithm == .sha1 ? 20 : algorithm == .sha256 ? 32 : 64)
+        let totp = try TOTP(secret: secret, algorithm: algorithm, digits: digits, period: 30)
+        let id = identifiers.make("fac")
+        let factor = FactorRecord(
+            id: id, projectId: project.id, userId: userId, type: .totp, status: .unverified, friendlyName: name,
+            totpSecret: try sealer.seal(secret, context: id), totpAlgorithm: algorithm.rawValue, totpDigits: digits,
+            totpPeriod: 30, createdAt: clock.now())
+        try await store.insert(factor)
+        return CreatedTOTPFactor(
+            factor: factor.response, secret: Base32.encode(secret), uri: totp.uri(issuer: issuer, account: userId))
+    }
+
+    /// Checks a TOTP code (±1 step) and spends its time step, so the same code never works twice.
+    func checkTOTP(_ code: String, factor: FactorRecord) async throws -> Bool {
+        guard code.count <= 8, code.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+            throw VerityError(.invalidCode, "The code must be 6 to 8 digits.")
+        }
+        guard let sealed = factor.totpSecret, let algorithm = factor.totpAlgorithm.flatMap(TOTP.Algorithm.init),
+            let digits = factor.totpDigits, let period = factor.totpPeriod
+        else { throw StoreError.corruptValue(column: "factors.totp_secret") }
+        let totp = try TOTP(
+            secret: try sealer.open(sealed, context: factor.id), algorithm: algorithm, digits: digits, period: period)
+        guard let counter = totp.matchingCounter(for: code, at: clock.now(), window: 1) else { return false }
+        return try await store.useTOTPCounter(id: factor.id, counter: Int64(counter))
+    }
+
+    func verifyTOTPFactor(id: String, code: String, in project: Project) async throws -> Factor {
+        let factor = try await factor(id: id, in: project)
+        guard factor.type == .totp else {
+            throw VerityError(.invalidRequest, "Push factors are verified by their device, not with a code.")
+        }
+        guard factor.status == .unverified else { throw VerityError(.conflict, "The factor is already verified.") }
+        guard try await checkTOTP(code, factor: factor) else {
+            throw VerityError(.invalidCode, "The code is wrong or was already used; wait for the next one.")
+        }
+        guard let verified = try await store.markVerified(id: id, now: clock.now()) else {
+            throw VerityError(.conflict, "The factor is already verified.")
+        }
+        return verified.response
+    }
+
+    // MARK: - Validation
+
+    static func validUserId(_ userId: String) throws -> String {
+        guard (1...128).contains(userId.count), !userId.contains(where: { $0.isNewline || $0 == "\0" }) else {
+            throw VerityError(.invalidRequest, "`userId` must be 1 to 128 characters on one line.")
+        }
+        return userId
+    }
+
+    static func validName(_ name: String) throws -> String {
+        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...100).contains(trimmed.count) else {
+            throw VerityError(.invalidRequest, "`friendlyName` must be 1 to 100 characters.")
+        }
+        return trimmed
+    }
+
+    /// Verifies a compact JWS with the factor's key and decodes its payload.
+    static func verifiedPayload<T: Decodable>(
+        _ token: String, as type: T.Type, factor: FactorRecord, parsed: CompactJWS? = nil
+    ) throws -> T {
+        let key = try factor.signingKey()
+        guard let jws = try? parsed ?? CompactJWS(parsing: token), jws.isValidSignature(for: key) else {
+            throw VerityError(.invalidSignature, "The signature does not verify with this factor's key.")
+        }
+        do {
+            return try jws.decodePayload(T.self)
+        } catch {
+            throw VerityError(.invalidSignature, "The signed payload does not have the expected fields.")
+        }
+    }
+}

@@ -1,0 +1,181 @@
+import Foundation
+import SQLKit
+import VerityCore
+
+/// Challenges, the push notifications that announce them and the webhook events that report them.
+struct ChallengeStore: Sendable {
+    let database: Database
+
+    private static let columns = """
+        id, project_id, user_id, factor_id, type, status, message, details, hidden_details, content_hash, \
+        user_verification, created_at, expires_at, responded_at, responded_factor_id
+        """
+
+    /// A message to queue with a challenge change, in the same transaction.
+    struct QueuedMessage: Sendable {
+        var id: String
+        var channel: OutboxChannel
+        /// The factor id for a push, the URL for a webhook.
+        var destination: String
+        var payload: String
+    }
+
+    /// Stores a challenge and queues its push notifications (and, for an immediate TOTP answer, its webhook).
+    func insert(_ challenge: ChallengeRecord, messages: [QueuedMessage], now: Date) async throws {
+        try await database.transaction { sql in
+            try await insert(challenge, in: sql)
+            try await Self.enqueue(messages, projectId: challenge.projectId, in: sql, now: now)
+        }
+    }
+
+    private func insert(_ challenge: ChallengeRecord, in sql: any SQLDatabase) async throws {
+        try await sql.raw(
+            """
+            INSERT INTO challenges (\(unsafeRaw: Self.columns))
+            VALUES (\(bind: challenge.id), \(bind: challenge.projectId), \(bind: challenge.userId),
+                    \(bind: challenge.factorId), \(bind: challenge.type.rawValue), \(bind: challenge.status.rawValue),
+                    \(bind: challenge.message), \(bind: try Self.json(challenge.details)),
+                    \(bind: try Self.json(challenge.hiddenDetails)), \(bind: challenge.contentHash),
+                    \(bind: challenge.userVerification.rawValue), \(bind: challenge.createdAt.storedValue),
+                    \(bind: challenge.expiresAt.storedValue), \(bind: challenge.respondedAt?.storedValue),
+                    \(bind: challenge.respondedFactorId))
+            """
+        ).run()
+    }
+
+    func challenge(id: String, projectId: String) async throws -> ChallengeRecord? {
+        try await database.read { sql in
+            try await sql.raw(
+                "SELECT \(unsafeRaw: Self.columns) FROM challenges WHERE id = \(bind: id) AND project_id = \(bind: projectId)"
+            ).first().map(Self.record(from:))
+        }
+    }
+
+    /// The pending, unexpired challenges a factor may answer: those sent to it, and those sent to its user.
+    func pendingChallenges(for factor: FactorRecord, now: Date) async throws -> [ChallengeRecord] {
+        try await database.read { sql in
+            try await sql.raw(
+                """
+                SELECT \(unsafeRaw: Self.columns) FROM challenges
+                WHERE project_id = \(bind: factor.projectId) AND user_id = \(bind: factor.userId)
+                  AND status = 'pending' AND expires_at > \(bind: now.storedValue) AND type = 'push'
+                  AND (factor_id IS NULL OR factor_id = \(bind: factor.id))
+                ORDER BY created_at DESC, id LIMIT 50
+                """
+            ).all().map(Self.record(from:))
+        }
+    }
+
+    /// Records the first answer to a pending, unexpired challenge, queuing its webhook in the same transaction.
+    /// Returns nil when it was already answered or has expired.
+    func answer(
+        id: String, status: ChallengeStatus, factorId: String, now: Date,
+        webhook: @Sendable (ChallengeRecord, _ url: String) throws -> QueuedMessage
+    ) async throws -> ChallengeRecord? {
+        try await database.transaction { sql in
+            guard
+                let row = try await sql.raw(
+                    """
+                    UPDATE challenges SET status = \(bind: status.rawValue), responded_at = \(bind: now.storedValue),
+                        responded_factor_id = \(bind: factorId)
+                    WHERE id = \(bind: id) AND status = 'pending' AND expires_at > \(bind: now.storedValue)
+                    RETURNING \(unsafeRaw: Self.columns)
+                    """
+                ).first()
+            else { return nil }
+            let answered = try Self.record(from: row)
+            try await Self.enqueueWebhook(for: answered, webhook: webhook, in: sql, now: now)
+            return answered
+        }
+    }
+
+    /// Marks every pending challenge past its expiry as expired, queuing their webhooks. Returns them.
+    func expireDue(
+        now: Date, limit: Int = 500, webhook: @Sendable (ChallengeRecord, _ url: String) throws -> QueuedMessage
+    ) async throws -> [ChallengeRecord] {
+        try await database.transaction { sql in
+            let expired = try await sql.raw(
+                """
+                UPDATE challenges SET status = 'expired'
+                WHERE id IN (
+                    SELECT id FROM challenges WHERE status = 'pending' AND expires_at <= \(bind: now.storedValue)
+                    ORDER BY expires_at LIMIT \(bind: limit) \(unsafeRaw: database.skipLockedClause))
+                RETURNING \(unsafeRaw: Self.columns)
+                """
+            ).all().map(Self.record(from:))
+            for challenge in expired {
+                try await Self.enqueueWebhook(for: challenge, webhook: webhook, in: sql, now: now)
+            }
+            return expired
+        }
+    }
+
+    /// Queues the event for the project's webhook endpoint, when the project has one.
+    static func enqueueWebhook(
+        for challenge: ChallengeRecord, webhook: (ChallengeRecord, String) throws -> QueuedMessage,
+        in sql: any SQLDatabase, now: Date
+    ) async throws {
+        guard
+            let project = try await sql.raw(
+                "SELECT webhook_url, webhook_secret FROM projects WHERE id = \(bind: challenge.projectId)"
+            ).first(),
+            let url = try project.decode(column: "webhook_url", as: String?.self),
+            try project.decode(column: "webhook_secret", as: String?.self) != nil
+        else { return }
+        try await enqueue([try webhook(challenge, url)], projectId: challenge.projectId, in: sql, now: now)
+    }
+
+    /// Stores a challenge answered on creation (TOTP) and queues its webhook.
+    func insertAnswered(
+        _ challenge: ChallengeRecord, now: Date,
+        webhook: @Sendable (ChallengeRecord, _ url: String) throws -> QueuedMessage
+    ) async throws {
+        try await database.transaction { sql in
+            try await insert(challenge, in: sql)
+            try await Self.enqueueWebhook(for: challenge, webhook: webhook, in: sql, now: now)
+        }
+    }
+
+    private static func enqueue(_ messages: [QueuedMessage], projectId: String, in sql: any SQLDatabase, now: Date)
+        async throws
+    {
+        for message in messages {
+            try await sql.raw(
+                """
+                INSERT INTO outbox (id, project_id, channel, destination, locale, status, attempts, next_attempt_at,
+                                    created_at, payload)
+                VALUES (\(bind: message.id), \(bind: projectId), \(bind: message.channel.rawValue),
+                        \(bind: message.destination), 'en', 'pending', 0, \(bind: now.storedValue),
+                        \(bind: now.storedValue), \(bind: message.payload))
+                """
+            ).run()
+        }
+    }
+
+    private static func json(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    private static func record(from row: any SQLRow) throws -> ChallengeRecord {
+        let decoder = JSONDecoder()
+        return ChallengeRecord(
+            id: try row.decode(column: "id", as: String.self),
+            projectId: try row.decode(column: "project_id", as: String.self),
+            userId: try row.decode(column: "user_id", as: String.self),
+            factorId: try row.decode(column: "factor_id", as: String?.self),
+            type: try row.enumeration("type", as: FactorType.self),
+            status: try row.enumeration("status", as: ChallengeStatus.self),
+            message: try row.decode(column: "message", as: String.self),
+            details: try decoder.decode(
+                [ChallengeDetail].self, from: Data(try row.decode(column: "details", as: String.self).utf8)),
+            hiddenDetails: try decoder.decode(
+                [String: String].self, from: Data(try row.decode(column: "hidden_details", as: String.self).utf8)),
+            contentHash: try row.decode(column: "content_hash", as: String.self),
+            userVerification: try row.enumeration("user_verification", as: UserVerification.self),
+            createdAt: try row.date("created_at"), expiresAt: try row.date("expires_at"),
+            respondedAt: try row.optionalDate("responded_at"),
+            respondedFactorId: try row.decode(column: "responded_factor_id", as: String?.self))
+    }
+}

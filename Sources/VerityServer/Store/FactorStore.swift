@@ -1,0 +1,216 @@
+import Foundation
+import SQLKit
+import VerityCore
+
+/// Enrollment tokens, factors and the device-token replay log.
+struct FactorStore: Sendable {
+    let database: Database
+
+    private static let columns = """
+        id, project_id, user_id, type, status, friendly_name, public_key, push_platform, push_token, app_id, \
+        sdk_version, nonce, enrollment_token_hash, totp_secret, totp_algorithm, totp_digits, totp_period, \
+        totp_last_counter, created_at, verified_at
+        """
+
+    // MARK: Enrollment tokens
+
+    func insertEnrollmentToken(hash: String, projectId: String, userId: String, now: Date, expiresAt: Date)
+        async throws
+    {
+        try await database.read { sql in
+            try await sql.raw(
+                """
+                INSERT INTO enrollment_tokens (token_hash, project_id, user_id, created_at, expires_at)
+                VALUES (\(bind: hash), \(bind: projectId), \(bind: userId), \(bind: now.storedValue),
+                        \(bind: expiresAt.storedValue))
+                """
+            ).run()
+        }
+    }
+
+    /// The project and user of an unexpired enrollment token, and the factor it enrolled, if any.
+    func enrollmentToken(hash: String, now: Date) async throws -> (
+        projectId: String, userId: String, factorId: String?
+    )? {
+        try await database.read { sql in
+            try await sql.raw(
+                """
+                SELECT project_id, user_id, factor_id FROM enrollment_tokens
+                WHERE token_hash = \(bind: hash) AND expires_at > \(bind: now.storedValue)
+                """
+            ).first().map {
+                (
+                    try $0.decode(column: "project_id", as: String.self),
+                    try $0.decode(column: "user_id", as: String.self),
+                    try $0.decode(column: "factor_id", as: String?.self)
+                )
+            }
+        }
+    }
+
+    /// Inserts a push factor and binds the enrollment token to it, in one transaction; false when the token
+    /// already enrolled a factor (a token enrolls one device).
+    func insertEnrolledFactor(_ factor: FactorRecord, tokenHash: String) async throws -> Bool {
+        try await database.transaction { sql in
+            guard
+                try await sql.raw(
+                    """
+                    UPDATE enrollment_tokens SET factor_id = \(bind: factor.id)
+                    WHERE token_hash = \(bind: tokenHash) AND factor_id IS NULL
+                    RETURNING token_hash
+                    """
+                ).first() != nil
+            else { return false }
+            try await insert(factor, in: sql)
+            return true
+        }
+    }
+
+    func insert(_ factor: FactorRecord) async throws {
+        try await database.read { sql in try await insert(factor, in: sql) }
+    }
+
+    private func insert(_ factor: FactorRecord, in sql: any SQLDatabase) async throws {
+        try await sql.raw(
+            """
+            INSERT INTO factors (\(unsafeRaw: Self.columns))
+            VALUES (\(bind: factor.id), \(bind: factor.projectId), \(bind: factor.userId), \(bind: factor.type.rawValue),
+                    \(bind: factor.status.rawValue), \(bind: factor.friendlyName), \(bind: factor.publicKey),
+                    \(bind: factor.pushPlatform?.rawValue), \(bind: factor.pushToken), \(bind: factor.appId),
+                    \(bind: factor.sdkVersion), \(bind: factor.nonce), \(bind: factor.enrollmentTokenHash),
+                    \(bind: factor.totpSecret), \(bind: factor.totpAlgorithm), \(bind: factor.totpDigits),
+                    \(bind: factor.totpPeriod), \(bind: factor.totpLastCounter), \(bind: factor.createdAt.storedValue),
+                    \(bind: factor.verifiedAt?.storedValue))
+            """
+        ).run()
+    }
+
+    /// A factor by id alone: device requests name their factor in the token before any project is known.
+    func factor(id: String) async throws -> FactorRecord? {
+        try await database.read { sql in try await Self.factor(id: id, in: sql) }
+    }
+
+    static func factor(id: String, in sql: any SQLDatabase) async throws -> FactorRecord? {
+        try await sql.raw("SELECT \(unsafeRaw: columns) FROM factors WHERE id = \(bind: id)")
+            .first().map(record(from:))
+    }
+
+    func factor(id: String, projectId: String) async throws -> FactorRecord? {
+        try await factor(id: id).flatMap { $0.projectId == projectId ? $0 : nil }
+    }
+
+    func factors(userId: String, projectId: String) async throws -> [FactorRecord] {
+        try await database.read { sql in
+            try await sql.raw(
+                """
+                SELECT \(unsafeRaw: Self.columns) FROM factors
+                WHERE project_id = \(bind: projectId) AND user_id = \(bind: userId) ORDER BY created_at, id
+                """
+            ).all().map(Self.record(from:))
+        }
+    }
+
+    /// Marks an unverified factor verified; nil when it was not unverified.
+    func markVerified(id: String, now: Date) async throws -> FactorRecord? {
+        try await database.read { sql in
+            try await sql.raw(
+                """
+                UPDATE factors SET status = 'verified', verified_at = \(bind: now.storedValue), nonce = NULL
+                WHERE id = \(bind: id) AND status = 'unverified'
+                RETURNING \(unsafeRaw: Self.columns)
+                """
+            ).first().map(Self.record(from:))
+        }
+    }
+
+    func update(id: String, pushToken: String?, friendlyName: String?) async throws -> FactorRecord? {
+        try await database.read { sql in
+            try await sql.raw(
+                """
+                UPDATE factors SET push_token = COALESCE(\(bind: pushToken), push_token),
+                    friendly_name = COALESCE(\(bind: friendlyName), friendly_name)
+                WHERE id = \(bind: id)
+                RETURNING \(unsafeRaw: Self.columns)
+                """
+            ).first().map(Self.record(from:))
+        }
+    }
+
+    /// Forgets a push token the platform declared dead, unless the device has sent a new one since.
+    func clearPushToken(id: String, token: String) async throws {
+        try await database.read { sql in
+            try await sql.raw(
+                "UPDATE factors SET push_token = NULL WHERE id = \(bind: id) AND push_token = \(bind: token)"
+            ).run()
+        }
+    }
+
+    func delete(id: String, projectId: String) async throws -> Bool {
+        try await database.read { sql in
+            try await sql.raw(
+                "DELETE FROM factors WHERE id = \(bind: id) AND project_id = \(bind: projectId) RETURNING id"
+            ).first() != nil
+        }
+    }
+
+    /// Takes a TOTP time step: only a step later than the last one used passes, so a code works once.
+    func useTOTPCounter(id: String, counter: Int64) async throws -> Bool {
+        try await database.read { sql in
+            try await sql.raw(
+                """
+                UPDATE factors SET totp_last_counter = \(bind: counter)
+                WHERE id = \(bind: id) AND (totp_last_counter IS NULL OR totp_last_counter < \(bind: counter))
+                RETURNING id
+                """
+            ).first() != nil
+        }
+    }
+
+    /// Records a device token's `jti`; false when it was seen before (a replay).
+    func useDeviceToken(factorId: String, jti: String, expiresAt: Date) async throws -> Bool {
+        try await database.read { sql in
+            try await sql.raw(
+                """
+                INSERT INTO device_token_uses (factor_id, jti, expires_at)
+                VALUES (\(bind: factorId), \(bind: jti), \(bind: expiresAt.storedValue))
+                ON CONFLICT (factor_id, jti) DO NOTHING
+                RETURNING jti
+                """
+            ).first() != nil
+        }
+    }
+
+    /// Drops replay records and enrollment tokens nobody can use any more.
+    func purgeExpired(before now: Date) async throws {
+        try await database.read { sql in
+            try await sql.raw("DELETE FROM device_token_uses WHERE expires_at < \(bind: now.storedValue)").run()
+            try await sql.raw(
+                "DELETE FROM enrollment_tokens WHERE expires_at < \(bind: now.addingTimeInterval(-86_400).storedValue)"
+            ).run()
+        }
+    }
+
+    private static func record(from row: any SQLRow) throws -> FactorRecord {
+        FactorRecord(
+            id: try row.decode(column: "id", as: String.self),
+            projectId: try row.decode(column: "project_id", as: String.self),
+            userId: try row.decode(column: "user_id", as: String.self),
+            type: try row.enumeration("type", as: FactorType.self),
+            status: try row.enumeration("status", as: FactorStatus.self),
+            friendlyName: try row.decode(column: "friendly_name", as: String.self),
+            publicKey: try row.decode(column: "public_key", as: String?.self),
+            pushPlatform: try row.decode(column: "push_platform", as: String?.self).flatMap(
+                PushPlatform.init(rawValue:)),
+            pushToken: try row.decode(column: "push_token", as: String?.self),
+            appId: try row.decode(column: "app_id", as: String?.self),
+            sdkVersion: try row.decode(column: "sdk_version", as: String?.self),
+            nonce: try row.decode(column: "nonce", as: String?.self),
+            enrollmentTokenHash: try row.decode(column: "enrollment_token_hash", as: String?.self),
+            totpSecret: try row.decode(column: "totp_secret", as: String?.self),
+            totpAlgorithm: try row.decode(column: "totp_algorithm", as: String?.self),
+            totpDigits: try row.decode(column: "totp_digits", as: Int?.self),
+            totpPeriod: try row.decode(column: "totp_period", as: Int?.self),
+            totpLastCounter: try row.decode(column: "totp_last_counter", as: Int64?.self),
+            createdAt: try row.date("created_at"), verifiedAt: try row.optionalDate("verified_at"))
+    }
+}
