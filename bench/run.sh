@@ -1,0 +1,224 @@
+#!/usr/bin/env bash
+# Verity benchmark: check throughput next to /health, measured in the same run on the same server.
+#
+#   bench/run.sh                 # release build, then health / check / health, 15 s each
+#   DURATION=30 bench/run.sh     # longer runs
+#   SKIP_BUILD=1 bench/run.sh    # reuse the last release build in .build-release
+#
+# Settings (environment):
+#   DURATION=15     seconds per measured run        THREADS=2 / CONNECTIONS=32   wrk -t / -c
+#   SEED=auto       verifications to seed; auto = 20000, or more if the last run's check rate needs more
+#   WARMUP=3        seconds of unmeasured /health load before the first run (0 to skip)
+#   PORT=           listen port (default: a free one)   KEEP_DATA=1   keep the temp dir (logs, ids, raw output)
+#   SKIP_BUILD=1    do not run `swift build`
+#   BENCH_BIN=path  benchmark this verity binary instead of building one (implies SKIP_BUILD=1)
+#
+# Prints a table (req/s, p50, p99, non-2xx, CPU of server and wrk) and the check/health ratio, and writes the same
+# as JSON to bench/results/latest.json. Exit status 2 when the run is not valid (non-2xx checks, socket errors,
+# verifications used more than 5 times). See bench/README.md.
+set -euo pipefail
+
+BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$BENCH_DIR/.." && pwd)
+DURATION=${DURATION:-15}
+THREADS=${THREADS:-2}
+CONNECTIONS=${CONNECTIONS:-32}
+SEED=${SEED:-auto}
+WARMUP=${WARMUP:-3}
+SKIP_BUILD=${SKIP_BUILD:-0}
+KEEP_DATA=${KEEP_DATA:-0}
+PORT=${PORT:-}
+BENCH_BIN=${BENCH_BIN:-}
+RESULTS_DIR="$BENCH_DIR/results"
+
+# The ids must outlast the check run: each verification answers 200 to 5 wrong codes, then 429. auto seeds 20000
+# (100k checks), or more when the last run's check rate says a run of DURATION needs more (with 50% headroom).
+if [[ $SEED == auto ]]; then
+    SEED=$(python3 - "$RESULTS_DIR/latest.json" "$DURATION" <<'PY'
+import json, math, sys
+try:
+    rate = json.load(open(sys.argv[1]))["raw"]["check"]["requests_per_sec"]
+except Exception:
+    rate = 0
+print(max(20000, math.ceil(rate * float(sys.argv[2]) * 1.5 / 5)))
+PY
+)
+fi
+[[ $SEED =~ ^[0-9]+$ ]] || { echo "error: SEED must be a number or auto" >&2; exit 1; }
+
+log() { printf '==> %s\n' "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# Settings from the developer's shell (a VERITY_DATABASE_URL, a sender) must not leak into the benchmarked server.
+while IFS= read -r name; do unset "$name"; done < <(compgen -e | grep '^VERITY_' || true)
+
+# --- Tools -----------------------------------------------------------------------------------------------------
+
+if ! command -v wrk >/dev/null; then
+    log "wrk is missing; installing the Debian package"
+    if [[ $(id -u) == 0 ]]; then
+        apt-get update -qq && apt-get install -y -qq wrk
+    elif command -v sudo >/dev/null; then
+        sudo apt-get update -qq && sudo apt-get install -y -qq wrk
+    else
+        die "install wrk (apt-get install wrk) and run again"
+    fi
+fi
+for tool in python3 curl; do command -v "$tool" >/dev/null || die "$tool is required"; done
+
+# --- Build -----------------------------------------------------------------------------------------------------
+
+# A scratch path of its own, so the release build never fights the debug build in .build.
+BUILD_ARGS=(-c release --product verity --scratch-path "$ROOT/.build-release" --package-path "$ROOT")
+if [[ -n $BENCH_BIN ]]; then
+    BIN=$BENCH_BIN
+else
+    if [[ $SKIP_BUILD != 1 ]]; then
+        log "building verity (release, .build-release)"
+        swift build "${BUILD_ARGS[@]}"
+    fi
+    BIN="$(swift build "${BUILD_ARGS[@]}" --show-bin-path)/verity"
+fi
+BUILT=$([[ -z $BENCH_BIN && $SKIP_BUILD != 1 ]] && echo True || echo False)
+[[ -x $BIN ]] || die "no verity binary at $BIN (run without SKIP_BUILD=1)"
+
+# --- Server ----------------------------------------------------------------------------------------------------
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/verity-bench.XXXXXX")
+DATA="$WORK/data"
+SERVER_LOG="$WORK/server.log"
+SERVER_PID=
+
+cleanup() {
+    local status=$?
+    if [[ -n $SERVER_PID ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
+        kill "$SERVER_PID" 2>/dev/null || true
+        wait "$SERVER_PID" 2>/dev/null || true
+    fi
+    if [[ $KEEP_DATA == 1 || $status != 0 ]]; then
+        log "kept $WORK (server.log, ids.txt, raw wrk output)"
+    else
+        rm -rf "$WORK"
+    fi
+    exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+if [[ -z $PORT ]]; then
+    PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+fi
+BASE_URL="http://127.0.0.1:$PORT"
+
+log "starting the server on $BASE_URL (data in $DATA, log in $SERVER_LOG)"
+VERITY_RATE_LIMIT_DESTINATION=1000000/s VERITY_RATE_LIMIT_PROJECT=1000000/s VERITY_LOG_LEVEL=warning \
+    "$BIN" serve --port "$PORT" --data-dir "$DATA" >"$SERVER_LOG" 2>&1 &
+SERVER_PID=$!
+
+for _ in $(seq 1 100); do
+    curl -fsS "$BASE_URL/health" >/dev/null 2>&1 && break
+    kill -0 "$SERVER_PID" 2>/dev/null || { cat "$SERVER_LOG" >&2; die "the server exited during start-up"; }
+    sleep 0.2
+done
+curl -fsS "$BASE_URL/health" >/dev/null || { cat "$SERVER_LOG" >&2; die "no answer on $BASE_URL/health"; }
+
+# --- Data ------------------------------------------------------------------------------------------------------
+
+# 10-digit codes: a wrong guess goes through the full HMAC compare, and an accidental match (which would approve
+# the verification and turn its later checks into 404s) has odds of 1e-10 per check.
+API_KEY=$("$BIN" admin project create --name bench --code-length 10 --json --data-dir "$DATA" |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)["apiKey"])')
+
+log "seeding $SEED verifications"
+python3 "$BENCH_DIR/lib/seed.py" "$BASE_URL" "$API_KEY" "$SEED" "$WORK/ids.txt"
+
+# Every start queues an SMS; let the outbox worker send them all so it does not compete with the measured runs.
+deliveries() {
+    curl -fsS "$BASE_URL/metrics" 2>/dev/null |
+        awk '/^verity_outbox_deliveries_total/ { s += $NF } END { printf "%d\n", s }'
+}
+log "waiting for the outbox to deliver $SEED messages"
+for _ in $(seq 1 600); do
+    (( $(deliveries) >= SEED )) && break
+    sleep 0.5
+done
+(( $(deliveries) >= SEED )) || log "warning: the outbox still has messages; the runs may be disturbed"
+
+# --- Runs ------------------------------------------------------------------------------------------------------
+
+export BENCH_API_KEY=$API_KEY BENCH_IDS_FILE="$WORK/ids.txt" BENCH_THREADS=$THREADS
+CLOCK_TICKS=$(getconf CLK_TCK)
+
+# CPU seconds (user + system) the server has used so far.
+server_cpu() {
+    awk -v hz="$CLOCK_TICKS" '{ sub(/^.*\) /, ""); printf "%.3f\n", ($12 + $13) / hz }' "/proc/$SERVER_PID/stat"
+}
+
+# CPU seconds (all cores, user + system) the whole machine has been busy so far, from /proc/stat.
+machine_cpu() {
+    awk -v hz="$CLOCK_TICKS" '/^cpu / { printf "%.3f\n", ($2 + $3 + $4) / hz; exit }' /proc/stat
+}
+
+# run_scenario NAME SECONDS LABEL: runs bench/scenarios/NAME.lua for SECONDS; writes LABEL.wrk (wrk's output with
+# its BENCH_RESULT line) and LABEL.cpu ("server_cpu_s wrk_cpu_s wall_s machine_cpu_s") in $WORK. Add a scenario by
+# adding a Lua file (see bench/lib/report.lua) and a call below.
+run_scenario() {
+    local name=$1 seconds=$2 label=$3
+    local script="$BENCH_DIR/scenarios/$name.lua"
+    [[ -f $script ]] || die "no scenario $script"
+    log "$label: $name for ${seconds}s (-t$THREADS -c$CONNECTIONS)"
+    local cpu_before machine_before wall_before wall_after
+    cpu_before=$(server_cpu)
+    machine_before=$(machine_cpu)
+    wall_before=$(date +%s.%N)
+    local TIMEFORMAT='%U %S'
+    if ! { time wrk -t"$THREADS" -c"$CONNECTIONS" -d"${seconds}s" --timeout 5s --latency -s "$script" \
+        "$BASE_URL" >"$WORK/$label.wrk" 2>&1; } 2>"$WORK/$label.time"; then
+        cat "$WORK/$label.wrk" >&2
+        die "wrk failed in $label"
+    fi
+    wall_after=$(date +%s.%N)
+    grep -q '^BENCH_RESULT ' "$WORK/$label.wrk" || { cat "$WORK/$label.wrk" >&2; die "no BENCH_RESULT from $name.lua"; }
+    kill -0 "$SERVER_PID" 2>/dev/null || { tail -50 "$SERVER_LOG" >&2; die "the server died during $label"; }
+    read -r wrk_user wrk_sys <"$WORK/$label.time"
+    python3 -c 'import sys; a = [float(x) for x in sys.argv[1:]]
+print(f"{a[1]-a[0]:.3f} {a[2]+a[3]:.3f} {a[5]-a[4]:.3f} {a[7]-a[6]:.3f}")' \
+        "$cpu_before" "$(server_cpu)" "$wrk_user" "$wrk_sys" "$wall_before" "$wall_after" \
+        "$machine_before" "$(machine_cpu)" >"$WORK/$label.cpu"
+    grep -E 'Requests/sec|Non-2xx|Socket errors' "$WORK/$label.wrk" | sed 's/^/    /' >&2 || true
+}
+
+if (( WARMUP > 0 )); then
+    run_scenario health "$WARMUP" warmup
+fi
+run_scenario health "$DURATION" health-1
+run_scenario check "$DURATION" check
+run_scenario health "$DURATION" health-2
+
+# --- Report ----------------------------------------------------------------------------------------------------
+
+python3 - "$WORK/meta.json" <<EOF
+import json, subprocess, sys
+def sh(cmd):
+    try:
+        return subprocess.run(cmd, shell=True, capture_output=True, text=True, cwd="$ROOT").stdout.strip()
+    except Exception:
+        return ""
+cpu = sh("lscpu | sed -n 's/^Model name: *//p' | head -1") or "unknown"
+dirty = "+dirty" if sh("git status --porcelain --untracked-files=no") else ""
+json.dump({
+    "date": sh("date -u +%Y-%m-%dT%H:%M:%SZ"),
+    "git_commit": (sh("git rev-parse --short HEAD") or "unknown") + dirty,
+    "database": "sqlite",
+    "duration_s": $DURATION, "threads": $THREADS, "connections": $CONNECTIONS, "seeded": $SEED,
+    "warmup_s": $WARMUP,
+    # git_commit describes the tree now; with SKIP_BUILD=1 or BENCH_BIN the binary may be older.
+    "binary": "$BIN", "built_this_run": $BUILT,
+    "machine": {"nproc": int(sh("nproc") or 0), "cpu": cpu, "kernel": sh("uname -r"),
+                "swift": sh("swift --version 2>&1 | head -1"), "wrk": sh("wrk -v 2>&1 | head -1")},
+}, open(sys.argv[1], "w"), indent=2)
+EOF
+
+status=0
+python3 "$BENCH_DIR/lib/summarize.py" "$WORK" "$RESULTS_DIR/latest.json" || status=$?
+exit "$status"
