@@ -186,11 +186,11 @@ struct TwilioSMSSenderTests {
 
     @Test("form encoding follows application/x-www-form-urlencoded")
     func formEncoding() {
-        #expect(TwilioSMSSender.formEncode("+1 415") == "%2B1+415")
-        #expect(TwilioSMSSender.formEncode("a&b=c/d?e") == "a%26b%3Dc%2Fd%3Fe")
-        #expect(TwilioSMSSender.formEncode("AZaz09*-._~") == "AZaz09*-._%7E")
-        #expect(TwilioSMSSender.formEncode("é") == "%C3%A9")
-        #expect(TwilioSMSSender.formEncode([("To", "+1"), ("Body", "x y")]) == "To=%2B1&Body=x+y")
+        #expect(FormEncoding.encode("+1 415") == "%2B1+415")
+        #expect(FormEncoding.encode("a&b=c/d?e") == "a%26b%3Dc%2Fd%3Fe")
+        #expect(FormEncoding.encode("AZaz09*-._~") == "AZaz09*-._%7E")
+        #expect(FormEncoding.encode("é") == "%C3%A9")
+        #expect(FormEncoding.encode([("To", "+1"), ("Body", "x y")]) == "To=%2B1&Body=x+y")
     }
 
     @Test("the configuration's description hides the auth token")

@@ -65,7 +65,7 @@ public struct APNsConfiguration: Sendable, CustomStringConvertible {
 
     /// The origin requests go to: ``baseURL`` when set, otherwise the ``environment``'s, without a trailing slash.
     public var resolvedBaseURL: String {
-        PushHTTP.trimmed(baseURL ?? environment.baseURL)
+        ProviderHTTP.trimmed(baseURL ?? environment.baseURL)
     }
 
     /// Checks that the IDs are present and the key is a P-256 private key, so a server can refuse to start with a
@@ -166,7 +166,7 @@ public struct APNsPushSender: PushSender {
 
         var logger = self.logger
         logger[metadataKey: "message.id"] = "\(notification.id)"
-        logger[metadataKey: "push.token"] = "\(PushHTTP.mask(notification.token))"
+        logger[metadataKey: "push.token"] = "\(ProviderHTTP.mask(notification.token))"
         let apnsID = Self.apnsID(forMessageID: notification.id)
         logger[metadataKey: "apns.id"] = "\(apnsID)"
 
@@ -190,7 +190,7 @@ public struct APNsPushSender: PushSender {
         request.headers.add(name: "content-type", value: "application/json")
         request.body = .bytes(ByteBuffer(bytes: try Self.payload(notification)))
 
-        let (response, body) = try await PushHTTP.exchange(
+        let (response, body) = try await ProviderHTTP.exchange(
             request, provider: "apns", timeout: configuration.timeout, httpClient: httpClient, logger: logger)
         let status = Int(response.status.code)
         let reason = try? JSONDecoder().decode(ErrorBody.self, from: Data(body.readableBytesView)).reason

@@ -165,18 +165,18 @@ public struct FCMPushSender: PushSender {
 
         var logger = self.logger
         logger[metadataKey: "message.id"] = "\(notification.id)"
-        logger[metadataKey: "push.token"] = "\(PushHTTP.mask(notification.token))"
+        logger[metadataKey: "push.token"] = "\(ProviderHTTP.mask(notification.token))"
 
         let accessToken = try await self.accessToken(now: now, account: account)
         var request = HTTPClientRequest(
-            url: "\(PushHTTP.trimmed(configuration.baseURL))/v1/projects/\(account.projectID)/messages:send")
+            url: "\(ProviderHTTP.trimmed(configuration.baseURL))/v1/projects/\(account.projectID)/messages:send")
         request.method = .POST
         request.headers.add(name: "Authorization", value: "Bearer \(accessToken)")
         request.headers.add(name: "Content-Type", value: "application/json; charset=utf-8")
         request.headers.add(name: "Accept", value: "application/json")
         request.body = .bytes(ByteBuffer(bytes: try Self.body(notification, ttl: ttl)))
 
-        let (response, body) = try await PushHTTP.exchange(
+        let (response, body) = try await ProviderHTTP.exchange(
             request, provider: "fcm", timeout: configuration.timeout, httpClient: httpClient, logger: logger)
         let status = Int(response.status.code)
         if (200..<300).contains(status) {
@@ -235,12 +235,12 @@ public struct FCMPushSender: PushSender {
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
         request.headers.add(name: "Accept", value: "application/json")
-        let form = PushHTTP.formEncode([
+        let form = FormEncoding.encode([
             ("grant_type", "urn:ietf:params:oauth:grant-type:jwt-bearer"), ("assertion", assertion),
         ])
         request.body = .bytes(ByteBuffer(string: form))
 
-        let (response, body) = try await PushHTTP.exchange(
+        let (response, body) = try await ProviderHTTP.exchange(
             request, provider: "fcm oauth", timeout: timeout, httpClient: httpClient, logger: logger)
         let status = Int(response.status.code)
         let data = Data(body.readableBytesView)

@@ -62,32 +62,8 @@ struct SignedWebhookPost: Sendable {
 
     /// Sends the request and drains the response within `timeout`; returns the status code.
     private func exchange(_ request: HTTPClientRequest, timeout: Duration, logger: Logger) async throws -> Int {
-        do {
-            return try await withThrowingTaskGroup(of: Int?.self) { group in
-                group.addTask {
-                    let response = try await httpClient.execute(request, timeout: TimeAmount(timeout), logger: logger)
-                    // The answer is not used, but reading it lets the connection go back to the pool.
-                    for try await _ in response.body {}
-                    return Int(response.status.code)
-                }
-                group.addTask {
-                    try await Task.sleep(for: timeout)
-                    return nil
-                }
-                defer { group.cancelAll() }
-                guard let first = try await group.next(), let status = first else {
-                    throw DeliveryError(.transient, "webhook timed out after \(timeout)")
-                }
-                return status
-            }
-        } catch let error as DeliveryError {
-            throw error
-        } catch let error as HTTPClientError where error == .deadlineExceeded {
-            throw DeliveryError(.transient, "webhook timed out after \(timeout)")
-        } catch {
-            if Task.isCancelled { throw CancellationError() }
-            logger.debug("webhook request failed", metadata: ["error": "\(String(reflecting: error))"])
-            throw DeliveryError(.transient, "webhook request failed: \(error)")
-        }
+        let (response, _) = try await ProviderHTTP.exchange(
+            request, provider: "webhook", timeout: timeout, httpClient: httpClient, logger: logger)
+        return Int(response.status.code)
     }
 }

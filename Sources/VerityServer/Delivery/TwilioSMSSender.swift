@@ -87,7 +87,7 @@ public struct TwilioSMSSender: MessageSender {
         request.headers.add(name: "Authorization", value: Self.basicAuthorization(configuration))
         request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
         request.headers.add(name: "Accept", value: "application/json")
-        request.body = .bytes(ByteBuffer(string: Self.formEncode(fields)))
+        request.body = .bytes(ByteBuffer(string: FormEncoding.encode(fields)))
 
         let logger = self.logger.with(messageID: message.id)
         let (status, body) = try await exchange(request, logger: logger)
@@ -149,71 +149,13 @@ public struct TwilioSMSSender: MessageSender {
         return "Basic \(credentials.base64EncodedString())"
     }
 
-    /// Encodes fields as `application/x-www-form-urlencoded` (the WHATWG URL standard's serializer): UTF-8, then every
-    /// byte except `A–Z a–z 0–9 * - . _` percent-encoded, with a space as `+`. So `+14155550100` becomes
-    /// `%2B14155550100`.
-    static func formEncode(_ fields: [(String, String)]) -> String {
-        fields.map { "\(formEncode($0.0))=\(formEncode($0.1))" }.joined(separator: "&")
-    }
-
-    static func formEncode(_ string: String) -> String {
-        let hex = Array("0123456789ABCDEF".utf8)
-        var out: [UInt8] = []
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "*"), UInt8(ascii: "-"), UInt8(ascii: "."),
-                UInt8(ascii: "_"):
-                out.append(byte)
-            case UInt8(ascii: " "):
-                out.append(UInt8(ascii: "+"))
-            default:
-                out.append(contentsOf: [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]])
-            }
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    /// Sends the request and reads the whole (small) response within the configured timeout.
+    /// Sends the request and reads the (small) response within the configured timeout. The first 64 KiB are enough
+    /// for any Twilio answer; the rest is drained, so a 2xx never turns into a failure (and a retry that sends a
+    /// second SMS) because its body was long.
     private func exchange(_ request: HTTPClientRequest, logger: Logger) async throws -> (Int, ByteBuffer) {
-        let timeout = configuration.timeout
-        do {
-            return try await withThrowingTaskGroup(of: (Int, ByteBuffer)?.self) { group in
-                group.addTask {
-                    let response = try await httpClient.execute(request, timeout: TimeAmount(timeout), logger: logger)
-                    // Keep the first 64 KiB, enough for any Twilio answer, but drain the rest: a 2xx must not
-                    // turn into a failure (and a retry that sends a second SMS) because its body was long.
-                    var body = ByteBuffer()
-                    for try await var chunk in response.body where body.readableBytes < 64 * 1024 {
-                        body.writeBuffer(&chunk)
-                    }
-                    return (Int(response.status.code), body)
-                }
-                group.addTask {
-                    try await Task.sleep(for: timeout)
-                    return nil
-                }
-                defer { group.cancelAll() }
-                guard let first = try await group.next(), let result = first else {
-                    throw DeliveryError(.transient, "twilio timed out after \(timeout)")
-                }
-                return result
-            }
-        } catch let error as DeliveryError {
-            throw error
-        } catch let error as HTTPClientError where error == .deadlineExceeded {
-            throw DeliveryError(.transient, "twilio timed out after \(timeout)")
-        } catch {
-            if Task.isCancelled { throw CancellationError() }
-            logger.debug("twilio request failed", metadata: ["error": "\(String(reflecting: error))"])
-            throw DeliveryError(.transient, "twilio request failed: \(Self.describe(error))")
-        }
-    }
-
-    /// A short description of a transport error; these carry hosts and ports at most, never the request.
-    static func describe(_ error: any Error) -> String {
-        if let error = error as? HTTPClientError { return error.description }
-        return String(describing: error)
+        let (response, body) = try await ProviderHTTP.exchange(
+            request, provider: "twilio", timeout: configuration.timeout, httpClient: httpClient, logger: logger)
+        return (Int(response.status.code), body)
     }
 
     /// The fields of Twilio's Message resource that are logged.
