@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HummingbirdTesting
 import SQLKit
@@ -144,6 +145,12 @@ struct ConfigurationTests {
             ["VERITY_SMS_SENDER": "twilio"], ["VERITY_SMS_SENDER": "webhook", "VERITY_SMS_WEBHOOK_URL": "http://x"],
             ["VERITY_EMAIL_SENDER": "smtp"], ["VERITY_RATE_LIMIT_PROJECT": "fast"],
             ["VERITY_DATABASE_URL": "mysql://x"], ["VERITY_MASTER_KEY": "c2hvcnQ="],
+            [
+                "VERITY_APNS_KEY_FILE": "/nonexistent/AuthKey.p8", "VERITY_APNS_TEAM_ID": "T",
+                "VERITY_APNS_KEY_ID": "K",
+                "VERITY_APNS_TOPIC": "com.example.app",
+            ],
+            ["VERITY_APNS_KEY_FILE": "/dev/null"], ["VERITY_FCM_SERVICE_ACCOUNT_FILE": "/nonexistent/account.json"],
         ])
     func badEnvironment(_ environment: [String: String]) throws {
         var configuration = ServerConfiguration()
@@ -151,6 +158,42 @@ struct ConfigurationTests {
             try configuration.apply(environment: environment)
             _ = try configuration.databaseLocation
             _ = try configuration.loadMasterKey()
+        }
+    }
+
+    @Test("APNs and FCM credentials come from files named in the environment, and are checked at start-up")
+    func pushCredentials() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "verity-push-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keyFile = directory.appendingPathComponent("AuthKey.p8")
+        try P256.Signing.PrivateKey().pemRepresentation.write(to: keyFile, atomically: true, encoding: .utf8)
+        let notAKey = directory.appendingPathComponent("not-a-key.p8")
+        try "hello".write(to: notAKey, atomically: true, encoding: .utf8)
+        let apns = [
+            "VERITY_APNS_KEY_FILE": keyFile.path, "VERITY_APNS_TEAM_ID": "TEAM123456",
+            "VERITY_APNS_KEY_ID": "KEY1234567",
+            "VERITY_APNS_TOPIC": "com.example.app", "VERITY_APNS_ENVIRONMENT": "sandbox",
+        ]
+
+        var configuration = ServerConfiguration()
+        try configuration.apply(environment: apns)
+        let configured = try #require(configuration.apns)
+        #expect(configured.resolvedBaseURL == "https://api.sandbox.push.apple.com")
+        #expect(configured.topic == "com.example.app")
+        #expect(!configured.description.contains("PRIVATE KEY"))
+        #expect(configuration.fcm == nil)
+
+        for broken in [["VERITY_APNS_KEY_FILE": notAKey.path], ["VERITY_APNS_ENVIRONMENT": "staging"]] {
+            var refused = ServerConfiguration()
+            #expect(throws: ConfigurationError.self) { try refused.apply(environment: apns.merging(broken) { $1 }) }
+        }
+        let account = directory.appendingPathComponent("account.json")
+        try #"{"project_id":"p"}"#.write(to: account, atomically: true, encoding: .utf8)
+        var refused = ServerConfiguration()
+        #expect(throws: ConfigurationError.self) {
+            try refused.apply(environment: ["VERITY_FCM_SERVICE_ACCOUNT_FILE": account.path])
         }
     }
 

@@ -14,6 +14,10 @@ public struct ServerConfiguration: Sendable {
     public var masterKey: String?
     public var sms: SMSDelivery = .console
     public var email: EmailDelivery = .console
+    /// APNs credentials; nil means pushes to iOS devices go to the console (devices can still pull challenges).
+    public var apns: APNsConfiguration?
+    /// FCM credentials; nil means pushes to Android devices go to the console.
+    public var fcm: FCMConfiguration?
     public var rateLimits = RateLimits()
     public var outbox = OutboxConfiguration()
     /// How often unanswered challenges are looked for and expired.
@@ -136,5 +140,47 @@ public struct ServerConfiguration: Sendable {
         case let other:
             throw ConfigurationError("VERITY_EMAIL_SENDER '\(other)' is not one of console, smtp.")
         }
+
+        if let keyFile = value("APNS_KEY_FILE") {
+            let feature = "VERITY_APNS_KEY_FILE is set"
+            let environmentName = value("APNS_ENVIRONMENT") ?? "production"
+            guard let apnsEnvironment = APNsConfiguration.Environment(rawValue: environmentName) else {
+                throw ConfigurationError(
+                    "VERITY_APNS_ENVIRONMENT '\(environmentName)' is not one of production, sandbox.")
+            }
+            let configuration = APNsConfiguration(
+                teamID: try required("APNS_TEAM_ID", for: feature), keyID: try required("APNS_KEY_ID", for: feature),
+                privateKeyPEM: try Self.secretFile(keyFile, variable: "VERITY_APNS_KEY_FILE"),
+                topic: try required("APNS_TOPIC", for: feature), environment: apnsEnvironment,
+                baseURL: value("APNS_URL"))
+            do {
+                try configuration.validate()
+            } catch {
+                throw ConfigurationError("VERITY_APNS_KEY_FILE must hold an APNs .p8 key (a PEM P-256 private key).")
+            }
+            apns = configuration
+        }
+        if let accountFile = value("FCM_SERVICE_ACCOUNT_FILE") {
+            var configuration = FCMConfiguration(
+                serviceAccountJSON: try Self.secretFile(accountFile, variable: "VERITY_FCM_SERVICE_ACCOUNT_FILE"))
+            if let url = value("FCM_URL") { configuration.baseURL = url }
+            do {
+                try configuration.validate()
+            } catch {
+                throw ConfigurationError(
+                    "VERITY_FCM_SERVICE_ACCOUNT_FILE must be a Google service-account JSON key with project_id, "
+                        + "client_email and private_key.")
+            }
+            fcm = configuration
+        }
+    }
+
+    /// Reads a credential file named by an environment variable.
+    private static func secretFile(_ path: String, variable: String) throws(ConfigurationError) -> String {
+        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8)
+        else {
+            throw ConfigurationError("\(variable): cannot read \(path).")
+        }
+        return text
     }
 }

@@ -79,7 +79,7 @@ public struct Verity: Sendable {
     var challengeService: ChallengeService {
         ChallengeService(
             store: challengeStore, factors: factorService, identifiers: identifiers, clock: clock,
-            outboxSignal: signal, answers: answers, logger: logger)
+            outboxSignal: signal, answers: answers, metrics: metrics, logger: logger)
     }
 
     func challengeExpiryService(interval: Duration) -> ChallengeExpiryService {
@@ -126,7 +126,11 @@ extension Senders {
             }
         return Senders(
             sms: sms, smsName: smsName, email: email, emailName: emailName,
-            push: PushRouter(apns: nil, fcm: nil, console: ConsolePushSender(logger: logger)), pushName: "push",
+            push: PushRouter(
+                apns: configuration.apns.map { APNsPushSender(configuration: $0, httpClient: .shared, logger: logger) },
+                fcm: configuration.fcm.map { FCMPushSender(configuration: $0, httpClient: .shared, logger: logger) },
+                console: ConsolePushSender(logger: logger)),
+            pushName: "push",
             events: HTTPEventSender(httpClient: .shared, logger: logger))
     }
 }
