@@ -35,7 +35,7 @@ public enum PushPlatform: String, Codable, Sendable, CaseIterable {
 }
 
 /// What kind of second factor.
-public enum FactorType: String, Codable, Sendable {
+public enum FactorType: String, Codable, Sendable, CaseIterable {
     /// A device key answering push challenges.
     case push
     /// An authenticator app (RFC 6238).

@@ -59,6 +59,11 @@ struct PushChallengeTests {
             let again = try await device.answer(shown, .denied, client: client)
             #expect(again.status == .conflict)
             #expect(try again.problem().code == "challenge_already_answered")
+
+            let metrics = String(buffer: try await client.send(.get, "/metrics", key: nil).body)
+            #expect(metrics.contains(#"verity_challenges_created_total{type="push"} 1"#))
+            #expect(metrics.contains(#"verity_challenges_approved_total{type="push"} 1"#))
+            #expect(metrics.contains(#"verity_challenges_denied_total{type="push"} 0"#))
         }
     }
 

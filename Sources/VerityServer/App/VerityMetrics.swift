@@ -24,6 +24,11 @@ public final class VerityMetrics: Sendable {
                 verificationCounter(event, channel: channel).increment(by: Int64(0))
             }
         }
+        for type in FactorType.allCases {
+            for status in [ChallengeStatus.pending, .approved, .denied, .expired] {
+                challengeCounter(status, type: type).increment(by: Int64(0))
+            }
+        }
     }
 
     func request(method: String, route: String, status: Int, duration: Duration) {
@@ -56,6 +61,18 @@ public final class VerityMetrics: Sendable {
     }
 
     func setOutboxDepth(_ depth: Int) { outboxDepth.set(Double(depth)) }
+
+    /// A challenge was created (`pending`) or reached an end: `approved`, `denied` or `expired`.
+    func challenge(_ status: ChallengeStatus, type: FactorType) { challengeCounter(status, type: type).increment() }
+
+    private func challengeCounter(_ status: ChallengeStatus, type: FactorType) -> Counter {
+        let event = status == .pending ? "created" : status.rawValue
+        return registry.makeCounter(
+            descriptor: MetricNameDescriptor(
+                namespace: "verity", subsystem: "challenges", metricName: event, unitName: "total",
+                helpText: "Challenges \(event), by factor type."),
+            labels: [("type", type.rawValue)])
+    }
 
     private func verificationCounter(_ event: String, channel: Channel) -> Counter {
         registry.makeCounter(

@@ -14,6 +14,7 @@ struct ChallengeService: Sendable {
     let clock: any TimeSource
     let outboxSignal: OutboxSignal
     let answers: ChallengeAnswerSignal
+    let metrics: VerityMetrics
     let logger: Logger
 
     // MARK: - Backend
@@ -62,6 +63,7 @@ struct ChallengeService: Sendable {
             challenge.respondedAt = now
             challenge.respondedFactorId = factor.id
             try await store.insertAnswered(challenge, now: now, webhook: webhook(for:url:))
+            metrics.challenge(challenge.status, type: .totp)
             outboxSignal.notify()
             return challenge.response(at: now)
         }
@@ -88,6 +90,7 @@ struct ChallengeService: Sendable {
                         expiresAt: Int(challenge.expiresAt.timeIntervalSince1970))))
         }
         try await store.insert(challenge, messages: pushes, now: now)
+        metrics.challenge(.pending, type: .push)
         outboxSignal.notify()
         logger.info(
             "Challenge created",
@@ -164,6 +167,7 @@ struct ChallengeService: Sendable {
             throw VerityError(.challengeAlreadyAnswered, "The challenge was already answered.")
         }
         answers.notify(answered.id)
+        metrics.challenge(status, type: .push)
         outboxSignal.notify()
         logger.info("Challenge answered", metadata: ["challenge": "\(answered.id)", "status": "\(status.rawValue)"])
         return answered.deviceView(for: factor.id, at: now)
@@ -186,7 +190,10 @@ struct ChallengeService: Sendable {
     /// Marks due challenges expired and queues their webhooks; returns how many.
     func expireDue() async throws -> Int {
         let expired = try await store.expireDue(now: clock.now(), webhook: webhook(for:url:))
-        for challenge in expired { answers.notify(challenge.id) }
+        for challenge in expired {
+            answers.notify(challenge.id)
+            metrics.challenge(.expired, type: challenge.type)
+        }
         if !expired.isEmpty { outboxSignal.notify() }
         return expired.count
     }
