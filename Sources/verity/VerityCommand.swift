@@ -7,10 +7,11 @@ struct VerityCommand: AsyncParsableCommand {
         commandName: "verity",
         abstract: "Verity: self-hosted phone, email and device verification.",
         discussion: """
-            Start a server with `verity serve`, create a project with `verity admin project create --name NAME`,
-            and read what the console senders "sent" with `verity outbox list`.
+            Start a server with `verity serve`, create a project with `verity admin project create --name NAME`, \
+            read what the console senders "sent" with `verity outbox list`, and try push approval with a simulated \
+            phone: `verity device enroll`.
             """,
-        subcommands: [Serve.self, Admin.self, Outbox.self])
+        subcommands: [Serve.self, Admin.self, Outbox.self, Device.self])
 
     static func main() async {
         LoggingSystem.bootstrap(StreamLogHandler.standardError)

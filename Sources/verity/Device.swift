@@ -1,0 +1,231 @@
+import ArgumentParser
+import Foundation
+import VerityCore
+import VerityKit
+
+struct Device: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "A simulated phone built on VerityKit: enroll a push factor, list, approve and deny challenges.",
+        discussion: """
+            The backend mints an enrollment token (POST /v1/enrollment-tokens {"userId": …}); enroll with it \
+            once, and later commands find the server and the factor in the state directory. The phone pulls \
+            challenges (no push notifications), so run `verity device challenges` after the backend sent one.
+            """,
+        subcommands: [Enroll.self, Status.self, Challenges.self, Approve.self, Deny.self, Forget.self])
+}
+
+/// The enrolled factor as `enroll` and `status` show it.
+struct DeviceSummary: Encodable {
+    var factorId: String
+    var userId: String
+    var friendlyName: String
+    var status: FactorStatus
+    var server: URL
+    var stateDir: String
+    var createdAt: Date
+    var verifiedAt: Date?
+
+    init(factor: PushFactor, server: URL, directory: URL) {
+        factorId = factor.id
+        userId = factor.userId
+        friendlyName = factor.friendlyName
+        status = factor.status
+        self.server = server
+        stateDir = directory.path
+        createdAt = factor.createdAt
+        verifiedAt = factor.verifiedAt
+    }
+
+    var text: String {
+        """
+        Factor:   \(factorId)  (\(status.rawValue))
+        User:     \(userId)
+        Name:     \(friendlyName)
+        Server:   \(server.absoluteString)
+        Enrolled: \(createdAt.formatted(.iso8601))
+        State:    \(stateDir)
+        """
+    }
+}
+
+extension Device {
+    struct Enroll: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Enroll this simulated phone as a push factor, with an enrollment token from the backend.",
+            discussion: """
+                Creates a P-256 device key, registers it (push platform `none`), proves possession of it, and \
+                keeps the key, the factor record and the server URL in the state directory (mode 0700, files 0600).
+                """)
+
+        @Option(help: "The Verity server's base URL, for example http://127.0.0.1:8080.")
+        var server: String
+
+        @Option(help: "The enrollment token (vet_…) the backend got from POST /v1/enrollment-tokens.")
+        var token: String
+
+        @Option(help: "The name shown in the user's list of devices (default: this host's name).")
+        var name: String?
+
+        @OptionGroup var state: DeviceStateOptions
+
+        @Flag(help: "Print JSON.")
+        var json = false
+
+        func validate() throws {
+            guard serverURL != nil else { throw ValidationError("--server must be an http:// or https:// URL.") }
+        }
+
+        private var serverURL: URL? {
+            guard let url = URL(string: server), let scheme = url.scheme?.lowercased(),
+                scheme == "http" || scheme == "https", url.host?.isEmpty == false
+            else { return nil }
+            return url
+        }
+
+        func run() async throws {
+            guard let serverURL else { throw ValidationError("--server must be an http:// or https:// URL.") }
+            let directory = state.directory
+            if let existing = try DeviceState.load(from: directory) {
+                throw DeviceCommandError(
+                    code: nil,
+                    message: """
+                        \(directory.path) already holds factor \(existing.factorId); run `verity device forget` \
+                        first, or pass another --state-dir.
+                        """)
+            }
+            do {
+                try FileManager.default.createDirectory(
+                    at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw DeviceCommandError(code: "storage", message: "\(directory.path) could not be created.")
+            }
+
+            let phone = SimulatedPhone(directory: directory, server: serverURL, verbose: state.verbose)
+            let friendlyName = name ?? ProcessInfo.processInfo.hostName
+            let factor = try await withDeviceErrors {
+                do {
+                    // Without device.json the directory holds at most what an interrupted enrollment left behind.
+                    try await phone.push.clearLocalStorage()
+                    let created = try await phone.push.createFactor(
+                        enrollmentToken: token, friendlyName: friendlyName, pushPlatform: .none, pushToken: nil)
+                    let verified = try await phone.push.verifyFactor(created.id)
+                    try DeviceState(server: serverURL, factorId: verified.id).save(in: directory)
+                    return verified
+                } catch {
+                    try? await phone.push.clearLocalStorage()
+                    throw error
+                }
+            }
+
+            let summary = DeviceSummary(factor: factor, server: serverURL, directory: directory)
+            if json { return try printJSON(summary) }
+            print(
+                """
+                Enrolled \(factor.id) for user \(factor.userId) on \(serverURL.absoluteString).
+                The device key is kept in \(directory.path); keep it private.
+                """)
+        }
+    }
+
+    struct Status: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show the enrolled factor: id, user, name, server and status, as recorded on this device.")
+        @OptionGroup var state: DeviceStateOptions
+        @Flag(help: "Print JSON.") var json = false
+
+        func run() async throws {
+            let summary = try await withEnrolledPhone(state) { phone, state in
+                guard let factor = try await phone.push.factors().first(where: { $0.id == state.factorId }) else {
+                    throw DeviceCommandError(
+                        code: "storage",
+                        message: "The record of \(state.factorId) is missing; run `verity device forget --local-only`.")
+                }
+                return DeviceSummary(factor: factor, server: state.server, directory: phone.directory)
+            }
+            if json { return try printJSON(summary) }
+            print(summary.text)
+        }
+    }
+
+    struct Challenges: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the challenges waiting for this device's answer: id, message, details and expiry.")
+        @OptionGroup var state: DeviceStateOptions
+        @Flag(help: "Print JSON.") var json = false
+
+        func run() async throws {
+            let (challenges, factorId) = try await withEnrolledPhone(state) { phone, state in
+                (try await phone.push.pendingChallenges(factorId: state.factorId), state.factorId)
+            }
+            if json { return try printJSON(challenges) }
+            if challenges.isEmpty { print("No pending challenges for \(factorId).") }
+            for challenge in challenges {
+                let expiry = challenge.expiresAt.formatted(.iso8601)
+                let seconds = max(0, Int(challenge.expiresAt.timeIntervalSinceNow.rounded()))
+                print("\(challenge.id)  \(challenge.message)  expires \(expiry) (in \(seconds) s)")
+                for detail in challenge.details { print("  \(detail.label): \(detail.value)") }
+            }
+        }
+    }
+
+    struct Approve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Approve a challenge, signed with the device key.")
+        @Argument(help: "The challenge id (chl_…), as `verity device challenges` lists it.") var id: String
+        @OptionGroup var state: DeviceStateOptions
+        @Flag(help: "Print JSON.") var json = false
+
+        func run() async throws {
+            try await answer(id, .approved, state: state, json: json)
+        }
+    }
+
+    struct Deny: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Deny a challenge, signed with the device key.")
+        @Argument(help: "The challenge id (chl_…), as `verity device challenges` lists it.") var id: String
+        @OptionGroup var state: DeviceStateOptions
+        @Flag(help: "Print JSON.") var json = false
+
+        func run() async throws {
+            try await answer(id, .denied, state: state, json: json)
+        }
+    }
+
+    struct Forget: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete the factor on the server, then the device key and state in the state directory.")
+        @Flag(help: "Only delete the local state, without telling the server (when it no longer knows the factor).")
+        var localOnly = false
+        @OptionGroup var state: DeviceStateOptions
+
+        func run() async throws {
+            let (factorId, directory) = try await withEnrolledPhone(state) { phone, state in
+                if !localOnly { try await phone.push.deleteFactor(state.factorId) }
+                try await phone.push.clearLocalStorage()
+                try DeviceState.remove(from: phone.directory)
+                return (state.factorId, phone.directory)
+            }
+            if localOnly {
+                print("Deleted the device state in \(directory.path); the server still has \(factorId).")
+            } else {
+                print("Deleted \(factorId) on the server and the device state in \(directory.path).")
+            }
+        }
+    }
+}
+
+/// Approves or denies a challenge and prints the outcome.
+private func answer(_ challengeId: String, _ answer: ChallengeAnswer, state: DeviceStateOptions, json: Bool)
+    async throws
+{
+    let challenge = try await withEnrolledPhone(state) { phone, state in
+        switch answer {
+        case .approved: try await phone.push.approve(challengeId: challengeId, factorId: state.factorId)
+        case .denied: try await phone.push.deny(challengeId: challengeId, factorId: state.factorId)
+        }
+    }
+    if json { return try printJSON(challenge) }
+    let verb = answer == .approved ? "Approved" : "Denied"
+    print("\(verb) \(challenge.id): \(challenge.message)")
+}
