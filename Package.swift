@@ -90,12 +90,13 @@ let package = Package(
         ),
         .testTarget(
             name: "VerityKitTests",
-            dependencies: ["VerityKit"],
+            dependencies: ["VerityCore", "VerityKit"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
+                "VerityCore",
                 "VerityKit",
                 "VerityServer",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

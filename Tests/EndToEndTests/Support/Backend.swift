@@ -1,0 +1,63 @@
+import Foundation
+import VerityCore
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The customer's backend: calls Verity over HTTP with the project's API key.
+struct Backend: Sendable {
+    let baseURL: URL
+    let apiKey: String
+    let session: URLSession
+
+    /// An answer with another status than the call expects.
+    struct UnexpectedResponse: Error, CustomStringConvertible {
+        let status: Int
+        let body: String
+
+        var description: String { "HTTP \(status): \(body)" }
+    }
+
+    /// A token the app enrolls a push factor for `userId` with.
+    func enrollmentToken(userId: String) async throws -> String {
+        let body = try JSONEncoder().encode(CreateEnrollmentTokenRequest(userId: userId))
+        return try await send("POST", "v1/enrollment-tokens", body: body, expecting: 201, as: EnrollmentToken.self)
+            .token
+    }
+
+    func createChallenge(_ request: CreateChallengeRequest) async throws -> Challenge {
+        try await send("POST", "v1/challenges", body: try JSONEncoder().encode(request), expecting: 201)
+    }
+
+    /// The challenge; with `wait`, once it is answered or expires, or after `wait` seconds.
+    func challenge(id: String, wait: Int? = nil) async throws -> Challenge {
+        try await send(
+            "GET", "v1/challenges/\(id)", query: wait.map { [URLQueryItem(name: "wait", value: "\($0)")] } ?? [],
+            expecting: 200)
+    }
+
+    private func send<Value: Decodable>(
+        _ method: String, _ path: String, query: [URLQueryItem] = [], body: Data? = nil, expecting status: Int,
+        as type: Value.Type = Value.self
+    ) async throws -> Value {
+        let url = baseURL.appendingPathComponent(path, isDirectory: false)
+        var request = URLRequest(
+            url: query.isEmpty ? url : url.appending(queryItems: query), cachePolicy: .reloadIgnoringLocalCacheData,
+            timeoutInterval: 30)
+        request.httpMethod = method
+        request.setValue("Bearer \(apiKey)", forHTTPHeaderField: "Authorization")
+        if let body {
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = body
+        }
+        let (data, response) = try await session.data(for: request)
+        let answered = (response as? HTTPURLResponse)?.statusCode ?? 0
+        guard answered == status else {
+            throw UnexpectedResponse(status: answered, body: String(decoding: data, as: UTF8.self))
+        }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try decoder.decode(Value.self, from: data)
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import HummingbirdTesting
+import Testing
+import VerityServer
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The engines the end-to-end tests run on: SQLite always, PostgreSQL when `VERITY_TEST_POSTGRES_URL` is set.
+enum TestEngine: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case sqlite
+    case postgres
+
+    static var available: [TestEngine] {
+        postgresURL == nil ? [.sqlite] : [.sqlite, .postgres]
+    }
+
+    static var postgresURL: String? {
+        ProcessInfo.processInfo.environment["VERITY_TEST_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    var testDescription: String { rawValue }
+
+    /// A fresh, empty database: a private in-memory SQLite, or a new PostgreSQL schema.
+    func freshLocation() -> DatabaseLocation {
+        switch self {
+        case .sqlite: .sqliteMemory
+        case .postgres:
+            .postgres(
+                url: Self.postgresURL ?? "",
+                schema: "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: ""),
+                maxConnections: 4)
+        }
+    }
+}
+
+/// The server's clock: the wall clock, because the SDK signs its device tokens with it, plus however far a test
+/// moved it on.
+// @unchecked Sendable: the only mutable state, `offset`, is read and written only while holding `lock`.
+final class ServerClock: TimeSource, @unchecked Sendable {
+    private let lock = NSLock()
+    private var offset: TimeInterval = 0
+
+    func now() -> Date {
+        lock.withLock { Date().addingTimeInterval(offset) }
+    }
+
+    func advance(by seconds: TimeInterval) {
+        lock.withLock { offset += seconds }
+    }
+}
+
+/// A Verity node serving real HTTP on an ephemeral port of 127.0.0.1, with one project, for the length of a test.
+struct LiveServer: Sendable {
+    /// Where an app (VerityKit) and a backend reach the server.
+    let baseURL: URL
+    /// The project's backend, calling with its API key.
+    let backend: Backend
+    let clock: ServerClock
+
+    /// Opens a fresh database, creates the project "Acme", serves the API around `body` and shuts down afterwards
+    /// (the application closes the database).
+    static func run<T: Sendable>(_ engine: TestEngine, _ body: @Sendable (LiveServer) async throws -> T)
+        async throws -> T
+    {
+        var configuration = ServerConfiguration()
+        configuration.logLevel = .warning
+        let clock = ServerClock()
+        var dependencies = AppDependencies()
+        dependencies.clock = clock
+        dependencies.database = engine.freshLocation()
+        dependencies.masterKey = try MasterKey(bytes: Array(repeating: 7, count: 32))
+        let verity = try await Verity.open(configuration, dependencies: dependencies)
+        let app = try await closingOnFailure(verity) { try buildApplication(configuration, verity: verity) }
+        return try await app.test(.live) { client in
+            let apiKey = try await verity.admin.createProject(name: "Acme").key.secret
+            let port = try #require(client.port)
+            let baseURL = try #require(URL(string: "http://127.0.0.1:\(port)"))
+            let session = URLSession(configuration: .ephemeral)
+            defer { session.finishTasksAndInvalidate() }
+            let backend = Backend(baseURL: baseURL, apiKey: apiKey, session: session)
+            return try await body(LiveServer(baseURL: baseURL, backend: backend, clock: clock))
+        }
+    }
+
+    /// The result of `build`, closing `verity`'s database when it fails; once built, the application closes it.
+    private static func closingOnFailure<App>(_ verity: Verity, _ build: () throws -> App) async throws -> App {
+        do {
+            return try build()
+        } catch {
+            try? await verity.database.close()
+            throw error
+        }
+    }
+}
