@@ -67,6 +67,23 @@ struct PushChallengeTests {
         }
     }
 
+    @Test(
+        "A push token the service calls dead is forgotten; the device can still pull", arguments: TestEngine.available)
+    func deadPushToken(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        node.sender.failNextPushes(PushTokenInvalid(reason: "apns 410 Unregistered"))
+        try await node.run { client in
+            let device = try await TestDevice.enrolled(node: node, client: client)
+            let id = try await client.createChallenge(#"{"userId":"user-1"}"#, key: node.apiKey).decode(Challenge.self)
+                .id
+            try await waitUntil { try await node.verity.factorStore.factor(id: device.factorId)?.pushToken == nil }
+            let messages = try await node.verity.outboxMessages()
+            #expect(messages.first { $0.message.channel == .push }?.message.status == .dead)
+            #expect(try await device.pending(client: client).map(\.id) == [id])
+            #expect(node.sender.pushes.isEmpty)
+        }
+    }
+
     @Test("Deny is recorded as denied", arguments: TestEngine.available)
     func deny(engine: TestEngine) async throws {
         let node = try await TestNode.make(engine)

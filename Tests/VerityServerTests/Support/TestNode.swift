@@ -75,8 +75,18 @@ final class RecordingSender: MessageSender, PushSender {
         Senders(sms: self, smsName: "recording", email: self, emailName: "recording", push: self, pushName: "recording")
     }
 
+    private let pushFailures = NIOLockedValueBox<[any Error]>([])
+
     func send(_ notification: PushNotification) async throws {
+        if let failure = pushFailures.withLockedValue({ $0.isEmpty ? nil : $0.removeFirst() }) {
+            throw failure
+        }
         pushed.withLockedValue { $0.append(notification) }
+    }
+
+    /// The next pushes fail with these errors, in order.
+    func failNextPushes(_ errors: any Error...) {
+        pushFailures.withLockedValue { $0.append(contentsOf: errors) }
     }
 
     var pushes: [PushNotification] { pushed.withLockedValue { $0 } }
