@@ -1,21 +1,27 @@
 #!/usr/bin/env bash
-# Verity benchmark: check throughput next to /health, measured in the same run on the same server.
+# Verity benchmark: check throughput and push-approval round trips next to /health, measured in the same run on
+# the same server.
 #
-#   bench/run.sh                 # release build, then health / check / health, 15 s each
+#   bench/run.sh                 # release build, then health / check / health (py) / push / health, 15 s each
 #   DURATION=30 bench/run.sh     # longer runs
 #   SKIP_BUILD=1 bench/run.sh    # reuse the last release build in .build-release
+#   SCENARIOS=push bench/run.sh  # only the push round trip (plus the /health runs)
 #
 # Settings (environment):
-#   DURATION=15     seconds per measured run        THREADS=2 / CONNECTIONS=32   wrk -t / -c
+#   DURATION=15     seconds per measured run        THREADS=2 / CONNECTIONS=32   wrk -t / -c (and pushload's -c)
+#   SCENARIOS="check push"   which scenarios to run between the two wrk /health runs
 #   SEED=auto       verifications to seed; auto = 20000, or more if the last run's check rate needs more
-#   WARMUP=3        seconds of unmeasured /health load before the first run (0 to skip)
+#   DEVICES=256     push factors to enroll for the push scenario (spread over the connections)
+#   PUSH_FETCH=0    1: the device also GETs the challenge before answering (what VerityPush.approve does)
+#   LOAD_PROCESSES=$THREADS   processes of bench/lib/pushload.py (its -t)
+#   WARMUP=3        seconds of unmeasured /health (wrk) and push load before the first runs (0 to skip)
 #   PORT=           listen port (default: a free one)   KEEP_DATA=1   keep the temp dir (logs, ids, raw output)
 #   SKIP_BUILD=1    do not run `swift build`
 #   BENCH_BIN=path  benchmark this verity binary instead of building one (implies SKIP_BUILD=1)
 #
-# Prints a table (req/s, p50, p99, non-2xx, CPU of server and wrk) and the check/health ratio, and writes the same
-# as JSON to bench/results/latest.json. Exit status 2 when the run is not valid (non-2xx checks, socket errors,
-# verifications used more than 5 times). See bench/README.md.
+# Prints a table (req/s, p50, p99, non-2xx, CPU of server and load generator) and the check/health and
+# push/health ratios, and writes the same as JSON to bench/results/latest.json. Exit status 2 when the run is not
+# valid (non-2xx checks or round trips, socket errors, verifications used more than 5 times). See bench/README.md.
 set -euo pipefail
 
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -24,6 +30,10 @@ DURATION=${DURATION:-15}
 THREADS=${THREADS:-2}
 CONNECTIONS=${CONNECTIONS:-32}
 SEED=${SEED:-auto}
+SCENARIOS=${SCENARIOS:-check push}
+DEVICES=${DEVICES:-256}
+PUSH_FETCH=${PUSH_FETCH:-0}
+LOAD_PROCESSES=${LOAD_PROCESSES:-$THREADS}
 WARMUP=${WARMUP:-3}
 SKIP_BUILD=${SKIP_BUILD:-0}
 KEEP_DATA=${KEEP_DATA:-0}
@@ -45,6 +55,16 @@ PY
 )
 fi
 [[ $SEED =~ ^[0-9]+$ ]] || { echo "error: SEED must be a number or auto" >&2; exit 1; }
+[[ $DEVICES =~ ^[1-9][0-9]*$ ]] || { echo "error: DEVICES must be a positive number" >&2; exit 1; }
+RUN_CHECK=0 RUN_PUSH=0
+for scenario in $SCENARIOS; do
+    case $scenario in
+        check) RUN_CHECK=1 ;;
+        push) RUN_PUSH=1 ;;
+        *) echo "error: unknown scenario '$scenario' in SCENARIOS (check, push)" >&2; exit 1 ;;
+    esac
+done
+(( RUN_CHECK )) || SEED=0
 
 log() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
@@ -65,6 +85,12 @@ if ! command -v wrk >/dev/null; then
     fi
 fi
 for tool in python3 curl; do command -v "$tool" >/dev/null || die "$tool is required"; done
+# The push scenario signs device tokens and answers (ES256) with the `cryptography` package.
+if (( RUN_PUSH )) && ! python3 -c 'import cryptography' 2>/dev/null; then
+    log "the Python package cryptography is missing; installing it with pip"
+    python3 -m pip install --quiet cryptography ||
+        die "install the Python package cryptography (pip, apt-get install python3-cryptography, or a venv)"
+fi
 
 # --- Build -----------------------------------------------------------------------------------------------------
 
@@ -96,7 +122,7 @@ cleanup() {
         wait "$SERVER_PID" 2>/dev/null || true
     fi
     if [[ $KEEP_DATA == 1 || $status != 0 ]]; then
-        log "kept $WORK (server.log, ids.txt, raw wrk output)"
+        log "kept $WORK (server.log, ids.txt, devices.jsonl, raw wrk and pushload output)"
     else
         rm -rf "$WORK"
     fi
@@ -129,20 +155,37 @@ curl -fsS "$BASE_URL/health" >/dev/null || { cat "$SERVER_LOG" >&2; die "no answ
 API_KEY=$("$BIN" admin project create --name bench --code-length 10 --json --data-dir "$DATA" |
     python3 -c 'import json, sys; print(json.load(sys.stdin)["apiKey"])')
 
-log "seeding $SEED verifications"
-python3 "$BENCH_DIR/lib/seed.py" "$BASE_URL" "$API_KEY" "$SEED" "$WORK/ids.txt"
-
-# Every start queues an SMS; let the outbox worker send them all so it does not compete with the measured runs.
 deliveries() {
     curl -fsS "$BASE_URL/metrics" 2>/dev/null |
         awk '/^verity_outbox_deliveries_total/ { s += $NF } END { printf "%d\n", s }'
 }
-log "waiting for the outbox to deliver $SEED messages"
-for _ in $(seq 1 600); do
-    (( $(deliveries) >= SEED )) && break
-    sleep 0.5
-done
-(( $(deliveries) >= SEED )) || log "warning: the outbox still has messages; the runs may be disturbed"
+
+# Push notifications the outbox still owes: challenges created (201s) minus push deliveries (sent or given up).
+push_backlog() {
+    curl -fsS "$BASE_URL/metrics" 2>/dev/null | awk '
+        /^verity_http_requests_total\{method="POST",route="\/v1\/challenges",status="201"\}/ { created += $NF }
+        /^verity_outbox_deliveries_total\{channel="push"/ { delivered += $NF }
+        END { printf "%d\n", created - delivered }'
+}
+
+if (( RUN_CHECK )); then
+    log "seeding $SEED verifications"
+    python3 "$BENCH_DIR/lib/seed.py" "$BASE_URL" "$API_KEY" "$SEED" "$WORK/ids.txt"
+
+    # Every start queues an SMS; let the outbox worker send them all so it does not compete with the measured runs.
+    log "waiting for the outbox to deliver $SEED messages"
+    for _ in $(seq 1 600); do
+        (( $(deliveries) >= SEED )) && break
+        sleep 0.5
+    done
+    (( $(deliveries) >= SEED )) || log "warning: the outbox still has messages; the runs may be disturbed"
+fi
+
+if (( RUN_PUSH )); then
+    # Each device: enrollment token (API key), register a P-256 key, prove possession. One user per device.
+    log "enrolling $DEVICES push factors"
+    python3 "$BENCH_DIR/lib/pushload.py" enroll "$BASE_URL" "$API_KEY" "$DEVICES" "$WORK/devices.jsonl"
+fi
 
 # --- Runs ------------------------------------------------------------------------------------------------------
 
@@ -154,20 +197,26 @@ server_cpu() {
     awk -v hz="$CLOCK_TICKS" '{ sub(/^.*\) /, ""); printf "%.3f\n", ($12 + $13) / hz }' "/proc/$SERVER_PID/stat"
 }
 
+# Context switches of all the server's threads so far (each is a thread going to sleep or being preempted).
+server_switches() {
+    cat /proc/"$SERVER_PID"/task/*/status 2>/dev/null | awk '/ctxt_switches/ { s += $2 } END { printf "%d\n", s }'
+}
+
 # CPU seconds (all cores, user + system) the whole machine has been busy so far, from /proc/stat.
 machine_cpu() {
     awk -v hz="$CLOCK_TICKS" '/^cpu / { printf "%.3f\n", ($2 + $3 + $4) / hz; exit }' /proc/stat
 }
 
 # run_scenario NAME SECONDS LABEL: runs bench/scenarios/NAME.lua for SECONDS; writes LABEL.wrk (wrk's output with
-# its BENCH_RESULT line) and LABEL.cpu ("server_cpu_s wrk_cpu_s wall_s machine_cpu_s") in $WORK. Add a scenario by
-# adding a Lua file (see bench/lib/report.lua) and a call below.
+# its BENCH_RESULT line) and LABEL.cpu ("server_cpu_s wrk_cpu_s wall_s machine_cpu_s server_switches") in $WORK.
+# Add a scenario by adding a Lua file (see bench/lib/report.lua) and a call below.
 run_scenario() {
     local name=$1 seconds=$2 label=$3
     local script="$BENCH_DIR/scenarios/$name.lua"
     [[ -f $script ]] || die "no scenario $script"
     log "$label: $name for ${seconds}s (-t$THREADS -c$CONNECTIONS)"
-    local cpu_before machine_before wall_before wall_after
+    local cpu_before machine_before wall_before wall_after switches_before
+    switches_before=$(server_switches)
     cpu_before=$(server_cpu)
     machine_before=$(machine_cpu)
     wall_before=$(date +%s.%N)
@@ -182,17 +231,65 @@ run_scenario() {
     kill -0 "$SERVER_PID" 2>/dev/null || { tail -50 "$SERVER_LOG" >&2; die "the server died during $label"; }
     read -r wrk_user wrk_sys <"$WORK/$label.time"
     python3 -c 'import sys; a = [float(x) for x in sys.argv[1:]]
-print(f"{a[1]-a[0]:.3f} {a[2]+a[3]:.3f} {a[5]-a[4]:.3f} {a[7]-a[6]:.3f}")' \
+print(f"{a[1]-a[0]:.3f} {a[2]+a[3]:.3f} {a[5]-a[4]:.3f} {a[7]-a[6]:.3f} {a[9]-a[8]:.0f}")' \
         "$cpu_before" "$(server_cpu)" "$wrk_user" "$wrk_sys" "$wall_before" "$wall_after" \
-        "$machine_before" "$(machine_cpu)" >"$WORK/$label.cpu"
+        "$machine_before" "$(machine_cpu)" "$switches_before" "$(server_switches)" >"$WORK/$label.cpu"
     grep -E 'Requests/sec|Non-2xx|Socket errors' "$WORK/$label.wrk" | sed 's/^/    /' >&2 || true
+}
+
+# run_pushload SCENARIO SECONDS LABEL: runs bench/lib/pushload.py (push round trips or /health) with CONNECTIONS
+# connections in LOAD_PROCESSES processes; it writes LABEL.wrk (its BENCH_RESULT line) and LABEL.cpu (same format
+# as run_scenario's, measured by pushload.py over the exact measurement window) in $WORK.
+run_pushload() {
+    local scenario=$1 seconds=$2 label=$3
+    log "$label: pushload.py $scenario for ${seconds}s (-c$CONNECTIONS, $LOAD_PROCESSES processes)"
+    local args=(run "$BASE_URL" --scenario "$scenario" --duration "$seconds" --connections "$CONNECTIONS"
+        --processes "$LOAD_PROCESSES" --server-pid "$SERVER_PID" --out "$WORK/$label.wrk" --cpu-out "$WORK/$label.cpu")
+    if [[ $scenario == push ]]; then
+        args+=(--api-key "$API_KEY" --devices "$WORK/devices.jsonl")
+        [[ $PUSH_FETCH == 1 ]] && args+=(--fetch)
+    fi
+    if ! python3 "$BENCH_DIR/lib/pushload.py" "${args[@]}" >"$WORK/$label.out" 2>&1; then
+        cat "$WORK/$label.out" >&2
+        die "pushload.py failed in $label"
+    fi
+    kill -0 "$SERVER_PID" 2>/dev/null || { tail -50 "$SERVER_LOG" >&2; die "the server died during $label"; }
+    grep -v '^BENCH_RESULT ' "$WORK/$label.out" | sed 's/^/    /' >&2 || true
+}
+
+# After a push run: how many pushes were still queued, and how long the outbox took to catch up (so the next run
+# starts on a quiet server). Writes LABEL.outbox: "backlog_at_end drain_seconds".
+drain_push_outbox() {
+    local label=$1 backlog start now
+    backlog=$(push_backlog)
+    start=$(date +%s.%N)
+    for _ in $(seq 1 600); do
+        (( $(push_backlog) <= 0 )) && break
+        sleep 0.2
+    done
+    (( $(push_backlog) <= 0 )) || log "warning: the outbox still owes pushes; the next run may be disturbed"
+    now=$(date +%s.%N)
+    python3 -c 'import sys; print(sys.argv[1], f"{float(sys.argv[3]) - float(sys.argv[2]):.1f}")' \
+        "$backlog" "$start" "$now" >"$WORK/$label.outbox"
+    log "outbox: $backlog pushes queued at the end of $label, drained in $(cut -d' ' -f2 "$WORK/$label.outbox") s"
 }
 
 if (( WARMUP > 0 )); then
     run_scenario health "$WARMUP" warmup
 fi
 run_scenario health "$DURATION" health-1
-run_scenario check "$DURATION" check
+if (( RUN_CHECK )); then
+    run_scenario check "$DURATION" check
+fi
+if (( RUN_PUSH )); then
+    run_pushload health "$DURATION" health-py
+    if (( WARMUP > 0 )); then
+        run_pushload push "$WARMUP" push-warmup
+        drain_push_outbox push-warmup
+    fi
+    run_pushload push "$DURATION" push
+    drain_push_outbox push
+fi
 run_scenario health "$DURATION" health-2
 
 # --- Report ----------------------------------------------------------------------------------------------------
@@ -211,11 +308,15 @@ json.dump({
     "git_commit": (sh("git rev-parse --short HEAD") or "unknown") + dirty,
     "database": "sqlite",
     "duration_s": $DURATION, "threads": $THREADS, "connections": $CONNECTIONS, "seeded": $SEED,
-    "warmup_s": $WARMUP,
+    "warmup_s": $WARMUP, "scenarios": "$SCENARIOS".split(),
+    "push": {"devices": $DEVICES if $RUN_PUSH else 0, "fetch": "$PUSH_FETCH" == "1", "load_processes": $LOAD_PROCESSES,
+             "platform": "apns (console push sender: no APNs credentials)"},
     # git_commit describes the tree now; with SKIP_BUILD=1 or BENCH_BIN the binary may be older.
     "binary": "$BIN", "built_this_run": $BUILT,
     "machine": {"nproc": int(sh("nproc") or 0), "cpu": cpu, "kernel": sh("uname -r"),
-                "swift": sh("swift --version 2>&1 | head -1"), "wrk": sh("wrk -v 2>&1 | head -1")},
+                "swift": sh("swift --version 2>&1 | head -1"), "wrk": sh("wrk -v 2>&1 | head -1"),
+                "python": sh("python3 --version"),
+                "cryptography": sh("python3 -c 'import cryptography; print(cryptography.__version__)'")},
 }, open(sys.argv[1], "w"), indent=2)
 EOF
 

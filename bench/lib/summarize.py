@@ -3,10 +3,13 @@
 
     summarize.py RUN_DIR OUT_JSON
 
-RUN_DIR holds, per measured run LABEL: LABEL.wrk (wrk's output, with one BENCH_RESULT line) and LABEL.cpu
-("server_cpu_s wrk_cpu_s wall_s machine_cpu_s"), plus meta.json (configuration and machine).
-Labels: health-1, check, health-2.
-Exit status 2 when the run is not valid (check answered anything but 2xx, socket errors, or ids ran out).
+RUN_DIR holds, per measured run LABEL: LABEL.wrk (one BENCH_RESULT line, from wrk + lib/report.lua or from
+lib/pushload.py) and LABEL.cpu ("server_cpu_s load_cpu_s wall_s machine_cpu_s server_context_switches"), plus
+meta.json (configuration and machine). Labels: health-1 and health-2 (wrk) always; check (wrk) when the check
+scenario ran; health-py and push (pushload.py) when the push scenario ran, with push.outbox
+("backlog_at_end drain_s").
+Exit status 2 when the run is not valid (check or a round trip answered anything unexpected, socket errors, or ids
+ran out).
 """
 
 import json
@@ -15,21 +18,28 @@ import sys
 
 TARGET_RATIO_PCT = 30.0
 TARGET_CHECK_P99_MS = 10.0
+TARGET_PUSH_RATIO_PCT = 20.0
 
 
-def load(run_dir: str, label: str) -> dict:
-    with open(os.path.join(run_dir, f"{label}.wrk")) as f:
+def load(run_dir: str, label: str) -> dict | None:
+    path = os.path.join(run_dir, f"{label}.wrk")
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
         lines = [line for line in f if line.startswith("BENCH_RESULT ")]
     if len(lines) != 1:
         raise SystemExit(f"{label}: expected one BENCH_RESULT line in {label}.wrk, found {len(lines)}")
     result = json.loads(lines[0][len("BENCH_RESULT "):])
     with open(os.path.join(run_dir, f"{label}.cpu")) as f:
-        server_cpu, wrk_cpu, wall, machine_cpu = (float(x) for x in f.read().split())
+        fields = [float(x) for x in f.read().split()]
+    server_cpu, load_cpu, wall, machine_cpu = fields[:4]
+    # Context switches of the server's threads per iteration (request, or round trip for push): thread hand-offs.
+    result["server_switches"] = fields[4] if len(fields) > 4 else None
     # "other" is everything else that ran meanwhile (other builds, the outbox poller is in "server"): on a quiet
     # machine it stays near 0%; tens of percent mean the figures are disturbed.
     result["cpu_pct"] = {
-        "server": 100 * server_cpu / wall, "wrk": 100 * wrk_cpu / wall,
-        "other": max(0.0, 100 * (machine_cpu - server_cpu - wrk_cpu) / wall),
+        "server": 100 * server_cpu / wall, "load": 100 * load_cpu / wall,
+        "other": max(0.0, 100 * (machine_cpu - server_cpu - load_cpu) / wall),
     }
     return result
 
@@ -37,6 +47,7 @@ def load(run_dir: str, label: str) -> dict:
 def row(endpoint: str, r: dict) -> dict:
     return {
         "endpoint": endpoint,
+        "client": r.get("client", "wrk"),
         "requests": r["requests"],
         "requests_per_sec": round(r["requests_per_sec"], 1),
         "p50_ms": round(r["latency_us"]["p50"] / 1000, 3),
@@ -45,8 +56,12 @@ def row(endpoint: str, r: dict) -> dict:
         "socket_errors": sum(r["socket_errors"].values()),
         "statuses": r["statuses"],
         "server_cpu_pct": round(r["cpu_pct"]["server"], 1),
-        "wrk_cpu_pct": round(r["cpu_pct"]["wrk"], 1),
+        # The load generator's CPU: wrk, or pushload.py (all its processes).
+        "wrk_cpu_pct": round(r["cpu_pct"]["load"], 1),
         "other_cpu_pct": round(r["cpu_pct"]["other"], 1),
+        "server_switches_per_iteration": (
+            round(r["server_switches"] / r["requests"], 1) if r.get("server_switches") is not None and r["requests"]
+            else None),
     }
 
 
@@ -54,67 +69,154 @@ def main() -> int:
     run_dir, out_json = sys.argv[1], sys.argv[2]
     with open(os.path.join(run_dir, "meta.json")) as f:
         meta = json.load(f)
-    health1, check, health2 = (load(run_dir, label) for label in ("health-1", "check", "health-2"))
+    raw = {label: load(run_dir, label) for label in ("health-1", "check", "health-py", "push", "health-2")}
+    health1, check, health_py, push, health2 = raw.values()
+    if health1 is None or health2 is None:
+        raise SystemExit("health-1 and health-2 are required")
 
-    rows = [
-        row("GET /health (run 1)", health1),
-        row("POST /v1/verifications/check", check),
-        row("GET /health (run 2)", health2),
-    ]
+    rows = [row("GET /health (run 1)", health1)]
+    if check:
+        rows.append(row("POST /v1/verifications/check", check))
+    if health_py:
+        rows.append(row("GET /health (pushload.py)", health_py))
+    if push:
+        steps = "create+fetch+respond" if push["extra"].get("fetch") else "create+respond"
+        rows.append(row(f"push round trip ({steps})", push))
+    rows.append(row("GET /health (run 2)", health2))
+    by_label = dict(zip([k for k, v in raw.items() if v is not None], rows))
+    r1, r2 = by_label["health-1"], by_label["health-2"]
     mean = {
         "endpoint": "GET /health (mean of 2)",
-        "requests": health1["requests"] + health2["requests"],
-        "requests_per_sec": round((health1["requests_per_sec"] + health2["requests_per_sec"]) / 2, 1),
-        "p50_ms": round((rows[0]["p50_ms"] + rows[2]["p50_ms"]) / 2, 3),
-        "p99_ms": round((rows[0]["p99_ms"] + rows[2]["p99_ms"]) / 2, 3),
-        "non_2xx": rows[0]["non_2xx"] + rows[2]["non_2xx"],
-        "socket_errors": rows[0]["socket_errors"] + rows[2]["socket_errors"],
-        "server_cpu_pct": round((rows[0]["server_cpu_pct"] + rows[2]["server_cpu_pct"]) / 2, 1),
-        "wrk_cpu_pct": round((rows[0]["wrk_cpu_pct"] + rows[2]["wrk_cpu_pct"]) / 2, 1),
-        "other_cpu_pct": round((rows[0]["other_cpu_pct"] + rows[2]["other_cpu_pct"]) / 2, 1),
+        "client": "wrk",
+        "requests": r1["requests"] + r2["requests"],
+        "requests_per_sec": round((r1["requests_per_sec"] + r2["requests_per_sec"]) / 2, 1),
+        "p50_ms": round((r1["p50_ms"] + r2["p50_ms"]) / 2, 3),
+        "p99_ms": round((r1["p99_ms"] + r2["p99_ms"]) / 2, 3),
+        "non_2xx": r1["non_2xx"] + r2["non_2xx"],
+        "socket_errors": r1["socket_errors"] + r2["socket_errors"],
+        "server_cpu_pct": round((r1["server_cpu_pct"] + r2["server_cpu_pct"]) / 2, 1),
+        "wrk_cpu_pct": round((r1["wrk_cpu_pct"] + r2["wrk_cpu_pct"]) / 2, 1),
+        "other_cpu_pct": round((r1["other_cpu_pct"] + r2["other_cpu_pct"]) / 2, 1),
+        "server_switches_per_iteration": (
+            round((r1["server_switches_per_iteration"] + r2["server_switches_per_iteration"]) / 2, 1)
+            if r1["server_switches_per_iteration"] is not None and r2["server_switches_per_iteration"] is not None
+            else None),
     }
     rows.append(mean)
 
     health_rps = mean["requests_per_sec"]
-    ratio = 100 * check["requests_per_sec"] / health_rps if health_rps else 0.0
-    drift = (
-        100 * (health2["requests_per_sec"] - health1["requests_per_sec"]) / health1["requests_per_sec"]
-        if health1["requests_per_sec"] else 0.0
-    )
-    extra = check.get("extra", {})
+
+    def pct(value, of):
+        return 100 * value / of if of else 0.0
+
+    drift = pct(health2["requests_per_sec"] - health1["requests_per_sec"], health1["requests_per_sec"])
     problems = []
-    if rows[1]["non_2xx"]:
-        problems.append(f"check answered {rows[1]['non_2xx']} non-2xx responses {check['statuses']}")
-    if any(r["socket_errors"] for r in rows[:3]):
-        problems.append("wrk saw socket errors (see socket_errors in the JSON)")
-    if extra.get("ids_exhausted"):
-        problems.append(
-            f"the check run used each id up to {extra['max_checks_per_id']} times (> 5): seed more (SEED=…)")
-    if rows[0]["non_2xx"] or rows[2]["non_2xx"]:
+    if any(r["socket_errors"] for r in rows[:-1]):
+        problems.append("the load generator saw socket errors (see socket_errors in the JSON)")
+    if r1["non_2xx"] or r2["non_2xx"] or (health_py and health_py["non_2xx"]):
         problems.append("/health answered non-2xx responses")
 
-    header = (f"{'endpoint':<30} {'req/s':>10} {'p50 ms':>8} {'p99 ms':>8} {'non-2xx':>8} {'server CPU':>11} "
-              f"{'wrk CPU':>8} {'other CPU':>10}")
+    document_check = {}
+    extra = {}
+    if check:
+        c = by_label["check"]
+        extra = check.get("extra", {})
+        if c["non_2xx"]:
+            problems.append(f"check answered {c['non_2xx']} non-2xx responses {check['statuses']}")
+        if extra.get("ids_exhausted"):
+            problems.append(
+                f"the check run used each id up to {extra['max_checks_per_id']} times (> 5): seed more (SEED=…)")
+        document_check = {"check_to_health_pct": round(pct(c["requests_per_sec"], health_rps), 2)}
+
+    document_push = {}
+    if push:
+        p = by_label["push"]
+        pe = push["extra"]
+        if p["non_2xx"]:
+            problems.append(f"{p['non_2xx']} push round trips got an unexpected answer {push['statuses']}: "
+                            f"{pe.get('samples')}")
+        outbox = None
+        outbox_path = os.path.join(run_dir, "push.outbox")
+        if os.path.exists(outbox_path):
+            with open(outbox_path) as f:
+                backlog, drain = f.read().split()
+            outbox = {"pushes_queued_at_end": int(backlog), "drain_s": float(drain)}
+        document_push = {
+            "push_to_health_pct": round(pct(p["requests_per_sec"], health_rps), 2),
+            "push_to_health_py_pct": (
+                round(pct(p["requests_per_sec"], by_label["health-py"]["requests_per_sec"]), 2)
+                if health_py else None),
+            "push": {
+                "round_trips_per_sec": p["requests_per_sec"],
+                "http_requests_per_sec": round(pe["http_requests_per_sec"], 1),
+                "requests_per_round_trip": 3 if pe.get("fetch") else 2,
+                "devices": pe.get("devices"),
+                "step_latency_ms": {
+                    name: {"p50": round(s["p50"] / 1000, 3), "p99": round(s["p99"] / 1000, 3)}
+                    for name, s in pe.get("step_latency_us", {}).items()},
+                "client_cpu_us_per_round_trip": pe.get("load_cpu_us_per_iteration"),
+                "client_cpu_pct_per_process": pe.get("load_cpu_pct_per_process"),
+                "health_py_client_cpu_pct_per_process": (
+                    health_py["extra"].get("load_cpu_pct_per_process") if health_py else None),
+                "outbox": outbox,
+            },
+        }
+
+    width = 38
+
+    def switches(r):
+        value = r.get("server_switches_per_iteration")
+        return "-" if value is None else f"{value:.1f}"
+
+    header = (f"{'endpoint':<{width}} {'req/s':>10} {'p50 ms':>8} {'p99 ms':>8} {'non-2xx':>8} {'server CPU':>11} "
+              f"{'load CPU':>9} {'other CPU':>10} {'ctx sw':>7}")
     print()
     print(f"Verity bench: {meta['threads']} threads, {meta['connections']} connections, "
-          f"{meta['duration_s']} s per run, {meta['seeded']} verifications seeded, SQLite")
+          f"{meta['duration_s']} s per run, {meta['seeded']} verifications seeded, "
+          f"{meta.get('push', {}).get('devices', 0)} push factors, SQLite")
     print(f"machine: {meta['machine']['nproc']} cores, {meta['machine']['cpu']}; commit {meta['git_commit']}")
     print()
     print(header)
     print("-" * len(header))
     for r in rows:
-        print(f"{r['endpoint']:<30} {r['requests_per_sec']:>10.1f} {r['p50_ms']:>8.2f} {r['p99_ms']:>8.2f} "
-              f"{r['non_2xx']:>8} {r['server_cpu_pct']:>10.0f}% {r['wrk_cpu_pct']:>7.0f}% {r['other_cpu_pct']:>9.0f}%")
+        print(f"{r['endpoint']:<{width}} {r['requests_per_sec']:>10.1f} {r['p50_ms']:>8.2f} {r['p99_ms']:>8.2f} "
+              f"{r['non_2xx']:>8} {r['server_cpu_pct']:>10.0f}% {r['wrk_cpu_pct']:>8.0f}% "
+              f"{r['other_cpu_pct']:>9.0f}% {switches(r):>7}")
     print()
-    ratio_ok = ratio >= TARGET_RATIO_PCT
-    p99_ok = rows[1]["p99_ms"] < TARGET_CHECK_P99_MS
-    print(f"check / health = {ratio:.1f}%   (target >= {TARGET_RATIO_PCT:.0f}%: {'met' if ratio_ok else 'MISSED'})")
-    print(f"check p99      = {rows[1]['p99_ms']:.2f} ms (target < {TARGET_CHECK_P99_MS:.0f} ms: "
-          f"{'met' if p99_ok else 'MISSED'})")
+    targets = {}
+    if check:
+        ratio = document_check["check_to_health_pct"]
+        ratio_ok = ratio >= TARGET_RATIO_PCT
+        p99_ok = by_label["check"]["p99_ms"] < TARGET_CHECK_P99_MS
+        targets.update({"check_to_health_pct": TARGET_RATIO_PCT, "check_p99_ms": TARGET_CHECK_P99_MS,
+                        "ratio_met": ratio_ok, "p99_met": p99_ok})
+        print(f"check / health = {ratio:.1f}%   (target >= {TARGET_RATIO_PCT:.0f}%: {'met' if ratio_ok else 'MISSED'})")
+        print(f"check p99      = {by_label['check']['p99_ms']:.2f} ms (target < {TARGET_CHECK_P99_MS:.0f} ms: "
+              f"{'met' if p99_ok else 'MISSED'})")
+    if push:
+        ratio = document_push["push_to_health_pct"]
+        push_ok = ratio >= TARGET_PUSH_RATIO_PCT
+        targets.update({"push_to_health_pct": TARGET_PUSH_RATIO_PCT, "push_ratio_met": push_ok})
+        dp = document_push["push"]
+        print(f"push / health  = {ratio:.1f}%   (round trips/s over wrk's /health req/s; target >= "
+              f"{TARGET_PUSH_RATIO_PCT:.0f}%: {'met' if push_ok else 'MISSED'})")
+        if document_push["push_to_health_py_pct"] is not None:
+            print(f"push / health  = {document_push['push_to_health_py_pct']:.1f}%   (both measured with "
+                  f"pushload.py, the same client)")
+        steps = ", ".join(f"{name} p50 {s['p50']:.2f} / p99 {s['p99']:.2f} ms"
+                          for name, s in dp["step_latency_ms"].items())
+        print(f"push           = {dp['round_trips_per_sec']:.1f} round trips/s = {dp['http_requests_per_sec']:.1f} "
+              f"HTTP req/s ({dp['requests_per_round_trip']} per round trip); {steps}")
+        print(f"push client    = {dp['client_cpu_us_per_round_trip']} us CPU per round trip; its processes used "
+              f"{dp['client_cpu_pct_per_process']}% of a core each (100% would make it the bottleneck)")
+        if dp["outbox"]:
+            print(f"push outbox    = {dp['outbox']['pushes_queued_at_end']} pushes still queued at the end of the run, "
+                  f"drained in {dp['outbox']['drain_s']:.1f} s")
     print(f"health drift   = {drift:+.1f}% from run 1 to run 2")
-    print(f"ids            = {extra.get('ids')} seeded for the check run, each checked at most "
-          f"{extra.get('max_checks_per_id')} times (limit 5)")
-    busiest_other = max(r["other_cpu_pct"] for r in rows[:3])
+    if check:
+        print(f"ids            = {extra.get('ids')} seeded for the check run, each checked at most "
+              f"{extra.get('max_checks_per_id')} times (limit 5)")
+    busiest_other = max(r["other_cpu_pct"] for r in rows[:-1])
     if busiest_other > 20:
         print(f"NOTE: other processes used up to {busiest_other:.0f}% CPU during a run: the figures are disturbed")
     for problem in problems:
@@ -123,16 +225,14 @@ def main() -> int:
     document = {
         **meta,
         "results": rows,
-        "check_to_health_pct": round(ratio, 2),
+        **document_check,
+        **document_push,
         "health_drift_pct": round(drift, 2),
-        "targets": {
-            "check_to_health_pct": TARGET_RATIO_PCT, "check_p99_ms": TARGET_CHECK_P99_MS,
-            "ratio_met": ratio_ok, "p99_met": p99_ok,
-        },
+        "targets": targets,
         "check_ids": extra,
         "valid": not problems,
         "problems": problems,
-        "raw": {"health-1": health1, "check": check, "health-2": health2},
+        "raw": {label: value for label, value in raw.items() if value is not None},
     }
     os.makedirs(os.path.dirname(out_json), exist_ok=True)
     with open(out_json, "w") as f:
