@@ -237,6 +237,18 @@ struct VerificationAPITests {
         }
     }
 
+    @Test("A key revoked while in use stops working at once, though keys are cached", arguments: TestEngine.available)
+    func revokedWhileCached(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        let second = try await node.verity.admin.createKey(projectId: node.project.id, name: "ci")
+        try await node.run { client in
+            #expect(try await client.startVerification(phone, key: second.secret).status == .created)
+            try await node.verity.admin.revokeKey(id: second.key.id, projectId: node.project.id)
+            #expect(try await client.startVerification(phone, key: second.secret).status == .unauthorized)
+            #expect(try await client.startVerification(phone, key: node.apiKey).status == .created)
+        }
+    }
+
     @Test("Unknown, malformed and revoked keys get 401", arguments: TestEngine.available)
     func authentication(engine: TestEngine) async throws {
         let node = try await TestNode.make(engine)
