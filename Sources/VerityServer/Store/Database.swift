@@ -223,6 +223,8 @@ final class PostgresBackend: DatabaseBackend {
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         let runTask = Task { await client.run() }
         let backend = PostgresBackend(client: client, runTask: runTask, logger: logger)
+        // Give `run()` a moment to start: a lease before it has started works, but PostgresNIO warns about it.
+        try? await Task.sleep(for: .milliseconds(20))
         do {
             // Fail at start-up, with the server's own words, rather than on the first request.
             _ = try await backend.withDatabase { try await $0.raw("SELECT 1").all() }
