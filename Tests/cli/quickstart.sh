@@ -73,6 +73,9 @@ SECOND_KEY=$(echo "$SECOND" | json "['secret']")
 SECOND_ID=$(echo "$SECOND" | json "['key']['id']")
 "$VERITY" admin key list --project "$PROJECT" | grep -q "$SECOND_ID" || fail "key list"
 "$VERITY" admin key list --project "$PROJECT" | grep -q "$SECOND_KEY" && fail "key list shows a secret"
+STATUS=$(curl -s -o /dev/null -w '%{http_code}' "$BASE/v1/verifications/$ID" -H "Authorization: Bearer $SECOND_KEY")
+[ "$STATUS" = "200" ] || fail "a new key answered $STATUS"
+# Revoked from another process while the server has just used it: refused at once.
 "$VERITY" admin key revoke "$SECOND_ID" --project "$PROJECT" >/dev/null
 STATUS=$(curl -s -o /dev/null -w '%{http_code}' "$BASE/v1/verifications/$ID" -H "Authorization: Bearer $SECOND_KEY")
 [ "$STATUS" = "401" ] || fail "revoked key answered $STATUS"

@@ -1,15 +1,9 @@
 import Foundation
-import NIOConcurrencyHelpers
 import SQLKit
 
 /// Projects and their API keys.
-///
-/// Every API request resolves its key, so the answer is cached for a few seconds per process: a key revoked or a
-/// project changed through this store is seen at once; through another process (the CLI, another node) within
-/// ``KeyCache/lifetime``.
 struct ProjectStore: Sendable {
     let database: Database
-    let keyCache = KeyCache()
 
     private static let projectColumns =
         "id, name, code_length, code_ttl_seconds, allowed_countries, created_at, webhook_url, webhook_secret"
@@ -42,7 +36,6 @@ struct ProjectStore: Sendable {
     }
 
     func update(_ project: Project) async throws {
-        defer { keyCache.removeAll() }
         try await database.read { sql in
             try await sql.raw(
                 """
@@ -58,8 +51,7 @@ struct ProjectStore: Sendable {
 
     /// The project an unrevoked key belongs to, found by the key's hash.
     func project(forKeyHash hash: String) async throws -> Project? {
-        if let cached = keyCache.project(forKeyHash: hash) { return cached }
-        let found = try await database.read { sql in
+        try await database.read { sql in
             try await sql.raw(
                 """
                 SELECT p.id, p.name, p.code_length, p.code_ttl_seconds, p.allowed_countries, p.created_at,
@@ -69,8 +61,6 @@ struct ProjectStore: Sendable {
                 """
             ).first().map(Self.project(from:))
         }
-        if let found { keyCache.insert(found, forKeyHash: hash) }
-        return found
     }
 
     func insertKey(_ key: APIKey, secretHash: String) async throws {
@@ -105,8 +95,7 @@ struct ProjectStore: Sendable {
 
     /// Revokes a key of the project; false when the project has no such unrevoked key.
     func revokeKey(id: String, projectId: String, at now: Date) async throws -> Bool {
-        defer { keyCache.removeAll() }
-        return try await database.read { sql in
+        try await database.read { sql in
             try await sql.raw(
                 """
                 UPDATE api_keys SET revoked_at = \(bind: now.storedValue)
@@ -133,36 +122,5 @@ struct ProjectStore: Sendable {
             createdAt: try row.date("created_at"),
             webhookURL: try row.decode(column: "webhook_url", as: String?.self),
             webhookSecret: try row.decode(column: "webhook_secret", as: String?.self))
-    }
-}
-
-/// Projects by API-key hash, each for ``lifetime`` (monotonic time, so a test clock does not stretch it). Only
-/// found keys are kept: unknown ones always ask the database.
-final class KeyCache: Sendable {
-    static let lifetime: Duration = .seconds(5)
-    private static let capacity = 10_000
-
-    private let entries = NIOLockedValueBox<[String: (project: Project, until: ContinuousClock.Instant)]>([:])
-
-    func project(forKeyHash hash: String) -> Project? {
-        entries.withLockedValue { entries in
-            guard let entry = entries[hash] else { return nil }
-            guard entry.until > .now else {
-                entries[hash] = nil
-                return nil
-            }
-            return entry.project
-        }
-    }
-
-    func insert(_ project: Project, forKeyHash hash: String) {
-        entries.withLockedValue { entries in
-            if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
-            entries[hash] = (project, .now + Self.lifetime)
-        }
-    }
-
-    func removeAll() {
-        entries.withLockedValue { $0.removeAll() }
     }
 }
