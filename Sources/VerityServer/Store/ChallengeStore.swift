@@ -44,7 +44,7 @@ struct ChallengeStore: Sendable {
     }
 
     func challenge(id: String, projectId: String) async throws -> ChallengeRecord? {
-        try await database.read { sql in
+        try await database.lookup { sql in
             try await sql.raw(
                 "SELECT \(unsafeRaw: Self.columns) FROM challenges WHERE id = \(bind: id) AND project_id = \(bind: projectId)"
             ).first().map(Self.record(from:))
@@ -53,7 +53,7 @@ struct ChallengeStore: Sendable {
 
     /// The pending, unexpired challenges a factor may answer: those sent to it, and those sent to its user.
     func pendingChallenges(for factor: FactorRecord, now: Date) async throws -> [ChallengeRecord] {
-        try await database.read { sql in
+        try await database.lookup { sql in
             try await sql.raw(
                 """
                 SELECT \(unsafeRaw: Self.columns) FROM challenges

@@ -30,7 +30,8 @@ public enum DatabaseLocation: Sendable, Equatable {
 
 /// A handle on the database: statements and short explicit transactions, whichever engine is behind it.
 ///
-/// Every store runs its SQL through ``read(_:)`` or ``transaction(_:)``; nothing else touches a connection.
+/// Every store runs its SQL through ``read(_:)``, ``lookup(_:)`` or ``transaction(_:)``; nothing else touches a
+/// connection.
 public final class Database: Sendable {
     public let engine: DatabaseEngine
     private let backend: any DatabaseBackend
@@ -68,6 +69,13 @@ public final class Database: Sendable {
     /// Runs statements outside an explicit transaction (each statement commits on its own).
     public func read<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         try await backend.withDatabase(body)
+    }
+
+    /// Runs read-only statements on a reader connection where the engine has them (an SQLite file has two, beside
+    /// its one writer), so hot-path lookups do not queue behind writes. What they see is committed data: a write
+    /// made before, through ``read(_:)`` or ``transaction(_:)``, is visible.
+    public func lookup<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await backend.withReader(body)
     }
 
     /// Runs `body` in one transaction: all its writes commit together or not at all.
@@ -108,6 +116,7 @@ public final class Database: Sendable {
 
 protocol DatabaseBackend: Sendable {
     func withDatabase<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T
+    func withReader<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T
     func withTransaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T
     func close() async throws
 }
@@ -122,13 +131,41 @@ protocol DatabaseBackend: Sendable {
 final class SQLiteBackend: DatabaseBackend {
     private let connection: SQLiteConnection
     private let lock = AsyncLock()
+    /// Query-only connections to the same file (none for an in-memory database), taken in turn.
+    private let readers: [SQLiteConnection]
+    private let nextReader = NIOLockedValueBox(0)
 
-    private init(connection: SQLiteConnection) {
+    private static let readerCount = 2
+
+    private init(connection: SQLiteConnection, readers: [SQLiteConnection]) {
         self.connection = connection
+        self.readers = readers
     }
 
     static func open(_ storage: SQLiteConnection.Storage, logger: Logger) async throws -> SQLiteBackend {
-        let connection = try await SQLiteConnection.open(storage: storage, logger: logger)
+        let connection = try await configured(
+            try await SQLiteConnection.open(storage: storage, logger: logger), storage)
+        var readers: [SQLiteConnection] = []
+        if case .file = storage {
+            do {
+                for _ in 0..<readerCount {
+                    let reader = try await configured(
+                        try await SQLiteConnection.open(storage: storage, logger: logger), storage)
+                    readers.append(reader)
+                    try await reader.sql(queryLogLevel: nil).raw("PRAGMA query_only = ON").run()
+                }
+            } catch {
+                for reader in readers { try? await reader.close() }
+                try? await connection.close()
+                throw error
+            }
+        }
+        return SQLiteBackend(connection: connection, readers: readers)
+    }
+
+    private static func configured(_ connection: SQLiteConnection, _ storage: SQLiteConnection.Storage) async throws
+        -> SQLiteConnection
+    {
         let sql = connection.sql(queryLogLevel: nil)
         do {
             if case .file = storage {
@@ -143,7 +180,17 @@ final class SQLiteBackend: DatabaseBackend {
             try? await connection.close()
             throw error
         }
-        return SQLiteBackend(connection: connection)
+        return connection
+    }
+
+    func withReader<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        guard !readers.isEmpty else { return try await withDatabase(body) }
+        let index = nextReader.withLockedValue { next in
+            defer { next = (next + 1) % readers.count }
+            return next
+        }
+        // SQLiteNIO opens connections in serialized (FULLMUTEX) mode, so tasks may share a reader.
+        return try await body(readers[index].sql(queryLogLevel: nil))
     }
 
     func withDatabase<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
@@ -168,6 +215,7 @@ final class SQLiteBackend: DatabaseBackend {
     }
 
     func close() async throws {
+        for reader in readers { try? await reader.close() }
         try await lock.withLock { try await connection.close() }
     }
 }
@@ -245,6 +293,10 @@ final class PostgresBackend: DatabaseBackend {
         try await client.withConnection { connection in
             try await body(connection.sql(queryLogLevel: nil))
         }
+    }
+
+    func withReader<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await withDatabase(body)
     }
 
     func withTransaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {

@@ -87,7 +87,7 @@ struct FactorStore: Sendable {
 
     /// A factor by id alone: device requests name their factor in the token before any project is known.
     func factor(id: String) async throws -> FactorRecord? {
-        try await database.read { sql in try await Self.factor(id: id, in: sql) }
+        try await database.lookup { sql in try await Self.factor(id: id, in: sql) }
     }
 
     static func factor(id: String, in sql: any SQLDatabase) async throws -> FactorRecord? {
@@ -100,7 +100,7 @@ struct FactorStore: Sendable {
     }
 
     func factors(userId: String, projectId: String) async throws -> [FactorRecord] {
-        try await database.read { sql in
+        try await database.lookup { sql in
             try await sql.raw(
                 """
                 SELECT \(unsafeRaw: Self.columns) FROM factors

@@ -94,7 +94,7 @@ struct VerificationStore: Sendable {
     }
 
     func verification(id: String, projectId: String) async throws -> VerificationRecord? {
-        try await database.read { sql in try await verification(in: sql, id: id, projectId: projectId) }
+        try await database.lookup { sql in try await verification(in: sql, id: id, projectId: projectId) }
     }
 
     func verification(in sql: any SQLDatabase, id: String, projectId: String) async throws -> VerificationRecord? {
@@ -108,7 +108,7 @@ struct VerificationStore: Sendable {
 
     /// The verification a check by destination refers to: the pending one (which may have just expired).
     func pendingVerification(destination: String, projectId: String) async throws -> VerificationRecord? {
-        try await database.read { sql in
+        try await database.lookup { sql in
             try await sql.raw(
                 """
                 SELECT \(unsafeRaw: Self.columns) FROM verifications

@@ -9,14 +9,15 @@ import VerityCore
 
 @testable import VerityServer
 
-/// The engines a store or API test runs on: SQLite always, PostgreSQL when `VERITY_TEST_POSTGRES_URL` is set
-/// (`.ci/run` sets it, so CI runs both).
+/// The engines a store or API test runs on: SQLite in memory and in a file (with its reader connections) always,
+/// PostgreSQL when `VERITY_TEST_POSTGRES_URL` is set (`.ci/run` sets it, so CI runs all three).
 enum TestEngine: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case sqlite
+    case sqliteFile
     case postgres
 
     static var available: [TestEngine] {
-        postgresURL == nil ? [.sqlite] : [.sqlite, .postgres]
+        postgresURL == nil ? [.sqlite, .sqliteFile] : [.sqlite, .sqliteFile, .postgres]
     }
 
     static var postgresURL: String? {
@@ -25,18 +26,18 @@ enum TestEngine: String, CaseIterable, CustomTestStringConvertible, Sendable {
 
     var testDescription: String { rawValue }
 
-    /// A fresh, empty database: a private in-memory SQLite, or a new PostgreSQL schema.
+    /// A fresh, empty database: a private in-memory SQLite, a new SQLite file, or a new PostgreSQL schema.
     func freshLocation() -> DatabaseLocation {
         switch self {
         case .sqlite: .sqliteMemory
-        case .postgres: .postgres(url: Self.postgresURL ?? "", schema: Self.freshSchemaName(), maxConnections: 4)
+        case .sqliteFile, .postgres: persistentLocation()
         }
     }
 
     /// A database that survives closing and reopening: a temporary SQLite file, or a new PostgreSQL schema.
     func persistentLocation() -> DatabaseLocation {
         switch self {
-        case .sqlite:
+        case .sqlite, .sqliteFile:
             .sqliteFile(
                 path: FileManager.default.temporaryDirectory.appendingPathComponent(
                     "verity-test-\(UUID().uuidString)/verity.sqlite"
