@@ -74,7 +74,7 @@ struct OutboxStore: Sendable {
 
     /// Loads what rendering a message needs: the project's name and, for a code, its verification.
     func delivery(for message: OutboxMessage) async throws -> Delivery? {
-        try await database.read { sql in
+        try await database.lookup { sql in
             guard
                 let project = try await sql.raw(
                     "SELECT name, webhook_secret FROM projects WHERE id = \(bind: message.projectId)"
@@ -96,7 +96,7 @@ struct OutboxStore: Sendable {
 
     /// Messages, newest first, optionally only those to one destination.
     func messages(destination: String?, limit: Int) async throws -> [OutboxMessage] {
-        try await database.read { sql in
+        try await database.lookup { sql in
             let filter: SQLQueryString = destination.map { "WHERE destination = \(bind: $0)" } ?? ""
             return try await sql.raw(
                 """
@@ -109,7 +109,7 @@ struct OutboxStore: Sendable {
 
     /// How many messages wait to be sent.
     func pendingCount() async throws -> Int {
-        try await database.read { sql in
+        try await database.lookup { sql in
             try await sql.raw("SELECT COUNT(*) AS depth FROM outbox WHERE status = 'pending'").first()?
                 .decode(column: "depth", as: Int.self) ?? 0
         }
