@@ -128,7 +128,7 @@ struct SMTPEmailSenderTests {
             let sender = makeSender(sink, security: .startTLS)
             let error = await #expect(throws: DeliveryError.self) { try await sender.send(Self.message) }
             #expect(error?.kind == .transient)
-            #expect(error?.reason.contains("certificate verification failed") == true)
+            #expect(error?.reason.contains("certificate verification failed") == true, "\(error?.reason ?? "")")
             let delivered = try sink.messages()
             #expect(delivered.isEmpty)
         }

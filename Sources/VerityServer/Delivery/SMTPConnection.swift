@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOPosix
 import NIOSSL
+import NIOTLS
 
 /// The stage of an SMTP conversation, named in failure reasons so an operator knows where it broke.
 enum SMTPStep: String, Sendable {
@@ -241,11 +242,17 @@ struct SMTPConnection {
         }
         let channel = self.channel
         do {
+            // Wait for the handshake itself, so its verdict (say, an untrusted certificate) is the error reported,
+            // not whichever of the next write or read happens to notice the closed connection first.
+            let handshake = channel.eventLoop.makePromise(of: Void.self)
             try await channel.eventLoop.submit {
-                // Created on the event loop because the handler is not Sendable.
+                // Created on the event loop because the handlers are not Sendable.
                 let handler = try NIOSSLClientHandler(context: context, serverHostname: serverHostname)
                 try channel.pipeline.syncOperations.addHandler(handler, position: .first)
+                try channel.pipeline.syncOperations.addHandler(
+                    TLSHandshakeWaiter(promise: handshake), position: .after(handler))
             }.get()
+            try await handshake.futureResult.get()
         } catch {
             throw SMTPFailure(step: .startTLS, kind: .transient, detail: Self.describe(error))
         }
@@ -285,5 +292,43 @@ struct SMTPConnection {
         default:
             return "\(type(of: error))"
         }
+    }
+}
+
+/// Completes its promise when the TLS handshake beneath it succeeds or fails, then steps out of the pipeline.
+private final class TLSHandshakeWaiter: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+
+    private var promise: EventLoopPromise<Void>?
+
+    init(promise: EventLoopPromise<Void>) {
+        self.promise = promise
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case TLSUserEvent.handshakeCompleted = event {
+            promise?.succeed()
+            promise = nil
+            context.pipeline.syncOperations.removeHandler(self, promise: nil)
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        promise?.fail(error)
+        promise = nil
+        context.fireErrorCaught(error)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        promise?.fail(ChannelError.eof)
+        promise = nil
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        promise?.fail(ChannelError.ioOnClosedChannel)
+        promise = nil
     }
 }
