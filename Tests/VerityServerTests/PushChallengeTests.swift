@@ -76,9 +76,12 @@ struct PushChallengeTests {
             let device = try await TestDevice.enrolled(node: node, client: client)
             let id = try await client.createChallenge(#"{"userId":"user-1"}"#, key: node.apiKey).decode(Challenge.self)
                 .id
-            try await waitUntil { try await node.verity.factorStore.factor(id: device.factorId)?.pushToken == nil }
-            let messages = try await node.verity.outboxMessages()
-            #expect(messages.first { $0.message.channel == .push }?.message.status == .dead)
+            // The worker forgets the token, then gives the message up: wait for both.
+            try await waitUntil {
+                let push = try await node.verity.outboxMessages().first { $0.message.channel == .push }
+                return push?.message.status == .dead
+            }
+            #expect(try await node.verity.factorStore.factor(id: device.factorId)?.pushToken == nil)
             #expect(try await device.pending(client: client).map(\.id) == [id])
             #expect(node.sender.pushes.isEmpty)
         }
