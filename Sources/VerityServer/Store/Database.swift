@@ -300,8 +300,14 @@ final class PostgresBackend: DatabaseBackend {
     }
 
     func withTransaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        try await client.withTransaction(logger: logger) { connection in
-            try await body(connection.sql(queryLogLevel: nil))
+        do {
+            return try await client.withTransaction(logger: logger) { connection in
+                try await body(connection.sql(queryLogLevel: nil))
+            }
+        } catch let error as PostgresTransactionError {
+            // PostgresNIO wraps what the body threw (after rolling back); callers get it as SQLite gives it.
+            if let thrown = error.closureError { throw thrown }
+            throw error
         }
     }
 
