@@ -11,6 +11,8 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case invalidLocale = "invalid_locale"
     case invalidPublicKey = "invalid_public_key"
     case invalidSignature = "invalid_signature"
+    case invalidLoginId = "invalid_login_id"
+    case invalidClaims = "invalid_claims"
     // 401 / 403
     case unauthorized
     case tokenReplayed = "token_replayed"
@@ -23,6 +25,7 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case projectNotFound = "project_not_found"
     case factorNotFound = "factor_not_found"
     case challengeNotFound = "challenge_not_found"
+    case userNotFound = "user_not_found"
     case methodNotAllowed = "method_not_allowed"
     // 409 / 413 / 415
     case conflict
@@ -30,6 +33,7 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case noVerifiedFactors = "no_verified_factors"
     case challengeAlreadyAnswered = "challenge_already_answered"
     case challengeExpired = "challenge_expired"
+    case loginIdTaken = "login_id_taken"
     case payloadTooLarge = "payload_too_large"
     case unsupportedMediaType = "unsupported_media_type"
     // 429
@@ -44,13 +48,15 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     public var httpStatus: Int {
         switch self {
         case .invalidRequest, .malformedJSON, .invalidPhoneNumber, .invalidEmail, .invalidCode, .invalidLocale,
-            .invalidPublicKey, .invalidSignature:
+            .invalidPublicKey, .invalidSignature, .invalidLoginId, .invalidClaims:
             400
         case .unauthorized, .tokenReplayed: 401
         case .forbidden, .countryNotAllowed, .wrongFactor: 403
-        case .notFound, .verificationNotFound, .projectNotFound, .factorNotFound, .challengeNotFound: 404
+        case .notFound, .verificationNotFound, .projectNotFound, .factorNotFound, .challengeNotFound,
+            .userNotFound:
+            404
         case .methodNotAllowed: 405
-        case .conflict, .factorNotVerified, .noVerifiedFactors, .challengeAlreadyAnswered: 409
+        case .conflict, .factorNotVerified, .noVerifiedFactors, .challengeAlreadyAnswered, .loginIdTaken: 409
         case .challengeExpired: 410
         case .payloadTooLarge: 413
         case .unsupportedMediaType: 415
@@ -71,6 +77,10 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
         case .invalidLocale: "The locale is not valid."
         case .invalidPublicKey: "The public key is not a P-256 key in base64 DER form."
         case .invalidSignature: "The signature does not verify."
+        case .invalidLoginId: "The login ids are not valid."
+        case .invalidClaims: "The custom claims are not valid."
+        case .userNotFound: "The user was not found."
+        case .loginIdTaken: "The login id belongs to another user."
         case .tokenReplayed: "This device token was already used."
         case .wrongFactor: "The challenge belongs to another factor."
         case .factorNotFound: "The factor was not found."

@@ -4,8 +4,8 @@ import VerityServer
 
 struct Admin: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Manage projects and API keys (works while the server runs).",
-        subcommands: [ProjectCommand.self, KeyCommand.self])
+        abstract: "Manage projects, API keys and users (works while the server runs).",
+        subcommands: [ProjectCommand.self, KeyCommand.self, UserCommand.self])
 }
 
 extension Project {

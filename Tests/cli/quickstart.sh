@@ -88,6 +88,11 @@ BLOCKED=$(curl -s -o /dev/null -w '%{http_code}' "$BASE/v1/verifications" -H "Au
 "$VERITY" admin project update "$PROJECT" --code-length 11 2>/dev/null && fail "code length 11 accepted"
 ok "admin project update changes settings and refuses bad ones"
 
+USER_ID=$("$VERITY" admin user create --project "$PROJECT" --email jane@example.com --json | json "['id']")
+FOUND=$(curl -sf "$BASE/v1/users?loginId=JANE@example.com" -H "Authorization: Bearer $KEY" | json "['items'][0]['id']")
+[ "$FOUND" = "$USER_ID" ] || fail "user search answered $FOUND for $USER_ID"
+ok "admin user create; GET /v1/users?loginId= finds the user while the server runs"
+
 curl -sf "$BASE/metrics" | grep -q 'verity_verifications_approved_total{channel="sms"} 1' || fail "metrics"
 curl -sf "$BASE/openapi.json" | python3 -c 'import json,sys; assert json.load(sys.stdin)["openapi"].startswith("3.1")' \
     || fail "openapi.json"

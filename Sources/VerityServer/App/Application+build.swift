@@ -52,6 +52,7 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
     let factors = verity.factorService
     let challenges = verity.challengeService
     FactorController(factors: factors, challenges: challenges).addRoutes(to: authenticated)
+    UserController(users: verity.users).addRoutes(to: authenticated)
     DeviceController(factors: factors, challenges: challenges).addRoutes(
         enrollment: router.group("v1/device/factors"),
         signed: router.group("v1/device/factors/:factorId").add(middleware: DeviceAuthenticator(factors: factors)))

@@ -72,6 +72,11 @@ public struct Verity: Sendable {
             logger: logger)
     }
 
+    /// A project's users: what the admin API and `verity admin user` manage.
+    public var users: UserService {
+        UserService(store: UserStore(database: database), identifiers: identifiers, clock: clock, logger: logger)
+    }
+
     var factorService: FactorService {
         FactorService(store: factorStore, identifiers: identifiers, sealer: sealer, clock: clock, logger: logger)
     }

@@ -163,6 +163,35 @@ enum Migrations {
                 """,
                 "CREATE INDEX device_token_uses_expiry ON device_token_uses (expires_at)",
             ]),
+        Migration(
+            version: 3, name: "users and their login ids",
+            statements: [
+                """
+                CREATE TABLE users (
+                    id TEXT PRIMARY KEY,
+                    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+                    email TEXT,
+                    phone TEXT,
+                    display_name TEXT,
+                    custom_claims TEXT NOT NULL,
+                    disabled INTEGER NOT NULL,
+                    created_at DOUBLE PRECISION NOT NULL,
+                    last_sign_in_at DOUBLE PRECISION
+                )
+                """,
+                "CREATE INDEX users_project_created ON users (project_id, created_at, id)",
+                // The uniqueness of login ids within a project: `login_key` is the normalised id, lowercased for
+                // email addresses, so `Jane@example.com` and `jane@example.com` are the same login.
+                """
+                CREATE TABLE user_login_ids (
+                    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+                    login_key TEXT NOT NULL,
+                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    PRIMARY KEY (project_id, login_key)
+                )
+                """,
+                "CREATE INDEX user_login_ids_user ON user_login_ids (user_id)",
+            ]),
     ]
 
     static func run(on database: Database, logger: Logger) async throws {

@@ -1,0 +1,67 @@
+import Foundation
+
+/// A user of a project: someone who signs in with one of their login ids.
+///
+/// Login ids are normalised the way verifications normalise destinations: phone numbers to E.164, email addresses
+/// with their domain lowercased (the local part keeps its case). Within a project a login id belongs to at most one
+/// user; email addresses are compared without regard to case.
+public struct User: Codable, Sendable, Equatable {
+    /// `usr_…`
+    public var id: String
+    /// The user's login ids: at most one email address and at most one E.164 phone number, email first.
+    public var loginIds: [String]
+    /// A name to show, if any.
+    public var displayName: String?
+    /// Claims added to the user's session tokens; never one of the registered claim names.
+    public var customClaims: [String: JSONValue]
+    /// A disabled user cannot sign in.
+    public var disabled: Bool
+    public var createdAt: Date
+    /// The last successful sign-in, if any.
+    public var lastSignInAt: Date?
+
+    public init(
+        id: String, loginIds: [String], displayName: String? = nil, customClaims: [String: JSONValue] = [:],
+        disabled: Bool = false, createdAt: Date, lastSignInAt: Date? = nil
+    ) {
+        self.id = id
+        self.loginIds = loginIds
+        self.displayName = displayName
+        self.customClaims = customClaims
+        self.disabled = disabled
+        self.createdAt = createdAt
+        self.lastSignInAt = lastSignInAt
+    }
+}
+
+/// `POST /v1/users` (API key).
+public struct CreateUserRequest: Codable, Sendable {
+    /// One or two login ids: an email address, an E.164 phone number, or one of each.
+    public var loginIds: [String]
+    /// A name to show (at most 200 characters).
+    public var displayName: String?
+    /// A JSON object of at most 4 KiB; see ``User/customClaims``.
+    public var customClaims: [String: JSONValue]?
+
+    public init(loginIds: [String], displayName: String? = nil, customClaims: [String: JSONValue]? = nil) {
+        self.loginIds = loginIds
+        self.displayName = displayName
+        self.customClaims = customClaims
+    }
+}
+
+/// `PATCH /v1/users/{id}` (API key): every field is optional; an absent field stays as it is.
+public struct UpdateUserRequest: Codable, Sendable {
+    /// A new name; an empty string removes it.
+    public var displayName: String?
+    /// Replaces all custom claims; `{}` removes them.
+    public var customClaims: [String: JSONValue]?
+    /// Replaces all login ids (one or two, as when creating).
+    public var loginIds: [String]?
+
+    public init(displayName: String? = nil, customClaims: [String: JSONValue]? = nil, loginIds: [String]? = nil) {
+        self.displayName = displayName
+        self.customClaims = customClaims
+        self.loginIds = loginIds
+    }
+}

@@ -1,0 +1,218 @@
+import Foundation
+import Logging
+import VerityCore
+
+/// The rules of a project's users: login ids, names, custom claims, the disabled flag. The admin API and
+/// `verity admin user` both go through it.
+public struct UserService: Sendable {
+    /// Claim names a session token sets itself; custom claims may not use them.
+    public static let registeredClaimNames: Set<String> = [
+        "iss", "sub", "aud", "exp", "nbf", "iat", "jti", "amr", "acr", "roles", "permissions",
+    ]
+    /// The largest custom-claims object, in bytes of compact JSON.
+    public static let maxClaimsBytes = 4096
+    /// The longest display name, in characters.
+    public static let maxDisplayNameLength = 200
+    /// The largest page of users.
+    public static let maxPageSize = 100
+
+    let store: UserStore
+    let identifiers: Identifiers
+    let clock: any TimeSource
+    let logger: Logger
+
+    /// Creates a user.
+    public func create(_ request: CreateUserRequest, in project: Project) async throws -> User {
+        let logins = try UserLogins(request.loginIds)
+        let user = User(
+            id: identifiers.make("usr"), loginIds: logins.ids,
+            displayName: try Self.validDisplayName(request.displayName),
+            customClaims: try Self.validClaims(request.customClaims ?? [:]), createdAt: clock.now())
+        do {
+            try await store.insert(user, logins: logins, projectId: project.id)
+        } catch UserStore.WriteError.loginIdTaken {
+            throw Self.taken
+        }
+        logger.info("User created", metadata: ["user": "\(user.id)", "project": "\(project.id)"])
+        return user
+    }
+
+    /// One user, by its `usr_…` id.
+    public func user(id: String, in project: Project) async throws -> User {
+        guard id.hasPrefix("usr_"), let user = try await store.user(id: id, projectId: project.id) else {
+            throw Self.notFound(id)
+        }
+        return user
+    }
+
+    /// A page of users, newest first; with `loginId`, only the user holding exactly that login id (after
+    /// normalisation, emails compared without regard to case).
+    public func list(loginId: String? = nil, limit: Int? = nil, cursor: String? = nil, in project: Project)
+        async throws -> Page<User>
+    {
+        let limit = limit ?? 50
+        guard (1...Self.maxPageSize).contains(limit) else {
+            throw VerityError(.invalidRequest, "`limit` must be between 1 and \(Self.maxPageSize).")
+        }
+        if let loginId {
+            let key = try UserLogins.key(for: loginId)
+            let found = try await store.user(loginKey: key, projectId: project.id)
+            return Page<User>(items: found.map { [$0] } ?? [])
+        }
+        let after = try cursor.map(Self.decodeCursor)
+        // One more than asked tells whether there is a next page.
+        let users = try await store.users(projectId: project.id, after: after, limit: limit + 1)
+        let items = Array(users.prefix(limit))
+        let next = users.count > limit ? items.last.map(Self.encodeCursor) : nil
+        return Page<User>(items: items, nextCursor: next)
+    }
+
+    /// Changes what the request names; an absent field stays as it is.
+    public func update(id: String, _ request: UpdateUserRequest, in project: Project) async throws -> User {
+        guard id.hasPrefix("usr_") else { throw Self.notFound(id) }
+        let logins = try request.loginIds.map(UserLogins.init)
+        let claims = try request.customClaims.map(Self.validClaims)
+        let displayName: String?? = try request.displayName.map { try Self.validDisplayName($0) }
+        let updated: User?
+        do {
+            updated = try await store.update(
+                id: id, projectId: project.id, displayName: displayName, customClaims: claims, logins: logins)
+        } catch UserStore.WriteError.loginIdTaken {
+            throw Self.taken
+        }
+        guard let updated else { throw Self.notFound(id) }
+        logger.info("User updated", metadata: ["user": "\(id)", "project": "\(project.id)"])
+        return updated
+    }
+
+    /// Disables (or enables again) a user; a disabled user cannot sign in.
+    public func setDisabled(_ disabled: Bool, id: String, in project: Project) async throws -> User {
+        guard id.hasPrefix("usr_"), let user = try await store.setDisabled(disabled, id: id, projectId: project.id)
+        else { throw Self.notFound(id) }
+        logger.info(
+            disabled ? "User disabled" : "User enabled", metadata: ["user": "\(id)", "project": "\(project.id)"])
+        return user
+    }
+
+    /// Deletes a user and frees its login ids.
+    public func delete(id: String, in project: Project) async throws {
+        guard id.hasPrefix("usr_"), try await store.delete(id: id, projectId: project.id) else {
+            throw Self.notFound(id)
+        }
+        logger.info("User deleted", metadata: ["user": "\(id)", "project": "\(project.id)"])
+    }
+
+    // MARK: - Validation
+
+    static func validDisplayName(_ name: String?) throws -> String? {
+        guard let name else { return nil }
+        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard trimmed.count <= maxDisplayNameLength else {
+            throw VerityError(.invalidRequest, "`displayName` may have at most \(maxDisplayNameLength) characters.")
+        }
+        guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw VerityError(.invalidRequest, "`displayName` may not contain control characters.")
+        }
+        return trimmed.isEmpty ? nil : trimmed
+    }
+
+    static func validClaims(_ claims: [String: JSONValue]) throws -> [String: JSONValue] {
+        for key in claims.keys {
+            guard (1...100).contains(key.count) else {
+                throw VerityError(.invalidClaims, "Custom claim names must be 1 to 100 characters.")
+            }
+            guard !registeredClaimNames.contains(key) else {
+                throw VerityError(
+                    .invalidClaims,
+                    "`\(key)` is a registered claim the session sets itself; custom claims may not use "
+                        + registeredClaimNames.sorted().joined(separator: ", ") + ".")
+            }
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let size = try? encoder.encode(claims).count, size <= maxClaimsBytes else {
+            throw VerityError(.invalidClaims, "Custom claims may take at most \(maxClaimsBytes) bytes as JSON.")
+        }
+        return claims
+    }
+
+    // MARK: - Cursors
+
+    /// `createdAt` (its exact bits) and id of the last user of a page, base64url: opaque to clients.
+    static func encodeCursor(_ user: User) -> String {
+        let bits = String(user.createdAt.timeIntervalSince1970.bitPattern, radix: 16)
+        return Base64URL.encode(Array("\(bits):\(user.id)".utf8))
+    }
+
+    static func decodeCursor(_ cursor: String) throws -> UserCursor {
+        let invalid = VerityError(.invalidRequest, "`cursor` is not a cursor this server gave out.")
+        guard cursor.count <= 200, let bytes = Base64URL.decode(cursor) else { throw invalid }
+        let parts = String(decoding: bytes, as: UTF8.self).split(separator: ":", maxSplits: 1)
+        guard parts.count == 2, let bits = UInt64(parts[0], radix: 16), parts[1].hasPrefix("usr_") else {
+            throw invalid
+        }
+        let createdAt = Double(bitPattern: bits)
+        guard createdAt.isFinite else { throw invalid }
+        return UserCursor(createdAt: createdAt, id: String(parts[1]))
+    }
+
+    // MARK: - Errors
+
+    private static let taken = VerityError(.loginIdTaken, "A login id already belongs to another user of this project.")
+
+    private static func notFound(_ id: String) -> VerityError {
+        VerityError(.userNotFound, "No user \(id) in this project.")
+    }
+}
+
+/// A user's validated login ids: at most one email address and one phone number, normalised as verifications
+/// normalise destinations.
+struct UserLogins: Sendable, Equatable {
+    /// The normalised email address (domain lowercased), if any.
+    var email: String?
+    /// The E.164 phone number, if any.
+    var phone: String?
+
+    init(_ loginIds: [String]) throws {
+        guard (1...2).contains(loginIds.count) else {
+            throw VerityError(
+                .invalidLoginId, "Give one or two login ids: an email address, an E.164 phone number, or one of each.")
+        }
+        for loginId in loginIds {
+            switch try Self.destination(loginId) {
+            case .email(let address):
+                guard email == nil else {
+                    throw VerityError(.invalidLoginId, "A user has at most one email address.")
+                }
+                email = address.address
+            case .phone(let number):
+                guard phone == nil else {
+                    throw VerityError(.invalidLoginId, "A user has at most one phone number.")
+                }
+                phone = number.e164
+            }
+        }
+    }
+
+    /// The normalised login ids, email first.
+    var ids: [String] { [email, phone].compactMap { $0 } }
+
+    /// What uniqueness is decided on.
+    var keys: [String] { [email?.lowercased(), phone].compactMap { $0 } }
+
+    /// The uniqueness key of one login id: the E.164 number, or the normalised email address lowercased.
+    static func key(for loginId: String) throws -> String {
+        switch try destination(loginId) {
+        case .email(let address): address.address.lowercased()
+        case .phone(let number): number.e164
+        }
+    }
+
+    /// An id with an `@` is an email address; anything else must be an E.164 phone number.
+    private static func destination(_ loginId: String) throws -> Destination {
+        guard loginId.utf8.count <= 1024 else {
+            throw VerityError(.invalidLoginId, "A login id may have at most 1024 bytes.")
+        }
+        return try Destination(loginId, channel: loginId.contains("@") ? .email : .sms)
+    }
+}

@@ -1,0 +1,201 @@
+import Foundation
+import SQLKit
+import VerityCore
+
+/// Users and the index that keeps their login ids unique within a project.
+struct UserStore: Sendable {
+    let database: Database
+
+    private static let columns =
+        "id, email, phone, display_name, custom_claims, disabled, created_at, last_sign_in_at"
+
+    /// Why a write was not made.
+    enum WriteError: Error {
+        /// A login id (by its key) belongs to another user of the project.
+        case loginIdTaken
+    }
+
+    /// Inserts a user with its login ids, all or nothing; throws ``WriteError/loginIdTaken`` when one is taken.
+    func insert(_ user: User, logins: UserLogins, projectId: String) async throws {
+        try await database.transaction { sql in
+            try await sql.raw(
+                """
+                INSERT INTO users (id, project_id, email, phone, display_name, custom_claims, disabled, created_at,
+                                   last_sign_in_at)
+                VALUES (\(bind: user.id), \(bind: projectId), \(bind: logins.email), \(bind: logins.phone),
+                        \(bind: user.displayName), \(bind: try Self.encodedClaims(user.customClaims)),
+                        \(bind: user.disabled ? 1 : 0), \(bind: user.createdAt.storedValue),
+                        \(bind: user.lastSignInAt?.storedValue))
+                """
+            ).run()
+            try await Self.claim(logins.keys, userId: user.id, projectId: projectId, in: sql)
+        }
+    }
+
+    func user(id: String, projectId: String) async throws -> User? {
+        try await database.lookup { sql in
+            try await sql.raw(
+                "SELECT \(unsafeRaw: Self.columns) FROM users WHERE id = \(bind: id) AND project_id = \(bind: projectId)"
+            ).first().map(Self.user(from:))
+        }
+    }
+
+    /// The user holding a login id (by its key), if any.
+    func user(loginKey: String, projectId: String) async throws -> User? {
+        try await database.lookup { sql in
+            try await sql.raw(
+                """
+                SELECT \(unsafeRaw: Self.columns) FROM users
+                WHERE project_id = \(bind: projectId) AND id = (
+                    SELECT user_id FROM user_login_ids
+                    WHERE project_id = \(bind: projectId) AND login_key = \(bind: loginKey))
+                """
+            ).first().map(Self.user(from:))
+        }
+    }
+
+    /// Up to `limit` users, newest first (ties broken by id, descending), after the position `after`.
+    func users(projectId: String, after: UserCursor?, limit: Int) async throws -> [User] {
+        try await database.lookup { sql in
+            if let after {
+                return try await sql.raw(
+                    """
+                    SELECT \(unsafeRaw: Self.columns) FROM users
+                    WHERE project_id = \(bind: projectId)
+                      AND (created_at < \(bind: after.createdAt)
+                           OR (created_at = \(bind: after.createdAt) AND id < \(bind: after.id)))
+                    ORDER BY created_at DESC, id DESC LIMIT \(bind: limit)
+                    """
+                ).all().map(Self.user(from:))
+            }
+            return try await sql.raw(
+                """
+                SELECT \(unsafeRaw: Self.columns) FROM users WHERE project_id = \(bind: projectId)
+                ORDER BY created_at DESC, id DESC LIMIT \(bind: limit)
+                """
+            ).all().map(Self.user(from:))
+        }
+    }
+
+    /// Changes a user's name and claims (nil leaves them) and, when `logins` is given, replaces its login ids, all
+    /// or nothing. Nil when there is no such user; throws ``WriteError/loginIdTaken`` when a login id is taken.
+    func update(
+        id: String, projectId: String, displayName: String??, customClaims: [String: JSONValue]?,
+        logins: UserLogins?
+    ) async throws -> User? {
+        let claims = try customClaims.map(Self.encodedClaims)
+        return try await database.transaction { sql in
+            // Touching the row first locks it (PostgreSQL), so concurrent updates of one user take turns.
+            guard
+                let current = try await sql.raw(
+                    """
+                    UPDATE users SET custom_claims = COALESCE(\(bind: claims), custom_claims)
+                    WHERE id = \(bind: id) AND project_id = \(bind: projectId)
+                    RETURNING \(unsafeRaw: Self.columns)
+                    """
+                ).first().map(Self.user(from:))
+            else { return nil }
+            if let displayName {
+                try await sql.raw(
+                    "UPDATE users SET display_name = \(bind: displayName) WHERE id = \(bind: id)"
+                ).run()
+            }
+            if let logins {
+                try await sql.raw(
+                    """
+                    UPDATE users SET email = \(bind: logins.email), phone = \(bind: logins.phone)
+                    WHERE id = \(bind: id)
+                    """
+                ).run()
+                try await sql.raw(
+                    """
+                    DELETE FROM user_login_ids WHERE project_id = \(bind: projectId) AND user_id = \(bind: id)
+                    """
+                ).run()
+                try await Self.claim(logins.keys, userId: id, projectId: projectId, in: sql)
+            }
+            guard displayName != nil || logins != nil else { return current }
+            return try await sql.raw("SELECT \(unsafeRaw: Self.columns) FROM users WHERE id = \(bind: id)")
+                .first().map(Self.user(from:))
+        }
+    }
+
+    /// Sets the disabled flag; nil when there is no such user.
+    func setDisabled(_ disabled: Bool, id: String, projectId: String) async throws -> User? {
+        try await database.read { sql in
+            try await sql.raw(
+                """
+                UPDATE users SET disabled = \(bind: disabled ? 1 : 0)
+                WHERE id = \(bind: id) AND project_id = \(bind: projectId)
+                RETURNING \(unsafeRaw: Self.columns)
+                """
+            ).first().map(Self.user(from:))
+        }
+    }
+
+    /// Deletes a user and its login ids; false when there was no such user.
+    func delete(id: String, projectId: String) async throws -> Bool {
+        try await database.transaction { sql in
+            try await sql.raw(
+                "DELETE FROM user_login_ids WHERE project_id = \(bind: projectId) AND user_id = \(bind: id)"
+            ).run()
+            return try await sql.raw(
+                "DELETE FROM users WHERE id = \(bind: id) AND project_id = \(bind: projectId) RETURNING id"
+            ).first() != nil
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// Takes each login key for the user; a key held by someone else aborts the transaction.
+    private static func claim(_ keys: [String], userId: String, projectId: String, in sql: any SQLDatabase)
+        async throws
+    {
+        for key in keys {
+            // DO NOTHING rather than a failing insert: a PostgreSQL transaction survives it, and the answer is the
+            // same on both engines.
+            guard
+                try await sql.raw(
+                    """
+                    INSERT INTO user_login_ids (project_id, login_key, user_id)
+                    VALUES (\(bind: projectId), \(bind: key), \(bind: userId))
+                    ON CONFLICT (project_id, login_key) DO NOTHING
+                    RETURNING login_key
+                    """
+                ).first() != nil
+            else { throw WriteError.loginIdTaken }
+        }
+    }
+
+    private static func encodedClaims(_ claims: [String: JSONValue]) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(claims), as: UTF8.self)
+    }
+
+    private static func user(from row: any SQLRow) throws -> User {
+        let claimsText = try row.decode(column: "custom_claims", as: String.self)
+        let claims: [String: JSONValue]
+        do {
+            claims = try JSONDecoder().decode([String: JSONValue].self, from: Data(claimsText.utf8))
+        } catch {
+            throw StoreError.corruptValue(column: "custom_claims")
+        }
+        return User(
+            id: try row.decode(column: "id", as: String.self),
+            loginIds: [
+                try row.decode(column: "email", as: String?.self), try row.decode(column: "phone", as: String?.self),
+            ].compactMap { $0 },
+            displayName: try row.decode(column: "display_name", as: String?.self),
+            customClaims: claims,
+            disabled: try row.decode(column: "disabled", as: Int.self) != 0,
+            createdAt: try row.date("created_at"),
+            lastSignInAt: try row.optionalDate("last_sign_in_at"))
+    }
+}
+
+/// A position in the newest-first list of users: the last user of the previous page.
+struct UserCursor: Sendable, Equatable {
+    var createdAt: Double
+    var id: String
+}
