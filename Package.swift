@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "VerityCore", targets: ["VerityCore"]),
         .library(name: "VerityServer", targets: ["VerityServer"]),
         .library(name: "VerityKit", targets: ["VerityKit"]),
+        .library(name: "VerityJWT", targets: ["VerityJWT"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -63,6 +64,11 @@ let package = Package(
             dependencies: ["VerityCore", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "VerityJWT",
+            dependencies: ["VerityCore", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "verity",
             dependencies: [
@@ -87,6 +93,11 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "SQLKit", package: "sql-kit"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "VerityJWTTests",
+            dependencies: ["VerityCore", "VerityJWT"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
