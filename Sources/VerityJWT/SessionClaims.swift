@@ -31,7 +31,7 @@ public struct SessionClaims: Sendable, Equatable {
     /// The claims that are not among the registered and Verity claims above (`sub`, `iss`, `aud`, `exp`, `iat`,
     /// `nbf`, `jti`, `amr`, `acr`, `roles`, `permissions`): the project's and the user's custom claims.
     public var customClaims: [String: JSONValue] {
-        rawClaims.filter { !Self.knownClaimNames.contains($0.key) }
+        rawClaims.filter { !SessionClaimNames.reserved.contains($0.key) }
     }
 
     /// Whether ``roles`` contains `role`.
@@ -47,10 +47,6 @@ public struct SessionClaims: Sendable, Equatable {
     public func hasPermission(_ permission: String) -> Bool {
         permissions.contains(permission)
     }
-
-    static let knownClaimNames: Set<String> = [
-        "sub", "iss", "aud", "exp", "iat", "nbf", "jti", "amr", "acr", "roles", "permissions",
-    ]
 
     /// Reads the typed claims from `raw`, whose `iss` and `aud` the caller has already checked.
     init(raw: [String: JSONValue], issuer: String, audience: [String]) throws(SessionTokenError) {

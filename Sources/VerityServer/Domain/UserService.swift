@@ -5,10 +5,6 @@ import VerityCore
 /// The rules of a project's users: login ids, names, custom claims, the disabled flag. The admin API and
 /// `verity admin user` both go through it.
 public struct UserService: Sendable {
-    /// Claim names a session token sets itself; custom claims may not use them.
-    public static let registeredClaimNames: Set<String> = [
-        "iss", "sub", "aud", "exp", "nbf", "iat", "jti", "amr", "acr", "roles", "permissions",
-    ]
     /// The largest custom-claims object, in bytes of compact JSON.
     public static let maxClaimsBytes = 4096
     /// The longest display name, in characters.
@@ -121,11 +117,11 @@ public struct UserService: Sendable {
             guard (1...100).contains(key.count) else {
                 throw VerityError(.invalidClaims, "Custom claim names must be 1 to 100 characters.")
             }
-            guard !registeredClaimNames.contains(key) else {
+            guard !SessionClaimNames.reserved.contains(key) else {
                 throw VerityError(
                     .invalidClaims,
                     "`\(key)` is a registered claim the session sets itself; custom claims may not use "
-                        + registeredClaimNames.sorted().joined(separator: ", ") + ".")
+                        + SessionClaimNames.reserved.sorted().joined(separator: ", ") + ".")
             }
         }
         let encoder = JSONEncoder()
