@@ -87,6 +87,7 @@ let package = Package(
             name: "VerityServerTests",
             dependencies: [
                 "VerityServer",
+                "VerityJWT",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

@@ -42,7 +42,7 @@ struct ProjectSettingsOptions: ParsableArguments {
 struct ProjectCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "project", abstract: "Create, list, show and update projects.",
-        subcommands: [Create.self, List.self, Show.self, Update.self, Webhook.self])
+        subcommands: [Create.self, List.self, Show.self, Update.self, Webhook.self, RotateSigningKey.self])
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -152,6 +152,30 @@ extension ProjectCommand {
                 return print("Webhook events are off for \(project.id).")
             }
             print("Events for \(project.id) go to \(url)\nSigning secret: \(secret)")
+        }
+    }
+}
+
+extension ProjectCommand {
+    struct RotateSigningKey: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add a new session signing key; the old one signs for two more minutes, then retires.",
+            discussion: """
+                The new key is in the project's JWKS at once (so verifiers learn it before they meet it) and
+                starts signing two minutes later. A retired key stays in the JWKS for 24 hours, longer than
+                any token it signed lives.
+                """)
+        @Argument(help: "The project id (prj_…).") var id: String
+        @OptionGroup var storage: StorageOptions
+
+        func run() async throws {
+            let key = try await withVerity(storage) { verity in
+                _ = try await verity.admin.project(id: id)
+                return try await verity.signingKeys.rotate(projectId: id)
+            }
+            print(
+                "New signing key \(key.kid ?? "") for \(id): in the JWKS now; it signs once the current key retires "
+                    + "(in 2 minutes), or at once if it is the project's first.")
         }
     }
 }

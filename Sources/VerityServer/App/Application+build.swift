@@ -53,6 +53,9 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
     let challenges = verity.challengeService
     FactorController(factors: factors, challenges: challenges).addRoutes(to: authenticated)
     UserController(users: verity.users).addRoutes(to: authenticated)
+    WellKnownController(
+        signingKeys: verity.signingKeys, projects: verity.projects, publicURL: configuration.resolvedPublicURL
+    ).addRoutes(to: router)
     DeviceController(factors: factors, challenges: challenges).addRoutes(
         enrollment: router.group("v1/device/factors"),
         signed: router.group("v1/device/factors/:factorId").add(middleware: DeviceAuthenticator(factors: factors)))

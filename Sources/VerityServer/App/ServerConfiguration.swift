@@ -10,6 +10,9 @@ public struct ServerConfiguration: Sendable {
     /// A `postgres://` URL; nil means the embedded SQLite file.
     public var databaseURL: String?
     public var logLevel: Logger.Level = .info
+    /// The URL clients reach this server at (behind a proxy, its public address): the start of session token
+    /// issuers and JWKS URLs. Nil means `http://host:port`.
+    public var publicURL: String?
     /// The master key in base64; nil means the key file in the data directory.
     public var masterKey: String?
     public var sms: SMSDelivery = .console
@@ -37,6 +40,13 @@ public struct ServerConfiguration: Sendable {
     }
 
     public init() {}
+
+    /// ``publicURL`` without a trailing slash, or `http://host:port`.
+    public var resolvedPublicURL: String {
+        var url = Substring(publicURL ?? "http://\(host):\(port)")
+        while url.hasSuffix("/") { url = url.dropLast() }
+        return String(url)
+    }
 
     /// Where the data lives, from `databaseURL` and `dataDirectory`.
     public var databaseLocation: DatabaseLocation {
@@ -141,6 +151,15 @@ public struct ServerConfiguration: Sendable {
             throw ConfigurationError("VERITY_EMAIL_SENDER '\(other)' is not one of console, smtp.")
         }
 
+        if let url = value("PUBLIC_URL") {
+            guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? ""), parsed.host != nil,
+                parsed.query == nil
+            else {
+                throw ConfigurationError(
+                    "VERITY_PUBLIC_URL must be an absolute http(s) URL, like https://verity.example.com.")
+            }
+            publicURL = url
+        }
         if let keyFile = value("APNS_KEY_FILE") {
             let feature = "VERITY_APNS_KEY_FILE is set"
             let environmentName = value("APNS_ENVIRONMENT") ?? "production"

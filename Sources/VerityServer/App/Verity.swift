@@ -73,6 +73,13 @@ public struct Verity: Sendable {
     }
 
     /// A project's users: what the admin API and `verity admin user` manage.
+    /// Each project's session signing keys and their JWKS.
+    public var signingKeys: SigningKeyService {
+        SigningKeyService(
+            store: SigningKeyStore(database: database), sealer: sealer, identifiers: identifiers, clock: clock,
+            logger: logger)
+    }
+
     public var users: UserService {
         UserService(store: UserStore(database: database), identifiers: identifiers, clock: clock, logger: logger)
     }

@@ -192,6 +192,23 @@ enum Migrations {
                 """,
                 "CREATE INDEX user_login_ids_user ON user_login_ids (user_id)",
             ]),
+        Migration(
+            version: 4, name: "session signing keys",
+            statements: [
+                // The private key is sealed with a key derived from the master key; `retired_at` is set when a
+                // newer key takes over, and the key stays published until its last token has expired.
+                """
+                CREATE TABLE signing_keys (
+                    id TEXT PRIMARY KEY,
+                    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+                    sealed_private_key TEXT NOT NULL,
+                    public_key TEXT NOT NULL,
+                    created_at DOUBLE PRECISION NOT NULL,
+                    retired_at DOUBLE PRECISION
+                )
+                """,
+                "CREATE INDEX signing_keys_project ON signing_keys (project_id, created_at)",
+            ]),
     ]
 
     static func run(on database: Database, logger: Logger) async throws {

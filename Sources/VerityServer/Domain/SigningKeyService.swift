@@ -1,0 +1,70 @@
+import Crypto
+import Foundation
+import Logging
+import VerityCore
+
+/// Each project's session signing keys: ES256 keys sealed at rest, rotated on demand, published as a JWKS.
+///
+/// A rotation publishes the new key at once but signs with it only ``activationDelay`` later, so verifiers that
+/// refetch the JWKS at most once a minute (VerityJWT does) know it before they meet it; the old key goes on signing
+/// until then and stays published for ``retiredKeyPublication`` after, longer than any token it signed lives.
+public struct SigningKeyService: Sendable {
+    /// How long after a rotation the new key starts signing.
+    public static let activationDelay: TimeInterval = 120
+    /// How long a retired key stays in the JWKS.
+    public static let retiredKeyPublication: TimeInterval = 24 * 3600
+
+    let store: SigningKeyStore
+    let sealer: SecretSealer
+    let identifiers: Identifiers
+    let clock: any TimeSource
+    let logger: Logger
+
+    /// Signs `payload` (the JSON claims) as a compact JWS with the project's current key, creating the project's
+    /// first key if it has none.
+    func sign(_ payload: [UInt8], projectId: String) async throws -> String {
+        let now = clock.now()
+        let record: SigningKeyRecord
+        if let current = try await store.current(projectId: projectId, now: now) {
+            record = current
+        } else {
+            record = try await addKey(projectId: projectId, now: now)
+        }
+        let key = try P256.Signing.PrivateKey(
+            rawRepresentation: try sealer.open(record.sealedPrivateKey, context: record.id))
+        return try CompactJWS.sign(payload: payload, keyID: record.id, type: "JWT", using: key)
+    }
+
+    /// Adds a new key: published now, signing after ``activationDelay`` (at once if it is the project's first).
+    /// - Returns: The new public key.
+    @discardableResult
+    public func rotate(projectId: String) async throws -> JSONWebKey {
+        let record = try await addKey(projectId: projectId, now: clock.now())
+        logger.notice("Signing key rotated", metadata: ["project": "\(projectId)", "kid": "\(record.id)"])
+        return try Self.publicKey(record)
+    }
+
+    /// The keys that verify the project's unexpired tokens, newest first.
+    public func keySet(projectId: String) async throws -> JSONWebKeySet {
+        let cutoff = clock.now().addingTimeInterval(-Self.retiredKeyPublication)
+        return JSONWebKeySet(
+            keys: try await store.published(projectId: projectId, retiredAfter: cutoff).map(Self.publicKey))
+    }
+
+    private func addKey(projectId: String, now: Date) async throws -> SigningKeyRecord {
+        let key = P256.Signing.PrivateKey()
+        let id = identifiers.make("sk")
+        let record = SigningKeyRecord(
+            id: id, projectId: projectId,
+            sealedPrivateKey: try sealer.seal(Array(key.rawRepresentation), context: id),
+            publicKey: key.publicKey.derRepresentation.base64EncodedString(), createdAt: now)
+        try await store.insert(record, retiringOthersAt: now.addingTimeInterval(Self.activationDelay))
+        return record
+    }
+
+    private static func publicKey(_ record: SigningKeyRecord) throws -> JSONWebKey {
+        JSONWebKey(
+            publicKey: try P256.Signing.PublicKey(derRepresentation: Data(base64Encoded: record.publicKey) ?? Data()),
+            keyID: record.id)
+    }
+}

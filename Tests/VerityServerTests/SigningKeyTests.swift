@@ -1,0 +1,125 @@
+import Crypto
+import Foundation
+import HummingbirdTesting
+import SQLKit
+import Testing
+import VerityCore
+import VerityJWT
+
+@testable import VerityServer
+
+@Suite("Session signing keys and the JWKS")
+struct SigningKeyTests {
+    /// Claims as the session issuer will write them.
+    static func claims(_ node: TestNode, subject: String = "usr_1", lifetime: TimeInterval = 600) throws -> [UInt8] {
+        let now = Int(node.clock.now().timeIntervalSince1970)
+        let issuer = "\(node.configuration.resolvedPublicURL)/v1/projects/\(node.project.id)"
+        let object: [String: JSONValue] = [
+            "iss": .string(issuer), "aud": .string(node.project.id), "sub": .string(subject),
+            "iat": .integer(Int64(now)), "exp": .integer(Int64(now) + Int64(lifetime)), "amr": .array([.string("otp")]),
+        ]
+        return Array(try JSONEncoder().encode(object))
+    }
+
+    /// A verifier that reads the keys the server publishes, as a customer's backend would (its own code, its own
+    /// cache), with the test clock.
+    static func verifier(_ node: TestNode, client: some TestClientProtocol) async throws -> SessionVerifier {
+        let response = try await client.send(
+            .get, "/v1/projects/\(node.project.id)/.well-known/jwks.json", key: nil)
+        #expect(response.status == .ok)
+        #expect(response.headers[.cacheControl] == "public, max-age=60")
+        let keys = try JSONDecoder().decode(JSONWebKeySet.self, from: Data(buffer: response.body))
+        let clock = node.clock
+        return SessionVerifier(
+            issuer: "\(node.configuration.resolvedPublicURL)/v1/projects/\(node.project.id)",
+            audience: node.project.id, keySource: StaticJWKSSource(keys), now: { clock.now() })
+    }
+
+    @Test(
+        "Tokens the server signs verify with an independent verifier against the served JWKS",
+        arguments: TestEngine.available)
+    func signAndVerify(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        let token = try await node.verity.signingKeys.sign(try Self.claims(node), projectId: node.project.id)
+        try await node.run { client in
+            let claims = try await Self.verifier(node, client: client).verify(token)
+            #expect(claims.subject == "usr_1")
+            #expect(claims.authenticationMethods == ["otp"])
+
+            let discovery = try await client.send(
+                .get, "/v1/projects/\(node.project.id)/.well-known/openid-configuration", key: nil)
+            let document = try JSONSerialization.jsonObject(with: Data(buffer: discovery.body)) as? [String: Any]
+            #expect(document?["issuer"] as? String == "http://127.0.0.1:8080/v1/projects/\(node.project.id)")
+            #expect(
+                document?["jwks_uri"] as? String
+                    == "http://127.0.0.1:8080/v1/projects/\(node.project.id)/.well-known/jwks.json")
+
+            // A token from another key with the same kid is refused.
+            let forged = try CompactJWS.sign(
+                payload: try Self.claims(node), keyID: try CompactJWS(parsing: token).header.kid,
+                using: P256.Signing.PrivateKey())
+            await #expect(throws: SessionTokenError.invalidSignature) {
+                try await Self.verifier(node, client: client).verify(forged)
+            }
+        }
+    }
+
+    @Test(
+        "Rotation publishes the new key first, signs with it two minutes later, and keeps the old one a day",
+        arguments: TestEngine.available)
+    func rotation(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        let keys = node.verity.signingKeys
+        let first = try await keys.sign(try Self.claims(node), projectId: node.project.id)
+        let firstKid = try #require(try CompactJWS(parsing: first).header.kid)
+        let rotated = try await keys.rotate(projectId: node.project.id)
+        let newKid = try #require(rotated.kid)
+        #expect(try await keys.keySet(projectId: node.project.id).keys.compactMap(\.kid) == [newKid, firstKid])
+
+        // Until the new key is active, the old one signs.
+        let before = try await keys.sign(try Self.claims(node), projectId: node.project.id)
+        #expect(try CompactJWS(parsing: before).header.kid == firstKid)
+        node.clock.advance(by: SigningKeyService.activationDelay + 1)
+        let after = try await keys.sign(try Self.claims(node), projectId: node.project.id)
+        #expect(try CompactJWS(parsing: after).header.kid == newKid)
+        try await node.run { client in
+            // Tokens of both keys verify.
+            let verifier = try await Self.verifier(node, client: client)
+            for token in [first, before, after] {
+                #expect(try await verifier.verify(token).subject == "usr_1")
+            }
+
+            node.clock.advance(by: SigningKeyService.retiredKeyPublication)
+            #expect(try await keys.keySet(projectId: node.project.id).keys.compactMap(\.kid) == [newKid])
+        }
+    }
+
+    @Test(
+        "Each project has its own keys; unknown projects are 404; private keys are stored sealed",
+        arguments: TestEngine.available)
+    func tenancy(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        let other = try await node.otherProject()
+        let token = try await node.verity.signingKeys.sign(try Self.claims(node), projectId: node.project.id)
+        _ = try await node.verity.signingKeys.sign(try Self.claims(node), projectId: other.project.id)
+        let kid = try #require(try CompactJWS(parsing: token).header.kid)
+        let otherKeys = try await node.verity.signingKeys.keySet(projectId: other.project.id).keys
+        #expect(otherKeys.count == 1)
+        #expect(!otherKeys.contains { $0.kid == kid })
+
+        let stored = try await node.verity.database.read { sql in
+            try await sql.raw("SELECT sealed_private_key FROM signing_keys").all().map {
+                try $0.decode(column: "sealed_private_key", as: String.self)
+            }
+        }
+        #expect(stored.count == 2)
+        #expect(stored.allSatisfy { Data(base64Encoded: $0)?.count ?? 0 > 32 + 12 })
+        try await node.run { client in
+            for path in ["prj_unknown", "not-a-project", "%2e%2e"] {
+                let response = try await client.send(.get, "/v1/projects/\(path)/.well-known/jwks.json", key: nil)
+                #expect(response.status == .notFound)
+                #expect(try response.problem().code == "project_not_found")
+            }
+        }
+    }
+}
