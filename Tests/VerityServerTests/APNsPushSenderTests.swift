@@ -7,7 +7,6 @@ import HummingbirdHTTP2
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
-import ServiceLifecycle
 import Testing
 import VerityCore
 
@@ -622,44 +621,12 @@ func withAPNsStandIn(
         return answer.response(apnsID: headers["apns-id"])
     }
 
-    var serverLogger = Logger(label: "apns-stand-in")
-    serverLogger.logLevel = .warning
-    let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
-    let app = Application(
-        router: router,
-        server: try .http2Upgrade(tlsConfiguration: tls),
-        configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-        onServerRunning: { channel in
-            if let port = channel.localAddress?.port { portContinuation.yield(port) }
-            portContinuation.finish()
-        },
-        logger: serverLogger
-    )
-    let services = ServiceGroup(
-        configuration: .init(services: [app], gracefulShutdownSignals: [], logger: serverLogger)
-    )
-    try await withThrowingTaskGroup(of: Void.self) { group in
-        group.addTask {
-            defer { portContinuation.finish() }
-            try await services.run()
+    try await withLoopbackServer(router: router, server: try .http2Upgrade(tlsConfiguration: tls)) { port in
+        try await withNonRetryingHTTPClient { client in
+            try await body(
+                APNsStandInEndpoint(
+                    baseURL: "https://127.0.0.1:\(port)", client: client, certificatePEM: certificatePEM))
         }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next() else {
-            try await group.waitForAll()
-            throw StandInError.didNotStart
-        }
-        do {
-            try await withNonRetryingHTTPClient { client in
-                try await body(
-                    APNsStandInEndpoint(
-                        baseURL: "https://127.0.0.1:\(port)", client: client, certificatePEM: certificatePEM))
-            }
-        } catch {
-            await services.triggerGracefulShutdown()
-            throw error
-        }
-        await services.triggerGracefulShutdown()
-        try await group.waitForAll()
     }
     return await state.requests
 }

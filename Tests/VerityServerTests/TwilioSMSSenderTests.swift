@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import ServiceLifecycle
 import Testing
@@ -367,12 +368,16 @@ private actor PortBox {
 }
 
 /// Runs a Hummingbird application bound to 127.0.0.1 on a free port for the duration of `body`, then stops it.
-func withLoopbackServer(router: Router<BasicRequestContext>, _ body: (_ port: Int) async throws -> Void) async throws {
+/// `server` picks the protocol (HTTP/1.1 by default; the APNs stand-in speaks HTTP/2 over TLS).
+func withLoopbackServer<Router: HTTPResponderBuilder>(
+    router: Router, server: HTTPServerBuilder = .http1(), _ body: (_ port: Int) async throws -> Void
+) async throws where Router.Responder.Context: InitializableFromSource<ApplicationRequestContextSource> {
     var serverLogger = Logger(label: "stand-in")
     serverLogger.logLevel = .warning
     let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
     let app = Application(
         router: router,
+        server: server,
         configuration: .init(address: .hostname("127.0.0.1", port: 0)),
         onServerRunning: { channel in
             if let port = channel.localAddress?.port { portContinuation.yield(port) }
