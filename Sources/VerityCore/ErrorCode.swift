@@ -13,9 +13,16 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case invalidSignature = "invalid_signature"
     case invalidLoginId = "invalid_login_id"
     case invalidClaims = "invalid_claims"
+    case invalidRole = "invalid_role"
     // 401 / 403
     case unauthorized
     case tokenReplayed = "token_replayed"
+    case wrongCode = "wrong_code"
+    case invalidSession = "invalid_session"
+    case invalidRefreshToken = "invalid_refresh_token"
+    case refreshTokenReused = "refresh_token_reused"
+    case userDisabled = "user_disabled"
+    case challengeDenied = "challenge_denied"
     case forbidden
     case wrongFactor = "wrong_factor"
     case countryNotAllowed = "country_not_allowed"
@@ -26,6 +33,7 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case factorNotFound = "factor_not_found"
     case challengeNotFound = "challenge_not_found"
     case userNotFound = "user_not_found"
+    case roleNotFound = "role_not_found"
     case methodNotAllowed = "method_not_allowed"
     // 409 / 413 / 415
     case conflict
@@ -34,6 +42,10 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case challengeAlreadyAnswered = "challenge_already_answered"
     case challengeExpired = "challenge_expired"
     case loginIdTaken = "login_id_taken"
+    case roleExists = "role_exists"
+    case testNumberLimitReached = "test_number_limit_reached"
+    case noSecondFactor = "no_second_factor"
+    case challengePending = "challenge_pending"
     case payloadTooLarge = "payload_too_large"
     case unsupportedMediaType = "unsupported_media_type"
     // 429
@@ -48,15 +60,18 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     public var httpStatus: Int {
         switch self {
         case .invalidRequest, .malformedJSON, .invalidPhoneNumber, .invalidEmail, .invalidCode, .invalidLocale,
-            .invalidPublicKey, .invalidSignature, .invalidLoginId, .invalidClaims:
+            .invalidPublicKey, .invalidSignature, .invalidLoginId, .invalidClaims, .invalidRole:
             400
-        case .unauthorized, .tokenReplayed: 401
-        case .forbidden, .countryNotAllowed, .wrongFactor: 403
+        case .unauthorized, .tokenReplayed, .wrongCode, .invalidSession, .invalidRefreshToken, .refreshTokenReused:
+            401
+        case .forbidden, .countryNotAllowed, .wrongFactor, .userDisabled, .challengeDenied: 403
         case .notFound, .verificationNotFound, .projectNotFound, .factorNotFound, .challengeNotFound,
-            .userNotFound:
+            .userNotFound, .roleNotFound:
             404
         case .methodNotAllowed: 405
-        case .conflict, .factorNotVerified, .noVerifiedFactors, .challengeAlreadyAnswered, .loginIdTaken: 409
+        case .conflict, .factorNotVerified, .noVerifiedFactors, .challengeAlreadyAnswered, .loginIdTaken, .roleExists,
+            .testNumberLimitReached, .noSecondFactor, .challengePending:
+            409
         case .challengeExpired: 410
         case .payloadTooLarge: 413
         case .unsupportedMediaType: 415
@@ -81,6 +96,18 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
         case .invalidClaims: "The custom claims are not valid."
         case .userNotFound: "The user was not found."
         case .loginIdTaken: "The login id belongs to another user."
+        case .invalidRole: "The role or its permissions are not valid."
+        case .wrongCode: "The code is wrong."
+        case .invalidSession: "The session token is missing, invalid, expired or revoked."
+        case .invalidRefreshToken: "The refresh token is unknown, expired or revoked."
+        case .refreshTokenReused: "The refresh token was already used; the session was revoked."
+        case .userDisabled: "The user is disabled."
+        case .challengeDenied: "The challenge was denied."
+        case .roleNotFound: "The role was not found."
+        case .roleExists: "A role with this name already exists."
+        case .testNumberLimitReached: "The project already has the most test numbers allowed."
+        case .noSecondFactor: "The user has no second factor to step up with."
+        case .challengePending: "The challenge has not been answered yet."
         case .tokenReplayed: "This device token was already used."
         case .wrongFactor: "The challenge belongs to another factor."
         case .factorNotFound: "The factor was not found."

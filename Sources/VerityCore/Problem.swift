@@ -8,6 +8,8 @@ public struct Problem: Codable, Sendable, Equatable, Error {
     public var code: String
     /// What went wrong in this instance, for people.
     public var detail: String?
+    /// Wrong codes still allowed before the code is dead (`wrong_code` only).
+    public var remainingAttempts: Int?
 
     public init(code: ErrorCode, detail: String? = nil) {
         self.type = "urn:verity:error:\(code.rawValue)"

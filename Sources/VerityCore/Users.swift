@@ -19,10 +19,12 @@ public struct User: Codable, Sendable, Equatable {
     public var createdAt: Date
     /// The last successful sign-in, if any.
     public var lastSignInAt: Date?
+    /// The names of the project roles the user holds, sorted.
+    public var roles: [String]
 
     public init(
         id: String, loginIds: [String], displayName: String? = nil, customClaims: [String: JSONValue] = [:],
-        disabled: Bool = false, createdAt: Date, lastSignInAt: Date? = nil
+        disabled: Bool = false, createdAt: Date, lastSignInAt: Date? = nil, roles: [String] = []
     ) {
         self.id = id
         self.loginIds = loginIds
@@ -31,6 +33,7 @@ public struct User: Codable, Sendable, Equatable {
         self.disabled = disabled
         self.createdAt = createdAt
         self.lastSignInAt = lastSignInAt
+        self.roles = roles
     }
 }
 

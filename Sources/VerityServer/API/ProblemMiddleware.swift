@@ -47,7 +47,8 @@ extension VerityError {
     /// The problem+json response for this error. A 401 carries the server's `Date`, so a device whose clock
     /// is off can correct it and sign a token the server accepts.
     func response(now: Date) -> Response {
-        let problem = Problem(code: code, detail: detail)
+        var problem = Problem(code: code, detail: detail)
+        problem.remainingAttempts = remainingAttempts
         var headers: HTTPFields = [.contentType: "application/problem+json"]
         if let retryAfter {
             headers[.retryAfter] = String(retryAfter)

@@ -7,10 +7,13 @@ public struct VerityError: Error, Sendable, Equatable {
     public var detail: String?
     /// Seconds a client should wait before trying again (sent as `Retry-After`).
     public var retryAfter: Int?
+    /// Wrong codes still allowed (`wrong_code`), sent as the problem's `remainingAttempts`.
+    public var remainingAttempts: Int?
 
-    public init(_ code: ErrorCode, _ detail: String? = nil, retryAfter: Int? = nil) {
+    public init(_ code: ErrorCode, _ detail: String? = nil, retryAfter: Int? = nil, remainingAttempts: Int? = nil) {
         self.code = code
         self.detail = detail
         self.retryAfter = retryAfter
+        self.remainingAttempts = remainingAttempts
     }
 }
