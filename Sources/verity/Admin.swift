@@ -14,6 +14,7 @@ extension Project {
         return """
             \(id)  \(name)
               code length: \(settings.codeLength) digits, lifetime: \(settings.codeLifetime) s, SMS countries: \(countries)
+              session token: \(settings.sessionLifetime) s, refresh token: \(settings.refreshLifetime) s (sliding)
             """
     }
 }
@@ -29,9 +30,17 @@ struct ProjectSettingsOptions: ParsableArguments {
     @Option(help: "Comma-separated ISO region codes SMS may go to, e.g. US,CA,GB; `all` allows every region.")
     var allowedCountries: String?
 
+    @Option(help: "How long a session token lives, in seconds, 60 to 86400 (default 600).")
+    var sessionLifetime: Int?
+
+    @Option(help: "How long an unused refresh token lives, in seconds, 3600 to 31536000 (default 2592000: 30 days).")
+    var refreshLifetime: Int?
+
     func apply(to settings: inout ProjectSettings) {
         if let codeLength { settings.codeLength = codeLength }
         if let codeLifetime { settings.codeLifetime = codeLifetime }
+        if let sessionLifetime { settings.sessionLifetime = sessionLifetime }
+        if let refreshLifetime { settings.refreshLifetime = refreshLifetime }
         if let allowedCountries {
             settings.allowedCountries =
                 allowedCountries.lowercased() == "all" ? nil : allowedCountries.split(separator: ",").map(String.init)

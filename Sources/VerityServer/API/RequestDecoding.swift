@@ -3,8 +3,19 @@ import Hummingbird
 import NIOCore
 
 extension Request {
+    /// The `limit` query parameter, if given; a value that is not a whole number is a 400.
+    func queryLimit() throws -> Int? {
+        guard let text = uri.queryParameters["limit"] else { return nil }
+        guard let value = Int(String(text)) else {
+            throw VerityError(.invalidRequest, "`limit` must be a whole number.")
+        }
+        return value
+    }
+
     /// Decodes a JSON body, turning every way it can be wrong into a 4xx problem with a precise detail.
-    func decodeJSON<T: Decodable>(_ type: T.Type, context: VerityRequestContext) async throws -> T {
+    ///
+    /// - Parameter empty: What an empty body means, for endpoints whose fields are all optional; nil refuses it.
+    func decodeJSON<T: Decodable>(_ type: T.Type, context: VerityRequestContext, empty: T? = nil) async throws -> T {
         // Any declared type is read as JSON (curl's `-d` says form-urlencoded); only multipart is refused outright.
         if let contentType = headers[.contentType], contentType.lowercased().hasPrefix("multipart/") {
             throw VerityError(.unsupportedMediaType, "Send the body as application/json.")
@@ -19,6 +30,7 @@ extension Request {
             throw Self.tooLarge
         }
         guard buffer.readableBytes > 0 else {
+            if let empty { return empty }
             throw VerityError(.invalidRequest, "The request needs a JSON body.")
         }
         do {

@@ -26,13 +26,7 @@ struct UserController {
 
     @Sendable func list(_ request: Request, context: VerityRequestContext) async throws -> Page<User> {
         let query = request.uri.queryParameters
-        var limit: Int?
-        if let text = query["limit"] {
-            guard let value = Int(String(text)) else {
-                throw VerityError(.invalidRequest, "`limit` must be a whole number.")
-            }
-            limit = value
-        }
+        let limit = try request.queryLimit()
         return try await users.list(
             loginId: query["loginId"].map(String.init), limit: limit, cursor: query["cursor"].map(String.init),
             in: try context.requireProject())

@@ -8,10 +8,13 @@ public struct VerityRequestContext: RequestContext {
     public var project: Project?
     /// Set by ``DeviceAuthenticator`` for device routes: the factor whose key signed the request.
     var deviceFactor: FactorRecord?
+    /// The peer's IP address, for per-client rate limits (nil when the transport has none).
+    let clientAddress: String?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         project = nil
+        clientAddress = source.channel.remoteAddress?.ipAddress
     }
 
     /// The authenticated device's factor, for routes mounted behind the device authenticator.

@@ -53,6 +53,11 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
     let challenges = verity.challengeService
     FactorController(factors: factors, challenges: challenges).addRoutes(to: authenticated)
     UserController(users: verity.users).addRoutes(to: authenticated)
+    let auth = verity.authService(limits: configuration.rateLimits, publicURL: configuration.resolvedPublicURL)
+    let sessions = verity.sessionService(publicURL: configuration.resolvedPublicURL)
+    RoleController(roles: verity.roles, auth: auth, sessions: sessions).addRoutes(to: authenticated)
+    AuthController(auth: auth, sessions: sessions).addRoutes(
+        to: router.group("v1/auth").add(middleware: ProjectHeaderAuthenticator(projects: verity.projects)))
     WellKnownController(
         signingKeys: verity.signingKeys, projects: verity.projects, publicURL: configuration.resolvedPublicURL
     ).addRoutes(to: router)

@@ -34,6 +34,7 @@ public struct Verity: Sendable {
     let challengeStore: ChallengeStore
     let answers = ChallengeAnswerSignal()
     let identifiers: Identifiers
+    let random: any RandomSource
     let clock: any TimeSource
     let signal = OutboxSignal()
     let logger: Logger
@@ -61,7 +62,8 @@ public struct Verity: Sendable {
             projects: projects, verifications: VerificationStore(database: database),
             outbox: OutboxStore(database: database), renderer: MessageRenderer(codes: codes), codes: codes,
             sealer: SecretSealer(masterKey: masterKey), factorStore: FactorStore(database: database),
-            challengeStore: ChallengeStore(database: database), identifiers: identifiers, clock: dependencies.clock,
+            challengeStore: ChallengeStore(database: database), identifiers: identifiers, random: dependencies.random,
+            clock: dependencies.clock,
             logger: logger)
     }
 
@@ -72,7 +74,6 @@ public struct Verity: Sendable {
             logger: logger)
     }
 
-    /// A project's users: what the admin API and `verity admin user` manage.
     /// Each project's session signing keys and their JWKS.
     public var signingKeys: SigningKeyService {
         SigningKeyService(
@@ -80,8 +81,31 @@ public struct Verity: Sendable {
             logger: logger)
     }
 
+    /// A project's users: what the admin API and `verity admin user` manage.
     public var users: UserService {
         UserService(store: UserStore(database: database), identifiers: identifiers, clock: clock, logger: logger)
+    }
+
+    /// A project's roles and who holds them.
+    public var roles: RoleService {
+        RoleService(store: RoleStore(database: database), clock: clock, logger: logger)
+    }
+
+    func sessionService(publicURL: String) -> SessionService {
+        SessionService(
+            store: SessionStore(database: database), users: UserStore(database: database),
+            roles: RoleStore(database: database), signingKeys: signingKeys, identifiers: identifiers, random: random,
+            clock: clock, publicURL: publicURL, logger: logger)
+    }
+
+    /// Sign-in codes, step-up and test numbers; `publicURL` is the issuer's base.
+    public func authService(limits: RateLimits = RateLimits(), publicURL: String) -> AuthService {
+        AuthService(
+            verifications: verificationService(limits: limits), sessions: sessionService(publicURL: publicURL),
+            testNumbers: TestNumberStore(database: database), users: UserStore(database: database),
+            factors: factorService, challenges: challengeService,
+            limiter: RateLimiter(store: RateLimitStore(database: database)), limits: limits, clock: clock,
+            logger: logger)
     }
 
     var factorService: FactorService {

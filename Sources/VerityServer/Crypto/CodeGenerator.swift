@@ -26,7 +26,12 @@ struct CodeGenerator: Sendable {
 
     /// Compares a candidate with the expected code in time independent of where they differ.
     func matches(_ candidate: String, verificationId: String, salt: String, length: Int) -> Bool {
-        let expected = Array(code(verificationId: verificationId, salt: salt, length: length).utf8)
+        Self.constantTimeEquals(candidate, code(verificationId: verificationId, salt: salt, length: length))
+    }
+
+    /// Whether two codes are equal, in time independent of where they differ.
+    static func constantTimeEquals(_ candidate: String, _ expected: String) -> Bool {
+        let expected = Array(expected.utf8)
         let given = Array(candidate.utf8)
         guard expected.count == given.count else { return false }
         return zip(expected, given).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0

@@ -36,14 +36,25 @@ public struct ProjectSettings: Sendable, Equatable, Codable {
     public var codeLifetime: Int = 600
     /// ISO 3166 regions SMS may go to; `nil` allows every region.
     public var allowedCountries: [String]? = nil
+    /// How long a session token lives, in seconds (60 s to 24 h).
+    public var sessionLifetime: Int = 600
+    /// How long a refresh token lives unused, in seconds (1 h to 365 days); each refresh starts it again.
+    public var refreshLifetime: Int = 30 * 86_400
 
     public static let codeLengthRange = 4...10
     public static let codeLifetimeRange = 60...86_400
+    public static let sessionLifetimeRange = 60...86_400
+    public static let refreshLifetimeRange = 3600...(365 * 86_400)
 
-    public init(codeLength: Int = 6, codeLifetime: Int = 600, allowedCountries: [String]? = nil) {
+    public init(
+        codeLength: Int = 6, codeLifetime: Int = 600, allowedCountries: [String]? = nil, sessionLifetime: Int = 600,
+        refreshLifetime: Int = 30 * 86_400
+    ) {
         self.codeLength = codeLength
         self.codeLifetime = codeLifetime
         self.allowedCountries = allowedCountries
+        self.sessionLifetime = sessionLifetime
+        self.refreshLifetime = refreshLifetime
     }
 
     /// Checks every setting; the message names the first one that is out of range.
@@ -53,6 +64,12 @@ public struct ProjectSettings: Sendable, Equatable, Codable {
         }
         guard Self.codeLifetimeRange.contains(codeLifetime) else {
             throw ConfigurationError("The code lifetime must be between 60 and 86400 seconds.")
+        }
+        guard Self.sessionLifetimeRange.contains(sessionLifetime) else {
+            throw ConfigurationError("The session lifetime must be between 60 and 86400 seconds.")
+        }
+        guard Self.refreshLifetimeRange.contains(refreshLifetime) else {
+            throw ConfigurationError("The refresh token lifetime must be between 3600 seconds and 365 days.")
         }
         var copy = self
         if let countries = allowedCountries {

@@ -35,6 +35,10 @@ public struct RateLimits: Sendable, Equatable {
     public var perDestination = RateLimitPolicy(capacity: 10, period: 3600)
     /// Starts in one project, all destinations together.
     public var perProject = RateLimitPolicy(capacity: 100, period: 1)
+    /// App-facing sign-in requests (`/v1/auth/…` without a session) from one client address, per project.
+    public var perClientAddress = RateLimitPolicy(capacity: 60, period: 60)
+    /// Sign-in code starts and checks that name one login id (test numbers are exempt).
+    public var perLoginId = RateLimitPolicy(capacity: 30, period: 3600)
 
     public init() {}
 }

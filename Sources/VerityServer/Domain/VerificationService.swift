@@ -21,37 +21,49 @@ struct VerificationService: Sendable {
 
     func start(_ request: StartVerificationRequest, in project: Project) async throws -> VerificationResponse {
         let destination = try Destination(request.to, channel: request.channel)
-        if case .phone(let number) = destination, let allowed = project.settings.allowedCountries,
-            !allowed.contains(number.regionCode)
-        {
-            throw VerityError(.countryNotAllowed, "This project does not send to \(number.regionCode) numbers.")
-        }
-        guard let language = MessageTemplates.language(for: request.locale) else {
-            throw VerityError(.invalidLocale, "The locale must be a language tag such as en, es-MX or pt-BR.")
-        }
+        try Self.requireAllowed(destination, in: project)
+        let language = try Self.language(for: request.locale)
         let now = clock.now()
         try await limiter.take("project:\(project.id)", limits.perProject, now: now)
         try await limiter.take("destination:\(project.id):\(destination.value)", limits.perDestination, now: now)
+        let (record, _) = try await send(
+            to: destination, channel: request.channel, language: language, purpose: .api, in: project, now: now)
+        return record.response(at: now)
+    }
 
+    /// Sends a new code to `destination`, or the pending one again, for `purpose`; the caller has taken the rate
+    /// limits that apply.
+    ///
+    /// - Parameters:
+    ///   - resend: Whether a pending code is sent again; when false it is returned as it is.
+    ///   - deliver: Whether to send anything (false for test numbers).
+    /// - Returns: The pending verification and whether a message was queued.
+    func send(
+        to destination: Destination, channel: Channel, language: String, purpose: VerificationPurpose,
+        in project: Project, resend: Bool = true, deliver: Bool = true, now: Date
+    ) async throws -> (VerificationRecord, sent: Bool) {
         let candidate = VerificationRecord(
-            id: identifiers.make("ver"), projectId: project.id, channel: request.channel,
+            id: identifiers.make("ver"), projectId: project.id, channel: channel,
             destination: destination.value, locale: language, status: .pending,
             codeSalt: identifiers.secret(bytes: 16), codeLength: project.settings.codeLength, sendAttempts: 1,
             checkAttempts: 0, createdAt: now, updatedAt: now,
-            expiresAt: now.addingTimeInterval(TimeInterval(project.settings.codeLifetime)))
+            expiresAt: now.addingTimeInterval(TimeInterval(project.settings.codeLifetime)), purpose: purpose)
         let outcome = try await store.startOrResend(
-            new: candidate, maxSends: Self.maxSends, messageId: identifiers.make("msg"), now: now)
+            new: candidate, maxSends: Self.maxSends, messageId: identifiers.make("msg"), resend: resend,
+            deliver: deliver, now: now)
         switch outcome {
         case .created(let record, _), .resent(let record, _):
-            outboxSignal.notify()
+            if deliver { outboxSignal.notify() }
             metrics.verificationStarted(channel: record.channel)
             logger.info(
                 "Verification started",
                 metadata: [
                     "verification": "\(record.id)", "project": "\(project.id)", "to": "\(destination.masked)",
-                    "sendAttempts": "\(record.sendAttempts)",
+                    "purpose": "\(purpose.rawValue)", "sendAttempts": "\(record.sendAttempts)",
                 ])
-            return record.response(at: now)
+            return (record, deliver)
+        case .pending(let record):
+            return (record, false)
         case .sendLimitReached:
             throw VerityError(
                 .maxSendAttemptsReached,
@@ -59,10 +71,72 @@ struct VerificationService: Sendable {
         }
     }
 
-    func check(_ request: CheckVerificationRequest, in project: Project) async throws -> CheckVerificationResponse {
-        guard (4...10).contains(request.code.count), request.code.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+    /// What one code did to a verification.
+    enum Attempt: Sendable {
+        case approved(VerificationRecord)
+        /// The code was wrong; the record has the attempt counted (and may now be `max_attempts_reached`).
+        case wrong(VerificationRecord)
+    }
+
+    /// Tries `code` on a verification, counting a wrong one in the same statement that checks the limit.
+    ///
+    /// - Parameter fixedCode: The code a test number always has; nil compares with the verification's own code.
+    /// - Throws: `max_check_attempts_reached` or `verification_not_found` when the verification cannot be checked.
+    func attempt(_ code: String, on verification: VerificationRecord, fixedCode: String? = nil, now: Date)
+        async throws -> Attempt
+    {
+        try Self.requireCheckable(verification, at: now)
+        let matches =
+            if let fixedCode {
+                CodeGenerator.constantTimeEquals(code, fixedCode)
+            } else {
+                codes.matches(
+                    code, verificationId: verification.id, salt: verification.codeSalt,
+                    length: verification.codeLength)
+            }
+        if matches {
+            guard let approved = try await store.approve(id: verification.id, maxChecks: Self.maxChecks, now: now)
+            else { throw try await whyNotCheckable(verification, now: now) }
+            metrics.verificationApproved(channel: approved.channel)
+            logger.info("Verification approved", metadata: ["verification": "\(approved.id)"])
+            return .approved(approved)
+        }
+        guard let counted = try await store.recordWrongCode(id: verification.id, maxChecks: Self.maxChecks, now: now)
+        else { throw try await whyNotCheckable(verification, now: now) }
+        if counted.status == .maxAttemptsReached {
+            metrics.verificationFailed(channel: counted.channel)
+        }
+        logger.info(
+            "Wrong code", metadata: ["verification": "\(counted.id)", "checkAttempts": "\(counted.checkAttempts)"])
+        return .wrong(counted)
+    }
+
+    /// Refuses a phone number in a region the project does not send to.
+    static func requireAllowed(_ destination: Destination, in project: Project) throws {
+        if case .phone(let number) = destination, let allowed = project.settings.allowedCountries,
+            !allowed.contains(number.regionCode)
+        {
+            throw VerityError(.countryNotAllowed, "This project does not send to \(number.regionCode) numbers.")
+        }
+    }
+
+    /// The message language for a requested locale.
+    static func language(for locale: String?) throws -> String {
+        guard let language = MessageTemplates.language(for: locale) else {
+            throw VerityError(.invalidLocale, "The locale must be a language tag such as en, es-MX or pt-BR.")
+        }
+        return language
+    }
+
+    /// Rejects a code that is not 4 to 10 ASCII digits before anything is looked up.
+    static func requireCodeFormat(_ code: String) throws {
+        guard (4...10).contains(code.count), code.allSatisfy({ $0.isASCII && $0.isNumber }) else {
             throw VerityError(.invalidCode, "The code must be 4 to 10 digits.")
         }
+    }
+
+    func check(_ request: CheckVerificationRequest, in project: Project) async throws -> CheckVerificationResponse {
+        try Self.requireCodeFormat(request.code)
         let now = clock.now()
         let found: VerificationRecord?
         switch (request.id, request.to) {
@@ -70,31 +144,18 @@ struct VerificationService: Sendable {
             found = try await store.verification(id: id, projectId: project.id)
         case (nil, let to?):
             let destination = try Destination(to, channel: to.contains("@") ? .email : .sms)
-            found = try await store.pendingVerification(destination: destination.value, projectId: project.id)
+            found = try await store.pendingVerification(
+                destination: destination.value, purpose: .api, projectId: project.id)
         default:
             throw VerityError(.invalidRequest, "Name the verification with exactly one of `id` or `to`.")
         }
-        guard let verification = found else { throw Self.notFound }
-        try Self.requireCheckable(verification, at: now)
-
-        if codes.matches(
-            request.code, verificationId: verification.id, salt: verification.codeSalt,
-            length: verification.codeLength)
-        {
-            guard let approved = try await store.approve(id: verification.id, maxChecks: Self.maxChecks, now: now)
-            else { throw try await whyNotCheckable(verification.id, project: project, now: now) }
-            metrics.verificationApproved(channel: approved.channel)
-            logger.info("Verification approved", metadata: ["verification": "\(approved.id)"])
+        guard let verification = found, verification.purpose == .api else { throw Self.notFound }
+        switch try await attempt(request.code, on: verification, now: now) {
+        case .approved(let approved):
             return CheckVerificationResponse(id: approved.id, status: .approved, valid: true)
+        case .wrong(let counted):
+            return CheckVerificationResponse(id: counted.id, status: counted.status(at: now), valid: false)
         }
-        guard let counted = try await store.recordWrongCode(id: verification.id, maxChecks: Self.maxChecks, now: now)
-        else { throw try await whyNotCheckable(verification.id, project: project, now: now) }
-        if counted.status == .maxAttemptsReached {
-            metrics.verificationFailed(channel: counted.channel)
-        }
-        logger.info(
-            "Wrong code", metadata: ["verification": "\(counted.id)", "checkAttempts": "\(counted.checkAttempts)"])
-        return CheckVerificationResponse(id: counted.id, status: counted.status(at: now), valid: false)
     }
 
     func fetch(id: String, in project: Project) async throws -> VerificationResponse {
@@ -115,7 +176,7 @@ struct VerificationService: Sendable {
 
     // MARK: - Why a check cannot go on
 
-    private static let notFound = VerityError(
+    static let notFound = VerityError(
         .verificationNotFound, "No pending verification matches; it may be approved, canceled or expired.")
 
     private static func requireCheckable(_ verification: VerificationRecord, at now: Date) throws {
@@ -129,8 +190,9 @@ struct VerificationService: Sendable {
     }
 
     /// A conditional update matched nothing: another request changed the verification. Re-read and say why.
-    private func whyNotCheckable(_ id: String, project: Project, now: Date) async throws -> VerityError {
-        guard let current = try await store.verification(id: id, projectId: project.id) else { return Self.notFound }
+    private func whyNotCheckable(_ verification: VerificationRecord, now: Date) async throws -> VerityError {
+        guard let current = try await store.verification(id: verification.id, projectId: verification.projectId)
+        else { return Self.notFound }
         do {
             try Self.requireCheckable(current, at: now)
         } catch let error as VerityError {

@@ -209,6 +209,91 @@ enum Migrations {
                 """,
                 "CREATE INDEX signing_keys_project ON signing_keys (project_id, created_at)",
             ]),
+        Migration(
+            version: 5, name: "sign-in sessions, refresh tokens, roles, test numbers, security events",
+            statements: [
+                // Sign-in and step-up codes are verifications too, kept apart from the API's by `purpose`: a code
+                // a backend sent can never sign anyone in, and the other way round.
+                "ALTER TABLE verifications ADD COLUMN purpose TEXT NOT NULL DEFAULT 'api'",
+                "DROP INDEX verifications_pending_destination",
+                """
+                CREATE UNIQUE INDEX verifications_pending_destination
+                    ON verifications (project_id, purpose, destination) WHERE status = 'pending'
+                """,
+                "ALTER TABLE projects ADD COLUMN session_ttl_seconds INTEGER NOT NULL DEFAULT 600",
+                "ALTER TABLE projects ADD COLUMN refresh_ttl_seconds INTEGER NOT NULL DEFAULT 2592000",
+                // A session is one sign-in and its family of refresh tokens; `expires_at` slides with each refresh.
+                """
+                CREATE TABLE sessions (
+                    id TEXT PRIMARY KEY,
+                    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    amr TEXT NOT NULL,
+                    acr TEXT,
+                    auth_time DOUBLE PRECISION NOT NULL,
+                    created_at DOUBLE PRECISION NOT NULL,
+                    refreshed_at DOUBLE PRECISION NOT NULL,
+                    expires_at DOUBLE PRECISION NOT NULL,
+                    revoked_at DOUBLE PRECISION,
+                    revoke_reason TEXT
+                )
+                """,
+                "CREATE INDEX sessions_user ON sessions (project_id, user_id)",
+                // Only hashes; a used token stays (status `used`) so that presenting it again is recognised as theft.
+                """
+                CREATE TABLE refresh_tokens (
+                    token_hash TEXT PRIMARY KEY,
+                    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+                    project_id TEXT NOT NULL,
+                    status TEXT NOT NULL,
+                    created_at DOUBLE PRECISION NOT NULL,
+                    expires_at DOUBLE PRECISION NOT NULL,
+                    used_at DOUBLE PRECISION
+                )
+                """,
+                "CREATE INDEX refresh_tokens_session ON refresh_tokens (session_id)",
+                """
+                CREATE TABLE roles (
+                    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+                    name TEXT NOT NULL,
+                    description TEXT,
+                    permissions TEXT NOT NULL,
+                    created_at DOUBLE PRECISION NOT NULL,
+                    PRIMARY KEY (project_id, name)
+                )
+                """,
+                """
+                CREATE TABLE user_roles (
+                    project_id TEXT NOT NULL,
+                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    role_name TEXT NOT NULL,
+                    PRIMARY KEY (user_id, role_name),
+                    FOREIGN KEY (project_id, role_name) REFERENCES roles(project_id, name) ON DELETE CASCADE
+                )
+                """,
+                "CREATE INDEX user_roles_role ON user_roles (project_id, role_name)",
+                """
+                CREATE TABLE test_numbers (
+                    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+                    phone TEXT NOT NULL,
+                    code TEXT NOT NULL,
+                    created_at DOUBLE PRECISION NOT NULL,
+                    PRIMARY KEY (project_id, phone)
+                )
+                """,
+                """
+                CREATE TABLE security_events (
+                    id TEXT PRIMARY KEY,
+                    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+                    user_id TEXT NOT NULL,
+                    session_id TEXT,
+                    type TEXT NOT NULL,
+                    ip_address TEXT,
+                    created_at DOUBLE PRECISION NOT NULL
+                )
+                """,
+                "CREATE INDEX security_events_user ON security_events (project_id, user_id, created_at)",
+            ]),
     ]
 
     static func run(on database: Database, logger: Logger) async throws {

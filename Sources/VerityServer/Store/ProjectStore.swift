@@ -6,23 +6,28 @@ struct ProjectStore: Sendable {
     let database: Database
 
     private static let projectColumns =
-        "id, name, code_length, code_ttl_seconds, allowed_countries, created_at, webhook_url, webhook_secret"
+                """
+        id, name, code_length, code_ttl_seconds, allowed_countries, created_at, webhook_url, webhook_secret, \
+        session_ttl_seconds, refresh_ttl_seconds
+        """
 
     func insert(_ project: Project) async throws {
         try await database.read { sql in
             try await sql.raw(
                 """
-                INSERT INTO projects (id, name, code_length, code_ttl_seconds, allowed_countries, created_at)
+                INSERT INTO projects (id, name, code_length, code_ttl_seconds, allowed_countries, created_at,
+                                      session_ttl_seconds, refresh_ttl_seconds)
                 VALUES (\(bind: project.id), \(bind: project.name), \(bind: project.settings.codeLength),
                         \(bind: project.settings.codeLifetime), \(bind: Self.encode(project.settings.allowedCountries)),
-                        \(bind: project.createdAt.storedValue))
+                        \(bind: project.createdAt.storedValue), \(bind: project.settings.sessionLifetime),
+                        \(bind: project.settings.refreshLifetime))
                 """
             ).run()
         }
     }
 
     func project(id: String) async throws -> Project? {
-        try await database.read { sql in
+        try await database.lookup { sql in
             try await sql.raw("SELECT \(unsafeRaw: Self.projectColumns) FROM projects WHERE id = \(bind: id)")
                 .first().map(Self.project(from:))
         }
@@ -42,7 +47,9 @@ struct ProjectStore: Sendable {
                 UPDATE projects SET name = \(bind: project.name), code_length = \(bind: project.settings.codeLength),
                     code_ttl_seconds = \(bind: project.settings.codeLifetime),
                     allowed_countries = \(bind: Self.encode(project.settings.allowedCountries)),
-                    webhook_url = \(bind: project.webhookURL), webhook_secret = \(bind: project.webhookSecret)
+                    webhook_url = \(bind: project.webhookURL), webhook_secret = \(bind: project.webhookSecret),
+                    session_ttl_seconds = \(bind: project.settings.sessionLifetime),
+                    refresh_ttl_seconds = \(bind: project.settings.refreshLifetime)
                 WHERE id = \(bind: project.id)
                 """
             ).run()
@@ -55,7 +62,7 @@ struct ProjectStore: Sendable {
             try await sql.raw(
                 """
                 SELECT p.id, p.name, p.code_length, p.code_ttl_seconds, p.allowed_countries, p.created_at,
-                       p.webhook_url, p.webhook_secret
+                       p.webhook_url, p.webhook_secret, p.session_ttl_seconds, p.refresh_ttl_seconds
                 FROM api_keys k JOIN projects p ON p.id = k.project_id
                 WHERE k.secret_hash = \(bind: hash) AND k.revoked_at IS NULL
                 """
@@ -118,7 +125,9 @@ struct ProjectStore: Sendable {
             settings: ProjectSettings(
                 codeLength: try row.decode(column: "code_length", as: Int.self),
                 codeLifetime: try row.decode(column: "code_ttl_seconds", as: Int.self),
-                allowedCountries: countries.map { $0.split(separator: ",").map(String.init) }),
+                allowedCountries: countries.map { $0.split(separator: ",").map(String.init) },
+                sessionLifetime: try row.decode(column: "session_ttl_seconds", as: Int.self),
+                refreshLifetime: try row.decode(column: "refresh_ttl_seconds", as: Int.self)),
             createdAt: try row.date("created_at"),
             webhookURL: try row.decode(column: "webhook_url", as: String?.self),
             webhookSecret: try row.decode(column: "webhook_secret", as: String?.self))

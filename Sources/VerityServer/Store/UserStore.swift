@@ -18,7 +18,13 @@ struct UserStore: Sendable {
     /// Inserts a user with its login ids, all or nothing; throws ``WriteError/loginIdTaken`` when one is taken.
     func insert(_ user: User, logins: UserLogins, projectId: String) async throws {
         try await database.transaction { sql in
-            try await sql.raw(
+            try await Self.insert(user, logins: logins, projectId: projectId, in: sql)
+        }
+    }
+
+    /// Inserts a user inside the caller's transaction.
+    static func insert(_ user: User, logins: UserLogins, projectId: String, in sql: any SQLDatabase) async throws {
+        try await sql.raw(
                 """
                 INSERT INTO users (id, project_id, email, phone, display_name, custom_claims, disabled, created_at,
                                    last_sign_in_at)
@@ -27,38 +33,43 @@ struct UserStore: Sendable {
                         \(bind: user.disabled ? 1 : 0), \(bind: user.createdAt.storedValue),
                         \(bind: user.lastSignInAt?.storedValue))
                 """
-            ).run()
-            try await Self.claim(logins.keys, userId: user.id, projectId: projectId, in: sql)
-        }
+        ).run()
+        try await claim(logins.keys, userId: user.id, projectId: projectId, in: sql)
     }
 
     func user(id: String, projectId: String) async throws -> User? {
-        try await database.lookup { sql in
-            try await sql.raw(
-                "SELECT \(unsafeRaw: Self.columns) FROM users WHERE id = \(bind: id) AND project_id = \(bind: projectId)"
-            ).first().map(Self.user(from:))
-        }
+        try await database.lookup { sql in try await Self.user(id: id, projectId: projectId, in: sql) }
+    }
+
+    static func user(id: String, projectId: String, in sql: any SQLDatabase) async throws -> User? {
+        try await withRoles(
+            sql.raw(
+                "SELECT \(unsafeRaw: columns) FROM users WHERE id = \(bind: id) AND project_id = \(bind: projectId)"
+            ).first().map(user(from:)), in: sql)
     }
 
     /// The user holding a login id (by its key), if any.
     func user(loginKey: String, projectId: String) async throws -> User? {
-        try await database.lookup { sql in
-            try await sql.raw(
+        try await database.lookup { sql in try await Self.user(loginKey: loginKey, projectId: projectId, in: sql) }
+    }
+
+    static func user(loginKey: String, projectId: String, in sql: any SQLDatabase) async throws -> User? {
+        try await withRoles(
+            sql.raw(
                 """
-                SELECT \(unsafeRaw: Self.columns) FROM users
+                SELECT \(unsafeRaw: columns) FROM users
                 WHERE project_id = \(bind: projectId) AND id = (
                     SELECT user_id FROM user_login_ids
                     WHERE project_id = \(bind: projectId) AND login_key = \(bind: loginKey))
                 """
-            ).first().map(Self.user(from:))
-        }
+            ).first().map(user(from:)), in: sql)
     }
 
     /// Up to `limit` users, newest first (ties broken by id, descending), after the position `after`.
     func users(projectId: String, after: UserCursor?, limit: Int) async throws -> [User] {
         try await database.lookup { sql in
             if let after {
-                return try await sql.raw(
+                let users = try await sql.raw(
                     """
                     SELECT \(unsafeRaw: Self.columns) FROM users
                     WHERE project_id = \(bind: projectId)
@@ -67,13 +78,15 @@ struct UserStore: Sendable {
                     ORDER BY created_at DESC, id DESC LIMIT \(bind: limit)
                     """
                 ).all().map(Self.user(from:))
+                return try await Self.withRoles(users, in: sql)
             }
-            return try await sql.raw(
+            let users = try await sql.raw(
                 """
                 SELECT \(unsafeRaw: Self.columns) FROM users WHERE project_id = \(bind: projectId)
                 ORDER BY created_at DESC, id DESC LIMIT \(bind: limit)
                 """
             ).all().map(Self.user(from:))
+            return try await Self.withRoles(users, in: sql)
         }
     }
 
@@ -114,22 +127,28 @@ struct UserStore: Sendable {
                 ).run()
                 try await Self.claim(logins.keys, userId: id, projectId: projectId, in: sql)
             }
-            guard displayName != nil || logins != nil else { return current }
-            return try await sql.raw("SELECT \(unsafeRaw: Self.columns) FROM users WHERE id = \(bind: id)")
-                .first().map(Self.user(from:))
+            guard displayName != nil || logins != nil else { return try await Self.withRoles(current, in: sql) }
+            return try await Self.user(id: id, projectId: projectId, in: sql)
         }
     }
 
-    /// Sets the disabled flag; nil when there is no such user.
-    func setDisabled(_ disabled: Bool, id: String, projectId: String) async throws -> User? {
-        try await database.read { sql in
-            try await sql.raw(
-                """
-                UPDATE users SET disabled = \(bind: disabled ? 1 : 0)
-                WHERE id = \(bind: id) AND project_id = \(bind: projectId)
-                RETURNING \(unsafeRaw: Self.columns)
-                """
-            ).first().map(Self.user(from:))
+    /// Sets the disabled flag; nil when there is no such user. Disabling also revokes the user's sessions.
+    func setDisabled(_ disabled: Bool, id: String, projectId: String, now: Date) async throws -> User? {
+        try await database.transaction { sql in
+            guard
+                let user = try await sql.raw(
+                    """
+                    UPDATE users SET disabled = \(bind: disabled ? 1 : 0)
+                    WHERE id = \(bind: id) AND project_id = \(bind: projectId)
+                    RETURNING \(unsafeRaw: Self.columns)
+                    """
+                ).first().map(Self.user(from:))
+            else { return nil }
+            if disabled {
+                try await SessionStore.revokeAll(
+                    userId: id, projectId: projectId, reason: "user_disabled", now: now, in: sql)
+            }
+            return try await Self.withRoles(user, in: sql)
         }
     }
 
@@ -146,6 +165,29 @@ struct UserStore: Sendable {
     }
 
     // MARK: - Helpers
+
+    /// The users with their role names filled in.
+    static func withRoles(_ users: [User], in sql: any SQLDatabase) async throws -> [User] {
+        guard !users.isEmpty else { return users }
+        let ids = SQLList(users.map { SQLBind($0.id) })
+        var roles: [String: [String]] = [:]
+        for row in try await sql.raw(
+            "SELECT user_id, role_name FROM user_roles WHERE user_id IN (\(ids)) ORDER BY role_name"
+        ).all() {
+            roles[try row.decode(column: "user_id", as: String.self), default: []].append(
+                try row.decode(column: "role_name", as: String.self))
+        }
+        return users.map { user in
+            var user = user
+            user.roles = roles[user.id] ?? []
+            return user
+        }
+    }
+
+    static func withRoles(_ user: User?, in sql: any SQLDatabase) async throws -> User? {
+        guard let user else { return nil }
+        return try await withRoles([user], in: sql).first
+    }
 
     /// Takes each login key for the user; a key held by someone else aborts the transaction.
     private static func claim(_ keys: [String], userId: String, projectId: String, in sql: any SQLDatabase)

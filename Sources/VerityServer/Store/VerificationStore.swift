@@ -11,51 +11,70 @@ struct VerificationStore: Sendable {
 
     private static let columns = """
         id, project_id, channel, destination, locale, status, code_salt, code_length, send_attempts, check_attempts, \
-        created_at, updated_at, expires_at
+        created_at, updated_at, expires_at, purpose
         """
 
     /// What `startOrResend` did.
     enum StartOutcome: Sendable {
         case created(VerificationRecord, messageId: String)
         case resent(VerificationRecord, messageId: String)
+        /// `resend` was false and a verification was pending: nothing was sent.
+        case pending(VerificationRecord)
         case sendLimitReached
     }
 
-    /// Starts a verification for the destination, or re-sends the pending one, and queues the message — all in
-    /// one transaction, so a committed verification always has its message in the outbox.
+    /// Starts a verification for the destination and purpose, or re-sends the pending one, and queues the message
+    /// — all in one transaction, so a committed verification always has its message in the outbox.
+    ///
+    /// - Parameters:
+    ///   - resend: Whether a pending verification is sent again; when false it is returned untouched.
+    ///   - deliver: Whether to queue a message at all (false for test numbers, whose code is fixed).
     func startOrResend(
-        new candidate: VerificationRecord, maxSends: Int, messageId: String, now: Date
+        new candidate: VerificationRecord, maxSends: Int, messageId: String, resend: Bool = true,
+        deliver: Bool = true, now: Date
     ) async throws -> StartOutcome {
-        try await database.transaction { sql in
+        let purpose = candidate.purpose.rawValue
+        return try await database.transaction { sql in
             // A pending verification past its lifetime no longer counts as pending.
             try await sql.raw(
                 """
                 UPDATE verifications SET status = 'expired', updated_at = \(bind: now.storedValue)
-                WHERE project_id = \(bind: candidate.projectId) AND destination = \(bind: candidate.destination)
+                WHERE project_id = \(bind: candidate.projectId) AND purpose = \(bind: purpose)
+                  AND destination = \(bind: candidate.destination)
                   AND status = 'pending' AND expires_at <= \(bind: now.storedValue)
                 """
             ).run()
             // Two tries: the second one runs only when a concurrent start inserted the pending row first.
             for _ in 0..<2 {
+                if !resend, let row = try await sql.raw(
+                    """
+                    SELECT \(unsafeRaw: Self.columns) FROM verifications
+                    WHERE project_id = \(bind: candidate.projectId) AND purpose = \(bind: purpose)
+                      AND destination = \(bind: candidate.destination) AND status = 'pending'
+                    """
+                ).first() {
+                    return .pending(try Self.record(from: row))
+                }
                 if let row = try await sql.raw(
                     """
                     UPDATE verifications
                     SET send_attempts = send_attempts + 1, channel = \(bind: candidate.channel.rawValue),
                         locale = \(bind: candidate.locale), updated_at = \(bind: now.storedValue)
-                    WHERE project_id = \(bind: candidate.projectId) AND destination = \(bind: candidate.destination)
+                    WHERE project_id = \(bind: candidate.projectId) AND purpose = \(bind: purpose)
+                      AND destination = \(bind: candidate.destination)
                       AND status = 'pending' AND send_attempts < \(bind: maxSends)
                     RETURNING \(unsafeRaw: Self.columns)
                     """
                 ).first() {
                     let record = try Self.record(from: row)
-                    try await Self.enqueue(sql, messageId: messageId, for: record, now: now)
+                    if deliver { try await Self.enqueue(sql, messageId: messageId, for: record, now: now) }
                     return .resent(record, messageId: messageId)
                 }
                 let pending = try await sql.raw(
                     """
                     SELECT id FROM verifications
-                    WHERE project_id = \(bind: candidate.projectId) AND destination = \(bind: candidate.destination)
-                      AND status = 'pending'
+                    WHERE project_id = \(bind: candidate.projectId) AND purpose = \(bind: purpose)
+                      AND destination = \(bind: candidate.destination) AND status = 'pending'
                     """
                 ).first()
                 if pending != nil { return .sendLimitReached }
@@ -65,13 +84,14 @@ struct VerificationStore: Sendable {
                     VALUES (\(bind: candidate.id), \(bind: candidate.projectId), \(bind: candidate.channel.rawValue),
                             \(bind: candidate.destination), \(bind: candidate.locale), 'pending',
                             \(bind: candidate.codeSalt), \(bind: candidate.codeLength), 1, 0,
-                            \(bind: now.storedValue), \(bind: now.storedValue), \(bind: candidate.expiresAt.storedValue))
-                    ON CONFLICT (project_id, destination) WHERE status = 'pending' DO NOTHING
+                            \(bind: now.storedValue), \(bind: now.storedValue), \(bind: candidate.expiresAt.storedValue),
+                            \(bind: purpose))
+                    ON CONFLICT (project_id, purpose, destination) WHERE status = 'pending' DO NOTHING
                     RETURNING \(unsafeRaw: Self.columns)
                     """
                 ).first() {
                     let record = try Self.record(from: row)
-                    try await Self.enqueue(sql, messageId: messageId, for: record, now: now)
+                    if deliver { try await Self.enqueue(sql, messageId: messageId, for: record, now: now) }
                     return .created(record, messageId: messageId)
                 }
             }
@@ -107,12 +127,15 @@ struct VerificationStore: Sendable {
     }
 
     /// The verification a check by destination refers to: the pending one (which may have just expired).
-    func pendingVerification(destination: String, projectId: String) async throws -> VerificationRecord? {
+    func pendingVerification(destination: String, purpose: VerificationPurpose, projectId: String) async throws
+        -> VerificationRecord?
+    {
         try await database.lookup { sql in
             try await sql.raw(
                 """
                 SELECT \(unsafeRaw: Self.columns) FROM verifications
-                WHERE project_id = \(bind: projectId) AND destination = \(bind: destination) AND status = 'pending'
+                WHERE project_id = \(bind: projectId) AND purpose = \(bind: purpose.rawValue)
+                  AND destination = \(bind: destination) AND status = 'pending'
                 """
             ).first().map(Self.record(from:))
         }
@@ -178,6 +201,6 @@ struct VerificationStore: Sendable {
             sendAttempts: try row.decode(column: "send_attempts", as: Int.self),
             checkAttempts: try row.decode(column: "check_attempts", as: Int.self),
             createdAt: try row.date("created_at"), updatedAt: try row.date("updated_at"),
-            expiresAt: try row.date("expires_at"))
+            expiresAt: try row.date("expires_at"), purpose: try row.enumeration("purpose", as: VerificationPurpose.self))
     }
 }

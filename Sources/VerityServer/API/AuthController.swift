@@ -1,0 +1,187 @@
+import Hummingbird
+import VerityCore
+
+extension OTPStartResponse: ResponseEncodable {}
+extension AuthResponse: ResponseEncodable {}
+extension MeResponse: ResponseEncodable {}
+extension StepUpStartResponse: ResponseEncodable {}
+
+/// `/v1/auth`: what apps call to sign users in, named by the public project id in `X-Verity-Project`. Signed-in
+/// calls add `Authorization: Bearer <sessionJwt>`.
+struct AuthController {
+    let auth: AuthService
+    let sessions: SessionService
+
+    func addRoutes(to group: RouterGroup<VerityRequestContext>) {
+        group.post("otp/start", use: startOTP)
+        group.post("otp/verify", use: verifyOTP)
+        group.post("refresh", use: refresh)
+        group.post("logout", use: logout)
+        group.post("logout-all", use: logoutAll)
+        group.get("me", use: me)
+        group.post("stepup/start", use: startStepUp)
+        group.post("stepup/verify", use: verifyStepUp)
+    }
+
+    @Sendable func startOTP(_ request: Request, context: VerityRequestContext) async throws -> OTPStartResponse {
+        let body = try await request.decodeJSON(OTPStartRequest.self, context: context)
+        return try await auth.start(body, clientAddress: context.clientAddress, in: try context.requireProject())
+    }
+
+    @Sendable func verifyOTP(_ request: Request, context: VerityRequestContext) async throws -> AuthResponse {
+        let body = try await request.decodeJSON(OTPVerifyRequest.self, context: context)
+        return try await auth.verify(body, clientAddress: context.clientAddress, in: try context.requireProject())
+    }
+
+    @Sendable func refresh(_ request: Request, context: VerityRequestContext) async throws -> AuthResponse {
+        let body = try await request.decodeJSON(RefreshRequest.self, context: context)
+        return try await sessions.refresh(
+            body.refreshToken, clientAddress: context.clientAddress, in: try context.requireProject())
+    }
+
+    @Sendable func logout(_ request: Request, context: VerityRequestContext) async throws -> Response {
+        let body = try await request.decodeJSON(RefreshRequest.self, context: context)
+        try await sessions.logout(body.refreshToken, in: try context.requireProject())
+        return Response(status: .noContent)
+    }
+
+    @Sendable func logoutAll(_ request: Request, context: VerityRequestContext) async throws -> Response {
+        let project = try context.requireProject()
+        try await sessions.logoutAll(try await session(request, project), in: project)
+        return Response(status: .noContent)
+    }
+
+    @Sendable func me(_ request: Request, context: VerityRequestContext) async throws -> MeResponse {
+        let project = try context.requireProject()
+        return try await sessions.me(try await session(request, project), in: project)
+    }
+
+    @Sendable func startStepUp(_ request: Request, context: VerityRequestContext) async throws -> StepUpStartResponse
+    {
+        let project = try context.requireProject()
+        let auth = try await session(request, project)
+        let body = try await request.decodeJSON(StepUpStartRequest.self, context: context, empty: StepUpStartRequest())
+        return try await self.auth.startStepUp(body, auth: auth, clientAddress: context.clientAddress, in: project)
+    }
+
+    @Sendable func verifyStepUp(_ request: Request, context: VerityRequestContext) async throws -> AuthResponse {
+        let project = try context.requireProject()
+        let auth = try await session(request, project)
+        let body = try await request.decodeJSON(StepUpVerifyRequest.self, context: context)
+        return try await self.auth.verifyStepUp(body, auth: auth, in: project)
+    }
+
+    private func session(_ request: Request, _ project: Project) async throws -> SessionAuth {
+        guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else {
+            throw SessionService.invalidSession
+        }
+        return try await sessions.authenticate(
+            bearer: header.dropFirst("Bearer ".count).trimmingCharacters(in: .whitespaces), in: project)
+    }
+}
+
+/// Puts the project named by `X-Verity-Project` (its public id) in the context, for the app-facing routes.
+struct ProjectHeaderAuthenticator: RouterMiddleware {
+    typealias Context = VerityRequestContext
+    let projects: ProjectStore
+
+    private static let headerName = AuthHeaders.project.lowercased()
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
+        let header = request.headers.first { $0.name.canonicalName == Self.headerName }
+        guard let id = header?.value, id.hasPrefix("prj_"), id.count <= 64
+        else {
+            throw VerityError(.unauthorized, "Name the project with `\(AuthHeaders.project): prj_…`.")
+        }
+        guard let project = try await projects.project(id: id) else {
+            throw VerityError(.projectNotFound, "No project \(id).")
+        }
+        var context = context
+        context.project = project
+        return try await next(request, context)
+    }
+}
+
+extension Role: ResponseEncodable {}
+extension TestPhoneNumber: ResponseEncodable {}
+
+/// The backend's admin API for roles, role assignments, test numbers and security events (API key).
+struct RoleController {
+    let roles: RoleService
+    let auth: AuthService
+    let sessions: SessionService
+
+    func addRoutes(to group: RouterGroup<VerityRequestContext>) {
+        group.post("roles", use: create)
+        group.get("roles", use: list)
+        group.patch("roles/:name", use: update)
+        group.delete("roles/:name", use: delete)
+        group.post("users/:userId/roles", use: assign)
+        group.delete("users/:userId/roles/:name", use: remove)
+        group.post("test-numbers", use: addTestNumber)
+        group.get("test-numbers", use: testNumbers)
+        group.delete("test-numbers/:phoneNumber", use: removeTestNumber)
+        group.get("security-events", use: securityEvents)
+    }
+
+    @Sendable func create(_ request: Request, context: VerityRequestContext) async throws -> EditedResponse<Role> {
+        let body = try await request.decodeJSON(CreateRoleRequest.self, context: context)
+        return EditedResponse(status: .created, response: try await roles.create(body, in: try context.requireProject()))
+    }
+
+    @Sendable func list(_ request: Request, context: VerityRequestContext) async throws -> Page<Role> {
+        Page(items: try await roles.list(in: try context.requireProject()))
+    }
+
+    @Sendable func update(_ request: Request, context: VerityRequestContext) async throws -> Role {
+        let body = try await request.decodeJSON(UpdateRoleRequest.self, context: context)
+        return try await roles.update(name: try context.pathParameter("name"), body, in: try context.requireProject())
+    }
+
+    @Sendable func delete(_ request: Request, context: VerityRequestContext) async throws -> Response {
+        try await roles.delete(name: try context.pathParameter("name"), in: try context.requireProject())
+        return Response(status: .noContent)
+    }
+
+    @Sendable func assign(_ request: Request, context: VerityRequestContext) async throws -> User {
+        let body = try await request.decodeJSON(AssignRolesRequest.self, context: context)
+        return try await roles.assign(
+            body.roles, toUser: try context.pathParameter("userId"), in: try context.requireProject())
+    }
+
+    @Sendable func remove(_ request: Request, context: VerityRequestContext) async throws -> User {
+        try await roles.remove(
+            try context.pathParameter("name"), fromUser: try context.pathParameter("userId"),
+            in: try context.requireProject())
+    }
+
+    @Sendable func addTestNumber(_ request: Request, context: VerityRequestContext) async throws
+        -> EditedResponse<TestPhoneNumber>
+    {
+        let body = try await request.decodeJSON(CreateTestPhoneNumberRequest.self, context: context)
+        return EditedResponse(
+            status: .created, response: try await auth.addTestNumber(body, in: try context.requireProject()))
+    }
+
+    @Sendable func testNumbers(_ request: Request, context: VerityRequestContext) async throws
+        -> Page<TestPhoneNumber>
+    {
+        Page(items: try await auth.testNumbers(in: try context.requireProject()))
+    }
+
+    @Sendable func removeTestNumber(_ request: Request, context: VerityRequestContext) async throws -> Response {
+        try await auth.removeTestNumber(try context.pathParameter("phoneNumber"), in: try context.requireProject())
+        return Response(status: .noContent)
+    }
+
+    @Sendable func securityEvents(_ request: Request, context: VerityRequestContext) async throws
+        -> Page<SecurityEvent>
+    {
+        let query = request.uri.queryParameters
+        let limit = try request.queryLimit()
+        return try await sessions.securityEvents(
+            userId: query["userId"].map(String.init), limit: limit, in: try context.requireProject())
+    }
+}

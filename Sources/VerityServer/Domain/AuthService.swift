@@ -1,0 +1,242 @@
+import Foundation
+import Logging
+import VerityCore
+
+/// The app-facing sign-in rules: one-time codes that sign users up or in, test numbers, and step-up.
+///
+/// Codes are verifications with their own purpose (`sign_in`, `step_up`), so they share the API's rules (same code
+/// on re-send, at most 5 sends and 5 wrong codes) but never pass for one another.
+public struct AuthService: Sendable {
+    /// The most test numbers a project may have.
+    public static let maxTestNumbers = 10
+    /// How long a step-up push challenge waits for its answer.
+    static let stepUpChallengeLifetime = 300
+    /// The hidden detail that binds a step-up push challenge to its session.
+    static let stepUpSessionDetail = "verity.stepUpSession"
+
+    let verifications: VerificationService
+    let sessions: SessionService
+    let testNumbers: TestNumberStore
+    let users: UserStore
+    let factors: FactorService
+    let challenges: ChallengeService
+    let limiter: RateLimiter
+    let limits: RateLimits
+    let clock: any TimeSource
+    let logger: Logger
+
+    // MARK: - Sign-in codes
+
+    func start(_ request: OTPStartRequest, clientAddress: String?, in project: Project) async throws
+        -> OTPStartResponse
+    {
+        let (destination, channel) = try Self.destination(request.loginId, channel: request.channel)
+        try VerificationService.requireAllowed(destination, in: project)
+        let language = try VerificationService.language(for: request.locale)
+        let now = clock.now()
+        let fixedCode = try await testCode(for: destination, in: project)
+        if fixedCode == nil {
+            try await limitClient(clientAddress, in: project, now: now)
+            try await limiter.take("login:\(project.id):\(destination.value)", limits.perLoginId, now: now)
+            try await limiter.take("project:\(project.id)", limits.perProject, now: now)
+        }
+        let key = try UserLogins.key(for: destination.value)
+        if let user = try await users.user(loginKey: key, projectId: project.id), user.disabled {
+            throw SessionService.disabled
+        }
+        let (record, sent) = try await verifications.send(
+            to: destination, channel: channel, language: language, purpose: .signIn, in: project,
+            resend: request.resend ?? true, deliver: fixedCode == nil, now: now)
+        return OTPStartResponse(
+            verificationId: record.id, channel: channel, maskedDestination: destination.masked,
+            expiresAt: record.expiresAt, sent: sent)
+    }
+
+    func verify(_ request: OTPVerifyRequest, clientAddress: String?, in project: Project) async throws
+        -> AuthResponse
+    {
+        try VerificationService.requireCodeFormat(request.code)
+        let now = clock.now()
+        let found: VerificationRecord?
+        switch (request.loginId, request.verificationId) {
+        case (let loginId?, nil):
+            let (destination, _) = try Self.destination(loginId, channel: nil)
+            found = try await verifications.store.pendingVerification(
+                destination: destination.value, purpose: .signIn, projectId: project.id)
+        case (nil, let id?):
+            guard id.hasPrefix("ver_"), id.count <= 64 else { throw VerificationService.notFound }
+            found = try await verifications.store.verification(id: id, projectId: project.id)
+        default:
+            throw VerityError(.invalidRequest, "Name the sign-in with exactly one of `loginId` or `verificationId`.")
+        }
+        guard let verification = found, verification.purpose == .signIn else { throw VerificationService.notFound }
+        let destination = try Destination(verification.destination, channel: verification.channel)
+        let fixedCode = try await testCode(for: destination, in: project)
+        if fixedCode == nil {
+            try await limitClient(clientAddress, in: project, now: now)
+            try await limiter.take("login:\(project.id):\(destination.value)", limits.perLoginId, now: now)
+        }
+        switch try await verifications.attempt(request.code, on: verification, fixedCode: fixedCode, now: now) {
+        case .wrong(let counted):
+            throw Self.wrongCode(counted)
+        case .approved:
+            return try await sessions.signIn(
+                try UserLogins([destination.value]), amr: ["otp", verification.channel.rawValue], in: project)
+        }
+    }
+
+    // MARK: - Step-up
+
+    func startStepUp(_ request: StepUpStartRequest, auth: SessionAuth, clientAddress: String?, in project: Project)
+        async throws -> StepUpStartResponse
+    {
+        let now = clock.now()
+        try await limitClient(clientAddress, in: project, now: now)
+        let hasPush = try await factors.factors(userId: auth.user.id, in: project).contains {
+            $0.type == .push && $0.status == .verified
+        }
+        switch request.method ?? (hasPush ? .push : .otp) {
+        case .push:
+            guard hasPush else {
+                throw VerityError(.noSecondFactor, "The user has no verified push factor to approve a step-up.")
+            }
+            let challenge = try await challenges.create(
+                CreateChallengeRequest(
+                    userId: auth.user.id, message: "Confirm it's you to continue in \(project.name)?",
+                    hiddenDetails: [Self.stepUpSessionDetail: auth.session.id],
+                    expiresIn: Self.stepUpChallengeLifetime),
+                in: project)
+            return StepUpStartResponse(method: .push, challengeId: challenge.id, expiresAt: challenge.expiresAt)
+        case .otp:
+            guard let destination = try Self.otherLogin(of: auth) else {
+                throw VerityError(
+                    .noSecondFactor,
+                    "A code step-up goes to a login id the session did not use; this user has no other one.")
+            }
+            try await limiter.take("login:\(project.id):\(destination.value)", limits.perLoginId, now: now)
+            let channel: Channel = if case .email = destination { .email } else { .sms }
+            let (record, _) = try await verifications.send(
+                to: destination, channel: channel, language: try VerificationService.language(for: request.locale),
+                purpose: .stepUp, in: project, now: now)
+            return StepUpStartResponse(
+                method: .otp, channel: channel, maskedDestination: destination.masked, expiresAt: record.expiresAt)
+        }
+    }
+
+    func verifyStepUp(_ request: StepUpVerifyRequest, auth: SessionAuth, in project: Project) async throws
+        -> AuthResponse
+    {
+        switch (request.code, request.challengeId) {
+        case (let code?, nil):
+            try VerificationService.requireCodeFormat(code)
+            guard let destination = try Self.otherLogin(of: auth),
+                let verification = try await verifications.store.pendingVerification(
+                    destination: destination.value, purpose: .stepUp, projectId: project.id)
+            else { throw VerificationService.notFound }
+            switch try await verifications.attempt(code, on: verification, now: clock.now()) {
+            case .wrong(let counted): throw Self.wrongCode(counted)
+            case .approved: return try await sessions.stepUp(auth, method: verification.channel.rawValue, in: project)
+            }
+        case (nil, let challengeId?):
+            let challenge = try await challenges.fetch(id: challengeId, wait: nil, in: project)
+            guard challenge.userId == auth.user.id,
+                challenge.hiddenDetails[Self.stepUpSessionDetail] == auth.session.id
+            else { throw VerityError(.challengeNotFound, "No step-up challenge \(challengeId) for this session.") }
+            switch challenge.status {
+            case .approved: return try await sessions.stepUp(auth, method: "push", in: project)
+            case .pending:
+                throw VerityError(.challengePending, "The push challenge has not been answered yet; ask again soon.")
+            case .denied: throw VerityError(.challengeDenied, "The push challenge was denied on the device.")
+            case .expired: throw VerityError(.challengeExpired, "The push challenge expired; start the step-up again.")
+            }
+        default:
+            throw VerityError(.invalidRequest, "Give exactly one of `code` or `challengeId`.")
+        }
+    }
+
+    // MARK: - Test numbers
+
+    public func addTestNumber(_ request: CreateTestPhoneNumberRequest, in project: Project) async throws -> TestPhoneNumber {
+        let number: PhoneNumber
+        do {
+            number = try PhoneNumber(parsing: request.phoneNumber)
+        } catch {
+            throw VerityError(.invalidPhoneNumber, "\(error)")
+        }
+        guard (4...10).contains(request.code.count), request.code.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+            throw VerityError(.invalidCode, "A test number's code must be 4 to 10 digits.")
+        }
+        let testNumber = TestPhoneNumber(phoneNumber: number.e164, code: request.code, createdAt: clock.now())
+        guard try await testNumbers.upsert(testNumber, projectId: project.id, limit: Self.maxTestNumbers) else {
+            throw VerityError(
+                .testNumberLimitReached, "A project has at most \(Self.maxTestNumbers) test numbers; remove one first.")
+        }
+        logger.notice(
+            "Test number added: codes to it are never sent and its fixed code always works",
+            metadata: ["to": "\(number.masked)", "project": "\(project.id)"])
+        return testNumber
+    }
+
+    public func testNumbers(in project: Project) async throws -> [TestPhoneNumber] {
+        try await testNumbers.numbers(projectId: project.id)
+    }
+
+    public func removeTestNumber(_ phoneNumber: String, in project: Project) async throws {
+        let e164 = (try? PhoneNumber(parsing: phoneNumber))?.e164 ?? phoneNumber
+        guard try await testNumbers.delete(phone: e164, projectId: project.id) else {
+            throw VerityError(.notFound, "\(phoneNumber) is not a test number of this project.")
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// The fixed code when `destination` is one of the project's test numbers.
+    private func testCode(for destination: Destination, in project: Project) async throws -> String? {
+        guard case .phone(let number) = destination else { return nil }
+        return try await testNumbers.code(phone: number.e164, projectId: project.id)
+    }
+
+    private func limitClient(_ address: String?, in project: Project, now: Date) async throws {
+        try await limiter.take("client:\(project.id):\(address ?? "unknown")", limits.perClientAddress, now: now)
+    }
+
+    /// A login id and the channel its code goes by: an email address by email, a phone number by SMS.
+    private static func destination(_ loginId: String, channel: Channel?) throws -> (Destination, Channel) {
+        guard loginId.utf8.count <= 1024 else {
+            throw VerityError(.invalidLoginId, "A login id may have at most 1024 bytes.")
+        }
+        let kind: Channel = loginId.contains("@") ? .email : .sms
+        if let channel, channel != kind {
+            throw VerityError(
+                .invalidRequest,
+                "A sign-in code goes to the login id itself: `sms` for a phone number, `email` for an email address.")
+        }
+        do {
+            return (try Destination(loginId, channel: kind), kind)
+        } catch let error as VerityError {
+            throw VerityError(.invalidLoginId, error.detail)
+        }
+    }
+
+    /// The user's login id on a channel the session has not proven, if any.
+    private static func otherLogin(of auth: SessionAuth) throws -> Destination? {
+        for loginId in auth.user.loginIds {
+            let channel: Channel = loginId.contains("@") ? .email : .sms
+            if !auth.session.amr.contains(channel.rawValue) {
+                return try Destination(loginId, channel: channel)
+            }
+        }
+        return nil
+    }
+
+    private static func wrongCode(_ counted: VerificationRecord) -> VerityError {
+        let remaining = max(VerificationService.maxChecks - counted.checkAttempts, 0)
+        guard remaining > 0 else {
+            return VerityError(
+                .maxCheckAttemptsReached, "Too many wrong codes: request a new code.", remainingAttempts: 0)
+        }
+        return VerityError(
+            .wrongCode, "The code is wrong; \(remaining) more attempt\(remaining == 1 ? "" : "s") allowed.",
+            remainingAttempts: remaining)
+    }
+}

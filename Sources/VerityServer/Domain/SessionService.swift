@@ -1,0 +1,218 @@
+import Crypto
+import Foundation
+import Logging
+import VerityCore
+
+/// The rules of sessions: what a session token says, how refresh tokens rotate, how a bearer token is checked.
+///
+/// A session token is an ES256 JWT signed with the project's current key (see ``SigningKeyService``); it lives for
+/// the project's `sessionLifetime`. A refresh token is `vrt_` and 256 random bits; only its SHA-256 is stored. Each
+/// refresh kills the presented token and issues the next; a killed token presented again revokes the session.
+struct SessionService: Sendable {
+    /// Clock difference tolerated when checking a session token's expiry.
+    static let leeway: TimeInterval = 5
+
+    let store: SessionStore
+    let users: UserStore
+    let roles: RoleStore
+    let signingKeys: SigningKeyService
+    let identifiers: Identifiers
+    let random: any RandomSource
+    let clock: any TimeSource
+    let publicURL: String
+    let logger: Logger
+
+    /// The `iss` of a project's session tokens.
+    func issuer(projectId: String) -> String {
+        "\(publicURL)/v1/projects/\(projectId)"
+    }
+
+    /// Signs in the user holding `logins` (creating them if needed) and opens a session proven by `amr`.
+    func signIn(_ logins: UserLogins, amr: [String], in project: Project) async throws -> AuthResponse {
+        let now = clock.now()
+        guard let loginKey = logins.keys.first else { throw VerityError(.invalidLoginId) }
+        let newUser = User(id: identifiers.make("usr"), loginIds: logins.ids, createdAt: now)
+        let session = SessionRecord(
+            id: identifiers.make("ses"), projectId: project.id, userId: newUser.id, amr: amr, acr: nil,
+            authTime: now, createdAt: now, expiresAt: now.addingTimeInterval(project.refreshLifetime))
+        let refreshToken = newRefreshToken()
+        switch try await store.signIn(
+            loginKey: loginKey, newUser: newUser, logins: logins, session: session,
+            refreshHash: Self.hash(refreshToken), now: now)
+        {
+        case .userDisabled:
+            throw Self.disabled
+        case .signedIn(let user, let firstSeen):
+            var session = session
+            session.userId = user.id
+            logger.info(
+                firstSeen ? "User signed up" : "User signed in",
+                metadata: ["user": "\(user.id)", "session": "\(session.id)", "project": "\(project.id)"])
+            return try await response(
+                session: session, user: user, refreshToken: refreshToken, firstSeen: firstSeen, in: project, now: now)
+        }
+    }
+
+    /// Rotates a refresh token: the presented one dies, the answer carries the next.
+    func refresh(_ token: String, clientAddress: String?, in project: Project) async throws -> AuthResponse {
+        guard Self.isWellFormed(token) else { throw Self.invalidRefreshToken }
+        let now = clock.now()
+        let next = newRefreshToken()
+        switch try await store.refresh(
+            hash: Self.hash(token), projectId: project.id, nextHash: Self.hash(next),
+            expiresAt: now.addingTimeInterval(project.refreshLifetime),
+            event: (identifiers.make("sev"), clientAddress), now: now)
+        {
+        case .rotated(let session, let user):
+            return try await response(
+                session: session, user: user, refreshToken: next, firstSeen: false, in: project, now: now)
+        case .reused(let session):
+            logger.warning(
+                "Security event: a used refresh token was presented again; its session is revoked",
+                metadata: [
+                    "event": "refresh_token_reused", "user": "\(session.userId)", "session": "\(session.id)",
+                    "project": "\(project.id)", "client": "\(clientAddress ?? "unknown")",
+                ])
+            throw VerityError(
+                .refreshTokenReused,
+                "This refresh token was used before, so it may have been copied; the session is revoked. Sign in again.")
+        case .userDisabled:
+            throw Self.disabled
+        case .invalid:
+            throw Self.invalidRefreshToken
+        }
+    }
+
+    /// Ends the session a refresh token belongs to. Unknown tokens are ignored (logging out twice is fine).
+    func logout(_ token: String, in project: Project) async throws {
+        guard Self.isWellFormed(token) else { return }
+        if try await store.revoke(refreshHash: Self.hash(token), projectId: project.id, now: clock.now()) {
+            logger.info("Session ended", metadata: ["project": "\(project.id)"])
+        }
+    }
+
+    /// Ends every session of the user.
+    func logoutAll(_ auth: SessionAuth, in project: Project) async throws {
+        try await store.revokeAll(userId: auth.user.id, projectId: project.id, now: clock.now())
+        logger.info("All sessions ended", metadata: ["user": "\(auth.user.id)", "project": "\(project.id)"])
+    }
+
+    /// The signed-in user and their session.
+    func me(_ auth: SessionAuth, in project: Project) async throws -> MeResponse {
+        MeResponse(
+            user: auth.user, permissions: try await roles.permissions(userId: auth.user.id, projectId: project.id),
+            sessionId: auth.session.id, amr: auth.session.amr, acr: auth.session.acr)
+    }
+
+    /// Records a second factor on the session and issues a token that says so; the refresh token stays.
+    func stepUp(_ auth: SessionAuth, method: String, in project: Project) async throws -> AuthResponse {
+        var amr = auth.session.amr
+        if !amr.contains(method) { amr.append(method) }
+        let factors = Set(amr).subtracting(["otp"])
+        let now = clock.now()
+        guard let session = try await store.stepUp(id: auth.session.id, amr: amr, acr: factors.count >= 2 ? "mfa" : nil, now: now)
+        else { throw Self.invalidSession }
+        logger.info(
+            "Session stepped up", metadata: ["session": "\(session.id)", "method": "\(method)", "project": "\(project.id)"])
+        return try await response(
+            session: session, user: auth.user, refreshToken: nil, firstSeen: false, in: project, now: now)
+    }
+
+    /// Checks `Authorization: Bearer <session token>`: signature by one of the project's keys, audience, expiry,
+    /// and that the session is not revoked and its user not disabled.
+    func authenticate(bearer token: String, in project: Project) async throws -> SessionAuth {
+        let now = clock.now()
+        guard token.utf8.count <= 8192, let jws = try? CompactJWS(parsing: token), jws.header.alg == "ES256",
+            let kid = jws.header.kid,
+            let key = try await signingKeys.keySet(projectId: project.id).keys.first(where: { $0.kid == kid }),
+            let publicKey = try? key.p256SigningKey(), jws.isValidSignature(for: publicKey),
+            let claims = try? jws.decodePayload(BearerClaims.self), claims.aud == project.id,
+            claims.iss == issuer(projectId: project.id),
+            Date(timeIntervalSince1970: claims.exp) > now.addingTimeInterval(-Self.leeway)
+        else { throw Self.invalidSession }
+        guard let session = try await store.activeSession(id: claims.sid, projectId: project.id, now: now),
+            session.userId == claims.sub,
+            let user = try await users.user(id: session.userId, projectId: project.id)
+        else { throw Self.invalidSession }
+        guard !user.disabled else { throw Self.disabled }
+        return SessionAuth(session: session, user: user)
+    }
+
+    /// A project's security events, newest first.
+    func securityEvents(userId: String?, limit: Int?, in project: Project) async throws -> Page<SecurityEvent> {
+        let limit = limit ?? 50
+        guard (1...UserService.maxPageSize).contains(limit) else {
+            throw VerityError(.invalidRequest, "`limit` must be between 1 and \(UserService.maxPageSize).")
+        }
+        return Page(items: try await store.securityEvents(projectId: project.id, userId: userId, limit: limit))
+    }
+
+    // MARK: - Tokens
+
+    private func response(
+        session: SessionRecord, user: User, refreshToken: String?, firstSeen: Bool, in project: Project, now: Date
+    ) async throws -> AuthResponse {
+        let expiresAt = now.addingTimeInterval(TimeInterval(project.settings.sessionLifetime))
+        var claims = user.customClaims
+        claims["iss"] = .string(issuer(projectId: project.id))
+        claims["aud"] = .string(project.id)
+        claims["sub"] = .string(user.id)
+        claims["sid"] = .string(session.id)
+        claims["iat"] = .integer(Int64(now.timeIntervalSince1970))
+        claims["exp"] = .integer(Int64(expiresAt.timeIntervalSince1970))
+        claims["auth_time"] = .integer(Int64(session.authTime.timeIntervalSince1970))
+        claims["amr"] = .array(session.amr.map(JSONValue.string))
+        claims["acr"] = session.acr.map(JSONValue.string)
+        claims["roles"] = .array(user.roles.map(JSONValue.string))
+        claims["permissions"] = .array(
+            try await roles.permissions(userId: user.id, projectId: project.id).map(JSONValue.string))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let jwt = try await signingKeys.sign(Array(try encoder.encode(claims)), projectId: project.id)
+        return AuthResponse(
+            sessionJwt: jwt, sessionExpiresAt: expiresAt, refreshToken: refreshToken,
+            refreshExpiresAt: session.expiresAt, user: user, firstSeen: firstSeen)
+    }
+
+    private func newRefreshToken() -> String {
+        Self.refreshPrefix + Base64URL.encode(random.bytes(count: 32))
+    }
+
+    static let refreshPrefix = "vrt_"
+
+    static func hash(_ token: String) -> String {
+        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    private static func isWellFormed(_ token: String) -> Bool {
+        token.hasPrefix(refreshPrefix) && token.utf8.count <= 128
+    }
+
+    // MARK: - Errors
+
+    static let invalidSession = VerityError(
+        .invalidSession, "Send a current session token as `Authorization: Bearer <sessionJwt>`; refresh it if it expired.")
+    static let invalidRefreshToken = VerityError(
+        .invalidRefreshToken, "The refresh token is unknown, expired or revoked; sign in again.")
+    static let disabled = VerityError(.userDisabled, "This user is disabled and cannot sign in.")
+}
+
+/// A checked session token: the session and its user.
+struct SessionAuth: Sendable {
+    var session: SessionRecord
+    var user: User
+}
+
+/// The claims the server reads from a bearer session token.
+private struct BearerClaims: Decodable {
+    var iss: String
+    var aud: String
+    var sub: String
+    var sid: String
+    var exp: Double
+}
+
+extension Project {
+    /// The project's refresh token lifetime as a time interval.
+    var refreshLifetime: TimeInterval { TimeInterval(settings.refreshLifetime) }
+}

@@ -1,0 +1,235 @@
+import Foundation
+import SQLKit
+import VerityCore
+
+/// A project's roles and which users hold them.
+struct RoleStore: Sendable {
+    let database: Database
+
+    /// Why a write was not made.
+    enum WriteError: Error {
+        case roleExists
+        case roleNotFound
+        case userNotFound
+    }
+
+    func insert(_ role: Role, projectId: String) async throws {
+        try await database.read { sql in
+            guard
+                try await sql.raw(
+                    """
+                    INSERT INTO roles (project_id, name, description, permissions, created_at)
+                    VALUES (\(bind: projectId), \(bind: role.name), \(bind: role.description),
+                            \(bind: try Self.encode(role.permissions)), \(bind: role.createdAt.storedValue))
+                    ON CONFLICT (project_id, name) DO NOTHING
+                    RETURNING name
+                    """
+                ).first() != nil
+            else { throw WriteError.roleExists }
+        }
+    }
+
+    func roles(projectId: String) async throws -> [Role] {
+        try await database.lookup { sql in
+            try await sql.raw(
+                """
+                SELECT name, description, permissions, created_at FROM roles
+                WHERE project_id = \(bind: projectId) ORDER BY name
+                """
+            ).all().map(Self.role(from:))
+        }
+    }
+
+    /// Changes a role's description and permissions (nil leaves them); nil when there is no such role.
+    func update(name: String, projectId: String, description: String??, permissions: [String]?) async throws
+        -> Role?
+    {
+        let encoded = try permissions.map(Self.encode)
+        return try await database.transaction { sql in
+            guard
+                var role = try await sql.raw(
+                    """
+                    UPDATE roles SET permissions = COALESCE(\(bind: encoded), permissions)
+                    WHERE project_id = \(bind: projectId) AND name = \(bind: name)
+                    RETURNING name, description, permissions, created_at
+                    """
+                ).first().map(Self.role(from:))
+            else { return nil }
+            if let description {
+                try await sql.raw(
+                    """
+                    UPDATE roles SET description = \(bind: description)
+                    WHERE project_id = \(bind: projectId) AND name = \(bind: name)
+                    """
+                ).run()
+                role.description = description
+            }
+            return role
+        }
+    }
+
+    /// Deletes a role and takes it from every user; false when there was no such role.
+    func delete(name: String, projectId: String) async throws -> Bool {
+        try await database.transaction { sql in
+            try await sql.raw(
+                "DELETE FROM user_roles WHERE project_id = \(bind: projectId) AND role_name = \(bind: name)"
+            ).run()
+            return try await sql.raw(
+                "DELETE FROM roles WHERE project_id = \(bind: projectId) AND name = \(bind: name) RETURNING name"
+            ).first() != nil
+        }
+    }
+
+    /// Gives roles to a user, all or nothing; a role the user holds already is kept.
+    func assign(_ names: [String], userId: String, projectId: String) async throws -> User {
+        try await database.transaction { sql in
+            guard try await UserStore.user(id: userId, projectId: projectId, in: sql) != nil else {
+                throw WriteError.userNotFound
+            }
+            for name in names {
+                guard
+                    try await sql.raw(
+                        "SELECT name FROM roles WHERE project_id = \(bind: projectId) AND name = \(bind: name)"
+                    ).first() != nil
+                else { throw WriteError.roleNotFound }
+                try await sql.raw(
+                    """
+                    INSERT INTO user_roles (project_id, user_id, role_name)
+                    VALUES (\(bind: projectId), \(bind: userId), \(bind: name))
+                    ON CONFLICT (user_id, role_name) DO NOTHING
+                    """
+                ).run()
+            }
+            guard let user = try await UserStore.user(id: userId, projectId: projectId, in: sql) else {
+                throw WriteError.userNotFound
+            }
+            return user
+        }
+    }
+
+    /// Takes a role from a user (nothing happens when the user does not hold it).
+    func remove(_ name: String, userId: String, projectId: String) async throws -> User {
+        try await database.transaction { sql in
+            try await sql.raw(
+                """
+                DELETE FROM user_roles
+                WHERE project_id = \(bind: projectId) AND user_id = \(bind: userId) AND role_name = \(bind: name)
+                """
+            ).run()
+            guard let user = try await UserStore.user(id: userId, projectId: projectId, in: sql) else {
+                throw WriteError.userNotFound
+            }
+            return user
+        }
+    }
+
+    /// The union of the permissions of a user's roles, sorted.
+    func permissions(userId: String, projectId: String) async throws -> [String] {
+        try await database.lookup { sql in
+            var permissions = Set<String>()
+            for row in try await sql.raw(
+                """
+                SELECT r.permissions FROM user_roles u
+                JOIN roles r ON r.project_id = u.project_id AND r.name = u.role_name
+                WHERE u.project_id = \(bind: projectId) AND u.user_id = \(bind: userId)
+                """
+            ).all() {
+                permissions.formUnion(try Self.decode(try row.decode(column: "permissions", as: String.self)))
+            }
+            return permissions.sorted()
+        }
+    }
+
+    // MARK: - Helpers
+
+    private static func encode(_ permissions: [String]) throws -> String {
+        String(decoding: try JSONEncoder().encode(permissions), as: UTF8.self)
+    }
+
+    private static func decode(_ text: String) throws -> [String] {
+        guard let permissions = try? JSONDecoder().decode([String].self, from: Data(text.utf8)) else {
+            throw StoreError.corruptValue(column: "roles.permissions")
+        }
+        return permissions
+    }
+
+    private static func role(from row: any SQLRow) throws -> Role {
+        Role(
+            name: try row.decode(column: "name", as: String.self),
+            description: try row.decode(column: "description", as: String?.self),
+            permissions: try decode(try row.decode(column: "permissions", as: String.self)),
+            createdAt: try row.date("created_at"))
+    }
+}
+
+/// A project's test phone numbers and their fixed codes.
+struct TestNumberStore: Sendable {
+    let database: Database
+
+    /// Adds (or changes the code of) a test number, keeping the project at `limit` numbers or fewer; false when
+    /// the number is new and the project has `limit` already.
+    func upsert(_ number: TestPhoneNumber, projectId: String, limit: Int) async throws -> Bool {
+        try await database.transaction { sql in
+            if database.engine == .postgres {
+                // Two concurrent adds must not both pass the count.
+                try await sql.raw("SELECT id FROM projects WHERE id = \(bind: projectId) FOR UPDATE").run()
+            }
+            let updated = try await sql.raw(
+                """
+                UPDATE test_numbers SET code = \(bind: number.code)
+                WHERE project_id = \(bind: projectId) AND phone = \(bind: number.phoneNumber)
+                RETURNING phone
+                """
+            ).first()
+            if updated != nil { return true }
+            let count =
+                try await sql.raw(
+                    "SELECT COUNT(*) AS n FROM test_numbers WHERE project_id = \(bind: projectId)"
+                ).first(decodingColumn: "n", as: Int.self) ?? 0
+            guard count < limit else { return false }
+            try await sql.raw(
+                """
+                INSERT INTO test_numbers (project_id, phone, code, created_at)
+                VALUES (\(bind: projectId), \(bind: number.phoneNumber), \(bind: number.code),
+                        \(bind: number.createdAt.storedValue))
+                """
+            ).run()
+            return true
+        }
+    }
+
+    func numbers(projectId: String) async throws -> [TestPhoneNumber] {
+        try await database.lookup { sql in
+            try await sql.raw(
+                """
+                SELECT phone, code, created_at FROM test_numbers WHERE project_id = \(bind: projectId)
+                ORDER BY phone
+                """
+            ).all().map { row in
+                TestPhoneNumber(
+                    phoneNumber: try row.decode(column: "phone", as: String.self),
+                    code: try row.decode(column: "code", as: String.self), createdAt: try row.date("created_at"))
+            }
+        }
+    }
+
+    /// The fixed code of a test number, or nil when the number is not one.
+    func code(phone: String, projectId: String) async throws -> String? {
+        try await database.lookup { sql in
+            try await sql.raw(
+                "SELECT code FROM test_numbers WHERE project_id = \(bind: projectId) AND phone = \(bind: phone)"
+            ).first(decodingColumn: "code", as: String.self)
+        }
+    }
+
+    func delete(phone: String, projectId: String) async throws -> Bool {
+        try await database.read { sql in
+            try await sql.raw(
+                """
+                DELETE FROM test_numbers WHERE project_id = \(bind: projectId) AND phone = \(bind: phone)
+                RETURNING phone
+                """
+            ).first() != nil
+        }
+    }
+}

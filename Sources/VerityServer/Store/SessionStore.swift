@@ -1,0 +1,286 @@
+import Foundation
+import SQLKit
+import VerityCore
+
+/// A stored session: one sign-in and its family of refresh tokens.
+struct SessionRecord: Sendable, Equatable {
+    var id: String
+    var projectId: String
+    var userId: String
+    /// How the session was authenticated, in the order the factors were proven.
+    var amr: [String]
+    /// `mfa` after a step-up.
+    var acr: String?
+    /// When the last factor was proven.
+    var authTime: Date
+    var createdAt: Date
+    /// When the session ends unless refreshed; each refresh moves it.
+    var expiresAt: Date
+    var revokedAt: Date?
+}
+
+/// Sessions, their refresh tokens (hashes only) and the security events about them.
+///
+/// Refresh tokens rotate: each refresh marks the presented token `used` and issues the next one in the same
+/// conditional statement, so two refreshes with one token cannot both succeed. A `used` token presented again
+/// means it was copied: the whole session (the token family) is revoked and a security event recorded.
+struct SessionStore: Sendable {
+    let database: Database
+
+    private static let columns =
+        "id, project_id, user_id, amr, acr, auth_time, created_at, expires_at, revoked_at"
+
+    /// What a sign-in did.
+    enum SignInOutcome: Sendable {
+        case signedIn(User, firstSeen: Bool)
+        case userDisabled
+    }
+
+    /// Signs in the user holding `loginKey`, creating `newUser` when there is none, and opens `session` with its
+    /// first refresh token — all in one transaction.
+    func signIn(
+        loginKey: String, newUser: User, logins: UserLogins, session: SessionRecord, refreshHash: String, now: Date
+    ) async throws -> SignInOutcome {
+        try await database.transaction { sql in
+            var firstSeen = false
+            var user = try await UserStore.user(loginKey: loginKey, projectId: session.projectId, in: sql)
+            if user == nil {
+                try await UserStore.insert(newUser, logins: logins, projectId: session.projectId, in: sql)
+                user = newUser
+                firstSeen = true
+            }
+            guard var user, !user.disabled else { return .userDisabled }
+            try await sql.raw(
+                "UPDATE users SET last_sign_in_at = \(bind: now.storedValue) WHERE id = \(bind: user.id)"
+            ).run()
+            user.lastSignInAt = now
+            var session = session
+            session.userId = user.id
+            try await sql.raw(
+                """
+                INSERT INTO sessions (id, project_id, user_id, amr, acr, auth_time, created_at, refreshed_at,
+                                      expires_at)
+                VALUES (\(bind: session.id), \(bind: session.projectId), \(bind: session.userId),
+                        \(bind: try Self.encode(session.amr)), \(bind: session.acr), \(bind: session.authTime.storedValue),
+                        \(bind: now.storedValue), \(bind: now.storedValue), \(bind: session.expiresAt.storedValue))
+                """
+            ).run()
+            try await Self.insertToken(refreshHash, session: session, now: now, in: sql)
+            return .signedIn(user, firstSeen: firstSeen)
+        }
+    }
+
+    /// What presenting a refresh token did.
+    enum RefreshOutcome: Sendable {
+        /// The token was good: it is now used, `nextHash` is the session's active token.
+        case rotated(SessionRecord, User)
+        /// The token had been used before: its session is now revoked.
+        case reused(SessionRecord)
+        /// The token's user is disabled.
+        case userDisabled
+        /// Unknown, expired or revoked.
+        case invalid
+    }
+
+    /// Rotates a refresh token and slides the session's expiry to `expiresAt`.
+    ///
+    /// - Parameters:
+    ///   - event: The id and client address recorded if the token turns out to be reused.
+    func refresh(
+        hash: String, projectId: String, nextHash: String, expiresAt: Date, event: (id: String, ip: String?),
+        now: Date
+    ) async throws -> RefreshOutcome {
+        try await database.transaction { sql in
+            guard
+                let sessionId = try await sql.raw(
+                    """
+                    UPDATE refresh_tokens SET status = 'used', used_at = \(bind: now.storedValue)
+                    WHERE token_hash = \(bind: hash) AND project_id = \(bind: projectId) AND status = 'active'
+                      AND expires_at > \(bind: now.storedValue)
+                    RETURNING session_id
+                    """
+                ).first(decodingColumn: "session_id", as: String.self)
+            else {
+                return try await Self.refuse(hash: hash, projectId: projectId, event: event, now: now, in: sql)
+            }
+            guard
+                let session = try await sql.raw(
+                    """
+                    UPDATE sessions SET refreshed_at = \(bind: now.storedValue),
+                        expires_at = \(bind: expiresAt.storedValue)
+                    WHERE id = \(bind: sessionId) AND revoked_at IS NULL AND expires_at > \(bind: now.storedValue)
+                    RETURNING \(unsafeRaw: Self.columns)
+                    """
+                ).first().map(Self.session(from:)),
+                let user = try await UserStore.user(id: session.userId, projectId: projectId, in: sql)
+            else { return .invalid }
+            guard !user.disabled else { return .userDisabled }
+            try await Self.insertToken(nextHash, session: session, now: now, in: sql)
+            return .rotated(session, user)
+        }
+    }
+
+    /// Why a token that is not active was presented: reuse of a used one revokes its family.
+    private static func refuse(
+        hash: String, projectId: String, event: (id: String, ip: String?), now: Date, in sql: any SQLDatabase
+    ) async throws -> RefreshOutcome {
+        guard
+            let row = try await sql.raw(
+                """
+                SELECT session_id, status FROM refresh_tokens
+                WHERE token_hash = \(bind: hash) AND project_id = \(bind: projectId)
+                """
+            ).first(),
+            try row.decode(column: "status", as: String.self) == "used"
+        else { return .invalid }
+        let sessionId = try row.decode(column: "session_id", as: String.self)
+        try await revoke(sessionId: sessionId, reason: "refresh_token_reused", now: now, in: sql)
+        guard
+            let session = try await sql.raw(
+                "SELECT \(unsafeRaw: columns) FROM sessions WHERE id = \(bind: sessionId)"
+            ).first().map(session(from:))
+        else { return .invalid }
+        try await sql.raw(
+            """
+            INSERT INTO security_events (id, project_id, user_id, session_id, type, ip_address, created_at)
+            VALUES (\(bind: event.id), \(bind: projectId), \(bind: session.userId), \(bind: sessionId),
+                    'refresh_token_reused', \(bind: event.ip), \(bind: now.storedValue))
+            """
+        ).run()
+        return .reused(session)
+    }
+
+    /// An unrevoked, unexpired session.
+    func activeSession(id: String, projectId: String, now: Date) async throws -> SessionRecord? {
+        try await database.lookup { sql in
+            try await sql.raw(
+                """
+                SELECT \(unsafeRaw: Self.columns) FROM sessions
+                WHERE id = \(bind: id) AND project_id = \(bind: projectId) AND revoked_at IS NULL
+                  AND expires_at > \(bind: now.storedValue)
+                """
+            ).first().map(Self.session(from:))
+        }
+    }
+
+    /// Records a proven second factor on an active session; nil when the session is gone.
+    func stepUp(id: String, amr: [String], acr: String?, now: Date) async throws -> SessionRecord? {
+        let encoded = try Self.encode(amr)
+        return try await database.read { sql in
+            try await sql.raw(
+                """
+                UPDATE sessions SET amr = \(bind: encoded), acr = \(bind: acr), auth_time = \(bind: now.storedValue)
+                WHERE id = \(bind: id) AND revoked_at IS NULL AND expires_at > \(bind: now.storedValue)
+                RETURNING \(unsafeRaw: Self.columns)
+                """
+            ).first().map(Self.session(from:))
+        }
+    }
+
+    /// Revokes the session a refresh token belongs to (logout); false when the token is unknown.
+    func revoke(refreshHash: String, projectId: String, now: Date) async throws -> Bool {
+        try await database.transaction { sql in
+            guard
+                let sessionId = try await sql.raw(
+                    """
+                    SELECT session_id FROM refresh_tokens
+                    WHERE token_hash = \(bind: refreshHash) AND project_id = \(bind: projectId)
+                    """
+                ).first(decodingColumn: "session_id", as: String.self)
+            else { return false }
+            try await Self.revoke(sessionId: sessionId, reason: "logout", now: now, in: sql)
+            return true
+        }
+    }
+
+    /// Revokes every session of a user (logout everywhere).
+    func revokeAll(userId: String, projectId: String, now: Date) async throws {
+        try await database.transaction { sql in
+            try await Self.revokeAll(userId: userId, projectId: projectId, reason: "logout_all", now: now, in: sql)
+        }
+    }
+
+    static func revokeAll(userId: String, projectId: String, reason: String, now: Date, in sql: any SQLDatabase)
+        async throws
+    {
+        try await sql.raw(
+            """
+            UPDATE refresh_tokens SET status = 'revoked'
+            WHERE status = 'active' AND session_id IN (
+                SELECT id FROM sessions WHERE project_id = \(bind: projectId) AND user_id = \(bind: userId))
+            """
+        ).run()
+        try await sql.raw(
+            """
+            UPDATE sessions SET revoked_at = \(bind: now.storedValue), revoke_reason = \(bind: reason)
+            WHERE project_id = \(bind: projectId) AND user_id = \(bind: userId) AND revoked_at IS NULL
+            """
+        ).run()
+    }
+
+    /// A project's security events, newest first, optionally only one user's.
+    func securityEvents(projectId: String, userId: String?, limit: Int) async throws -> [SecurityEvent] {
+        try await database.lookup { sql in
+            let filter: SQLQueryString = userId.map { "AND user_id = \(bind: $0)" } ?? ""
+            return try await sql.raw(
+                """
+                SELECT id, type, user_id, session_id, ip_address, created_at FROM security_events
+                WHERE project_id = \(bind: projectId) \(filter)
+                ORDER BY created_at DESC, id DESC LIMIT \(bind: limit)
+                """
+            ).all().map { row in
+                SecurityEvent(
+                    id: try row.decode(column: "id", as: String.self),
+                    type: try row.decode(column: "type", as: String.self),
+                    userId: try row.decode(column: "user_id", as: String.self),
+                    sessionId: try row.decode(column: "session_id", as: String?.self),
+                    ipAddress: try row.decode(column: "ip_address", as: String?.self),
+                    createdAt: try row.date("created_at"))
+            }
+        }
+    }
+
+    // MARK: - Helpers
+
+    private static func revoke(sessionId: String, reason: String, now: Date, in sql: any SQLDatabase) async throws {
+        try await sql.raw(
+            "UPDATE refresh_tokens SET status = 'revoked' WHERE session_id = \(bind: sessionId) AND status = 'active'"
+        ).run()
+        try await sql.raw(
+            """
+            UPDATE sessions SET revoked_at = \(bind: now.storedValue), revoke_reason = \(bind: reason)
+            WHERE id = \(bind: sessionId) AND revoked_at IS NULL
+            """
+        ).run()
+    }
+
+    private static func insertToken(_ hash: String, session: SessionRecord, now: Date, in sql: any SQLDatabase)
+        async throws
+    {
+        try await sql.raw(
+            """
+            INSERT INTO refresh_tokens (token_hash, session_id, project_id, status, created_at, expires_at)
+            VALUES (\(bind: hash), \(bind: session.id), \(bind: session.projectId), 'active', \(bind: now.storedValue),
+                    \(bind: session.expiresAt.storedValue))
+            """
+        ).run()
+    }
+
+    private static func encode(_ amr: [String]) throws -> String {
+        String(decoding: try JSONEncoder().encode(amr), as: UTF8.self)
+    }
+
+    private static func session(from row: any SQLRow) throws -> SessionRecord {
+        let amrText = try row.decode(column: "amr", as: String.self)
+        guard let amr = try? JSONDecoder().decode([String].self, from: Data(amrText.utf8)) else {
+            throw StoreError.corruptValue(column: "sessions.amr")
+        }
+        return SessionRecord(
+            id: try row.decode(column: "id", as: String.self),
+            projectId: try row.decode(column: "project_id", as: String.self),
+            userId: try row.decode(column: "user_id", as: String.self), amr: amr,
+            acr: try row.decode(column: "acr", as: String?.self), authTime: try row.date("auth_time"),
+            createdAt: try row.date("created_at"), expiresAt: try row.date("expires_at"),
+            revokedAt: try row.optionalDate("revoked_at"))
+    }
+}
