@@ -4,8 +4,8 @@ import VerityServer
 
 struct Admin: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Manage projects, API keys and users (works while the server runs).",
-        subcommands: [ProjectCommand.self, KeyCommand.self, UserCommand.self])
+        abstract: "Manage projects, API keys, users and roles (works while the server runs).",
+        subcommands: [ProjectCommand.self, KeyCommand.self, UserCommand.self, RoleCommand.self])
 }
 
 extension Project {
@@ -51,7 +51,9 @@ struct ProjectSettingsOptions: ParsableArguments {
 struct ProjectCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "project", abstract: "Create, list, show and update projects.",
-        subcommands: [Create.self, List.self, Show.self, Update.self, Webhook.self, RotateSigningKey.self])
+        subcommands: [
+            Create.self, List.self, Show.self, Update.self, Webhook.self, RotateSigningKey.self, TestNumberCommand.self,
+        ])
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

@@ -143,7 +143,8 @@ extension User {
     var summary: String {
         let name = displayName.map { "  \($0)" } ?? ""
         let state = disabled ? "  (disabled)" : ""
-        return "\(id)  \(loginIds.joined(separator: ", "))\(name)\(state)"
+        let roles = roles.isEmpty ? "" : "  roles: \(roles.joined(separator: ","))"
+        return "\(id)  \(loginIds.joined(separator: ", "))\(name)\(roles)\(state)"
     }
 }
 
@@ -156,9 +157,16 @@ struct UserCommandError: Error, CustomStringConvertible {
 private func withUsers<T>(
     _ storage: StorageOptions, project projectId: String, _ body: (UserService, Project) async throws -> T
 ) async throws -> T {
+    try await withProject(storage, project: projectId) { verity, project in try await body(verity.users, project) }
+}
+
+/// Opens the node, finds the project and runs `body`; refusals come out as `code: detail`.
+func withProject<T>(
+    _ storage: StorageOptions, project projectId: String, _ body: (Verity, Project) async throws -> T
+) async throws -> T {
     do {
         return try await withVerity(storage) { verity in
-            try await body(verity.users, try await verity.admin.project(id: projectId))
+            try await body(verity, try await verity.admin.project(id: projectId))
         }
     } catch let error as VerityError {
         throw UserCommandError(description: "\(error.code.rawValue): \(error.detail ?? error.code.title)")
@@ -174,7 +182,7 @@ private func parseClaims(_ text: String?) throws -> [String: JSONValue]? {
     }
 }
 
-private func show(_ user: User, json: Bool) throws {
+func show(_ user: User, json: Bool) throws {
     if json { return try printJSON(user) }
     print(user.summary)
     if !user.customClaims.isEmpty {

@@ -62,7 +62,8 @@ struct SessionAPITests {
         return try #require(try JSONSerialization.jsonObject(with: bytes(parts[1])) as? [String: Any])
     }
 
-    @Test("Sign up with an SMS code, sign in again, and the session token carries the registered claims",
+    @Test(
+        "Sign up with an SMS code, sign in again, and the session token carries the registered claims",
         arguments: TestEngine.available)
     func signUpAndIn(engine: TestEngine) async throws {
         let node = try await TestNode.make(engine)
@@ -191,7 +192,8 @@ struct SessionAPITests {
         }
     }
 
-    @Test("Refresh rotates the token; a used one presented again revokes the family and is a security event",
+    @Test(
+        "Refresh rotates the token; a used one presented again revokes the family and is a security event",
         arguments: TestEngine.available)
     func refreshRotation(engine: TestEngine) async throws {
         let node = try await TestNode.make(engine)
@@ -248,13 +250,17 @@ struct SessionAPITests {
                 .post, "logout", project: node.project, json: #"{"refreshToken":"\#(phone.refreshToken ?? "")"}"#)
             #expect(logout.status == .noContent)
             #expect(try await client.refresh(phone.refreshToken, project: node.project).status == .unauthorized)
-            #expect(try await client.auth(.get, "me", project: node.project, session: phone.sessionJwt).status == .unauthorized)
+            #expect(
+                try await client.auth(.get, "me", project: node.project, session: phone.sessionJwt).status
+                    == .unauthorized)
             #expect(try await client.refresh(laptop.refreshToken, project: node.project).status == .ok)
 
             let all = try await client.auth(.post, "logout-all", project: node.project, session: tablet.sessionJwt)
             #expect(all.status == .noContent)
             #expect(try await client.refresh(tablet.refreshToken, project: node.project).status == .unauthorized)
-            #expect(try await client.auth(.get, "me", project: node.project, session: tablet.sessionJwt).status == .unauthorized)
+            #expect(
+                try await client.auth(.get, "me", project: node.project, session: tablet.sessionJwt).status
+                    == .unauthorized)
         }
     }
 
@@ -279,7 +285,8 @@ struct SessionAPITests {
         }
     }
 
-    @Test("Roles and permissions appear in the next refreshed session; custom claims are merged",
+    @Test(
+        "Roles and permissions appear in the next refreshed session; custom claims are merged",
         arguments: TestEngine.available)
     func rolesInSessions(engine: TestEngine) async throws {
         let node = try await TestNode.make(engine)
@@ -308,7 +315,8 @@ struct SessionAPITests {
                 .patch, "/v1/users/\(signIn.user.id)", key: node.apiKey,
                 json: #"{"customClaims":{"plan":"pro","tier":2}}"#)
 
-            let refreshed = try await client.refresh(signIn.refreshToken, project: node.project).decode(AuthResponse.self)
+            let refreshed = try await client.refresh(signIn.refreshToken, project: node.project).decode(
+                AuthResponse.self)
             let claims = try await Self.independentlyVerified(
                 refreshed.sessionJwt, client: client, project: node.project)
             #expect(claims["roles"] as? [String] == ["editor", "viewer"])
@@ -321,7 +329,8 @@ struct SessionAPITests {
             _ = try await client.send(.delete, "/v1/users/\(signIn.user.id)/roles/viewer", key: node.apiKey)
             _ = try await client.send(
                 .patch, "/v1/roles/editor", key: node.apiKey, json: #"{"permissions":["posts:publish"]}"#)
-            let later = try await client.refresh(refreshed.refreshToken, project: node.project).decode(AuthResponse.self)
+            let later = try await client.refresh(refreshed.refreshToken, project: node.project).decode(
+                AuthResponse.self)
             let laterClaims = try await Self.independentlyVerified(
                 later.sessionJwt, client: client, project: node.project)
             #expect(laterClaims["roles"] as? [String] == ["editor"])
@@ -340,7 +349,8 @@ struct SessionAPITests {
         }
     }
 
-    @Test("Step-up by a code to the other login id gives acr mfa; the refresh token stays",
+    @Test(
+        "Step-up by a code to the other login id gives acr mfa; the refresh token stays",
         arguments: TestEngine.available)
     func stepUpByCode(engine: TestEngine) async throws {
         let node = try await TestNode.make(engine)
@@ -374,13 +384,16 @@ struct SessionAPITests {
             #expect(claims["acr"] as? String == "mfa")
 
             // The session keeps its second factor through a refresh with the old refresh token.
-            let refreshed = try await client.refresh(signIn.refreshToken, project: node.project).decode(AuthResponse.self)
-            let after = try await Self.independentlyVerified(refreshed.sessionJwt, client: client, project: node.project)
+            let refreshed = try await client.refresh(signIn.refreshToken, project: node.project).decode(
+                AuthResponse.self)
+            let after = try await Self.independentlyVerified(
+                refreshed.sessionJwt, client: client, project: node.project)
             #expect(after["acr"] as? String == "mfa")
         }
     }
 
-    @Test("Step-up by push: the user's device approves the challenge bound to the session",
+    @Test(
+        "Step-up by push: the user's device approves the challenge bound to the session",
         arguments: TestEngine.available)
     func stepUpByPush(engine: TestEngine) async throws {
         let node = try await TestNode.make(engine)
@@ -418,7 +431,8 @@ struct SessionAPITests {
         }
     }
 
-    @Test("Test numbers: nothing is sent, the fixed code works, no rate limit, at most 10",
+    @Test(
+        "Test numbers: nothing is sent, the fixed code works, no rate limit, at most 10",
         arguments: TestEngine.available)
     func testNumbers(engine: TestEngine) async throws {
         let node = try await TestNode.make(engine) { configuration in
@@ -426,7 +440,8 @@ struct SessionAPITests {
         }
         try await node.run { client in
             let added = try await client.send(
-                .post, "/v1/test-numbers", key: node.apiKey, json: #"{"phoneNumber":"+1 650 555 1234","code":"123456"}"#)
+                .post, "/v1/test-numbers", key: node.apiKey, json: #"{"phoneNumber":"+1 650 555 1234","code":"123456"}"#
+            )
             #expect(added.status == .created)
             #expect(try added.decode(TestPhoneNumber.self).phoneNumber == "+16505551234")
 
@@ -446,7 +461,8 @@ struct SessionAPITests {
 
             // An ordinary number meets the per-client limit (3 here).
             for _ in 1...3 {
-                _ = try await client.auth(.post, "otp/start", project: node.project, json: #"{"loginId":"+14155550109"}"#)
+                _ = try await client.auth(
+                    .post, "otp/start", project: node.project, json: #"{"loginId":"+14155550109"}"#)
             }
             let limited = try await client.auth(
                 .post, "otp/start", project: node.project, json: #"{"loginId":"+14155550109"}"#)
@@ -477,7 +493,8 @@ struct SessionAPITests {
         }
     }
 
-    @Test("Starting with resend false while a code is pending sends nothing and returns the same verification",
+    @Test(
+        "Starting with resend false while a code is pending sends nothing and returns the same verification",
         arguments: TestEngine.available)
     func reentrantStart(engine: TestEngine) async throws {
         let node = try await TestNode.make(engine)
@@ -496,8 +513,9 @@ struct SessionAPITests {
 
             // The default re-sends the same code.
             let third = try await client.auth(
-                .post, "otp/start", project: node.project, json: #"{"loginId":"+14155550110"}"#)
-                .decode(OTPStartResponse.self)
+                .post, "otp/start", project: node.project, json: #"{"loginId":"+14155550110"}"#
+            )
+            .decode(OTPStartResponse.self)
             #expect(third.sent && third.verificationId == first.verificationId)
             _ = try await node.sender.waitForMessages(to: "+14155550110", count: 2)
         }

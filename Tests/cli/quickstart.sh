@@ -99,4 +99,26 @@ curl -sf "$BASE/openapi.json" | python3 -c 'import json,sys; assert json.load(sy
 "$VERITY" --help | grep -q "serve" || fail "--help"
 ok "/metrics, /openapi.json and --help"
 
+# Phone sign-in with a test number: nothing is sent, the fixed code signs in, refresh rotates, a role shows up.
+"$VERITY" admin project test-number add +16505551234 123456 --project "$PROJECT" >/dev/null
+"$VERITY" admin project test-number list --project "$PROJECT" | grep -q "+16505551234  code 123456" || fail "test-number list"
+"$VERITY" admin role create editor --permission posts:write --project "$PROJECT" >/dev/null
+AUTH=(-H "X-Verity-Project: $PROJECT" -H "Content-Type: application/json")
+curl -sf "$BASE/v1/auth/otp/start" "${AUTH[@]}" -d '{"loginId": "+16505551234"}' | grep -q '"sent":false' \
+    || fail "otp start to a test number"
+SIGNED_IN=$(curl -sf "$BASE/v1/auth/otp/verify" "${AUTH[@]}" -d '{"loginId": "+16505551234", "code": "123456"}')
+PHONE_USER=$(echo "$SIGNED_IN" | json "['user']['id']")
+REFRESH=$(echo "$SIGNED_IN" | json "['refreshToken']")
+[ "$(echo "$SIGNED_IN" | json "['firstSeen']")" = "True" ] || fail "otp verify answered $SIGNED_IN"
+"$VERITY" admin role assign "$PHONE_USER" editor --project "$PROJECT" | grep -q "roles: editor" || fail "role assign"
+REFRESHED=$(curl -sf "$BASE/v1/auth/refresh" "${AUTH[@]}" -d "{\"refreshToken\": \"$REFRESH\"}")
+echo "$REFRESHED" | json "['sessionJwt']" | cut -d. -f2 | python3 -c '
+import base64, json, sys
+part = sys.stdin.read().strip(); claims = json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
+assert claims["roles"] == ["editor"] and claims["permissions"] == ["posts:write"], claims' || fail "refreshed claims"
+REUSED=$(curl -s -o /dev/null -w '%{http_code}' "$BASE/v1/auth/refresh" "${AUTH[@]}" -d "{\"refreshToken\": \"$REFRESH\"}")
+[ "$REUSED" = "401" ] || fail "a reused refresh token answered $REUSED"
+"$VERITY" outbox list --to +16505551234 | grep -q "The outbox is empty." || fail "a message went to a test number"
+ok "test-number sign-in, role in the refreshed session token, refresh-token reuse refused"
+
 echo "quickstart: $passed passed, 0 failed"

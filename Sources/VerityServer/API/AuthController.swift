@@ -56,8 +56,7 @@ struct AuthController {
         return try await sessions.me(try await session(request, project), in: project)
     }
 
-    @Sendable func startStepUp(_ request: Request, context: VerityRequestContext) async throws -> StepUpStartResponse
-    {
+    @Sendable func startStepUp(_ request: Request, context: VerityRequestContext) async throws -> StepUpStartResponse {
         let project = try context.requireProject()
         let auth = try await session(request, project)
         let body = try await request.decodeJSON(StepUpStartRequest.self, context: context, empty: StepUpStartRequest())
@@ -110,7 +109,7 @@ extension TestPhoneNumber: ResponseEncodable {}
 /// The backend's admin API for roles, role assignments, test numbers and security events (API key).
 struct RoleController {
     let roles: RoleService
-    let auth: AuthService
+    let testNumbers: TestNumberService
     let sessions: SessionService
 
     func addRoutes(to group: RouterGroup<VerityRequestContext>) {
@@ -128,7 +127,8 @@ struct RoleController {
 
     @Sendable func create(_ request: Request, context: VerityRequestContext) async throws -> EditedResponse<Role> {
         let body = try await request.decodeJSON(CreateRoleRequest.self, context: context)
-        return EditedResponse(status: .created, response: try await roles.create(body, in: try context.requireProject()))
+        return EditedResponse(
+            status: .created, response: try await roles.create(body, in: try context.requireProject()))
     }
 
     @Sendable func list(_ request: Request, context: VerityRequestContext) async throws -> Page<Role> {
@@ -162,17 +162,17 @@ struct RoleController {
     {
         let body = try await request.decodeJSON(CreateTestPhoneNumberRequest.self, context: context)
         return EditedResponse(
-            status: .created, response: try await auth.addTestNumber(body, in: try context.requireProject()))
+            status: .created, response: try await testNumbers.add(body, in: try context.requireProject()))
     }
 
     @Sendable func testNumbers(_ request: Request, context: VerityRequestContext) async throws
         -> Page<TestPhoneNumber>
     {
-        Page(items: try await auth.testNumbers(in: try context.requireProject()))
+        Page(items: try await testNumbers.list(in: try context.requireProject()))
     }
 
     @Sendable func removeTestNumber(_ request: Request, context: VerityRequestContext) async throws -> Response {
-        try await auth.removeTestNumber(try context.pathParameter("phoneNumber"), in: try context.requireProject())
+        try await testNumbers.remove(try context.pathParameter("phoneNumber"), in: try context.requireProject())
         return Response(status: .noContent)
     }
 

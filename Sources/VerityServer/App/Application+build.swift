@@ -55,7 +55,8 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
     UserController(users: verity.users).addRoutes(to: authenticated)
     let auth = verity.authService(limits: configuration.rateLimits, publicURL: configuration.resolvedPublicURL)
     let sessions = verity.sessionService(publicURL: configuration.resolvedPublicURL)
-    RoleController(roles: verity.roles, auth: auth, sessions: sessions).addRoutes(to: authenticated)
+    RoleController(roles: verity.roles, testNumbers: verity.testNumbers, sessions: sessions).addRoutes(
+        to: authenticated)
     AuthController(auth: auth, sessions: sessions).addRoutes(
         to: router.group("v1/auth").add(middleware: ProjectHeaderAuthenticator(projects: verity.projects)))
     WellKnownController(

@@ -98,8 +98,13 @@ public struct Verity: Sendable {
             clock: clock, publicURL: publicURL, logger: logger)
     }
 
-    /// Sign-in codes, step-up and test numbers; `publicURL` is the issuer's base.
-    public func authService(limits: RateLimits = RateLimits(), publicURL: String) -> AuthService {
+    /// A project's test phone numbers.
+    public var testNumbers: TestNumberService {
+        TestNumberService(store: TestNumberStore(database: database), clock: clock, logger: logger)
+    }
+
+    /// Sign-in codes and step-up; `publicURL` is the issuer's base.
+    func authService(limits: RateLimits = RateLimits(), publicURL: String) -> AuthService {
         AuthService(
             verifications: verificationService(limits: limits), sessions: sessionService(publicURL: publicURL),
             testNumbers: TestNumberStore(database: database), users: UserStore(database: database),

@@ -6,9 +6,7 @@ import VerityCore
 ///
 /// Codes are verifications with their own purpose (`sign_in`, `step_up`), so they share the API's rules (same code
 /// on re-send, at most 5 sends and 5 wrong codes) but never pass for one another.
-public struct AuthService: Sendable {
-    /// The most test numbers a project may have.
-    public static let maxTestNumbers = 10
+struct AuthService: Sendable {
     /// How long a step-up push challenge waits for its answer.
     static let stepUpChallengeLifetime = 300
     /// The hidden detail that binds a step-up push challenge to its session.
@@ -151,40 +149,6 @@ public struct AuthService: Sendable {
             }
         default:
             throw VerityError(.invalidRequest, "Give exactly one of `code` or `challengeId`.")
-        }
-    }
-
-    // MARK: - Test numbers
-
-    public func addTestNumber(_ request: CreateTestPhoneNumberRequest, in project: Project) async throws -> TestPhoneNumber {
-        let number: PhoneNumber
-        do {
-            number = try PhoneNumber(parsing: request.phoneNumber)
-        } catch {
-            throw VerityError(.invalidPhoneNumber, "\(error)")
-        }
-        guard (4...10).contains(request.code.count), request.code.allSatisfy({ $0.isASCII && $0.isNumber }) else {
-            throw VerityError(.invalidCode, "A test number's code must be 4 to 10 digits.")
-        }
-        let testNumber = TestPhoneNumber(phoneNumber: number.e164, code: request.code, createdAt: clock.now())
-        guard try await testNumbers.upsert(testNumber, projectId: project.id, limit: Self.maxTestNumbers) else {
-            throw VerityError(
-                .testNumberLimitReached, "A project has at most \(Self.maxTestNumbers) test numbers; remove one first.")
-        }
-        logger.notice(
-            "Test number added: codes to it are never sent and its fixed code always works",
-            metadata: ["to": "\(number.masked)", "project": "\(project.id)"])
-        return testNumber
-    }
-
-    public func testNumbers(in project: Project) async throws -> [TestPhoneNumber] {
-        try await testNumbers.numbers(projectId: project.id)
-    }
-
-    public func removeTestNumber(_ phoneNumber: String, in project: Project) async throws {
-        let e164 = (try? PhoneNumber(parsing: phoneNumber))?.e164 ?? phoneNumber
-        guard try await testNumbers.delete(phone: e164, projectId: project.id) else {
-            throw VerityError(.notFound, "\(phoneNumber) is not a test number of this project.")
         }
     }
 

@@ -75,7 +75,9 @@ public struct RoleService: Sendable {
     static func validName(_ name: String, what: String) throws -> String {
         guard (1...100).contains(name.count), let first = name.unicodeScalars.first,
             first.properties.isAlphabetic || ("0"..."9").contains(first),
-            name.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "_.:-".unicodeScalars.contains($0)) })
+            name.unicodeScalars.allSatisfy({
+                $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "_.:-".unicodeScalars.contains($0))
+            })
         else {
             throw VerityError(
                 .invalidRole,

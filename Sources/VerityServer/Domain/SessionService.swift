@@ -75,7 +75,8 @@ struct SessionService: Sendable {
                 ])
             throw VerityError(
                 .refreshTokenReused,
-                "This refresh token was used before, so it may have been copied; the session is revoked. Sign in again.")
+                "This refresh token was used before, so it may have been copied; the session is revoked. Sign in again."
+            )
         case .userDisabled:
             throw Self.disabled
         case .invalid:
@@ -110,10 +111,13 @@ struct SessionService: Sendable {
         if !amr.contains(method) { amr.append(method) }
         let factors = Set(amr).subtracting(["otp"])
         let now = clock.now()
-        guard let session = try await store.stepUp(id: auth.session.id, amr: amr, acr: factors.count >= 2 ? "mfa" : nil, now: now)
+        guard
+            let session = try await store.stepUp(
+                id: auth.session.id, amr: amr, acr: factors.count >= 2 ? "mfa" : nil, now: now)
         else { throw Self.invalidSession }
         logger.info(
-            "Session stepped up", metadata: ["session": "\(session.id)", "method": "\(method)", "project": "\(project.id)"])
+            "Session stepped up",
+            metadata: ["session": "\(session.id)", "method": "\(method)", "project": "\(project.id)"])
         return try await response(
             session: session, user: auth.user, refreshToken: nil, firstSeen: false, in: project, now: now)
     }
@@ -191,7 +195,8 @@ struct SessionService: Sendable {
     // MARK: - Errors
 
     static let invalidSession = VerityError(
-        .invalidSession, "Send a current session token as `Authorization: Bearer <sessionJwt>`; refresh it if it expired.")
+        .invalidSession,
+        "Send a current session token as `Authorization: Bearer <sessionJwt>`; refresh it if it expired.")
     static let invalidRefreshToken = VerityError(
         .invalidRefreshToken, "The refresh token is unknown, expired or revoked; sign in again.")
     static let disabled = VerityError(.userDisabled, "This user is disabled and cannot sign in.")

@@ -83,8 +83,9 @@ public struct UserService: Sendable {
 
     /// Disables (or enables again) a user; a disabled user cannot sign in.
     public func setDisabled(_ disabled: Bool, id: String, in project: Project) async throws -> User {
-        guard id.hasPrefix("usr_"), let user = try await store.setDisabled(
-            disabled, id: id, projectId: project.id, now: clock.now())
+        guard id.hasPrefix("usr_"),
+            let user = try await store.setDisabled(
+                disabled, id: id, projectId: project.id, now: clock.now())
         else { throw Self.notFound(id) }
         logger.info(
             disabled ? "User disabled" : "User enabled", metadata: ["user": "\(id)", "project": "\(project.id)"])

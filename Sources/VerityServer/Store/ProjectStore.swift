@@ -6,7 +6,7 @@ struct ProjectStore: Sendable {
     let database: Database
 
     private static let projectColumns =
-                """
+        """
         id, name, code_length, code_ttl_seconds, allowed_countries, created_at, webhook_url, webhook_secret, \
         session_ttl_seconds, refresh_ttl_seconds
         """

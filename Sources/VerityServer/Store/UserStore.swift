@@ -25,14 +25,14 @@ struct UserStore: Sendable {
     /// Inserts a user inside the caller's transaction.
     static func insert(_ user: User, logins: UserLogins, projectId: String, in sql: any SQLDatabase) async throws {
         try await sql.raw(
-                """
-                INSERT INTO users (id, project_id, email, phone, display_name, custom_claims, disabled, created_at,
-                                   last_sign_in_at)
-                VALUES (\(bind: user.id), \(bind: projectId), \(bind: logins.email), \(bind: logins.phone),
-                        \(bind: user.displayName), \(bind: try Self.encodedClaims(user.customClaims)),
-                        \(bind: user.disabled ? 1 : 0), \(bind: user.createdAt.storedValue),
-                        \(bind: user.lastSignInAt?.storedValue))
-                """
+            """
+            INSERT INTO users (id, project_id, email, phone, display_name, custom_claims, disabled, created_at,
+                               last_sign_in_at)
+            VALUES (\(bind: user.id), \(bind: projectId), \(bind: logins.email), \(bind: logins.phone),
+                    \(bind: user.displayName), \(bind: try Self.encodedClaims(user.customClaims)),
+                    \(bind: user.disabled ? 1 : 0), \(bind: user.createdAt.storedValue),
+                    \(bind: user.lastSignInAt?.storedValue))
+            """
         ).run()
         try await claim(logins.keys, userId: user.id, projectId: projectId, in: sql)
     }

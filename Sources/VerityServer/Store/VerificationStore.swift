@@ -46,13 +46,15 @@ struct VerificationStore: Sendable {
             ).run()
             // Two tries: the second one runs only when a concurrent start inserted the pending row first.
             for _ in 0..<2 {
-                if !resend, let row = try await sql.raw(
-                    """
-                    SELECT \(unsafeRaw: Self.columns) FROM verifications
-                    WHERE project_id = \(bind: candidate.projectId) AND purpose = \(bind: purpose)
-                      AND destination = \(bind: candidate.destination) AND status = 'pending'
-                    """
-                ).first() {
+                if !resend,
+                    let row = try await sql.raw(
+                        """
+                        SELECT \(unsafeRaw: Self.columns) FROM verifications
+                        WHERE project_id = \(bind: candidate.projectId) AND purpose = \(bind: purpose)
+                          AND destination = \(bind: candidate.destination) AND status = 'pending'
+                        """
+                    ).first()
+                {
                     return .pending(try Self.record(from: row))
                 }
                 if let row = try await sql.raw(
@@ -201,6 +203,7 @@ struct VerificationStore: Sendable {
             sendAttempts: try row.decode(column: "send_attempts", as: Int.self),
             checkAttempts: try row.decode(column: "check_attempts", as: Int.self),
             createdAt: try row.date("created_at"), updatedAt: try row.date("updated_at"),
-            expiresAt: try row.date("expires_at"), purpose: try row.enumeration("purpose", as: VerificationPurpose.self))
+            expiresAt: try row.date("expires_at"), purpose: try row.enumeration("purpose", as: VerificationPurpose.self)
+        )
     }
 }

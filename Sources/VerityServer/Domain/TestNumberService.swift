@@ -1,0 +1,46 @@
+import Foundation
+import Logging
+import VerityCore
+
+/// A project's test phone numbers: sign-in codes to them are never sent, their fixed code always works, and no rate
+/// limit applies. For app review and automated tests only.
+public struct TestNumberService: Sendable {
+    /// The most test numbers a project may have.
+    public static let maxNumbers = 10
+
+    let store: TestNumberStore
+    let clock: any TimeSource
+    let logger: Logger
+
+    public func add(_ request: CreateTestPhoneNumberRequest, in project: Project) async throws -> TestPhoneNumber {
+        let number: PhoneNumber
+        do {
+            number = try PhoneNumber(parsing: request.phoneNumber)
+        } catch {
+            throw VerityError(.invalidPhoneNumber, "\(error)")
+        }
+        guard (4...10).contains(request.code.count), request.code.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+            throw VerityError(.invalidCode, "A test number's code must be 4 to 10 digits.")
+        }
+        let testNumber = TestPhoneNumber(phoneNumber: number.e164, code: request.code, createdAt: clock.now())
+        guard try await store.upsert(testNumber, projectId: project.id, limit: Self.maxNumbers) else {
+            throw VerityError(
+                .testNumberLimitReached, "A project has at most \(Self.maxNumbers) test numbers; remove one first.")
+        }
+        logger.notice(
+            "Test number added: codes to it are never sent and its fixed code always works",
+            metadata: ["to": "\(number.masked)", "project": "\(project.id)"])
+        return testNumber
+    }
+
+    public func list(in project: Project) async throws -> [TestPhoneNumber] {
+        try await store.numbers(projectId: project.id)
+    }
+
+    public func remove(_ phoneNumber: String, in project: Project) async throws {
+        let e164 = (try? PhoneNumber(parsing: phoneNumber))?.e164 ?? phoneNumber
+        guard try await store.delete(phone: e164, projectId: project.id) else {
+            throw VerityError(.notFound, "\(phoneNumber) is not a test number of this project.")
+        }
+    }
+}
