@@ -14,7 +14,8 @@ extension TestClientProtocol {
     func auth(
         _ method: HTTPRequest.Method, _ path: String, project: Project, json: String? = nil, session: String? = nil
     ) async throws -> TestResponse {
-        var headers: HTTPFields = [HTTPField.Name(AuthHeaders.project)!: project.id]
+        var headers = HTTPFields()
+        headers[try #require(HTTPField.Name(AuthHeaders.project))] = project.id
         if let session { headers[.authorization] = "Bearer \(session)" }
         return try await send(method, "/v1/auth/\(path)", key: nil, json: json, headers: headers)
     }
