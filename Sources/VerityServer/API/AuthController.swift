@@ -35,7 +35,7 @@ struct AuthController {
 
     @Sendable func refresh(_ request: Request, context: VerityRequestContext) async throws -> AuthResponse {
         let body = try await request.decodeJSON(RefreshRequest.self, context: context)
-        return try await sessions.refresh(
+        return try await auth.refresh(
             body.refreshToken, clientAddress: context.clientAddress, in: try context.requireProject())
     }
 

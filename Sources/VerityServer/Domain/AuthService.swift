@@ -83,6 +83,12 @@ struct AuthService: Sendable {
         }
     }
 
+    /// Rotates a refresh token, within the per-client rate limit.
+    func refresh(_ token: String, clientAddress: String?, in project: Project) async throws -> AuthResponse {
+        try await limitClient(clientAddress, in: project, now: clock.now())
+        return try await sessions.refresh(token, clientAddress: clientAddress, in: project)
+    }
+
     // MARK: - Step-up
 
     func startStepUp(_ request: StepUpStartRequest, auth: SessionAuth, clientAddress: String?, in project: Project)
