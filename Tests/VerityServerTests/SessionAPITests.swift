@@ -227,11 +227,37 @@ struct SessionAPITests {
             #expect(page.items.map(\.type) == ["refresh_token_reused"])
             #expect(page.items.first?.userId == signIn.user.id)
 
+            let metrics = try await client.send(.get, "/metrics", key: nil)
+            let text = String(buffer: metrics.body)
+            #expect(text.contains(#"verity_sessions_events_total{event="refresh_token_reused"} 1"#))
+            #expect(text.contains(#"verity_sessions_events_total{event="sign_up"} 1"#))
+            #expect(text.contains(#"verity_sessions_events_total{event="refresh"} 1"#))
+
             // A token past its 30 days is dead.
             let other = try await client.signIn("+14155550104", node: node)
             node.clock.advance(by: 30 * 86_400 + 1)
             let expired = try await client.refresh(other.refreshToken, project: node.project)
             #expect(try expired.problem().code == "invalid_refresh_token")
+        }
+    }
+
+    @Test("Ended sessions are deleted a week later, with their refresh tokens", arguments: TestEngine.available)
+    func purge(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        try await node.run { client in
+            let ended = try await client.signIn("+14155550112", node: node)
+            _ = try await client.auth(
+                .post, "logout", project: node.project, json: #"{"refreshToken":"\#(ended.refreshToken ?? "")"}"#)
+            node.clock.advance(by: 8 * 86_400)
+            let live = try await client.signIn("+14155550112", node: node, codeCount: 2)
+            try await SessionStore(database: node.verity.database).purge(
+                before: node.clock.now().addingTimeInterval(-ChallengeExpiryService.sessionRetention))
+            let remaining = try await node.verity.database.read { sql in
+                try await sql.raw("SELECT user_id FROM sessions").all().count
+            }
+            #expect(remaining == 1)
+            #expect(try await client.refresh(live.refreshToken, project: node.project).status == .ok)
+            #expect(try await client.refresh(ended.refreshToken, project: node.project).status == .unauthorized)
         }
     }
 

@@ -95,7 +95,7 @@ public struct Verity: Sendable {
         SessionService(
             store: SessionStore(database: database), users: UserStore(database: database),
             roles: RoleStore(database: database), signingKeys: signingKeys, identifiers: identifiers, random: random,
-            clock: clock, publicURL: publicURL, logger: logger)
+            clock: clock, metrics: metrics, publicURL: publicURL, logger: logger)
     }
 
     /// A project's test phone numbers.
@@ -125,7 +125,9 @@ public struct Verity: Sendable {
 
     func challengeExpiryService(interval: Duration) -> ChallengeExpiryService {
         ChallengeExpiryService(
-            challenges: challengeService, factors: factorStore, clock: clock, interval: interval, logger: logger)
+            challenges: challengeService, factors: factorStore, sessions: SessionStore(database: database),
+            clock: clock,
+            interval: interval, logger: logger)
     }
 
     func outboxWorker(senders: Senders, configuration: OutboxConfiguration) -> OutboxWorker {

@@ -29,6 +29,29 @@ public final class VerityMetrics: Sendable {
                 challengeCounter(status, type: type).increment(by: Int64(0))
             }
         }
+        for event in SessionEvent.allCases {
+            sessionCounter(event).increment(by: Int64(0))
+        }
+    }
+
+    /// What happened to a session, for `verity_sessions_events_total{event=…}`.
+    enum SessionEvent: String, CaseIterable {
+        case signUp = "sign_up"
+        case signIn = "sign_in"
+        case refresh
+        /// A used refresh token came back; its session was revoked.
+        case refreshTokenReused = "refresh_token_reused"
+        case stepUp = "step_up"
+    }
+
+    func session(_ event: SessionEvent) { sessionCounter(event).increment() }
+
+    private func sessionCounter(_ event: SessionEvent) -> Counter {
+        registry.makeCounter(
+            descriptor: MetricNameDescriptor(
+                namespace: "verity", subsystem: "sessions", metricName: "events", unitName: "total",
+                helpText: "Sign-ups, sign-ins, refreshes, refresh-token reuses and step-ups."),
+            labels: [("event", event.rawValue)])
     }
 
     func request(method: String, route: String, status: Int, duration: Duration) {

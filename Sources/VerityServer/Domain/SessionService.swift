@@ -19,6 +19,7 @@ struct SessionService: Sendable {
     let identifiers: Identifiers
     let random: any RandomSource
     let clock: any TimeSource
+    let metrics: VerityMetrics
     let publicURL: String
     let logger: Logger
 
@@ -45,6 +46,7 @@ struct SessionService: Sendable {
         case .signedIn(let user, let firstSeen):
             var session = session
             session.userId = user.id
+            metrics.session(firstSeen ? .signUp : .signIn)
             logger.info(
                 firstSeen ? "User signed up" : "User signed in",
                 metadata: ["user": "\(user.id)", "session": "\(session.id)", "project": "\(project.id)"])
@@ -64,9 +66,11 @@ struct SessionService: Sendable {
             event: (identifiers.make("sev"), clientAddress), now: now)
         {
         case .rotated(let session, let user):
+            metrics.session(.refresh)
             return try await response(
                 session: session, user: user, refreshToken: next, firstSeen: false, in: project, now: now)
         case .reused(let session):
+            metrics.session(.refreshTokenReused)
             logger.warning(
                 "Security event: a used refresh token was presented again; its session is revoked",
                 metadata: [
@@ -115,6 +119,7 @@ struct SessionService: Sendable {
             let session = try await store.stepUp(
                 id: auth.session.id, amr: amr, acr: factors.count >= 2 ? "mfa" : nil, now: now)
         else { throw Self.invalidSession }
+        metrics.session(.stepUp)
         logger.info(
             "Session stepped up",
             metadata: ["session": "\(session.id)", "method": "\(method)", "project": "\(project.id)"])

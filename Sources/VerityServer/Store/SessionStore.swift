@@ -240,6 +240,19 @@ struct SessionStore: Sendable {
         }
     }
 
+    /// Deletes sessions (and their refresh tokens) that expired or were revoked before `cutoff`; their tokens can
+    /// no longer be used, so there is nothing left to recognise.
+    func purge(before cutoff: Date) async throws {
+        try await database.read { sql in
+            try await sql.raw(
+                """
+                DELETE FROM sessions
+                WHERE expires_at < \(bind: cutoff.storedValue) OR revoked_at < \(bind: cutoff.storedValue)
+                """
+            ).run()
+        }
+    }
+
     // MARK: - Helpers
 
     private static func revoke(sessionId: String, reason: String, now: Date, in sql: any SQLDatabase) async throws {
