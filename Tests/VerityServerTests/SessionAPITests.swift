@@ -557,6 +557,9 @@ struct SessionAPITests {
             #expect(claims.subject == signIn.user.id)
             #expect(claims.authenticationMethods == ["otp", "sms"])
             #expect(claims.customClaims["sid"] == nil)
+            let long = try await client.send(.get, "/v1/projects/\(node.project.id)/.well-known/jwks.json", key: nil)
+            let short = try await client.send(.get, "/v1/projects/\(node.project.id)/jwks.json", key: nil)
+            #expect(short.status == .ok && short.body == long.body)
         }
     }
 }

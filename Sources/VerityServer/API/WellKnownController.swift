@@ -14,6 +14,8 @@ struct WellKnownController {
         let group = router.group("v1/projects/:projectId/.well-known")
         group.get("jwks.json", use: jwks)
         group.get("openid-configuration", use: configuration)
+        // The same key set at the shorter path the design names.
+        router.get("v1/projects/:projectId/jwks.json", use: jwks)
     }
 
     @Sendable func jwks(_ request: Request, context: VerityRequestContext) async throws -> Response {
