@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Push-approval load generator for the Verity bench: enrolls device factors, then drives challenge round trips.
+"""Python load generator for the Verity bench: push-approval round trips, OTP sign-ins and session refreshes.
 
     pushload.py enroll BASE_URL API_KEY COUNT OUT_FILE [--workers 8]
-    pushload.py run BASE_URL --scenario push|health --duration S --connections C [--processes P]
-                    [--api-key vk_… --devices FILE] [--fetch] [--label L] [--out FILE] [--cpu-out FILE]
+    pushload.py test-numbers BASE_URL API_KEY [--count 10]
+    pushload.py run BASE_URL --scenario push|signin|refresh|health --duration S --connections C [--processes P]
+                    [--api-key vk_… --devices FILE] [--fetch] [--project prj_…] [--out FILE] [--cpu-out FILE]
                     [--server-pid PID]
     pushload.py selftest       # times the client-side work of one round trip (signing, JSON, HTTP framing)
 
@@ -11,6 +12,10 @@
 API key, one user per device), the device registers a fresh P-256 key (POST /v1/device/factors, enrollment token)
 and proves it holds it (POST /v1/device/factors/{id}/verify, an ES256 JWS over {factorId, nonce}). It writes one
 JSON object per line: {"factorId": "fac_…", "userId": "…", "key": "<PKCS#8 PEM>"}.
+
+`test-numbers` registers the project's test phone numbers +16505550100 … +16505550109 (COUNT of them, at most 10,
+the server's limit) with the fixed code 123456 (POST /v1/test-numbers, API key): their codes are never sent and
+no rate limit applies, which is what lets the signin and refresh scenarios sign in at full speed.
 
 `run --scenario push` measures round trips: per iteration, on one keep-alive connection,
     1. backend:  POST /v1/challenges {"factorId": …, "message": …}                (API key)     -> 201 chl_…
@@ -21,6 +26,19 @@ Every device request carries a fresh device JWT (ES256, kid = sub = factor id, u
 refuses a replayed jti; the answer's signature binds the server-made challenge id, so nothing can be pre-signed.
 Without --fetch the device computes the content hash itself from the message (it is fixed for the run), which is
 the minimum a round trip costs; --fetch adds the read VerityPush.approve does before it signs.
+
+`run --scenario signin` measures OTP sign-ins as an app makes them (no API key; every request names the project
+with X-Verity-Project: --project): per iteration, on one keep-alive connection,
+    1. POST /v1/auth/otp/start  {"loginId": "+1650555010N", "resend": false}   -> 200 {"verificationId", "sent": false}
+    2. POST /v1/auth/otp/verify {"verificationId": "ver_…", "code": "123456"}   -> 200 {"sessionJwt", "refreshToken"}
+Each connection owns one test number (two connections on one number would get the same pending verification), so
+the scenario runs min(C, 10) connections.
+
+`run --scenario refresh` measures session refreshes: before the window, one session per connection is signed in
+(as above, one after the other; connection c uses test number c mod 10, and each sign-in is a session of its own),
+then each connection loops POST /v1/auth/refresh {"refreshToken": "vrt_…"} -> 200 with a new refresh token, which
+the next refresh sends. A token is sent once, whatever the answer: reusing one revokes the session, so a
+connection that got no new token (an unexpected answer, a lost connection) stops.
 
 `run --scenario health` is GET /health with the same client, so the push/health ratio can be taken with one
 measuring stick as well as against wrk's /health.
@@ -55,6 +73,13 @@ except ImportError:  # run.sh installs it; say how if someone runs this by hand.
 
 MESSAGE = "Sign in to Verity bench?"
 DEVICE_TOKEN_LIFETIME = 300
+# What one iteration of each scenario is (singular, plural).
+ITERATION_NAMES = {"health": ("request", "requests"), "push": ("round trip", "round trips"),
+                   "signin": ("sign-in", "sign-ins"), "refresh": ("refresh", "refreshes")}
+# The project's test phone numbers (the server allows at most 10 per project) and their fixed code.
+TEST_NUMBER_PREFIX = "+1650555010"
+MAX_TEST_NUMBERS = 10
+TEST_CODE = "123456"
 
 
 # --- ES256 compact JWS -------------------------------------------------------------------------------------------
@@ -195,10 +220,12 @@ class Connection(asyncio.Protocol):
         waiter, self.waiter = self.waiter, None
         waiter.set_result((status, bytes(body)))
 
-    async def request(self, method: str, path: str, token: str | None = None, body: bytes | None = None):
+    async def request(self, method: str, path: str, token: str | None = None, body: bytes | None = None,
+                      headers: tuple[str, ...] = ()):
+        """One request; `headers` are extra "Name: value" lines. Returns (status, body)."""
         if self.closed:
             raise HTTPError("connection closed")
-        lines = [f"{method} {path} HTTP/1.1", f"Host: {self.host_header.decode()}"]
+        lines = [f"{method} {path} HTTP/1.1", f"Host: {self.host_header.decode()}", *headers]
         if token is not None:
             lines.append(f"Authorization: Bearer {token}")
         if body is not None:
@@ -277,6 +304,22 @@ def enroll_main(args) -> int:
     return 0
 
 
+async def test_numbers_main(args) -> int:
+    url = urllib.parse.urlsplit(args.base_url)
+    conn = await Connection.open(url.hostname, url.port)
+    try:
+        for index in range(args.count):
+            body = json.dumps({"phoneNumber": test_number(index), "code": TEST_CODE}).encode()
+            status, payload = await conn.request("POST", "/v1/test-numbers", args.api_key, body)
+            if status != 201:
+                raise SystemExit(f"POST /v1/test-numbers answered {status}: {payload[:300]!r}")
+    finally:
+        conn.close()
+    print(f"registered {args.count} test numbers {test_number(0)}…{test_number(args.count - 1)} "
+          f"(code {TEST_CODE})", file=sys.stderr)
+    return 0
+
+
 def load_devices(path: str) -> list[Device]:
     devices = []
     with open(path) as f:
@@ -294,8 +337,9 @@ def load_devices(path: str) -> list[Device]:
 
 class Stats:
     def __init__(self):
-        self.latencies = []          # seconds, per iteration (round trip or /health request)
-        self.step_latencies = {}     # step name -> [seconds]
+        self.latencies = []          # seconds, per iteration (round trip, sign-in, refresh or /health request)
+        self.step_latencies = {}     # step name -> [seconds], iterations with all answers as expected
+        self.step_requests = {}      # step name -> requests completed inside the window, whatever their answer
         self.statuses = {}           # "step status" -> count, for every response seen
         self.completed = 0           # iterations finished inside the window, all answers as expected
         self.failed = 0              # iterations with an unexpected answer inside the window
@@ -303,110 +347,237 @@ class Stats:
         self.socket_errors = 0
         self.samples = []            # a few unexpected answers, for the report
 
+    def sample(self, text: str) -> None:
+        if len(self.samples) < 5:
+            self.samples.append(text)
 
-async def worker_loop(args, conn_index: int, devices: list[Device], stats: Stats, start: float, end: float,
-                      url) -> None:
-    conn = await Connection.open(url.hostname, url.port)
-    hash_ = content_hash(MESSAGE)
-    challenge_body_by_device = {
-        d.factor_id: json.dumps({"factorId": d.factor_id, "message": MESSAGE}).encode() for d in devices}
-    cursor = 0
-    await asyncio.sleep(max(0.0, start - time.time()))
-    loop_clock = time.perf_counter
-    wall_offset = time.time() - loop_clock()   # perf_counter -> wall time
-    end_perf = end - wall_offset
 
-    def note(step, status, body, expected):
+class Iteration:
+    """One iteration's requests: each is timed as a step, its status counted, and any unexpected answer marks the
+    iteration failed."""
+
+    __slots__ = ("stats", "clock", "steps", "ok")
+
+    def __init__(self, stats: Stats, clock):
+        self.stats = stats
+        self.clock = clock
+        self.steps = []              # (step name, seconds)
+        self.ok = True
+
+    async def call(self, conn: Connection, step: str, expected: int, method: str, path: str,
+                   token: str | None = None, body: bytes | None = None, headers: tuple[str, ...] = ()):
+        """Sends one request; returns the parsed JSON answer when the status is `expected`, else None."""
+        t0 = self.clock()
+        status, payload = await conn.request(method, path, token, body, headers)
+        self.steps.append((step, self.clock() - t0))
         key = f"{step} {status}"
-        stats.statuses[key] = stats.statuses.get(key, 0) + 1
-        if status != expected and len(stats.samples) < 5:
-            stats.samples.append(f"{step} -> {status}: {body[:200]!r}")
-        return status == expected
+        self.stats.statuses[key] = self.stats.statuses.get(key, 0) + 1
+        if status != expected:
+            self.fail(step, f"{status}: {payload[:200]!r}")
+            return None
+        return json.loads(payload) if payload else {}
 
-    while True:
-        began = loop_clock()
+    def fail(self, step: str, why: str) -> None:
+        self.ok = False
+        self.stats.sample(f"{step} -> {why}")
+
+
+# One driver per connection: `iterate` makes one iteration's requests; `alive` False stops the connection.
+
+class HealthDriver:
+    alive = True
+
+    async def iterate(self, it: Iteration, conn: Connection) -> None:
+        await it.call(conn, "health", 200, "GET", "/health")
+
+
+class PushDriver:
+    """Round trips over this connection's devices, round-robin."""
+    alive = True
+
+    def __init__(self, args, devices: list[Device]):
+        self.args = args
+        self.devices = devices
+        self.cursor = 0
+        self.hash = content_hash(MESSAGE)
+        self.bodies = {d.factor_id: json.dumps({"factorId": d.factor_id, "message": MESSAGE}).encode()
+                       for d in devices}
+
+    async def iterate(self, it: Iteration, conn: Connection) -> None:
+        device = self.devices[self.cursor % len(self.devices)]
+        self.cursor += 1
+        created = await it.call(conn, "create", 201, "POST", "/v1/challenges", self.args.api_key,
+                                self.bodies[device.factor_id])
+        if created is None:
+            return
+        challenge_id = created["id"]
+        base = f"/v1/device/factors/{device.factor_id}/challenges/{challenge_id}"
+        if self.args.fetch:
+            shown = await it.call(conn, "fetch", 200, "GET", base, device.token())
+            if shown is None:
+                return
+            if shown["contentHash"] != self.hash:
+                raise SystemExit("the server's contentHash differs from the client's computation")
+        answer = json.dumps({"status": "approved", "signature": device.answer(challenge_id, self.hash)}).encode()
+        answered = await it.call(conn, "respond", 200, "POST", base + "/respond", device.token(), answer)
+        if answered is not None and answered.get("status") != "approved":
+            it.fail("respond", f"status {answered.get('status')!r}")
+
+
+def project_headers(project_id: str) -> tuple[str, ...]:
+    return (f"X-Verity-Project: {project_id}",)
+
+
+async def sign_in(it: Iteration, conn: Connection, headers: tuple[str, ...], start_body: bytes) -> str | None:
+    """OTP start + verify for a test number; returns the session's refresh token (None if an answer was wrong)."""
+    started = await it.call(conn, "start", 200, "POST", "/v1/auth/otp/start", body=start_body, headers=headers)
+    if started is None:
+        return None
+    if started.get("sent") is not False:
+        it.fail("start", f"sent = {started.get('sent')!r}: the login id is not a test number")
+        return None
+    verify_body = json.dumps({"verificationId": started["verificationId"], "code": TEST_CODE}).encode()
+    verified = await it.call(conn, "verify", 200, "POST", "/v1/auth/otp/verify", body=verify_body, headers=headers)
+    if verified is None:
+        return None
+    token = verified.get("refreshToken") or ""
+    if not token.startswith("vrt_") or not verified.get("sessionJwt"):
+        it.fail("verify", "no sessionJwt or vrt_ refresh token in the answer")
+        return None
+    return token
+
+
+def start_body(login_id: str) -> bytes:
+    return json.dumps({"loginId": login_id, "resend": False}).encode()
+
+
+class SignInDriver:
+    """Sign-ins with one test number (this connection's own)."""
+    alive = True
+
+    def __init__(self, args, login_id: str):
+        self.headers = project_headers(args.project)
+        self.start_body = start_body(login_id)
+
+    async def iterate(self, it: Iteration, conn: Connection) -> None:
+        await sign_in(it, conn, self.headers, self.start_body)
+
+
+class RefreshDriver:
+    """Refreshes of one session, each with the token the previous one returned."""
+
+    def __init__(self, args, token: str):
+        self.headers = project_headers(args.project)
+        self.token = token
+
+    @property
+    def alive(self) -> bool:
+        return self.token is not None
+
+    async def iterate(self, it: Iteration, conn: Connection) -> None:
+        # Sent once whatever happens: after a wrong answer or a lost connection its state is unknown, and a reuse
+        # would revoke the session. The connection stops then.
+        token, self.token = self.token, None
+        body = json.dumps({"refreshToken": token}).encode()
+        refreshed = await it.call(conn, "refresh", 200, "POST", "/v1/auth/refresh", body=body, headers=self.headers)
+        if refreshed is None:
+            return
+        new = refreshed.get("refreshToken") or ""
+        if not new.startswith("vrt_") or new == token:
+            it.fail("refresh", "no new vrt_ refresh token in the answer")
+            return
+        self.token = new
+
+
+def test_number(index: int) -> str:
+    return f"{TEST_NUMBER_PREFIX}{index}"
+
+
+async def open_sessions(args, url, count: int) -> list[str]:
+    """Signs in `count` sessions one after the other (session c with test number c mod 10); their refresh tokens."""
+    conn = await Connection.open(url.hostname, url.port)
+    stats = Stats()
+    headers = project_headers(args.project)
+    tokens = []
+    try:
+        for c in range(count):
+            token = await sign_in(Iteration(stats, time.perf_counter), conn, headers,
+                                  start_body(test_number(c % MAX_TEST_NUMBERS)))
+            if token is None:
+                raise SystemExit(f"signing in the refresh scenario's sessions failed: {stats.samples}")
+            tokens.append(token)
+    finally:
+        conn.close()
+    return tokens
+
+
+def make_drivers(args, url) -> list:
+    """One driver per connection, made before the load processes fork (they inherit them)."""
+    if args.scenario == "health":
+        return [HealthDriver() for _ in range(args.connections)]
+    if args.scenario == "push":
+        devices = load_devices(args.devices)
+        # Connection c uses devices c, c + C, c + 2C, … so no device is shared between connections.
+        return [PushDriver(args, devices[c::args.connections] or [devices[c % len(devices)]])
+                for c in range(args.connections)]
+    if args.scenario == "signin":
+        return [SignInDriver(args, test_number(c)) for c in range(args.connections)]
+    began = time.monotonic()
+    tokens = asyncio.run(open_sessions(args, url, args.connections))
+    print(f"signed in {len(tokens)} sessions for the refresh run in {time.monotonic() - began:.1f} s",
+          file=sys.stderr)
+    return [RefreshDriver(args, token) for token in tokens]
+
+
+async def worker_loop(driver, stats: Stats, start: float, end: float, url) -> None:
+    conn = await Connection.open(url.hostname, url.port)
+    await asyncio.sleep(max(0.0, start - time.time()))
+    clock = time.perf_counter
+    wall_offset = time.time() - clock()   # perf_counter -> wall time
+    start_perf, end_perf = start - wall_offset, end - wall_offset
+
+    while driver.alive:
+        began = clock()
         if began >= end_perf:
             break
-        ok = True
-        steps = []
+        it = Iteration(stats, clock)
         try:
-            if args.scenario == "health":
-                status, body = await conn.request("GET", "/health")
-                ok = note("health", status, body, 200)
-                requests = 1
-            else:
-                device = devices[cursor % len(devices)]
-                cursor += 1
-                t0 = loop_clock()
-                status, body = await conn.request(
-                    "POST", "/v1/challenges", args.api_key, challenge_body_by_device[device.factor_id])
-                t1 = loop_clock()
-                steps.append(("create", t1 - t0))
-                requests = 1
-                ok = note("create", status, body, 201)
-                if ok:
-                    challenge_id = json.loads(body)["id"]
-                    base = f"/v1/device/factors/{device.factor_id}/challenges/{challenge_id}"
-                    if args.fetch:
-                        t0 = loop_clock()
-                        status, body = await conn.request("GET", base, device.token())
-                        steps.append(("fetch", loop_clock() - t0))
-                        requests += 1
-                        ok = note("fetch", status, body, 200)
-                        if ok:
-                            shown = json.loads(body)
-                            if shown["contentHash"] != hash_:
-                                raise SystemExit("the server's contentHash differs from the client's computation")
-                    if ok:
-                        answer = json.dumps({"status": "approved",
-                                             "signature": device.answer(challenge_id, hash_)}).encode()
-                        t0 = loop_clock()
-                        status, body = await conn.request("POST", base + "/respond", device.token(), answer)
-                        steps.append(("respond", loop_clock() - t0))
-                        requests += 1
-                        ok = note("respond", status, body, 200) and json.loads(body).get("status") == "approved"
+            await driver.iterate(it, conn)
         except HTTPError as error:
             stats.socket_errors += 1
-            if len(stats.samples) < 5:
-                stats.samples.append(f"socket: {error}")
+            stats.sample(f"socket: {error}")
             conn.close()
-            if loop_clock() >= end_perf:
+            if clock() >= end_perf or not driver.alive:
                 break
             conn = await Connection.open(url.hostname, url.port)
             continue
-        finished = loop_clock()
+        finished = clock()
         if finished > end_perf:
             break  # finished after the window closed: not counted (as wrk does)
-        if began < start - wall_offset:
+        if began < start_perf:
             continue
-        stats.requests += requests
-        if ok:
+        stats.requests += len(it.steps)
+        for name, _ in it.steps:
+            stats.step_requests[name] = stats.step_requests.get(name, 0) + 1
+        if it.ok:
             stats.completed += 1
             stats.latencies.append(finished - began)
-            for name, seconds in steps:
+            for name, seconds in it.steps:
                 stats.step_latencies.setdefault(name, []).append(seconds)
         else:
             stats.failed += 1
     conn.close()
 
 
-def process_main(args, index: int, start: float, end: float, pipe) -> None:
+def process_main(args, index: int, drivers: list, start: float, end: float, pipe) -> None:
     """One load process: its share of the connections in one event loop. Sends its Stats back as a dict."""
     try:
         url = urllib.parse.urlsplit(args.base_url)
-        devices = load_devices(args.devices) if args.scenario == "push" else []
         stats = Stats()
-        my_connections = [c for c in range(args.connections) if c % args.processes == index]
+        mine = [driver for c, driver in enumerate(drivers) if c % args.processes == index]
 
         async def main():
-            tasks = []
-            for c in my_connections:
-                # Connection c uses devices c, c + C, c + 2C, … so no device is shared between connections.
-                mine = devices[c::args.connections] if devices else []
-                if args.scenario == "push" and not mine:
-                    mine = [devices[c % len(devices)]]
-                tasks.append(worker_loop(args, c, mine, stats, start, end, url))
-            await asyncio.gather(*tasks)
+            await asyncio.gather(*(worker_loop(driver, stats, start, end, url) for driver in mine))
 
         cpu_start = None
 
@@ -420,9 +591,9 @@ def process_main(args, index: int, start: float, end: float, pipe) -> None:
         asyncio.run(runner())
         cpu_end = time.process_time()
         pipe.send({
-            "latencies": stats.latencies, "steps": stats.step_latencies, "statuses": stats.statuses,
-            "completed": stats.completed, "failed": stats.failed, "requests": stats.requests,
-            "socket_errors": stats.socket_errors, "samples": stats.samples,
+            "latencies": stats.latencies, "steps": stats.step_latencies, "step_requests": stats.step_requests,
+            "statuses": stats.statuses, "completed": stats.completed, "failed": stats.failed,
+            "requests": stats.requests, "socket_errors": stats.socket_errors, "samples": stats.samples,
             "cpu_s": cpu_end - (cpu_start if cpu_start is not None else cpu_end),
         })
     except BaseException:
@@ -480,15 +651,25 @@ def latency_summary(values_s):
 def run_main(args) -> int:
     if args.scenario == "push" and (not args.api_key or not args.devices):
         raise SystemExit("--scenario push needs --api-key and --devices")
+    if args.scenario in ("signin", "refresh") and not args.project:
+        raise SystemExit(f"--scenario {args.scenario} needs --project")
+    connections_asked = args.connections
+    if args.scenario == "signin" and args.connections > MAX_TEST_NUMBERS:
+        # One test number per connection, and a project has at most 10.
+        args.connections = MAX_TEST_NUMBERS
+        print(f"signin: {args.connections} connections, one per test number ({connections_asked} asked)",
+              file=sys.stderr)
     args.processes = max(1, min(args.processes, args.connections))
+    url = urllib.parse.urlsplit(args.base_url)
+    drivers = make_drivers(args, url)
     ctx = multiprocessing.get_context("fork")
-    # Give every process time to load keys and open its connections before the common start.
+    # Give every process time to open its connections before the common start.
     start = time.time() + args.setup_time
     end = start + args.duration
     procs, pipes = [], []
     for index in range(args.processes):
         parent_end, child_end = ctx.Pipe(duplex=False)
-        proc = ctx.Process(target=process_main, args=(args, index, start, end, child_end))
+        proc = ctx.Process(target=process_main, args=(args, index, drivers, start, end, child_end))
         proc.start()
         child_end.close()
         procs.append(proc)
@@ -521,10 +702,12 @@ def run_main(args) -> int:
         return 1
 
     latencies = [v for r in results for v in r["latencies"]]
-    steps = {}
+    steps, step_requests = {}, {}
     for r in results:
         for name, values in r["steps"].items():
             steps.setdefault(name, []).extend(values)
+        for name, count in r["step_requests"].items():
+            step_requests[name] = step_requests.get(name, 0) + count
     statuses = {}
     for r in results:
         for key, count in r["statuses"].items():
@@ -537,7 +720,7 @@ def run_main(args) -> int:
     wall = wall_after - wall_before
     duration_us = int(args.duration * 1e6)
 
-    # Iterations per second: round trips for push, requests for health.
+    # Iterations per second: round trips for push, sign-ins (verify 200s), refreshes, requests for health.
     result = {
         "scenario": f"{args.scenario}-py" if args.scenario == "health" else args.scenario,
         "client": "pushload.py",
@@ -552,11 +735,16 @@ def run_main(args) -> int:
         "non_2xx": failed,
         "socket_errors": {"connect": 0, "read": r_sum(results, "socket_errors"), "write": 0, "timeout": 0},
         "extra": {
-            "iteration": "round trip" if args.scenario == "push" else "request",
+            "iteration": ITERATION_NAMES[args.scenario][0],
+            "iterations": ITERATION_NAMES[args.scenario][1],
             "http_requests": requests,
             "http_requests_per_sec": requests / args.duration,
+            "connections_asked": connections_asked,
             "fetch": bool(args.fetch),
             "devices": count_lines(args.devices) if args.scenario == "push" else 0,
+            "test_numbers": min(args.connections, MAX_TEST_NUMBERS) if args.scenario in ("signin", "refresh") else 0,
+            # Per step: requests/s inside the window (whatever the answer), latency of the expected answers.
+            "step_requests_per_sec": {name: count / args.duration for name, count in step_requests.items()},
             "step_latency_us": {name: latency_summary(values) for name, values in steps.items()},
             "load_cpu_s": round(load_cpu, 3),
             "load_cpu_pct_per_process": [round(100 * c / wall, 1) for c in per_process_cpu],
@@ -567,7 +755,7 @@ def run_main(args) -> int:
     line = "BENCH_RESULT " + json.dumps(result, sort_keys=True)
     print(line)
     extra = result["extra"]
-    print(f"{result['requests_per_sec']:.1f} {extra['iteration']}s/s ({extra['http_requests_per_sec']:.1f} HTTP "
+    print(f"{result['requests_per_sec']:.1f} {extra['iterations']}/s ({extra['http_requests_per_sec']:.1f} HTTP "
           f"req/s), p50 {result['latency_us']['p50'] / 1000:.2f} ms, p99 {result['latency_us']['p99'] / 1000:.2f} ms, "
           f"unexpected answers {failed}, socket errors {r_sum(results, 'socket_errors')}, client CPU "
           f"{extra['load_cpu_us_per_iteration']} us per {extra['iteration']}, per process "
@@ -629,15 +817,22 @@ def main() -> int:
                         help="push platform of the factors (default apns: every challenge is pushed through the "
                              "outbox, to the console push sender when no APNs/FCM credentials are configured)")
 
+    numbers = sub.add_parser("test-numbers")
+    numbers.add_argument("base_url")
+    numbers.add_argument("api_key")
+    numbers.add_argument("--count", type=int, default=MAX_TEST_NUMBERS, choices=range(1, MAX_TEST_NUMBERS + 1),
+                         metavar=f"1..{MAX_TEST_NUMBERS}")
+
     run = sub.add_parser("run")
     run.add_argument("base_url")
-    run.add_argument("--scenario", choices=["push", "health"], required=True)
+    run.add_argument("--scenario", choices=list(ITERATION_NAMES), required=True)
     run.add_argument("--duration", type=float, default=15)
     run.add_argument("--connections", type=int, default=32)
     run.add_argument("--processes", type=int, default=2)
     run.add_argument("--api-key")
     run.add_argument("--devices")
     run.add_argument("--fetch", action="store_true", help="the device GETs the challenge before answering")
+    run.add_argument("--project", help="the project's public id (prj_…), for signin and refresh")
     run.add_argument("--server-pid", type=int)
     run.add_argument("--setup-time", type=float, default=2.0, help="seconds to connect before the common start")
     run.add_argument("--out")
@@ -649,6 +844,8 @@ def main() -> int:
     args = parser.parse_args()
     if args.command == "enroll":
         return enroll_main(args)
+    if args.command == "test-numbers":
+        return asyncio.run(test_numbers_main(args))
     if args.command == "run":
         return run_main(args)
     return selftest_main(args)
