@@ -1,27 +1,38 @@
 #!/usr/bin/env bash
-# Verity benchmark: check throughput and push-approval round trips next to /health, measured in the same run on
-# the same server.
+# Verity benchmark: check throughput, push-approval round trips, OTP sign-ins and session refreshes next to
+# /health, measured in the same run on the same server.
 #
-#   bench/run.sh                 # release build, then health / check / health (py) / push / health, 15 s each
+#   bench/run.sh                 # release build, then health / check / health (py) / push / signin / refresh /
+#                                # health, 15 s each
 #   DURATION=30 bench/run.sh     # longer runs
 #   SKIP_BUILD=1 bench/run.sh    # reuse the last release build in .build-release
 #   SCENARIOS=push bench/run.sh  # only the push round trip (plus the /health runs)
+#   SCENARIOS="signin refresh" bench/run.sh   # only the sign-in scenarios (plus the /health runs)
 #
 # Settings (environment):
 #   DURATION=15     seconds per measured run        THREADS=2 / CONNECTIONS=32   wrk -t / -c (and pushload's -c)
-#   SCENARIOS="check push"   which scenarios to run between the two wrk /health runs
+#   SCENARIOS="check push signin refresh"   which scenarios to run between the two wrk /health runs:
+#                   check    POST /v1/verifications/check (wrk)
+#                   push     challenge create + signed respond (bench/lib/pushload.py)
+#                   signin   OTP start + verify with the project's test numbers, one per connection, so
+#                            min(CONNECTIONS, 10) connections (pushload.py)
+#                   refresh  POST /v1/auth/refresh with the token the previous refresh returned, one session per
+#                            connection (pushload.py)
 #   SEED=auto       verifications to seed; auto = 20000, or more if the last run's check rate needs more
 #   DEVICES=256     push factors to enroll for the push scenario (spread over the connections)
 #   PUSH_FETCH=0    1: the device also GETs the challenge before answering (what VerityPush.approve does)
 #   LOAD_PROCESSES=$THREADS   processes of bench/lib/pushload.py (its -t)
-#   WARMUP=3        seconds of unmeasured /health (wrk) and push load before the first runs (0 to skip)
+#   WARMUP=3        seconds of unmeasured /health (wrk) load first, and of unmeasured load before each pushload.py
+#                   scenario's run (0 to skip)
 #   PORT=           listen port (default: a free one)   KEEP_DATA=1   keep the temp dir (logs, ids, raw output)
 #   SKIP_BUILD=1    do not run `swift build`
 #   BENCH_BIN=path  benchmark this verity binary instead of building one (implies SKIP_BUILD=1)
 #
-# Prints a table (req/s, p50, p99, non-2xx, CPU of server and load generator) and the check/health and
-# push/health ratios, and writes the same as JSON to bench/results/latest.json. Exit status 2 when the run is not
-# valid (non-2xx checks or round trips, socket errors, verifications used more than 5 times). See bench/README.md.
+# The server runs with the start and app-facing rate limits lifted (VERITY_RATE_LIMIT_PROJECT, _DESTINATION,
+# _CLIENT_IP, _LOGIN_ID = 1000000/s). Prints a table (req/s, p50, p99, non-2xx, CPU of server and load generator)
+# and each scenario's ratio to /health (check, push round trips, sign-ins and refreshes per second over /health
+# req/s), and writes the same as JSON to bench/results/latest.json. Exit status 2 when the run is not valid
+# (unexpected answers in any scenario, socket errors, verifications used more than 5 times). See bench/README.md.
 set -euo pipefail
 
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -30,7 +41,7 @@ DURATION=${DURATION:-15}
 THREADS=${THREADS:-2}
 CONNECTIONS=${CONNECTIONS:-32}
 SEED=${SEED:-auto}
-SCENARIOS=${SCENARIOS:-check push}
+SCENARIOS=${SCENARIOS:-check push signin refresh}
 DEVICES=${DEVICES:-256}
 PUSH_FETCH=${PUSH_FETCH:-0}
 LOAD_PROCESSES=${LOAD_PROCESSES:-$THREADS}
@@ -56,15 +67,22 @@ PY
 fi
 [[ $SEED =~ ^[0-9]+$ ]] || { echo "error: SEED must be a number or auto" >&2; exit 1; }
 [[ $DEVICES =~ ^[1-9][0-9]*$ ]] || { echo "error: DEVICES must be a positive number" >&2; exit 1; }
-RUN_CHECK=0 RUN_PUSH=0
+RUN_CHECK=0 RUN_PUSH=0 RUN_SIGNIN=0 RUN_REFRESH=0
 for scenario in $SCENARIOS; do
     case $scenario in
         check) RUN_CHECK=1 ;;
         push) RUN_PUSH=1 ;;
-        *) echo "error: unknown scenario '$scenario' in SCENARIOS (check, push)" >&2; exit 1 ;;
+        signin) RUN_SIGNIN=1 ;;
+        refresh) RUN_REFRESH=1 ;;
+        *) echo "error: unknown scenario '$scenario' in SCENARIOS (check, push, signin, refresh)" >&2; exit 1 ;;
     esac
 done
 (( RUN_CHECK )) || SEED=0
+# Scenarios driven by bench/lib/pushload.py (they also get a /health run with pushload.py, the same client).
+RUN_PY=$(( RUN_PUSH || RUN_SIGNIN || RUN_REFRESH ))
+RUN_SESSIONS=$(( RUN_SIGNIN || RUN_REFRESH ))
+# The sign-in scenario's connections: one test number each, and a project has at most 10.
+SIGNIN_CONNECTIONS=$(( CONNECTIONS < 10 ? CONNECTIONS : 10 ))
 
 log() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
@@ -85,8 +103,8 @@ if ! command -v wrk >/dev/null; then
     fi
 fi
 for tool in python3 curl; do command -v "$tool" >/dev/null || die "$tool is required"; done
-# The push scenario signs device tokens and answers (ES256) with the `cryptography` package.
-if (( RUN_PUSH )) && ! python3 -c 'import cryptography' 2>/dev/null; then
+# pushload.py needs the `cryptography` package (the push scenario signs device tokens and answers with ES256).
+if (( RUN_PY )) && ! python3 -c 'import cryptography' 2>/dev/null; then
     log "the Python package cryptography is missing; installing it with pip"
     python3 -m pip install --quiet cryptography ||
         die "install the Python package cryptography (pip, apt-get install python3-cryptography, or a venv)"
@@ -137,7 +155,8 @@ fi
 BASE_URL="http://127.0.0.1:$PORT"
 
 log "starting the server on $BASE_URL (data in $DATA, log in $SERVER_LOG)"
-VERITY_RATE_LIMIT_DESTINATION=1000000/s VERITY_RATE_LIMIT_PROJECT=1000000/s VERITY_LOG_LEVEL=warning \
+VERITY_RATE_LIMIT_DESTINATION=1000000/s VERITY_RATE_LIMIT_PROJECT=1000000/s \
+    VERITY_RATE_LIMIT_CLIENT_IP=1000000/s VERITY_RATE_LIMIT_LOGIN_ID=1000000/s VERITY_LOG_LEVEL=warning \
     "$BIN" serve --port "$PORT" --data-dir "$DATA" >"$SERVER_LOG" 2>&1 &
 SERVER_PID=$!
 
@@ -152,8 +171,11 @@ curl -fsS "$BASE_URL/health" >/dev/null || { cat "$SERVER_LOG" >&2; die "no answ
 
 # 10-digit codes: a wrong guess goes through the full HMAC compare, and an accidental match (which would approve
 # the verification and turn its later checks into 404s) has odds of 1e-10 per check.
-API_KEY=$("$BIN" admin project create --name bench --code-length 10 --json --data-dir "$DATA" |
-    python3 -c 'import json, sys; print(json.load(sys.stdin)["apiKey"])')
+# The sign-in scenarios name the project by its public id (X-Verity-Project) instead of the API key.
+API_KEY= PROJECT_ID=
+read -r API_KEY PROJECT_ID < <("$BIN" admin project create --name bench --code-length 10 --json --data-dir "$DATA" |
+    python3 -c 'import json, sys; p = json.load(sys.stdin); print(p["apiKey"], p["project"]["id"])') || true
+[[ $API_KEY == vk_* && $PROJECT_ID == prj_* ]] || die "could not create the bench project"
 
 deliveries() {
     curl -fsS "$BASE_URL/metrics" 2>/dev/null |
@@ -185,6 +207,11 @@ if (( RUN_PUSH )); then
     # Each device: enrollment token (API key), register a P-256 key, prove possession. One user per device.
     log "enrolling $DEVICES push factors"
     python3 "$BENCH_DIR/lib/pushload.py" enroll "$BASE_URL" "$API_KEY" "$DEVICES" "$WORK/devices.jsonl"
+fi
+
+if (( RUN_SESSIONS )); then
+    # +16505550100 … +16505550109, code 123456: never sent, no rate limit (the server allows 10 per project).
+    python3 "$BENCH_DIR/lib/pushload.py" test-numbers "$BASE_URL" "$API_KEY" --count 10
 fi
 
 # --- Runs ------------------------------------------------------------------------------------------------------
@@ -237,17 +264,24 @@ print(f"{a[1]-a[0]:.3f} {a[2]+a[3]:.3f} {a[5]-a[4]:.3f} {a[7]-a[6]:.3f} {a[9]-a[
     grep -E 'Requests/sec|Non-2xx|Socket errors' "$WORK/$label.wrk" | sed 's/^/    /' >&2 || true
 }
 
-# run_pushload SCENARIO SECONDS LABEL: runs bench/lib/pushload.py (push round trips or /health) with CONNECTIONS
-# connections in LOAD_PROCESSES processes; it writes LABEL.wrk (its BENCH_RESULT line) and LABEL.cpu (same format
-# as run_scenario's, measured by pushload.py over the exact measurement window) in $WORK.
+# run_pushload SCENARIO SECONDS LABEL: runs bench/lib/pushload.py (push, signin, refresh or health) with
+# CONNECTIONS connections (signin: at most 10) in LOAD_PROCESSES processes; it writes LABEL.wrk (its BENCH_RESULT
+# line) and LABEL.cpu (same format as run_scenario's, measured by pushload.py over the exact measurement window)
+# in $WORK.
 run_pushload() {
     local scenario=$1 seconds=$2 label=$3
-    log "$label: pushload.py $scenario for ${seconds}s (-c$CONNECTIONS, $LOAD_PROCESSES processes)"
-    local args=(run "$BASE_URL" --scenario "$scenario" --duration "$seconds" --connections "$CONNECTIONS"
+    local connections=$CONNECTIONS note=
+    if [[ $scenario == signin ]]; then
+        connections=$SIGNIN_CONNECTIONS note=", one test number each"
+    fi
+    log "$label: pushload.py $scenario for ${seconds}s (-c$connections$note, $LOAD_PROCESSES processes)"
+    local args=(run "$BASE_URL" --scenario "$scenario" --duration "$seconds" --connections "$connections"
         --processes "$LOAD_PROCESSES" --server-pid "$SERVER_PID" --out "$WORK/$label.wrk" --cpu-out "$WORK/$label.cpu")
     if [[ $scenario == push ]]; then
         args+=(--api-key "$API_KEY" --devices "$WORK/devices.jsonl")
         [[ $PUSH_FETCH == 1 ]] && args+=(--fetch)
+    elif [[ $scenario == signin || $scenario == refresh ]]; then
+        args+=(--project "$PROJECT_ID")
     fi
     if ! python3 "$BENCH_DIR/lib/pushload.py" "${args[@]}" >"$WORK/$label.out" 2>&1; then
         cat "$WORK/$label.out" >&2
@@ -281,8 +315,10 @@ run_scenario health "$DURATION" health-1
 if (( RUN_CHECK )); then
     run_scenario check "$DURATION" check
 fi
-if (( RUN_PUSH )); then
+if (( RUN_PY )); then
     run_pushload health "$DURATION" health-py
+fi
+if (( RUN_PUSH )); then
     if (( WARMUP > 0 )); then
         run_pushload push "$WARMUP" push-warmup
         drain_push_outbox push-warmup
@@ -290,6 +326,14 @@ if (( RUN_PUSH )); then
     run_pushload push "$DURATION" push
     drain_push_outbox push
 fi
+for scenario in signin refresh; do
+    flag=RUN_${scenario^^}
+    (( ${!flag} )) || continue
+    if (( WARMUP > 0 )); then
+        run_pushload "$scenario" "$WARMUP" "$scenario-warmup"
+    fi
+    run_pushload "$scenario" "$DURATION" "$scenario"
+done
 run_scenario health "$DURATION" health-2
 
 # --- Report ----------------------------------------------------------------------------------------------------
@@ -311,6 +355,9 @@ json.dump({
     "warmup_s": $WARMUP, "scenarios": "$SCENARIOS".split(),
     "push": {"devices": $DEVICES if $RUN_PUSH else 0, "fetch": "$PUSH_FETCH" == "1", "load_processes": $LOAD_PROCESSES,
              "platform": "apns (console push sender: no APNs credentials)"},
+    "sessions": {"test_numbers": 10 if $RUN_SESSIONS else 0,
+                 "signin_connections": $SIGNIN_CONNECTIONS if $RUN_SIGNIN else 0,
+                 "refresh_connections": $CONNECTIONS if $RUN_REFRESH else 0},
     # git_commit describes the tree now; with SKIP_BUILD=1 or BENCH_BIN the binary may be older.
     "binary": "$BIN", "built_this_run": $BUILT,
     "machine": {"nproc": int(sh("nproc") or 0), "cpu": cpu, "kernel": sh("uname -r"),

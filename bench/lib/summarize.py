@@ -6,10 +6,10 @@
 RUN_DIR holds, per measured run LABEL: LABEL.wrk (one BENCH_RESULT line, from wrk + lib/report.lua or from
 lib/pushload.py) and LABEL.cpu ("server_cpu_s load_cpu_s wall_s machine_cpu_s server_context_switches"), plus
 meta.json (configuration and machine). Labels: health-1 and health-2 (wrk) always; check (wrk) when the check
-scenario ran; health-py and push (pushload.py) when the push scenario ran, with push.outbox
-("backlog_at_end drain_s").
-Exit status 2 when the run is not valid (check or a round trip answered anything unexpected, socket errors, or ids
-ran out).
+scenario ran; health-py (pushload.py) when any pushload.py scenario ran; push (with push.outbox, "backlog_at_end
+drain_s"), signin and refresh (pushload.py) when those scenarios ran.
+Exit status 2 when the run is not valid (check, a round trip, a sign-in or a refresh answered anything unexpected,
+socket errors, or ids ran out).
 """
 
 import json
@@ -65,12 +65,18 @@ def row(endpoint: str, r: dict) -> dict:
     }
 
 
+def step_latency_ms(extra: dict) -> dict:
+    return {name: {"p50": round(s["p50"] / 1000, 3), "p99": round(s["p99"] / 1000, 3)}
+            for name, s in extra.get("step_latency_us", {}).items()}
+
+
 def main() -> int:
     run_dir, out_json = sys.argv[1], sys.argv[2]
     with open(os.path.join(run_dir, "meta.json")) as f:
         meta = json.load(f)
-    raw = {label: load(run_dir, label) for label in ("health-1", "check", "health-py", "push", "health-2")}
-    health1, check, health_py, push, health2 = raw.values()
+    raw = {label: load(run_dir, label)
+           for label in ("health-1", "check", "health-py", "push", "signin", "refresh", "health-2")}
+    health1, check, health_py, push, signin, refresh, health2 = raw.values()
     if health1 is None or health2 is None:
         raise SystemExit("health-1 and health-2 are required")
 
@@ -82,6 +88,10 @@ def main() -> int:
     if push:
         steps = "create+fetch+respond" if push["extra"].get("fetch") else "create+respond"
         rows.append(row(f"push round trip ({steps})", push))
+    if signin:
+        rows.append(row(f"sign-in (otp start+verify, {signin['connections']} conns)", signin))
+    if refresh:
+        rows.append(row(f"POST /v1/auth/refresh ({refresh['connections']} conns)", refresh))
     rows.append(row("GET /health (run 2)", health2))
     by_label = dict(zip([k for k, v in raw.items() if v is not None], rows))
     r1, r2 = by_label["health-1"], by_label["health-2"]
@@ -151,9 +161,7 @@ def main() -> int:
                 "http_requests_per_sec": round(pe["http_requests_per_sec"], 1),
                 "requests_per_round_trip": 3 if pe.get("fetch") else 2,
                 "devices": pe.get("devices"),
-                "step_latency_ms": {
-                    name: {"p50": round(s["p50"] / 1000, 3), "p99": round(s["p99"] / 1000, 3)}
-                    for name, s in pe.get("step_latency_us", {}).items()},
+                "step_latency_ms": step_latency_ms(pe),
                 "client_cpu_us_per_round_trip": pe.get("load_cpu_us_per_iteration"),
                 "client_cpu_pct_per_process": pe.get("load_cpu_pct_per_process"),
                 "health_py_client_cpu_pct_per_process": (
@@ -161,6 +169,32 @@ def main() -> int:
                 "outbox": outbox,
             },
         }
+
+    # signin and refresh: iterations/s against /health (wrk's, and pushload's own), per-step figures, client CPU.
+    document_sessions = {}
+    for label, result, rate_key in (("signin", signin, "sign_ins_per_sec"), ("refresh", refresh, "refreshes_per_sec")):
+        if not result:
+            continue
+        r, e = by_label[label], result["extra"]
+        if r["non_2xx"]:
+            problems.append(f"{r['non_2xx']} {e.get('iterations', label)} got an unexpected answer "
+                            f"{result['statuses']}: {e.get('samples')}")
+        document_sessions.update({
+            f"{label}_to_health_pct": round(pct(r["requests_per_sec"], health_rps), 2),
+            f"{label}_to_health_py_pct": (
+                round(pct(r["requests_per_sec"], by_label["health-py"]["requests_per_sec"]), 2) if health_py else None),
+            label: {
+                rate_key: r["requests_per_sec"],
+                "http_requests_per_sec": round(e["http_requests_per_sec"], 1),
+                "step_requests_per_sec": {name: round(v, 1) for name, v in e.get("step_requests_per_sec", {}).items()},
+                "step_latency_ms": step_latency_ms(e),
+                "connections": result["connections"],
+                "connections_asked": e.get("connections_asked"),
+                "test_numbers": e.get("test_numbers"),
+                "client_cpu_us_per_iteration": e.get("load_cpu_us_per_iteration"),
+                "client_cpu_pct_per_process": e.get("load_cpu_pct_per_process"),
+            },
+        })
 
     width = 38
 
@@ -190,31 +224,57 @@ def main() -> int:
         p99_ok = by_label["check"]["p99_ms"] < TARGET_CHECK_P99_MS
         targets.update({"check_to_health_pct": TARGET_RATIO_PCT, "check_p99_ms": TARGET_CHECK_P99_MS,
                         "ratio_met": ratio_ok, "p99_met": p99_ok})
-        print(f"check / health = {ratio:.1f}%   (target >= {TARGET_RATIO_PCT:.0f}%: {'met' if ratio_ok else 'MISSED'})")
-        print(f"check p99      = {by_label['check']['p99_ms']:.2f} ms (target < {TARGET_CHECK_P99_MS:.0f} ms: "
+        print(f"check / health   = {ratio:.1f}%   (target >= {TARGET_RATIO_PCT:.0f}%: "
+              f"{'met' if ratio_ok else 'MISSED'})")
+        print(f"check p99        = {by_label['check']['p99_ms']:.2f} ms (target < {TARGET_CHECK_P99_MS:.0f} ms: "
               f"{'met' if p99_ok else 'MISSED'})")
     if push:
         ratio = document_push["push_to_health_pct"]
         push_ok = ratio >= TARGET_PUSH_RATIO_PCT
         targets.update({"push_to_health_pct": TARGET_PUSH_RATIO_PCT, "push_ratio_met": push_ok})
         dp = document_push["push"]
-        print(f"push / health  = {ratio:.1f}%   (round trips/s over wrk's /health req/s; target >= "
+        print(f"push / health    = {ratio:.1f}%   (round trips/s over wrk's /health req/s; target >= "
               f"{TARGET_PUSH_RATIO_PCT:.0f}%: {'met' if push_ok else 'MISSED'})")
         if document_push["push_to_health_py_pct"] is not None:
-            print(f"push / health  = {document_push['push_to_health_py_pct']:.1f}%   (both measured with "
+            print(f"push / health    = {document_push['push_to_health_py_pct']:.1f}%   (both measured with "
                   f"pushload.py, the same client)")
         steps = ", ".join(f"{name} p50 {s['p50']:.2f} / p99 {s['p99']:.2f} ms"
                           for name, s in dp["step_latency_ms"].items())
-        print(f"push           = {dp['round_trips_per_sec']:.1f} round trips/s = {dp['http_requests_per_sec']:.1f} "
+        print(f"push             = {dp['round_trips_per_sec']:.1f} round trips/s = {dp['http_requests_per_sec']:.1f} "
               f"HTTP req/s ({dp['requests_per_round_trip']} per round trip); {steps}")
-        print(f"push client    = {dp['client_cpu_us_per_round_trip']} us CPU per round trip; its processes used "
+        print(f"push client      = {dp['client_cpu_us_per_round_trip']} us CPU per round trip; its processes used "
               f"{dp['client_cpu_pct_per_process']}% of a core each (100% would make it the bottleneck)")
         if dp["outbox"]:
-            print(f"push outbox    = {dp['outbox']['pushes_queued_at_end']} pushes still queued at the end of the run, "
-                  f"drained in {dp['outbox']['drain_s']:.1f} s")
-    print(f"health drift   = {drift:+.1f}% from run 1 to run 2")
+            print(f"push outbox      = {dp['outbox']['pushes_queued_at_end']} pushes still queued at the end of the "
+                  f"run, drained in {dp['outbox']['drain_s']:.1f} s")
+    for label, result in (("signin", signin), ("refresh", refresh)):
+        if not result:
+            continue
+        d, e = document_sessions, result["extra"]
+        what = e.get("iterations") or f"{e['iteration']}s"
+        print(f"{label + ' / health':<16} = {d[label + '_to_health_pct']:.2f}%  ({what}/s over wrk's /health req/s; "
+              f"no target)")
+        if d[f"{label}_to_health_py_pct"] is not None:
+            print(f"{label + ' / health':<16} = {d[label + '_to_health_py_pct']:.2f}%  (both measured with "
+                  f"pushload.py, the same client)")
+        dl = d[label]
+        if label == "signin":
+            conns = f"{dl['connections']} connections, one test number each"
+            if dl["connections"] != meta["connections"]:
+                conns += f", not {meta['connections']}: a project has at most 10"
+        else:
+            conns = f"{dl['connections']} connections, one session each, {dl['test_numbers']} test numbers"
+        print(f"{label:<16} = {by_label[label]['requests_per_sec']:.1f} {what}/s = {dl['http_requests_per_sec']:.1f} "
+              f"HTTP req/s ({conns})")
+        steps = "; ".join(f"{name} {dl['step_requests_per_sec'].get(name, 0):.1f} req/s, p50 {s['p50']:.2f} / "
+                          f"p99 {s['p99']:.2f} ms" for name, s in dl["step_latency_ms"].items())
+        if len(dl["step_latency_ms"]) > 1:
+            print(f"{label + ' steps':<16} = {steps}")
+        print(f"{label + ' client':<16} = {dl['client_cpu_us_per_iteration']} us CPU per {e['iteration']}; its "
+              f"processes used {dl['client_cpu_pct_per_process']}% of a core each")
+    print(f"health drift     = {drift:+.1f}% from run 1 to run 2")
     if check:
-        print(f"ids            = {extra.get('ids')} seeded for the check run, each checked at most "
+        print(f"ids              = {extra.get('ids')} seeded for the check run, each checked at most "
               f"{extra.get('max_checks_per_id')} times (limit 5)")
     busiest_other = max(r["other_cpu_pct"] for r in rows[:-1])
     if busiest_other > 20:
@@ -227,6 +287,7 @@ def main() -> int:
         "results": rows,
         **document_check,
         **document_push,
+        **document_sessions,
         "health_drift_pct": round(drift, 2),
         "targets": targets,
         "check_ids": extra,
