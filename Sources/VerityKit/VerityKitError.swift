@@ -26,9 +26,12 @@ public enum VerityKitError: Error, Sendable, Equatable {
     case initialization(String)
     /// A token needed to authenticate could not be produced: the enrollment token is gone or signing failed.
     case authenticationToken(String)
+    /// ``VeritySession`` has no session: no one signed in on this device, or the session ended (signed out, revoked,
+    /// or its refresh token was refused).
+    case notSignedIn
 
     /// The stable code of this kind of error: `network`, `server`, `mapping`, `storage`, `input`, `key_storage`,
-    /// `initialization` or `authentication_token`.
+    /// `initialization`, `authentication_token` or `not_signed_in`.
     public var code: String {
         switch self {
         case .network: "network"
@@ -39,6 +42,7 @@ public enum VerityKitError: Error, Sendable, Equatable {
         case .keyStorage: "key_storage"
         case .initialization: "initialization"
         case .authenticationToken: "authentication_token"
+        case .notSignedIn: "not_signed_in"
         }
     }
 
@@ -73,6 +77,7 @@ extension VerityKitError: LocalizedError {
         case .keyStorage(let message): "The device key failed: \(message)"
         case .initialization(let message): "VerityKit is not configured correctly: \(message)"
         case .authenticationToken(let message): "No authentication token: \(message)"
+        case .notSignedIn: "No one is signed in."
         }
     }
 }
