@@ -75,7 +75,6 @@ struct ErrorMappingTests {
             (.network("x"), "network"), (.server(Problem(code: .conflict)), "server"), (.mapping("x"), "mapping"),
             (.storage("x"), "storage"), (.input("x"), "input"), (.keyStorage("x"), "key_storage"),
             (.initialization("x"), "initialization"), (.authenticationToken("x"), "authentication_token"),
-            (.notSignedIn, "not_signed_in"),
         ]
         for (error, code) in table {
             #expect(error.code == code)
