@@ -390,8 +390,10 @@ public actor VeritySession {
             }
             let session = try Self.session(from: answer, refreshToken: newRefreshToken)
             guard current?.refreshToken == refreshToken else {
-                // Someone signed in anew while the request was under way; that session stays.
-                throw VerityKitError.notSignedIn
+                // Someone signed in anew while the request was under way: that session stays and this answer, for
+                // the session it replaced, is dropped.
+                guard let current else { throw VerityKitError.notSignedIn }
+                return current
             }
             setSession(session, event: "refreshed")
             return session
