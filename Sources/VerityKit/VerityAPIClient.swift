@@ -4,6 +4,7 @@ import VerityCore
 /// Sends JSON requests to the Verity API and turns answers into values or ``VerityKitError``s.
 ///
 /// It knows nothing about tokens beyond putting one in the `Authorization` header, and never logs headers or bodies.
+/// Its own header fields (`Accept`, `Content-Type`, `Authorization`) win over the caller's extra ones.
 struct VerityAPIClient: Sendable {
     let baseURL: URL
     let transport: any Transport
@@ -16,11 +17,12 @@ struct VerityAPIClient: Sendable {
     ///   - path: The path below ``baseURL``, without a leading slash, built from validated identifiers only.
     ///   - query: Query items, if any.
     ///   - body: The JSON body, already encoded, or `nil`.
-    ///   - bearerToken: The credential for the `Authorization` header.
+    ///   - headers: Extra header fields, for example the project header of the `/v1/auth/…` endpoints.
+    ///   - bearerToken: The credential for the `Authorization` header, or `nil` to send none.
     /// - Throws: ``VerityKitError/network(_:)`` when there is no answer.
     func send(
         _ method: TransportRequest.Method, _ path: String, query: [URLQueryItem] = [], body: Data? = nil,
-        bearerToken: String
+        headers extraHeaders: [String: String] = [:], bearerToken: String?
     ) async throws -> TransportResponse {
         var url = baseURL.appendingPathComponent(path)
         if !query.isEmpty {
@@ -33,7 +35,9 @@ struct VerityAPIClient: Sendable {
             }
             url = withQuery
         }
-        var headers = ["Accept": "application/json", "Authorization": "Bearer \(bearerToken)"]
+        var headers = extraHeaders
+        headers["Accept"] = "application/json"
+        if let bearerToken { headers["Authorization"] = "Bearer \(bearerToken)" }
         if body != nil { headers["Content-Type"] = "application/json" }
         let request = TransportRequest(method: method, url: url, headers: headers, body: body)
 

@@ -1,6 +1,6 @@
 import Foundation
 
-/// How an app's ``VerityPush`` reaches its Verity server.
+/// How an app's ``VerityPush`` and ``VeritySession`` reach its Verity server.
 public struct VerityConfiguration: Sendable, Equatable {
     /// The version of VerityKit, sent to the server when a factor is enrolled.
     public static let sdkVersion = "0.1.0"

@@ -24,8 +24,14 @@ public enum VerityKitError: Error, Sendable, Equatable {
     case keyStorage(String)
     /// The SDK is not configured correctly, for example its base URL is not an HTTP(S) URL.
     case initialization(String)
-    /// A token needed to authenticate could not be produced: the enrollment token is gone or signing failed.
+    /// A token needed to authenticate could not be produced: the enrollment token is gone, signing failed, or
+    /// ``VeritySession`` has no session (``notSignedIn``).
     case authenticationToken(String)
+
+    /// What ``VeritySession`` throws when it has no session: no one signed in on this device, or the session ended
+    /// (signed out, revoked, or its refresh token was refused). Its ``code`` is `authentication_token`; compare with
+    /// `==` to tell it apart, for example `catch let error as VerityKitError where error == .notSignedIn`.
+    public static let notSignedIn = VerityKitError.authenticationToken("No one is signed in.")
 
     /// The stable code of this kind of error: `network`, `server`, `mapping`, `storage`, `input`, `key_storage`,
     /// `initialization` or `authentication_token`.
