@@ -18,6 +18,8 @@ public struct Session: Sendable, Equatable {
     public let sessionExpiresAt: Date
     /// When ``refreshToken`` expires unless it is used.
     public let refreshExpiresAt: Date
+    /// Whether the sign-in that opened this session created the user (show onboarding); kept across refreshes.
+    public let firstSeen: Bool
     /// The session's identifier (`sid`, `ses_…`); it stays the same across refreshes and step-ups.
     public let sessionId: String
     /// The user's roles (`roles`) when the token was issued.
@@ -65,10 +67,12 @@ public struct Session: Sendable, Equatable {
     ///   - user: The signed-in user.
     ///   - sessionExpiresAt: When the session token expires.
     ///   - refreshExpiresAt: When the refresh token expires.
+    ///   - firstSeen: Whether the sign-in that opened the session created the user.
     /// - Throws: ``VerityKitError/mapping(_:)`` when the session token is not a JWS, its payload is not a JSON object,
     ///   `sid` is missing, or a claim has the wrong type.
     public init(
-        sessionJwt: String, refreshToken: String, user: User, sessionExpiresAt: Date, refreshExpiresAt: Date
+        sessionJwt: String, refreshToken: String, user: User, sessionExpiresAt: Date, refreshExpiresAt: Date,
+        firstSeen: Bool = false
     ) throws {
         let claims = try Self.decodePayload(of: sessionJwt)
         guard let sessionId = claims["sid"]?.stringValue else {
@@ -79,6 +83,7 @@ public struct Session: Sendable, Equatable {
         self.user = user
         self.sessionExpiresAt = sessionExpiresAt
         self.refreshExpiresAt = refreshExpiresAt
+        self.firstSeen = firstSeen
         self.sessionId = sessionId
         self.roles = try Self.strings(claims, "roles")
         self.permissions = try Self.strings(claims, "permissions")
@@ -103,7 +108,7 @@ public struct Session: Sendable, Equatable {
     func replacingUser(_ user: User) throws -> Session {
         try Session(
             sessionJwt: sessionJwt, refreshToken: refreshToken, user: user, sessionExpiresAt: sessionExpiresAt,
-            refreshExpiresAt: refreshExpiresAt)
+            refreshExpiresAt: refreshExpiresAt, firstSeen: firstSeen)
     }
 
     /// The payload of a compact JWS, decoded but not verified.
@@ -154,6 +159,7 @@ struct StoredSession: Codable, Equatable {
     var user: User
     var sessionExpiresAt: Date
     var refreshExpiresAt: Date
+    var firstSeen: Bool?
 
     init(_ session: Session) {
         sessionJwt = session.sessionJwt
@@ -161,6 +167,7 @@ struct StoredSession: Codable, Equatable {
         user = session.user
         sessionExpiresAt = session.sessionExpiresAt
         refreshExpiresAt = session.refreshExpiresAt
+        firstSeen = session.firstSeen
     }
 
     /// Reads a stored session.
@@ -183,6 +190,6 @@ struct StoredSession: Codable, Equatable {
     func session() throws -> Session {
         try Session(
             sessionJwt: sessionJwt, refreshToken: refreshToken, user: user, sessionExpiresAt: sessionExpiresAt,
-            refreshExpiresAt: refreshExpiresAt)
+            refreshExpiresAt: refreshExpiresAt, firstSeen: firstSeen ?? false)
     }
 }

@@ -374,7 +374,7 @@ public actor VeritySession {
         guard let refreshToken = answer.refreshToken else {
             throw VerityKitError.mapping("The sign-in answer has no refresh token.")
         }
-        let session = try Self.session(from: answer, refreshToken: refreshToken)
+        let session = try Self.session(from: answer, refreshToken: refreshToken, firstSeen: answer.firstSeen)
         setSession(session, event: answer.firstSeen ? "signed up a new user with" : "signed in with")
         return session
     }
@@ -388,7 +388,8 @@ public actor VeritySession {
             guard let newRefreshToken = answer.refreshToken else {
                 throw VerityKitError.mapping("The refresh answer has no refresh token.")
             }
-            let session = try Self.session(from: answer, refreshToken: newRefreshToken)
+            let session = try Self.session(
+                from: answer, refreshToken: newRefreshToken, firstSeen: current?.firstSeen ?? false)
             guard current?.refreshToken == refreshToken else {
                 // Someone signed in anew while the request was under way: that session stays and this answer, for
                 // the session it replaced, is dropped.
@@ -412,7 +413,8 @@ public actor VeritySession {
         }
         guard let previous = current else { throw VerityKitError.notSignedIn }
         // A step-up answer has no refresh token: the session keeps the one it has.
-        let session = try Self.session(from: answer, refreshToken: answer.refreshToken ?? previous.refreshToken)
+        let session = try Self.session(
+            from: answer, refreshToken: answer.refreshToken ?? previous.refreshToken, firstSeen: previous.firstSeen)
         guard session.sessionId == previous.sessionId else {
             throw VerityKitError.mapping("The step-up answer is for another session.")
         }
@@ -460,10 +462,10 @@ public actor VeritySession {
         isConfigurationChecked = true
     }
 
-    private static func session(from answer: AuthResponse, refreshToken: String) throws -> Session {
+    private static func session(from answer: AuthResponse, refreshToken: String, firstSeen: Bool) throws -> Session {
         try Session(
             sessionJwt: answer.sessionJwt, refreshToken: refreshToken, user: answer.user,
-            sessionExpiresAt: answer.sessionExpiresAt, refreshExpiresAt: answer.refreshExpiresAt)
+            sessionExpiresAt: answer.sessionExpiresAt, refreshExpiresAt: answer.refreshExpiresAt, firstSeen: firstSeen)
     }
 
     /// Whether a refresh failure means the session is over.

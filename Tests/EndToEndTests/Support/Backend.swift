@@ -37,6 +37,33 @@ struct Backend: Sendable {
             expecting: 200)
     }
 
+    func addTestNumber(_ phoneNumber: String, code: String) async throws {
+        let body = try JSONEncoder().encode(CreateTestPhoneNumberRequest(phoneNumber: phoneNumber, code: code))
+        _ = try await send("POST", "v1/test-numbers", body: body, expecting: 201, as: TestPhoneNumber.self)
+    }
+
+    func createRole(_ name: String, permissions: [String]) async throws {
+        let body = try JSONEncoder().encode(CreateRoleRequest(name: name, permissions: permissions))
+        _ = try await send("POST", "v1/roles", body: body, expecting: 201, as: Role.self)
+    }
+
+    func assignRoles(_ roles: [String], to userId: String) async throws -> User {
+        try await send(
+            "POST", "v1/users/\(userId)/roles", body: try JSONEncoder().encode(AssignRolesRequest(roles: roles)),
+            expecting: 200)
+    }
+
+    func updateUser(_ userId: String, _ request: UpdateUserRequest) async throws -> User {
+        try await send("PATCH", "v1/users/\(userId)", body: try JSONEncoder().encode(request), expecting: 200)
+    }
+
+    func securityEvents(userId: String) async throws -> [SecurityEvent] {
+        try await send(
+            "GET", "v1/security-events", query: [URLQueryItem(name: "userId", value: userId)], expecting: 200,
+            as: Page<SecurityEvent>.self
+        ).items
+    }
+
     private func send<Value: Decodable>(
         _ method: String, _ path: String, query: [URLQueryItem] = [], body: Data? = nil, expecting status: Int,
         as type: Value.Type = Value.self

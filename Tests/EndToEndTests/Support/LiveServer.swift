@@ -57,7 +57,34 @@ struct LiveServer: Sendable {
     let baseURL: URL
     /// The project's backend, calling with its API key.
     let backend: Backend
+    /// The project's public id, which apps send as `X-Verity-Project`.
+    let projectId: String
     let clock: ServerClock
+    let verity: Verity
+
+    /// The last code the outbox delivered to `destination` (the console sender's text), waiting up to 10 s for
+    /// `count` messages.
+    func code(to destination: String, count: Int = 1) async throws -> String {
+        for _ in 0..<200 {
+            let sent = try await verity.outboxMessages(destination: destination).compactMap(\.rendered)
+            if sent.count >= count, let text = sent.first?.body,
+                let range = text.range(of: #"\d{4,10}"#, options: .regularExpression)
+            {
+                return String(text[range])
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw CodeNotSent(destination: destination)
+    }
+
+    /// How many messages the outbox holds for `destination`.
+    func messageCount(to destination: String) async throws -> Int {
+        try await verity.outboxMessages(destination: destination).count
+    }
+
+    struct CodeNotSent: Error {
+        let destination: String
+    }
 
     /// Opens a fresh database, creates the project "Acme", serves the API around `body` and shuts down afterwards
     /// (the application closes the database).
@@ -74,13 +101,14 @@ struct LiveServer: Sendable {
         let verity = try await Verity.open(configuration, dependencies: dependencies)
         let app = try await closingOnFailure(verity) { try buildApplication(configuration, verity: verity) }
         return try await app.test(.live) { client in
-            let apiKey = try await verity.admin.createProject(name: "Acme").key.secret
+            let (project, key) = try await verity.admin.createProject(name: "Acme")
             let port = try #require(client.port)
             let baseURL = try #require(URL(string: "http://127.0.0.1:\(port)"))
             let session = URLSession(configuration: .ephemeral)
             defer { session.finishTasksAndInvalidate() }
-            let backend = Backend(baseURL: baseURL, apiKey: apiKey, session: session)
-            return try await body(LiveServer(baseURL: baseURL, backend: backend, clock: clock))
+            let backend = Backend(baseURL: baseURL, apiKey: key.secret, session: session)
+            return try await body(
+                LiveServer(baseURL: baseURL, backend: backend, projectId: project.id, clock: clock, verity: verity))
         }
     }
 
