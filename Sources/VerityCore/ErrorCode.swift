@@ -14,6 +14,7 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case invalidLoginId = "invalid_login_id"
     case invalidClaims = "invalid_claims"
     case invalidRole = "invalid_role"
+    case phoneNumberRequired = "phone_number_required"
     // 401 / 403
     case unauthorized
     case tokenReplayed = "token_replayed"
@@ -34,6 +35,7 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case challengeNotFound = "challenge_not_found"
     case userNotFound = "user_not_found"
     case roleNotFound = "role_not_found"
+    case possessionNotFound = "possession_not_found"
     case methodNotAllowed = "method_not_allowed"
     // 409 / 413 / 415
     case conflict
@@ -46,12 +48,17 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case testNumberLimitReached = "test_number_limit_reached"
     case noSecondFactor = "no_second_factor"
     case challengePending = "challenge_pending"
+    case stepOutOfOrder = "step_out_of_order"
+    case possessionExpired = "possession_expired"
     case payloadTooLarge = "payload_too_large"
     case unsupportedMediaType = "unsupported_media_type"
     // 429
     case rateLimited = "rate_limited"
     case maxSendAttemptsReached = "max_send_attempts_reached"
     case maxCheckAttemptsReached = "max_check_attempts_reached"
+    case resendLimitReached = "resend_limit_reached"
+    case retryLimitReached = "retry_limit_reached"
+    case numberChangeLimitReached = "number_change_limit_reached"
     // 5xx
     case internalError = "internal_error"
     case serviceUnavailable = "service_unavailable"
@@ -60,22 +67,25 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     public var httpStatus: Int {
         switch self {
         case .invalidRequest, .malformedJSON, .invalidPhoneNumber, .invalidEmail, .invalidCode, .invalidLocale,
-            .invalidPublicKey, .invalidSignature, .invalidLoginId, .invalidClaims, .invalidRole:
+            .invalidPublicKey, .invalidSignature, .invalidLoginId, .invalidClaims, .invalidRole,
+            .phoneNumberRequired:
             400
         case .unauthorized, .tokenReplayed, .wrongCode, .invalidSession, .invalidRefreshToken, .refreshTokenReused:
             401
         case .forbidden, .countryNotAllowed, .wrongFactor, .userDisabled, .challengeDenied: 403
         case .notFound, .verificationNotFound, .projectNotFound, .factorNotFound, .challengeNotFound,
-            .userNotFound, .roleNotFound:
+            .userNotFound, .roleNotFound, .possessionNotFound:
             404
         case .methodNotAllowed: 405
         case .conflict, .factorNotVerified, .noVerifiedFactors, .challengeAlreadyAnswered, .loginIdTaken, .roleExists,
-            .testNumberLimitReached, .noSecondFactor, .challengePending:
+            .testNumberLimitReached, .noSecondFactor, .challengePending, .stepOutOfOrder:
             409
-        case .challengeExpired: 410
+        case .challengeExpired, .possessionExpired: 410
         case .payloadTooLarge: 413
         case .unsupportedMediaType: 415
-        case .rateLimited, .maxSendAttemptsReached, .maxCheckAttemptsReached: 429
+        case .rateLimited, .maxSendAttemptsReached, .maxCheckAttemptsReached, .resendLimitReached, .retryLimitReached,
+            .numberChangeLimitReached:
+            429
         case .internalError: 500
         case .serviceUnavailable: 503
         }
@@ -108,6 +118,13 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
         case .testNumberLimitReached: "The project already has the most test numbers allowed."
         case .noSecondFactor: "The user has no second factor to step up with."
         case .challengePending: "The challenge has not been answered yet."
+        case .phoneNumberRequired: "A phone number is needed for this step."
+        case .possessionNotFound: "The possession check was not found."
+        case .stepOutOfOrder: "This step is not allowed now."
+        case .possessionExpired: "The possession check has expired."
+        case .resendLimitReached: "Too many resends for this possession check."
+        case .retryLimitReached: "Too many code retries for this possession check."
+        case .numberChangeLimitReached: "Too many phone number changes for this possession check."
         case .tokenReplayed: "This device token was already used."
         case .wrongFactor: "The challenge belongs to another factor."
         case .factorNotFound: "The factor was not found."

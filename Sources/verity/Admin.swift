@@ -15,6 +15,7 @@ extension Project {
             \(id)  \(name)
               code length: \(settings.codeLength) digits, lifetime: \(settings.codeLifetime) s, SMS countries: \(countries)
               session token: \(settings.sessionLifetime) s, refresh token: \(settings.refreshLifetime) s (sliding)
+              possession check: \(settings.possessionLifetime) s, its code or link: \(settings.possessionCodeLifetime) s
             """
     }
 }
@@ -36,11 +37,19 @@ struct ProjectSettingsOptions: ParsableArguments {
     @Option(help: "How long an unused refresh token lives, in seconds, 3600 to 31536000 (default 2592000: 30 days).")
     var refreshLifetime: Int?
 
+    @Option(help: "How long a possession check lives, in seconds, 60 to 3600 (default 900).")
+    var possessionLifetime: Int?
+
+    @Option(help: "How long a possession check's code or instant link works, in seconds, 30 to 600 (default 120).")
+    var possessionCodeLifetime: Int?
+
     func apply(to settings: inout ProjectSettings) {
         if let codeLength { settings.codeLength = codeLength }
         if let codeLifetime { settings.codeLifetime = codeLifetime }
         if let sessionLifetime { settings.sessionLifetime = sessionLifetime }
         if let refreshLifetime { settings.refreshLifetime = refreshLifetime }
+        if let possessionLifetime { settings.possessionLifetime = possessionLifetime }
+        if let possessionCodeLifetime { settings.possessionCodeLifetime = possessionCodeLifetime }
         if let allowedCountries {
             settings.allowedCountries =
                 allowedCountries.lowercased() == "all" ? nil : allowedCountries.split(separator: ",").map(String.init)

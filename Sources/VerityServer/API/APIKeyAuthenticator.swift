@@ -14,7 +14,7 @@ struct APIKeyAuthenticator: RouterMiddleware {
         else {
             throw VerityError(.unauthorized, "Send a secret API key as `Authorization: Bearer vk_…`.")
         }
-        guard let project = try await projects.project(forKeyHash: APIKeySecret.hash(secret)) else {
+        guard let project = try await projects.project(forKeyHash: SecretHash.hex(secret)) else {
             throw VerityError(.unauthorized, "The API key is unknown or revoked.")
         }
         var context = context

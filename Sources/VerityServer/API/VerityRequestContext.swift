@@ -8,6 +8,8 @@ public struct VerityRequestContext: RequestContext {
     public var project: Project?
     /// Set by ``DeviceAuthenticator`` for device routes: the factor whose key signed the request.
     var deviceFactor: FactorRecord?
+    /// Set by ``PossessionTokenAuthenticator``: the possession flow the auth token runs.
+    var possession: PossessionRecord?
     /// The peer's IP address, for per-client rate limits (nil when the transport has none).
     let clientAddress: String?
 
@@ -21,6 +23,14 @@ public struct VerityRequestContext: RequestContext {
     func requireDeviceFactor() throws -> FactorRecord {
         guard let deviceFactor else { throw VerityError(.unauthorized, "A device token is required.") }
         return deviceFactor
+    }
+
+    /// The authenticated possession flow and its project, for routes behind the possession authenticator.
+    func requirePossession() throws -> (PossessionRecord, Project) {
+        guard let possession, let project else {
+            throw VerityError(.unauthorized, "Send the flow's auth token as `Authorization: Bearer vpt_…`.")
+        }
+        return (possession, project)
     }
 
     /// A path parameter, percent-decoded (user ids are the customer's own strings).

@@ -57,6 +57,10 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
     let sessions = verity.sessionService(publicURL: configuration.resolvedPublicURL)
     RoleController(roles: verity.roles, testNumbers: verity.testNumbers, sessions: sessions).addRoutes(
         to: authenticated)
+    let possession = verity.possessionService(limits: configuration.rateLimits)
+    PossessionController(possession: possession, projects: verity.projects).addRoutes(
+        backend: authenticated, router: router)
+    InstantLinkPageController(possession: possession, projects: verity.projects).addRoutes(to: router)
     AuthController(auth: auth, sessions: sessions).addRoutes(
         to: router.group("v1/auth").add(middleware: ProjectHeaderAuthenticator(projects: verity.projects)))
     WellKnownController(

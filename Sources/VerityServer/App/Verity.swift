@@ -15,6 +15,8 @@ public struct AppDependencies: Sendable {
     /// Replaces the master key file.
     public var masterKey: MasterKey?
     public var metrics: VerityMetrics?
+    /// A carrier-based check apps may try before a possession code; none by default.
+    public var silentPossession: (any SilentPossessionProvider)?
 
     public init() {}
 }
@@ -37,6 +39,7 @@ public struct Verity: Sendable {
     let random: any RandomSource
     let clock: any TimeSource
     let signal = OutboxSignal()
+    let silentPossession: (any SilentPossessionProvider)?
     let logger: Logger
 
     /// Opens the database (running migrations) and loads the master key.
@@ -60,11 +63,11 @@ public struct Verity: Sendable {
             database: database, metrics: dependencies.metrics ?? VerityMetrics(),
             admin: AdminService(projects: projects, identifiers: identifiers, clock: dependencies.clock),
             projects: projects, verifications: VerificationStore(database: database),
-            outbox: OutboxStore(database: database), renderer: MessageRenderer(codes: codes), codes: codes,
+            outbox: OutboxStore(database: database),
+            renderer: MessageRenderer(codes: codes, publicURL: configuration.resolvedPublicURL), codes: codes,
             sealer: SecretSealer(masterKey: masterKey), factorStore: FactorStore(database: database),
             challengeStore: ChallengeStore(database: database), identifiers: identifiers, random: dependencies.random,
-            clock: dependencies.clock,
-            logger: logger)
+            clock: dependencies.clock, silentPossession: dependencies.silentPossession, logger: logger)
     }
 
     func verificationService(limits: RateLimits) -> VerificationService {
@@ -111,6 +114,13 @@ public struct Verity: Sendable {
             factors: factorService, challenges: challengeService,
             limiter: RateLimiter(store: RateLimitStore(database: database)), limits: limits, clock: clock,
             logger: logger)
+    }
+
+    func possessionService(limits: RateLimits) -> PossessionService {
+        PossessionService(
+            store: PossessionStore(database: database), verifications: verificationService(limits: limits),
+            testNumbers: TestNumberStore(database: database), renderer: renderer, silent: silentPossession,
+            identifiers: identifiers, random: random, clock: clock, logger: logger)
     }
 
     var factorService: FactorService {

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import VerityCore
 
 /// One-time codes.
 ///
@@ -29,6 +30,13 @@ struct CodeGenerator: Sendable {
         Self.constantTimeEquals(candidate, code(verificationId: verificationId, salt: salt, length: length))
     }
 
+    /// The secret half of an instant link: 128 bits of an HMAC of the verification, under its own label so it never
+    /// equals a code's HMAC. Like a code it is derived, never stored.
+    func linkSecret(verificationId: String, salt: String) -> String {
+        let mac = HMAC<SHA256>.authenticationCode(for: Data("link.\(verificationId).\(salt)".utf8), using: key)
+        return Base64URL.encode(Array(Array(mac).prefix(16)))
+    }
+
     /// Whether two codes are equal, in time independent of where they differ.
     static func constantTimeEquals(_ candidate: String, _ expected: String) -> Bool {
         let expected = Array(expected.utf8)
@@ -38,11 +46,15 @@ struct CodeGenerator: Sendable {
     }
 }
 
-/// Secret API keys: `vk_` + 256 random bits; only their SHA-256 is stored.
+/// Secret API keys: `vk_` + 256 random bits; only their SHA-256 (``SecretHash``) is stored.
 enum APIKeySecret {
     static let prefix = "vk_"
+}
 
-    static func hash(_ secret: String) -> String {
+/// How bearer secrets (API keys, enrollment, refresh and possession tokens) are stored: SHA-256, lowercase hex. They
+/// carry 256 random bits, so a plain hash is enough to make a copy of the database useless.
+enum SecretHash {
+    static func hex(_ secret: String) -> String {
         SHA256.hash(data: Data(secret.utf8)).map { String(format: "%02x", $0) }.joined()
     }
 }

@@ -80,7 +80,7 @@ public struct AdminService: Sendable {
         let key = APIKey(
             id: identifiers.make("key"), projectId: projectId, name: name, prefix: String(secret.prefix(10)),
             createdAt: clock.now(), revokedAt: nil)
-        try await projects.insertKey(key, secretHash: APIKeySecret.hash(secret))
+        try await projects.insertKey(key, secretHash: SecretHash.hex(secret))
         return CreatedKey(key: key, secret: secret)
     }
 

@@ -31,7 +31,7 @@ struct FactorService: Sendable {
         let token = Self.enrollmentTokenPrefix + identifiers.secret(bytes: 32)
         let expiresAt = now.addingTimeInterval(TimeInterval(lifetime))
         try await store.insertEnrollmentToken(
-            hash: APIKeySecret.hash(token), projectId: project.id, userId: userId, now: now, expiresAt: expiresAt)
+            hash: SecretHash.hex(token), projectId: project.id, userId: userId, now: now, expiresAt: expiresAt)
         return EnrollmentToken(token: token, userId: userId, expiresAt: expiresAt)
     }
 
@@ -64,7 +64,7 @@ struct FactorService: Sendable {
 
     func enroll(_ request: CreatePushFactorRequest, enrollmentToken: String) async throws -> EnrolledPushFactor {
         let now = clock.now()
-        let tokenHash = APIKeySecret.hash(enrollmentToken)
+        let tokenHash = SecretHash.hex(enrollmentToken)
         guard let token = try await store.enrollmentToken(hash: tokenHash, now: now) else {
             throw VerityError(.unauthorized, "The enrollment token is unknown or expired.")
         }
@@ -101,7 +101,7 @@ struct FactorService: Sendable {
     /// Checks the device's signature over the enrollment nonce and marks the factor verified.
     func verifyPushFactor(id: String, signature: String, enrollmentToken: String) async throws -> Factor {
         let now = clock.now()
-        let tokenHash = APIKeySecret.hash(enrollmentToken)
+        let tokenHash = SecretHash.hex(enrollmentToken)
         guard let token = try await store.enrollmentToken(hash: tokenHash, now: now), token.factorId == id,
             let factor = try await store.factor(id: id), factor.enrollmentTokenHash == tokenHash
         else {

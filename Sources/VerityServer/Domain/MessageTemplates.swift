@@ -47,6 +47,21 @@ enum MessageTemplates {
                 + "このコードに心当たりがない場合は、このメッセージを無視してください。"),
     ]
 
+    /// Instant-link messages (`{link}` is the URL to tap), per language; English for the others.
+    static let linkByLanguage: [String: String] = [
+        "en": "Tap to confirm this is your phone for {project}: {link}",
+        "es": "Toca para confirmar que este es tu teléfono para {project}: {link}",
+        "fr": "Touchez pour confirmer que ce téléphone est le vôtre pour {project} : {link}",
+        "de": "Tippen Sie, um zu bestätigen, dass dies Ihr Telefon für {project} ist: {link}",
+        "pt": "Toque para confirmar que este é o seu telefone para {project}: {link}",
+        "ja": "{project}でこの電話番号を確認するにはタップしてください: {link}",
+    ]
+
+    static func renderLink(language: String, projectName: String, link: String) -> String {
+        (linkByLanguage[language] ?? linkByLanguage[fallback] ?? "{link}")
+            .replacingOccurrences(of: "{link}", with: link).replacingOccurrences(of: "{project}", with: projectName)
+    }
+
     /// The language Verity will write in for a requested locale; nil when the locale is not a language tag.
     static func language(for locale: String?) -> String? {
         guard let locale else { return fallback }

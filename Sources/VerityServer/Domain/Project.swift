@@ -40,21 +40,29 @@ public struct ProjectSettings: Sendable, Equatable, Codable {
     public var sessionLifetime: Int = 600
     /// How long a refresh token lives unused, in seconds (1 h to 365 days); each refresh starts it again.
     public var refreshLifetime: Int = 30 * 86_400
+    /// How long a possession check (its auth token) lives, in seconds (60 s to 1 h).
+    public var possessionLifetime: Int = 900
+    /// How long a possession check's code or instant link works, in seconds (30 s to 10 min).
+    public var possessionCodeLifetime: Int = 120
 
     public static let codeLengthRange = 4...10
     public static let codeLifetimeRange = 60...86_400
     public static let sessionLifetimeRange = 60...86_400
     public static let refreshLifetimeRange = 3600...(365 * 86_400)
+    public static let possessionLifetimeRange = 60...3600
+    public static let possessionCodeLifetimeRange = 30...600
 
     public init(
         codeLength: Int = 6, codeLifetime: Int = 600, allowedCountries: [String]? = nil, sessionLifetime: Int = 600,
-        refreshLifetime: Int = 30 * 86_400
+        refreshLifetime: Int = 30 * 86_400, possessionLifetime: Int = 900, possessionCodeLifetime: Int = 120
     ) {
         self.codeLength = codeLength
         self.codeLifetime = codeLifetime
         self.allowedCountries = allowedCountries
         self.sessionLifetime = sessionLifetime
         self.refreshLifetime = refreshLifetime
+        self.possessionLifetime = possessionLifetime
+        self.possessionCodeLifetime = possessionCodeLifetime
     }
 
     /// Checks every setting; the message names the first one that is out of range.
@@ -70,6 +78,12 @@ public struct ProjectSettings: Sendable, Equatable, Codable {
         }
         guard Self.refreshLifetimeRange.contains(refreshLifetime) else {
             throw ConfigurationError("The refresh token lifetime must be between 3600 seconds and 365 days.")
+        }
+        guard Self.possessionLifetimeRange.contains(possessionLifetime) else {
+            throw ConfigurationError("The possession check lifetime must be between 60 and 3600 seconds.")
+        }
+        guard Self.possessionCodeLifetimeRange.contains(possessionCodeLifetime) else {
+            throw ConfigurationError("The possession code lifetime must be between 30 and 600 seconds.")
         }
         var copy = self
         if let countries = allowedCountries {

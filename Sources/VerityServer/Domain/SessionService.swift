@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Logging
 import VerityCore
@@ -39,7 +38,7 @@ struct SessionService: Sendable {
         let refreshToken = newRefreshToken()
         switch try await store.signIn(
             loginKey: loginKey, newUser: newUser, logins: logins, session: session,
-            refreshHash: Self.hash(refreshToken), now: now)
+            refreshHash: SecretHash.hex(refreshToken), now: now)
         {
         case .userDisabled:
             throw Self.disabled
@@ -61,7 +60,7 @@ struct SessionService: Sendable {
         let now = clock.now()
         let next = newRefreshToken()
         switch try await store.refresh(
-            hash: Self.hash(token), projectId: project.id, nextHash: Self.hash(next),
+            hash: SecretHash.hex(token), projectId: project.id, nextHash: SecretHash.hex(next),
             expiresAt: now.addingTimeInterval(project.refreshLifetime),
             event: (identifiers.make("sev"), clientAddress), now: now)
         {
@@ -91,7 +90,7 @@ struct SessionService: Sendable {
     /// Ends the session a refresh token belongs to. Unknown tokens are ignored (logging out twice is fine).
     func logout(_ token: String, in project: Project) async throws {
         guard Self.isWellFormed(token) else { return }
-        if try await store.revoke(refreshHash: Self.hash(token), projectId: project.id, now: clock.now()) {
+        if try await store.revoke(refreshHash: SecretHash.hex(token), projectId: project.id, now: clock.now()) {
             logger.info("Session ended", metadata: ["project": "\(project.id)"])
         }
     }
@@ -188,10 +187,6 @@ struct SessionService: Sendable {
     }
 
     static let refreshPrefix = "vrt_"
-
-    static func hash(_ token: String) -> String {
-        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
-    }
 
     private static func isWellFormed(_ token: String) -> Bool {
         token.hasPrefix(refreshPrefix) && token.utf8.count <= 128

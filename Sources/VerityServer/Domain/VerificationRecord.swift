@@ -31,11 +31,23 @@ struct VerificationRecord: Sendable, Equatable {
 }
 
 /// What a code proves; codes of one purpose never pass for another.
-enum VerificationPurpose: String, Sendable {
+///
+/// A possession flow's codes and links carry the flow's id, so two flows for one number never share a code.
+struct VerificationPurpose: RawRepresentable, Hashable, Sendable {
+    let rawValue: String
+
     /// Started by a backend through `/v1/verifications`.
-    case api
+    static let api = Self(rawValue: "api")
     /// A sign-in (sign-up-or-in) code from `/v1/auth/otp/start`.
-    case signIn = "sign_in"
+    static let signIn = Self(rawValue: "sign_in")
     /// A second factor for a signed-in session, from `/v1/auth/stepup/start`.
-    case stepUp = "step_up"
+    static let stepUp = Self(rawValue: "step_up")
+
+    /// The code of one possession flow.
+    static func possessionCode(_ flowId: String) -> Self { Self(rawValue: "possession_code:\(flowId)") }
+    /// The instant link of one possession flow.
+    static func possessionLink(_ flowId: String) -> Self { Self(rawValue: "possession_link:\(flowId)") }
+
+    /// Whether this is an instant link rather than a code.
+    var isLink: Bool { rawValue.hasPrefix("possession_link:") }
 }

@@ -37,17 +37,19 @@ struct VerificationService: Sendable {
     /// - Parameters:
     ///   - resend: Whether a pending code is sent again; when false it is returned as it is.
     ///   - deliver: Whether to send anything (false for test numbers).
+    ///   - lifetime: How long the code works; the project's code lifetime when nil.
     /// - Returns: The pending verification and whether a message was queued.
     func send(
         to destination: Destination, channel: Channel, language: String, purpose: VerificationPurpose,
-        in project: Project, resend: Bool = true, deliver: Bool = true, now: Date
+        in project: Project, resend: Bool = true, deliver: Bool = true, lifetime: TimeInterval? = nil, now: Date
     ) async throws -> (VerificationRecord, sent: Bool) {
         let candidate = VerificationRecord(
             id: identifiers.make("ver"), projectId: project.id, channel: channel,
             destination: destination.value, locale: language, status: .pending,
             codeSalt: identifiers.secret(bytes: 16), codeLength: project.settings.codeLength, sendAttempts: 1,
             checkAttempts: 0, createdAt: now, updatedAt: now,
-            expiresAt: now.addingTimeInterval(TimeInterval(project.settings.codeLifetime)), purpose: purpose)
+            expiresAt: now.addingTimeInterval(lifetime ?? TimeInterval(project.settings.codeLifetime)), purpose: purpose
+        )
         let outcome = try await store.startOrResend(
             new: candidate, maxSends: Self.maxSends, messageId: identifiers.make("msg"), resend: resend,
             deliver: deliver, now: now)

@@ -294,6 +294,35 @@ enum Migrations {
                 """,
                 "CREATE INDEX security_events_user ON security_events (project_id, user_id, created_at)",
             ]),
+        Migration(
+            version: 6, name: "possession checks",
+            statements: [
+                "ALTER TABLE projects ADD COLUMN possession_ttl_seconds INTEGER NOT NULL DEFAULT 900",
+                "ALTER TABLE projects ADD COLUMN possession_code_ttl_seconds INTEGER NOT NULL DEFAULT 120",
+                // One backend-started flow; its code or link is a verification whose purpose names the flow, and
+                // its auth token is stored only as a hash. Counters move in conditional updates.
+                """
+                CREATE TABLE possession_flows (
+                    id TEXT PRIMARY KEY,
+                    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+                    flow TEXT NOT NULL,
+                    phone TEXT,
+                    final_target_url TEXT,
+                    locale TEXT NOT NULL,
+                    token_hash TEXT NOT NULL UNIQUE,
+                    status TEXT NOT NULL,
+                    resends INTEGER NOT NULL,
+                    retries INTEGER NOT NULL,
+                    number_changes INTEGER NOT NULL,
+                    method TEXT,
+                    created_at DOUBLE PRECISION NOT NULL,
+                    expires_at DOUBLE PRECISION NOT NULL,
+                    completed_at DOUBLE PRECISION,
+                    validated_at DOUBLE PRECISION
+                )
+                """,
+                "CREATE INDEX possession_flows_project ON possession_flows (project_id, created_at)",
+            ]),
     ]
 
     static func run(on database: Database, logger: Logger) async throws {

@@ -8,7 +8,7 @@ struct ProjectStore: Sendable {
     private static let projectColumns =
         """
         id, name, code_length, code_ttl_seconds, allowed_countries, created_at, webhook_url, webhook_secret, \
-        session_ttl_seconds, refresh_ttl_seconds
+        session_ttl_seconds, refresh_ttl_seconds, possession_ttl_seconds, possession_code_ttl_seconds
         """
 
     func insert(_ project: Project) async throws {
@@ -16,11 +16,13 @@ struct ProjectStore: Sendable {
             try await sql.raw(
                 """
                 INSERT INTO projects (id, name, code_length, code_ttl_seconds, allowed_countries, created_at,
-                                      session_ttl_seconds, refresh_ttl_seconds)
+                                      session_ttl_seconds, refresh_ttl_seconds, possession_ttl_seconds,
+                                      possession_code_ttl_seconds)
                 VALUES (\(bind: project.id), \(bind: project.name), \(bind: project.settings.codeLength),
                         \(bind: project.settings.codeLifetime), \(bind: Self.encode(project.settings.allowedCountries)),
                         \(bind: project.createdAt.storedValue), \(bind: project.settings.sessionLifetime),
-                        \(bind: project.settings.refreshLifetime))
+                        \(bind: project.settings.refreshLifetime), \(bind: project.settings.possessionLifetime),
+                        \(bind: project.settings.possessionCodeLifetime))
                 """
             ).run()
         }
@@ -49,7 +51,9 @@ struct ProjectStore: Sendable {
                     allowed_countries = \(bind: Self.encode(project.settings.allowedCountries)),
                     webhook_url = \(bind: project.webhookURL), webhook_secret = \(bind: project.webhookSecret),
                     session_ttl_seconds = \(bind: project.settings.sessionLifetime),
-                    refresh_ttl_seconds = \(bind: project.settings.refreshLifetime)
+                    refresh_ttl_seconds = \(bind: project.settings.refreshLifetime),
+                    possession_ttl_seconds = \(bind: project.settings.possessionLifetime),
+                    possession_code_ttl_seconds = \(bind: project.settings.possessionCodeLifetime)
                 WHERE id = \(bind: project.id)
                 """
             ).run()
@@ -62,7 +66,8 @@ struct ProjectStore: Sendable {
             try await sql.raw(
                 """
                 SELECT p.id, p.name, p.code_length, p.code_ttl_seconds, p.allowed_countries, p.created_at,
-                       p.webhook_url, p.webhook_secret, p.session_ttl_seconds, p.refresh_ttl_seconds
+                       p.webhook_url, p.webhook_secret, p.session_ttl_seconds, p.refresh_ttl_seconds,
+                       p.possession_ttl_seconds, p.possession_code_ttl_seconds
                 FROM api_keys k JOIN projects p ON p.id = k.project_id
                 WHERE k.secret_hash = \(bind: hash) AND k.revoked_at IS NULL
                 """
@@ -127,7 +132,9 @@ struct ProjectStore: Sendable {
                 codeLifetime: try row.decode(column: "code_ttl_seconds", as: Int.self),
                 allowedCountries: countries.map { $0.split(separator: ",").map(String.init) },
                 sessionLifetime: try row.decode(column: "session_ttl_seconds", as: Int.self),
-                refreshLifetime: try row.decode(column: "refresh_ttl_seconds", as: Int.self)),
+                refreshLifetime: try row.decode(column: "refresh_ttl_seconds", as: Int.self),
+                possessionLifetime: try row.decode(column: "possession_ttl_seconds", as: Int.self),
+                possessionCodeLifetime: try row.decode(column: "possession_code_ttl_seconds", as: Int.self)),
             createdAt: try row.date("created_at"),
             webhookURL: try row.decode(column: "webhook_url", as: String?.self),
             webhookSecret: try row.decode(column: "webhook_secret", as: String?.self))

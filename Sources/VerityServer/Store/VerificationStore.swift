@@ -119,6 +119,14 @@ struct VerificationStore: Sendable {
         try await database.lookup { sql in try await verification(in: sql, id: id, projectId: projectId) }
     }
 
+    /// A verification by id alone, for links that carry it (an instant link names its flow and project).
+    func verification(id: String) async throws -> VerificationRecord? {
+        try await database.lookup { sql in
+            try await sql.raw("SELECT \(unsafeRaw: Self.columns) FROM verifications WHERE id = \(bind: id)")
+                .first().map(Self.record(from:))
+        }
+    }
+
     func verification(in sql: any SQLDatabase, id: String, projectId: String) async throws -> VerificationRecord? {
         try await sql.raw(
             """

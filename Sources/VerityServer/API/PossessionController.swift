@@ -1,0 +1,244 @@
+import Foundation
+import Hummingbird
+import NIOCore
+import VerityCore
+
+extension StartedPossession: ResponseEncodable {}
+extension PossessionState: ResponseEncodable {}
+extension PossessionValidation: ResponseEncodable {}
+
+/// `/v1/possession`: the backend starts and validates possession checks (API key); the app runs one with its auth
+/// token (`Authorization: Bearer vpt_…`).
+struct PossessionController {
+    let possession: PossessionService
+    let projects: ProjectStore
+
+    func addRoutes(backend: RouterGroup<VerityRequestContext>, router: Router<VerityRequestContext>) {
+        backend.post("possession", use: start)
+        backend.post("possession/:correlationId/validate", use: validate)
+        let app = router.group("v1/possession/:correlationId")
+            .add(middleware: PossessionTokenAuthenticator(possession: possession, projects: projects))
+        app.get(use: state)
+        app.post("otp/start", use: startOTP)
+        app.post("otp/finish", use: finishOTP)
+        app.post("otp/resend", use: resend)
+        app.post("otp/retry", use: retry)
+        app.post("otp/change-number", use: changeNumber)
+        app.post("link/start", use: startLink)
+        app.post("link/resend", use: resend)
+        app.post("silent", use: silent)
+    }
+
+    @Sendable func start(_ request: Request, context: VerityRequestContext) async throws
+        -> EditedResponse<StartedPossession>
+    {
+        let body = try await request.decodeJSON(StartPossessionRequest.self, context: context)
+        return EditedResponse(
+            status: .created, response: try await possession.start(body, in: try context.requireProject()))
+    }
+
+    @Sendable func validate(_ request: Request, context: VerityRequestContext) async throws -> PossessionValidation {
+        try await possession.validate(id: try context.pathParameter("correlationId"), in: try context.requireProject())
+    }
+
+    @Sendable func state(_ request: Request, context: VerityRequestContext) async throws -> PossessionState {
+        var wait: Int?
+        if let text = request.uri.queryParameters["wait"] {
+            guard let value = Int(String(text)) else {
+                throw VerityError(.invalidRequest, "`wait` must be a whole number of seconds.")
+            }
+            wait = value
+        }
+        let (flow, project) = try context.requirePossession()
+        return try await possession.state(flow, wait: wait, in: project)
+    }
+
+    @Sendable func startOTP(_ request: Request, context: VerityRequestContext) async throws -> PossessionState {
+        let body = try await request.decodeJSON(
+            PossessionPhoneRequest.self, context: context, empty: PossessionPhoneRequest())
+        let (flow, project) = try context.requirePossession()
+        return try await possession.startOTP(flow, phoneNumber: body.phoneNumber, in: project)
+    }
+
+    @Sendable func finishOTP(_ request: Request, context: VerityRequestContext) async throws -> PossessionState {
+        let body = try await request.decodeJSON(PossessionCodeRequest.self, context: context)
+        let (flow, project) = try context.requirePossession()
+        return try await possession.finishOTP(flow, code: body.code, in: project)
+    }
+
+    @Sendable func resend(_ request: Request, context: VerityRequestContext) async throws -> PossessionState {
+        let (flow, project) = try context.requirePossession()
+        return try await possession.resend(flow, in: project)
+    }
+
+    @Sendable func retry(_ request: Request, context: VerityRequestContext) async throws -> PossessionState {
+        let (flow, project) = try context.requirePossession()
+        return try await possession.retryOTP(flow, in: project)
+    }
+
+    @Sendable func changeNumber(_ request: Request, context: VerityRequestContext) async throws -> PossessionState {
+        let body = try await request.decodeJSON(PossessionPhoneRequest.self, context: context)
+        let (flow, project) = try context.requirePossession()
+        return try await possession.changeNumber(flow, to: body.phoneNumber, in: project)
+    }
+
+    @Sendable func startLink(_ request: Request, context: VerityRequestContext) async throws -> PossessionState {
+        let body = try await request.decodeJSON(
+            PossessionPhoneRequest.self, context: context, empty: PossessionPhoneRequest())
+        let (flow, project) = try context.requirePossession()
+        return try await possession.startLink(flow, phoneNumber: body.phoneNumber, in: project)
+    }
+
+    @Sendable func silent(_ request: Request, context: VerityRequestContext) async throws -> PossessionState {
+        let (flow, project) = try context.requirePossession()
+        return try await possession.trySilent(flow, clientAddress: context.clientAddress, in: project)
+    }
+}
+
+/// Authenticates a possession flow's auth token for the flow in the path, and puts the flow and its project in the
+/// context.
+struct PossessionTokenAuthenticator: RouterMiddleware {
+    typealias Context = VerityRequestContext
+    let possession: PossessionService
+    let projects: ProjectStore
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
+        guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else {
+            throw VerityError(.unauthorized, "Send the flow's auth token as `Authorization: Bearer vpt_…`.")
+        }
+        let flow = try await possession.authenticate(
+            token: header.dropFirst("Bearer ".count).trimmingCharacters(in: .whitespaces),
+            correlationId: try context.pathParameter("correlationId"))
+        guard let project = try await projects.project(id: flow.projectId) else {
+            throw VerityError(.possessionNotFound)
+        }
+        var context = context
+        context.project = project
+        context.possession = flow
+        return try await next(request, context)
+    }
+}
+
+/// The page behind an instant link: `GET /p/{token}` asks the person to confirm (a link opened by a message
+/// scanner confirms nothing), `POST /p/{token}` confirms. Plain HTML, no JavaScript, readable on a phone.
+struct InstantLinkPageController {
+    let possession: PossessionService
+    let projects: ProjectStore
+
+    func addRoutes(to router: Router<VerityRequestContext>) {
+        router.get("p/:token", use: show)
+        router.post("p/:token", use: confirm)
+    }
+
+    @Sendable func show(_ request: Request, context: VerityRequestContext) async throws -> Response {
+        let token = try context.pathParameter("token")
+        guard let (flow, _) = try await possession.linkTarget(token),
+            flow.status(at: possession.clock.now()) == .linkSent
+        else { return Self.page(.invalid, language: Self.language(request), status: .notFound) }
+        let name = try await projects.project(id: flow.projectId)?.name ?? ""
+        return Self.page(.confirm(project: name, token: token), language: flow.locale)
+    }
+
+    @Sendable func confirm(_ request: Request, context: VerityRequestContext) async throws -> Response {
+        guard let flow = try await possession.confirmLink(try context.pathParameter("token")) else {
+            return Self.page(.invalid, language: Self.language(request), status: .notFound)
+        }
+        let name = try await projects.project(id: flow.projectId)?.name ?? ""
+        return Self.page(.done(project: name, next: flow.finalTargetURL), language: flow.locale)
+    }
+
+    enum Content {
+        case confirm(project: String, token: String)
+        case done(project: String, next: String?)
+        case invalid
+    }
+
+    struct Texts {
+        var title: String
+        var confirm: String
+        var button: String
+        var done: String
+        var `continue`: String
+        var invalid: String
+    }
+
+    static let english = Texts(
+        title: "Confirm your phone", confirm: "Confirm that this phone is yours to continue with {project}.",
+        button: "Yes, this is my phone", done: "Done. You can go back to {project} on your other device.",
+        continue: "Continue", invalid: "This link has expired or was already used.")
+
+    static let texts: [String: Texts] = [
+        "en": english,
+        "es": Texts(
+            title: "Confirma tu teléfono", confirm: "Confirma que este teléfono es tuyo para continuar con {project}.",
+            button: "Sí, es mi teléfono", done: "Listo. Puedes volver a {project} en tu otro dispositivo.",
+            continue: "Continuar", invalid: "Este enlace ha caducado o ya se usó."),
+        "fr": Texts(
+            title: "Confirmez votre téléphone",
+            confirm: "Confirmez que ce téléphone est le vôtre pour continuer avec {project}.",
+            button: "Oui, c'est mon téléphone",
+            done: "C'est fait. Vous pouvez revenir à {project} sur votre autre appareil.",
+            continue: "Continuer", invalid: "Ce lien a expiré ou a déjà été utilisé."),
+        "de": Texts(
+            title: "Telefon bestätigen",
+            confirm: "Bestätigen Sie, dass dieses Telefon Ihnen gehört, um mit {project} fortzufahren.",
+            button: "Ja, das ist mein Telefon",
+            done: "Fertig. Sie können zu {project} auf Ihrem anderen Gerät zurückkehren.",
+            continue: "Weiter", invalid: "Dieser Link ist abgelaufen oder wurde bereits verwendet."),
+    ]
+
+    /// The page's language from `Accept-Language`, for a link that names no flow.
+    static func language(_ request: Request) -> String {
+        let header = request.headers[.acceptLanguage] ?? ""
+        let first = header.split(separator: ",").first.map { $0.split(separator: ";")[0] } ?? ""
+        return MessageTemplates.language(for: first.trimmingCharacters(in: .whitespaces)) ?? MessageTemplates.fallback
+    }
+
+    static func page(_ content: Content, language: String, status: HTTPResponse.Status = .ok) -> Response {
+        let texts = Self.texts[language] ?? english
+        let lang = Self.texts[language] == nil ? "en" : language
+        let body: String
+        switch content {
+        case .confirm(let project, let token):
+            body = """
+                <p>\(escape(texts.confirm.replacingOccurrences(of: "{project}", with: project)))</p>
+                <form method="post" action="/p/\(escape(token))"><button type="submit">\(escape(texts.button))</button></form>
+                """
+        case .done(let project, let next):
+            let link =
+                next.map { #"<p><a class="button" href="\#(escape($0))">\#(escape(texts.continue))</a></p>"# } ?? ""
+            body = "<p>\(escape(texts.done.replacingOccurrences(of: "{project}", with: project)))</p>\(link)"
+        case .invalid:
+            body = "<p>\(escape(texts.invalid))</p>"
+        }
+        let html = """
+            <!doctype html>
+            <html lang="\(lang)"><head><meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <meta name="referrer" content="no-referrer">
+            <title>\(escape(texts.title))</title>
+            <style>
+            body{font-family:system-ui,-apple-system,sans-serif;margin:0;padding:2rem 1.25rem;max-width:28rem;margin:auto;color:#111}
+            h1{font-size:1.4rem}p{font-size:1.05rem;line-height:1.5}
+            button,.button{display:block;box-sizing:border-box;width:100%;padding:.9rem;font-size:1.05rem;border:0;
+            border-radius:.5rem;background:#1d4ed8;color:#fff;text-align:center;text-decoration:none}
+            </style></head>
+            <body><main><h1>\(escape(texts.title))</h1>\(body)</main></body></html>
+            """
+        return Response(
+            status: status,
+            headers: [
+                .contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
+                .contentSecurityPolicy: "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'",
+            ],
+            body: .init(byteBuffer: ByteBuffer(string: html)))
+    }
+
+    private static func escape(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+            .replacingOccurrences(of: "'", with: "&#39;")
+    }
+}

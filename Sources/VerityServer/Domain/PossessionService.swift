@@ -1,0 +1,378 @@
+import Foundation
+import Logging
+import VerityCore
+
+/// A carrier-based ("silent") check that a request comes from the phone holding a number, tried before a code.
+///
+/// Commercial products ask the mobile operator whether the data session belongs to the number. Verity ships no
+/// implementation: add one with ``AppDependencies/silentPossession`` and apps may call
+/// `POST /v1/possession/{id}/silent` before falling back to a code. Answer `true` only when the operator confirmed
+/// the number, `false` when it did not (the app then uses a code); throw when it could not tell.
+public protocol SilentPossessionProvider: Sendable {
+    /// Whether the operator confirms that the client at `clientAddress` holds `phoneNumber` (E.164).
+    func confirms(phoneNumber: String, clientAddress: String?) async throws -> Bool
+}
+
+/// The rules of possession checks: a backend starts a short flow for a phone number, the app proves the phone with a
+/// code (mobile) or an instant link (desktop), and the backend validates the outcome once.
+///
+/// Codes and links are verifications whose purpose names the flow, so they follow the verification rules (derived,
+/// never stored; sent through the outbox) and no two flows share one. Each step is a conditional update of the flow.
+public struct PossessionService: Sendable {
+    /// Resends of the code or link per flow.
+    public static let maxResends = 3
+    /// Extra code entries after a wrong one.
+    public static let maxRetries = 3
+    /// Phone number changes per flow.
+    public static let maxNumberChanges = 3
+    static let tokenPrefix = "vpt_"
+
+    let store: PossessionStore
+    let verifications: VerificationService
+    let testNumbers: TestNumberStore
+    let renderer: MessageRenderer
+    let silent: (any SilentPossessionProvider)?
+    let identifiers: Identifiers
+    let random: any RandomSource
+    let clock: any TimeSource
+    let logger: Logger
+
+    // MARK: - Backend
+
+    func start(_ request: StartPossessionRequest, in project: Project) async throws -> StartedPossession {
+        let phone = try request.phoneNumber.map(Self.phone)
+        if let phone { try VerificationService.requireAllowed(.phone(phone), in: project) }
+        if let url = request.finalTargetUrl {
+            guard url.utf8.count <= 2048, let components = URLComponents(string: url),
+                ["https", "http"].contains(components.scheme?.lowercased() ?? ""), components.host?.isEmpty == false
+            else {
+                throw VerityError(
+                    .invalidRequest, "`finalTargetUrl` must be an http or https URL of at most 2048 bytes.")
+            }
+        }
+        let now = clock.now()
+        let token = Self.tokenPrefix + Base64URL.encode(random.bytes(count: 32))
+        let record = PossessionRecord(
+            id: identifiers.make("pos"), projectId: project.id, flow: request.flow, phone: phone?.e164,
+            finalTargetURL: request.finalTargetUrl, locale: try VerificationService.language(for: request.locale),
+            status: .created, resends: 0, retries: 0, numberChanges: 0, method: nil, createdAt: now,
+            expiresAt: now.addingTimeInterval(TimeInterval(project.settings.possessionLifetime)))
+        try await store.insert(record, tokenHash: SecretHash.hex(token))
+        logger.info(
+            "Possession check started",
+            metadata: ["possession": "\(record.id)", "flow": "\(record.flow.rawValue)", "project": "\(project.id)"])
+        return StartedPossession(
+            correlationId: record.id, authToken: token, flow: record.flow, expiresAt: record.expiresAt)
+    }
+
+    /// The outcome, once: a second call answers `success: false`, `reason: already_validated`.
+    func validate(id: String, in project: Project) async throws -> PossessionValidation {
+        guard let flow = try await store.flow(id: id, projectId: project.id) else { throw Self.notFound }
+        let now = clock.now()
+        var success = false
+        var reason: String?
+        switch flow.status(at: now) {
+        case .succeeded:
+            success = try await store.markValidated(id: flow.id, now: now) != nil
+            reason = success ? nil : "already_validated"
+        case .failed: reason = "failed"
+        case .expired: reason = "expired"
+        case .created, .otpSent, .otpWrong, .linkSent: reason = "pending"
+        }
+        return PossessionValidation(
+            success: success, reason: reason, phoneNumber: flow.phone, flow: flow.flow, method: flow.method,
+            completedAt: flow.completedAt)
+    }
+
+    // MARK: - App
+
+    /// The flow an auth token runs; the token must be the one of `correlationId`.
+    func authenticate(token: String, correlationId: String) async throws -> PossessionRecord {
+        guard token.hasPrefix(Self.tokenPrefix), token.utf8.count <= 128,
+            let flow = try await store.flow(tokenHash: SecretHash.hex(token)), flow.id == correlationId
+        else {
+            throw VerityError(.unauthorized, "Send the flow's auth token as `Authorization: Bearer vpt_…`.")
+        }
+        return flow
+    }
+
+    /// The flow as the app sees it; with `wait`, once it leaves `link_sent` or after `wait` seconds.
+    func state(_ flow: PossessionRecord, wait: Int?, in project: Project) async throws -> PossessionState {
+        var flow = flow
+        if let wait, wait > 0 {
+            guard wait <= 60 else { throw VerityError(.invalidRequest, "`wait` must be between 0 and 60 seconds.") }
+            let deadline = ContinuousClock.now + .seconds(wait)
+            while flow.status(at: clock.now()) == .linkSent, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(200))
+                flow = try await store.flow(id: flow.id, projectId: flow.projectId) ?? flow
+            }
+        }
+        return try await view(flow, in: project)
+    }
+
+    func startOTP(_ flow: PossessionRecord, phoneNumber: String?, in project: Project) async throws
+        -> PossessionState
+    {
+        guard flow.flow == .mobile else {
+            throw Self.outOfOrder("A desktop flow sends an instant link: call link/start.")
+        }
+        let phone = try phoneToProve(flow, given: phoneNumber, in: project)
+        let now = clock.now()
+        guard
+            let started = try await store.step(
+                id: flow.id, from: [.created], set: "status = 'otp_sent', phone = \(bind: phone.e164)", now: now)
+        else { throw try await whyNot(flow, now: now) }
+        try await send(started, in: project, now: now)
+        return try await view(started, in: project)
+    }
+
+    func finishOTP(_ flow: PossessionRecord, code: String, in project: Project) async throws -> PossessionState {
+        try VerificationService.requireCodeFormat(code)
+        let now = clock.now()
+        guard flow.status(at: now) == .otpSent, let phone = flow.phone else { throw try await whyNot(flow, now: now) }
+        guard
+            let verification = try await verifications.store.pendingVerification(
+                destination: phone, purpose: .possessionCode(flow.id), projectId: project.id)
+        else {
+            throw VerityError(.verificationNotFound, "The code expired or was replaced; resend it (otp/resend).")
+        }
+        let fixed = try await testNumbers.code(phone: phone, projectId: project.id)
+        switch try await verifications.attempt(code, on: verification, fixedCode: fixed, now: now) {
+        case .approved:
+            guard
+                let done = try await store.step(
+                    id: flow.id, from: [.otpSent],
+                    set: "status = 'succeeded', method = 'otp', completed_at = \(bind: now.storedValue)", now: now)
+            else { throw try await whyNot(flow, now: now) }
+            logger.info("Possession proven", metadata: ["possession": "\(flow.id)", "method": "otp"])
+            return try await view(done, in: project)
+        case .wrong:
+            let retriesLeft = Self.maxRetries - flow.retries
+            _ = try await store.step(
+                id: flow.id, from: [.otpSent],
+                set: "status = \(bind: retriesLeft > 0 ? "otp_wrong" : "failed")", now: now)
+            guard retriesLeft > 0 else {
+                throw VerityError(
+                    .retryLimitReached, "The code is wrong and no retries are left; the check failed.",
+                    remainingAttempts: 0)
+            }
+            throw VerityError(
+                .wrongCode, "The code is wrong; call otp/retry to enter it again (\(retriesLeft) left).",
+                remainingAttempts: retriesLeft)
+        }
+    }
+
+    /// Allows another code entry after a wrong one.
+    func retryOTP(_ flow: PossessionRecord, in project: Project) async throws -> PossessionState {
+        let now = clock.now()
+        guard
+            let retried = try await store.step(
+                id: flow.id, from: [.otpWrong], set: "status = 'otp_sent', retries = retries + 1",
+                when: "retries < \(bind: Self.maxRetries)", now: now)
+        else { throw try await whyNot(flow, now: now, limit: .retries) }
+        return try await view(retried, in: project)
+    }
+
+    /// Sends the code (or, on desktop, the link) again.
+    func resend(_ flow: PossessionRecord, in project: Project) async throws -> PossessionState {
+        let now = clock.now()
+        let from: [PossessionStatus] = flow.flow == .mobile ? [.otpSent, .otpWrong] : [.linkSent]
+        let status = flow.flow == .mobile ? "otp_sent" : "link_sent"
+        guard
+            let resent = try await store.step(
+                id: flow.id, from: from, set: "status = \(bind: status), resends = resends + 1",
+                when: "resends < \(bind: Self.maxResends)", now: now)
+        else { throw try await whyNot(flow, now: now, limit: .resends) }
+        try await send(resent, in: project, now: now)
+        return try await view(resent, in: project)
+    }
+
+    /// Proves another number instead: the old code dies and a new one goes to the new number.
+    func changeNumber(_ flow: PossessionRecord, to phoneNumber: String?, in project: Project) async throws
+        -> PossessionState
+    {
+        guard let phoneNumber else {
+            throw VerityError(.phoneNumberRequired, "Give the new `phoneNumber`.")
+        }
+        let phone = try Self.phone(phoneNumber)
+        try VerificationService.requireAllowed(.phone(phone), in: project)
+        let now = clock.now()
+        let from: [PossessionStatus] = flow.flow == .mobile ? [.otpSent, .otpWrong] : [.linkSent]
+        let status = flow.flow == .mobile ? "otp_sent" : "link_sent"
+        guard
+            let changed = try await store.step(
+                id: flow.id, from: from,
+                set: "status = \(bind: status), phone = \(bind: phone.e164), number_changes = number_changes + 1",
+                when: "number_changes < \(bind: Self.maxNumberChanges)", now: now)
+        else { throw try await whyNot(flow, now: now, limit: .numberChanges) }
+        if let old = flow.phone,
+            let pending = try await verifications.store.pendingVerification(
+                destination: old, purpose: purpose(of: flow), projectId: project.id)
+        {
+            _ = try await verifications.store.cancel(id: pending.id, projectId: project.id, now: now)
+        }
+        try await send(changed, in: project, now: now)
+        return try await view(changed, in: project)
+    }
+
+    func startLink(_ flow: PossessionRecord, phoneNumber: String?, in project: Project) async throws
+        -> PossessionState
+    {
+        guard flow.flow == .desktop else { throw Self.outOfOrder("A mobile flow uses a code: call otp/start.") }
+        let phone = try phoneToProve(flow, given: phoneNumber, in: project)
+        let now = clock.now()
+        guard
+            let started = try await store.step(
+                id: flow.id, from: [.created], set: "status = 'link_sent', phone = \(bind: phone.e164)", now: now)
+        else { throw try await whyNot(flow, now: now) }
+        try await send(started, in: project, now: now)
+        return try await view(started, in: project)
+    }
+
+    /// Asks the configured ``SilentPossessionProvider``; a confirmation proves possession without a code.
+    func trySilent(_ flow: PossessionRecord, clientAddress: String?, in project: Project) async throws
+        -> PossessionState
+    {
+        guard let silent else {
+            throw Self.outOfOrder("No silent (carrier) check is configured on this server; use a code or a link.")
+        }
+        guard let phone = flow.phone else {
+            throw VerityError(.phoneNumberRequired, "A silent check needs the number the backend started with.")
+        }
+        let now = clock.now()
+        guard flow.status(at: now) == .created else { throw try await whyNot(flow, now: now) }
+        guard try await silent.confirms(phoneNumber: phone, clientAddress: clientAddress),
+            let done = try await store.step(
+                id: flow.id, from: [.created],
+                set: "status = 'succeeded', method = 'silent', completed_at = \(bind: now.storedValue)", now: now)
+        else { return try await view(flow, in: project) }
+        return try await view(done, in: project)
+    }
+
+    // MARK: - The hosted instant-link page
+
+    /// What the page for `token` shows: the flow, if the link is good and still pending.
+    func linkTarget(_ token: String) async throws -> (flow: PossessionRecord, verification: VerificationRecord)? {
+        let parts = token.split(separator: ".", maxSplits: 1).map(String.init)
+        guard token.utf8.count <= 200, parts.count == 2, parts[0].hasPrefix("ver_"),
+            let verification = try await verifications.store.verification(id: parts[0]),
+            verification.purpose.isLink,
+            CodeGenerator.constantTimeEquals(
+                parts[1], renderer.codes.linkSecret(verificationId: verification.id, salt: verification.codeSalt)),
+            case let flowId = String(verification.purpose.rawValue.dropFirst("possession_link:".count)),
+            let flow = try await store.flow(id: flowId, projectId: verification.projectId)
+        else { return nil }
+        return (flow, verification)
+    }
+
+    /// Confirms possession from the hosted page; nil when the link is bad, used or expired.
+    func confirmLink(_ token: String) async throws -> PossessionRecord? {
+        guard let (flow, verification) = try await linkTarget(token) else { return nil }
+        let now = clock.now()
+        guard flow.status(at: now) == .linkSent,
+            try await verifications.store.approve(
+                id: verification.id, maxChecks: VerificationService.maxChecks, now: now) != nil,
+            let done = try await store.step(
+                id: flow.id, from: [.linkSent],
+                set: "status = 'succeeded', method = 'instant_link', completed_at = \(bind: now.storedValue)",
+                now: now)
+        else { return nil }
+        logger.info("Possession proven", metadata: ["possession": "\(flow.id)", "method": "instant_link"])
+        return done
+    }
+
+    // MARK: - Helpers
+
+    private func purpose(of flow: PossessionRecord) -> VerificationPurpose {
+        flow.flow == .mobile ? .possessionCode(flow.id) : .possessionLink(flow.id)
+    }
+
+    /// Sends (or sends again) the flow's code or link to its phone; test numbers get nothing for a code.
+    private func send(_ flow: PossessionRecord, in project: Project, now: Date) async throws {
+        guard let phone = flow.phone else { throw VerityError(.phoneNumberRequired) }
+        let fixed = try await testNumbers.code(phone: phone, projectId: project.id)
+        if fixed == nil {
+            try await verifications.limiter.take(
+                "destination:\(project.id):\(phone)", verifications.limits.perDestination, now: now)
+        }
+        _ = try await verifications.send(
+            to: .phone(try Self.phone(phone)), channel: .sms, language: flow.locale, purpose: purpose(of: flow),
+            in: project, deliver: flow.flow == .desktop || fixed == nil,
+            lifetime: TimeInterval(project.settings.possessionCodeLifetime), now: now)
+    }
+
+    /// The number a start step proves: the backend's, or the app's when the backend gave none.
+    private func phoneToProve(_ flow: PossessionRecord, given: String?, in project: Project) throws -> PhoneNumber {
+        switch (flow.phone, given) {
+        case (let known?, nil): return try Self.phone(known)
+        case (nil, let given?):
+            let phone = try Self.phone(given)
+            try VerificationService.requireAllowed(.phone(phone), in: project)
+            return phone
+        case (let known?, let given?):
+            guard let phone = try? Self.phone(given), phone.e164 == known else {
+                throw Self.outOfOrder("The backend named the number; change it with otp/change-number.")
+            }
+            return phone
+        case (nil, nil):
+            throw VerityError(.phoneNumberRequired, "The backend gave no number: send the user's `phoneNumber`.")
+        }
+    }
+
+    private func view(_ flow: PossessionRecord, in project: Project) async throws -> PossessionState {
+        let now = clock.now()
+        var codeExpiresAt: Date?
+        if let phone = flow.phone {
+            codeExpiresAt = try await verifications.store.pendingVerification(
+                destination: phone, purpose: purpose(of: flow), projectId: project.id)?.expiresAt
+        }
+        return PossessionState(
+            correlationId: flow.id, flow: flow.flow, status: flow.status(at: now),
+            maskedPhoneNumber: try flow.phone.map { try Self.phone($0).masked }, phoneNumberNeeded: flow.phone == nil,
+            resendsLeft: Self.maxResends - flow.resends, retriesLeft: Self.maxRetries - flow.retries,
+            numberChangesLeft: Self.maxNumberChanges - flow.numberChanges, codeExpiresAt: codeExpiresAt,
+            expiresAt: flow.expiresAt)
+    }
+
+    enum Limit {
+        case resends, retries, numberChanges
+    }
+
+    /// A step matched nothing: re-read the flow and say why.
+    private func whyNot(_ flow: PossessionRecord, now: Date, limit: Limit? = nil) async throws -> VerityError {
+        let current = try await store.flow(id: flow.id, projectId: flow.projectId) ?? flow
+        switch current.status(at: now) {
+        case .expired:
+            return VerityError(.possessionExpired, "This possession check expired; the backend must start a new one.")
+        case .succeeded, .failed:
+            return Self.outOfOrder("This possession check is finished (\(current.status.rawValue)).")
+        default: break
+        }
+        switch limit {
+        case .resends? where current.resends >= Self.maxResends:
+            return VerityError(.resendLimitReached, "At most \(Self.maxResends) resends per possession check.")
+        case .retries? where current.retries >= Self.maxRetries:
+            return VerityError(.retryLimitReached, "At most \(Self.maxRetries) retries per possession check.")
+        case .numberChanges? where current.numberChanges >= Self.maxNumberChanges:
+            return VerityError(
+                .numberChangeLimitReached, "At most \(Self.maxNumberChanges) number changes per possession check.")
+        default:
+            return Self.outOfOrder("This step is not allowed while the check is \(current.status.rawValue).")
+        }
+    }
+
+    private static func outOfOrder(_ detail: String) -> VerityError {
+        VerityError(.stepOutOfOrder, detail)
+    }
+
+    private static let notFound = VerityError(.possessionNotFound, "No possession check with this id in this project.")
+
+    private static func phone(_ text: String) throws -> PhoneNumber {
+        do {
+            return try PhoneNumber(parsing: text)
+        } catch {
+            throw VerityError(.invalidPhoneNumber, "\(error)")
+        }
+    }
+
+}

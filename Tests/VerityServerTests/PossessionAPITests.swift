@@ -1,0 +1,239 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+import VerityCore
+
+@testable import VerityServer
+
+/// A possession flow as a test drives it: the backend's start, then the app's steps with the auth token.
+struct TestFlow {
+    let started: StartedPossession
+    let node: TestNode
+
+    static func start(
+        _ json: String, node: TestNode, client: some TestClientProtocol
+    ) async throws -> TestFlow {
+        let response = try await client.send(.post, "/v1/possession", key: node.apiKey, json: json)
+        #expect(response.status == .created)
+        return TestFlow(started: try response.decode(StartedPossession.self), node: node)
+    }
+
+    func step(_ path: String, json: String? = nil, client: some TestClientProtocol) async throws -> TestResponse {
+        try await client.send(
+            .post, "/v1/possession/\(started.correlationId)/\(path)", key: started.authToken, json: json)
+    }
+
+    func state(client: some TestClientProtocol, wait: Int? = nil) async throws -> PossessionState {
+        let query = wait.map { "?wait=\($0)" } ?? ""
+        return try await client.send(
+            .get, "/v1/possession/\(started.correlationId)\(query)", key: started.authToken
+        ).decode(PossessionState.self)
+    }
+
+    func validate(client: some TestClientProtocol) async throws -> PossessionValidation {
+        let response = try await client.send(
+            .post, "/v1/possession/\(started.correlationId)/validate", key: node.apiKey)
+        #expect(response.status == .ok)
+        return try response.decode(PossessionValidation.self)
+    }
+}
+
+@Suite("Possession checks")
+struct PossessionAPITests {
+    @Test("Mobile: code, wrong code, retry, right code; validate once", arguments: TestEngine.available)
+    func mobileHappyPath(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        try await node.run { client in
+            let flow = try await TestFlow.start(
+                #"{"phoneNumber":"+14155550100","flow":"mobile"}"#, node: node, client: client)
+            #expect(flow.started.authToken.hasPrefix("vpt_"))
+            #expect(flow.started.expiresAt == node.clock.now().addingTimeInterval(900))
+            #expect(try await flow.validate(client: client).reason == "pending")
+
+            let started = try await flow.step("otp/start", client: client)
+            #expect(started.status == .ok)
+            let state = try started.decode(PossessionState.self)
+            #expect(state.status == .otpSent && state.codeExpiresAt == node.clock.now().addingTimeInterval(120))
+            let code = try await node.sender.code(to: "+14155550100")
+
+            let wrong = try await flow.step("otp/finish", json: #"{"code":"\#(wrongCode(for: code))"}"#, client: client)
+            #expect(wrong.status == .unauthorized)
+            #expect(try wrong.problem().code == "wrong_code")
+            #expect(try wrong.problem().remainingAttempts == 3)
+            // Out of order: another entry needs otp/retry first.
+            let early = try await flow.step("otp/finish", json: #"{"code":"\#(code)"}"#, client: client)
+            #expect(try early.problem().code == "step_out_of_order")
+            #expect(try await flow.step("otp/retry", client: client).status == .ok)
+            let done = try await flow.step("otp/finish", json: #"{"code":"\#(code)"}"#, client: client)
+            #expect(try done.decode(PossessionState.self).status == .succeeded)
+
+            let validation = try await flow.validate(client: client)
+            #expect(validation.success && validation.method == .otp && validation.phoneNumber == "+14155550100")
+            #expect(validation.completedAt != nil)
+            let twice = try await flow.validate(client: client)
+            #expect(!twice.success && twice.reason == "already_validated")
+            #expect(try await flow.step("otp/resend", client: client).problem().code == "step_out_of_order")
+        }
+    }
+
+    @Test("Limits: 3 resends, 3 retries, 3 number changes, each with its own code", arguments: TestEngine.available)
+    func limits(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        try await node.run { client in
+            let flow = try await TestFlow.start(#"{"flow":"mobile"}"#, node: node, client: client)
+            let needed = try await flow.step("otp/start", client: client)
+            #expect(try needed.problem().code == "phone_number_required")
+            #expect(try await flow.state(client: client).phoneNumberNeeded)
+            _ = try await flow.step("otp/start", json: #"{"phoneNumber":"+14155550101"}"#, client: client)
+            for _ in 1...3 {
+                #expect(try await flow.step("otp/resend", client: client).status == .ok)
+            }
+            #expect(try await flow.step("otp/resend", client: client).problem().code == "resend_limit_reached")
+            _ = try await node.sender.waitForMessages(to: "+14155550101", count: 4)
+
+            for (index, number) in ["+14155550102", "+14155550103", "+14155550104"].enumerated() {
+                let changed = try await flow.step(
+                    "otp/change-number", json: #"{"phoneNumber":"\#(number)"}"#, client: client)
+                #expect(try changed.decode(PossessionState.self).numberChangesLeft == 2 - index)
+            }
+            let fourth = try await flow.step(
+                "otp/change-number", json: #"{"phoneNumber":"+14155550105"}"#, client: client)
+            #expect(try fourth.problem().code == "number_change_limit_reached")
+
+            let code = try await node.sender.code(to: "+14155550104")
+            for _ in 1...3 {
+                _ = try await flow.step("otp/finish", json: #"{"code":"\#(wrongCode(for: code))"}"#, client: client)
+                #expect(try await flow.step("otp/retry", client: client).status == .ok)
+            }
+            let last = try await flow.step(
+                "otp/finish", json: #"{"code":"\#(wrongCode(for: code))"}"#, client: client)
+            #expect(try last.problem().code == "retry_limit_reached")
+            #expect(try await flow.state(client: client).status == .failed)
+            let validation = try await flow.validate(client: client)
+            #expect(!validation.success && validation.reason == "failed")
+        }
+    }
+
+    @Test("An expired flow refuses its steps and validates false", arguments: TestEngine.available)
+    func expired(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        try await node.run { client in
+            let flow = try await TestFlow.start(
+                #"{"phoneNumber":"+14155550106","flow":"mobile"}"#, node: node, client: client)
+            node.clock.advance(by: 901)
+            let late = try await flow.step("otp/start", client: client)
+            #expect(late.status == .gone)
+            #expect(try late.problem().code == "possession_expired")
+            #expect(try await flow.validate(client: client).reason == "expired")
+        }
+    }
+
+    @Test("The auth token runs only its own flow; bad input is a 4xx", arguments: TestEngine.available)
+    func tokens(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        try await node.run { client in
+            let one = try await TestFlow.start(
+                #"{"phoneNumber":"+14155550107","flow":"mobile"}"#, node: node, client: client)
+            let two = try await TestFlow.start(
+                #"{"phoneNumber":"+14155550108","flow":"mobile"}"#, node: node, client: client)
+            let crossed = try await client.send(
+                .post, "/v1/possession/\(one.started.correlationId)/otp/start", key: two.started.authToken)
+            #expect(crossed.status == .unauthorized)
+            let withKey = try await client.send(
+                .post, "/v1/possession/\(one.started.correlationId)/otp/start", key: node.apiKey)
+            #expect(withKey.status == .unauthorized)
+            let link = try await one.step("link/start", client: client)
+            #expect(try link.problem().code == "step_out_of_order")
+            for body in [
+                #"{"flow":"tablet"}"#, #"{"flow":"mobile","phoneNumber":"12"}"#,
+                #"{"flow":"desktop","finalTargetUrl":"javascript:alert(1)"}"#,
+            ] {
+                let bad = try await client.send(.post, "/v1/possession", key: node.apiKey, json: body)
+                #expect(bad.status == .badRequest, "\(body)")
+            }
+            let unknown = try await client.send(.post, "/v1/possession/pos_nope/validate", key: node.apiKey)
+            #expect(try unknown.problem().code == "possession_not_found")
+            let other = try await node.otherProject()
+            let foreign = try await client.send(
+                .post, "/v1/possession/\(one.started.correlationId)/validate", key: other.apiKey)
+            #expect(foreign.status == .notFound)
+        }
+    }
+
+    @Test(
+        "Desktop: the instant link's page asks, a POST confirms, the waiting desktop sees it",
+        arguments: TestEngine.available)
+    func instantLink(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        try await node.run { client in
+            let flow = try await TestFlow.start(
+                #"{"phoneNumber":"+14155550109","flow":"desktop","finalTargetUrl":"https://shop.example/done","locale":"de"}"#,
+                node: node, client: client)
+            #expect(try await flow.step("otp/start", client: client).problem().code == "step_out_of_order")
+            #expect(try await flow.step("link/start", client: client).status == .ok)
+            let message = try #require(try await node.sender.waitForMessages(to: "+14155550109").last)
+            #expect(message.body.contains("Tippen Sie"))
+            let url = try #require(message.body.split(separator: " ").last.map(String.init))
+            #expect(url.hasPrefix("http://127.0.0.1:8080/p/ver_"))
+            let path = try #require(URL(string: url)?.path)
+
+            // A GET (a browser, or a link scanner) only shows the question.
+            let page = try await client.send(.get, path, key: nil)
+            #expect(page.status == .ok)
+            #expect(page.headers[.contentType] == "text/html; charset=utf-8")
+            let html = String(buffer: page.body)
+            #expect(html.contains(#"<html lang="de">"#) && html.contains("Ja, das ist mein Telefon"))
+            #expect(html.contains(#"<form method="post" action="\#(path)">"#))
+            #expect(try await flow.state(client: client).status == .linkSent)
+
+            let confirmed = try await client.send(.post, path, key: nil)
+            #expect(confirmed.status == .ok)
+            #expect(String(buffer: confirmed.body).contains("https://shop.example/done"))
+            #expect(try await flow.state(client: client, wait: 5).status == .succeeded)
+            let validation = try await flow.validate(client: client)
+            #expect(validation.success && validation.method == .instantLink)
+
+            // The link works once; a forged one never.
+            #expect(try await client.send(.post, path, key: nil).status == .notFound)
+            let forged = String(path.dropLast(3)) + "abc"
+            #expect(try await client.send(.get, forged, key: nil).status == .notFound)
+        }
+    }
+
+    @Test("A test number runs the mobile flow with its fixed code and no message", arguments: TestEngine.available)
+    func testNumber(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        try await node.run { client in
+            _ = try await client.send(
+                .post, "/v1/test-numbers", key: node.apiKey, json: #"{"phoneNumber":"+16505551234","code":"123456"}"#)
+            let flow = try await TestFlow.start(
+                #"{"phoneNumber":"+16505551234","flow":"mobile"}"#, node: node, client: client)
+            #expect(try await flow.step("otp/start", client: client).status == .ok)
+            let done = try await flow.step("otp/finish", json: #"{"code":"123456"}"#, client: client)
+            #expect(try done.decode(PossessionState.self).status == .succeeded)
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(node.sender.messages(to: "+16505551234").isEmpty)
+            #expect(try await flow.validate(client: client).success)
+        }
+    }
+
+    @Test("Concurrent resends never pass the limit", arguments: TestEngine.available)
+    func concurrentResends(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        try await node.run { client in
+            let flow = try await TestFlow.start(
+                #"{"phoneNumber":"+14155550110","flow":"mobile"}"#, node: node, client: client)
+            _ = try await flow.step("otp/start", client: client)
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<12 {
+                    group.addTask { Int(try await flow.step("otp/resend", client: client).status.code) }
+                }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == 200 }.count == 3)
+            #expect(statuses.filter { $0 == 429 }.count == 9)
+        }
+    }
+}
