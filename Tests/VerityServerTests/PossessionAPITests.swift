@@ -48,7 +48,8 @@ struct PossessionAPITests {
         try await node.run { client in
             let flow = try await TestFlow.start(
                 #"{"phoneNumber":"+14155550100","flow":"mobile"}"#, node: node, client: client)
-            #expect(flow.started.authToken.hasPrefix("vpt_"))
+            #expect(flow.started.authToken.hasPrefix("vpt_\(flow.started.correlationId)."))
+            #expect(StartedPossession.correlationId(inAuthToken: flow.started.authToken) == flow.started.correlationId)
             #expect(flow.started.expiresAt == node.clock.now().addingTimeInterval(900))
             #expect(try await flow.validate(client: client).reason == "pending")
 

@@ -51,9 +51,11 @@ public struct PossessionService: Sendable {
             }
         }
         let now = clock.now()
-        let token = Self.tokenPrefix + Base64URL.encode(random.bytes(count: 32))
+        let id = identifiers.make("pos")
+        // The token names its flow, so an app needs nothing else: `vpt_<correlationId>.<256 random bits>`.
+        let token = "\(Self.tokenPrefix)\(id).\(Base64URL.encode(random.bytes(count: 32)))"
         let record = PossessionRecord(
-            id: identifiers.make("pos"), projectId: project.id, flow: request.flow, phone: phone?.e164,
+            id: id, projectId: project.id, flow: request.flow, phone: phone?.e164,
             finalTargetURL: request.finalTargetUrl, locale: try VerificationService.language(for: request.locale),
             status: .created, resends: 0, retries: 0, numberChanges: 0, method: nil, createdAt: now,
             expiresAt: now.addingTimeInterval(TimeInterval(project.settings.possessionLifetime)))
@@ -88,7 +90,7 @@ public struct PossessionService: Sendable {
 
     /// The flow an auth token runs; the token must be the one of `correlationId`.
     func authenticate(token: String, correlationId: String) async throws -> PossessionRecord {
-        guard token.hasPrefix(Self.tokenPrefix), token.utf8.count <= 128,
+        guard token.hasPrefix(Self.tokenPrefix), token.utf8.count <= 160,
             let flow = try await store.flow(tokenHash: SecretHash.hex(token)), flow.id == correlationId
         else {
             throw VerityError(.unauthorized, "Send the flow's auth token as `Authorization: Bearer vpt_…`.")

@@ -64,6 +64,14 @@ struct Backend: Sendable {
         ).items
     }
 
+    func startPossession(_ request: StartPossessionRequest) async throws -> StartedPossession {
+        try await send("POST", "v1/possession", body: try JSONEncoder().encode(request), expecting: 201)
+    }
+
+    func validatePossession(_ correlationId: String) async throws -> PossessionValidation {
+        try await send("POST", "v1/possession/\(correlationId)/validate", expecting: 200)
+    }
+
     private func send<Value: Decodable>(
         _ method: String, _ path: String, query: [URLQueryItem] = [], body: Data? = nil, expecting status: Int,
         as type: Value.Type = Value.self

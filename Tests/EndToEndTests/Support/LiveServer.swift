@@ -77,6 +77,17 @@ struct LiveServer: Sendable {
         throw CodeNotSent(destination: destination)
     }
 
+    /// The text of the newest message to `destination`, waiting up to 10 s for one.
+    func latestMessage(to destination: String) async throws -> String {
+        for _ in 0..<200 {
+            if let text = try await verity.outboxMessages(destination: destination).first?.rendered?.body {
+                return text
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw CodeNotSent(destination: destination)
+    }
+
     /// How many messages the outbox holds for `destination`.
     func messageCount(to destination: String) async throws -> Int {
         try await verity.outboxMessages(destination: destination).count

@@ -1,0 +1,165 @@
+import Foundation
+import Testing
+import VerityCore
+import VerityKit
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The app's screens in a test: answers from a script, and a record of what each screen was shown.
+actor ScriptedScreens: PossessionUI {
+    private var numbers: [String?]
+    private var codeActions: [@Sendable () async throws -> PossessionCodeAction]
+    private var linkActions: [@Sendable () async throws -> PossessionLinkAction]
+    private(set) var errors: [PossessionError?] = []
+    private(set) var states: [PossessionState] = []
+
+    init(
+        numbers: [String?] = [], codes: [@Sendable () async throws -> PossessionCodeAction] = [],
+        links: [@Sendable () async throws -> PossessionLinkAction] = []
+    ) {
+        self.numbers = numbers
+        self.codeActions = codes
+        self.linkActions = links
+    }
+
+    func phoneNumber(error: PossessionError?) async -> String? {
+        errors.append(error)
+        return numbers.isEmpty ? nil : numbers.removeFirst()
+    }
+
+    func codeAction(state: PossessionState, error: PossessionError?) async -> PossessionCodeAction {
+        states.append(state)
+        errors.append(error)
+        guard !codeActions.isEmpty else { return .cancel }
+        return (try? await codeActions.removeFirst()()) ?? .cancel
+    }
+
+    func linkAction(state: PossessionState, error: PossessionError?) async -> PossessionLinkAction {
+        states.append(state)
+        errors.append(error)
+        guard !linkActions.isEmpty else { return .cancel }
+        return (try? await linkActions.removeFirst()()) ?? .cancel
+    }
+}
+
+/// Possession checks as an app (VerityKit's `VerityPossession` over URLSession), a backend (API key over HTTP) and a
+/// phone's browser (the hosted instant-link page) see them, against a live server.
+@Suite("Possession end to end")
+struct PossessionEndToEndTests {
+    static func runner(_ server: LiveServer) -> VerityPossession {
+        VerityPossession(configuration: VerityConfiguration(baseURL: server.baseURL))
+    }
+
+    @Test("Mobile: a wrong code, then the right one; validate succeeds once", arguments: TestEngine.available)
+    func wrongThenRight(engine: TestEngine) async throws {
+        try await LiveServer.run(engine) { server in
+            let started = try await server.backend.startPossession(
+                StartPossessionRequest(phoneNumber: "+14155550100", flow: .mobile))
+            let screens = ScriptedScreens(codes: [
+                { .submit(code: "000000" == (try await server.code(to: "+14155550100")) ? "111111" : "000000") },
+                { .submit(code: try await server.code(to: "+14155550100")) },
+            ])
+            let outcome = try await Self.runner(server).authenticate(authToken: started.authToken, ui: screens)
+            #expect(outcome.status == .succeeded)
+            #expect(await screens.errors == [nil, .wrongCode(retriesLeft: 3)])
+
+            let validation = try await server.backend.validatePossession(started.correlationId)
+            #expect(validation.success && validation.method == .otp && validation.phoneNumber == "+14155550100")
+            let twice = try await server.backend.validatePossession(started.correlationId)
+            #expect(!twice.success && twice.reason == "already_validated")
+
+            // The token ran its flow; it cannot run it again.
+            await #expect(throws: PossessionError.alreadyFinished) {
+                try await Self.runner(server).authenticate(authToken: started.authToken, ui: ScriptedScreens())
+            }
+        }
+    }
+
+    @Test("Three resends, then the fourth is refused; the code still works", arguments: TestEngine.available)
+    func resends(engine: TestEngine) async throws {
+        try await LiveServer.run(engine) { server in
+            let started = try await server.backend.startPossession(StartPossessionRequest(flow: .mobile))
+            let screens = ScriptedScreens(
+                numbers: ["not a number", "+14155550101"],
+                codes: [
+                    { .resend }, { .resend }, { .resend }, { .resend },
+                    {
+                        .submit(code: try await server.code(to: "+14155550101", count: 4))
+                    },
+                ])
+            let outcome = try await Self.runner(server).authenticate(authToken: started.authToken, ui: screens)
+            #expect(outcome.status == .succeeded && outcome.resendsLeft == 0)
+            #expect(await screens.errors == [nil, .invalidPhoneNumber, nil, nil, nil, nil, .resendLimitReached])
+            #expect(try await server.messageCount(to: "+14155550101") == 4)
+            #expect(try await server.backend.validatePossession(started.correlationId).success)
+        }
+    }
+
+    @Test("Change the number twice; the code of the last number proves it", arguments: TestEngine.available)
+    func changeNumber(engine: TestEngine) async throws {
+        try await LiveServer.run(engine) { server in
+            let started = try await server.backend.startPossession(
+                StartPossessionRequest(phoneNumber: "+14155550102", flow: .mobile))
+            let screens = ScriptedScreens(codes: [
+                { .changeNumber("+14155550103") }, { .changeNumber("+14155550104") },
+                { .submit(code: try await server.code(to: "+14155550104")) },
+            ])
+            let outcome = try await Self.runner(server).authenticate(authToken: started.authToken, ui: screens)
+            #expect(outcome.numberChangesLeft == 1)
+            let validation = try await server.backend.validatePossession(started.correlationId)
+            #expect(validation.success && validation.phoneNumber == "+14155550104")
+        }
+    }
+
+    @Test("An expired token ends the check; validate says expired", arguments: TestEngine.available)
+    func expiredToken(engine: TestEngine) async throws {
+        try await LiveServer.run(engine) { server in
+            let started = try await server.backend.startPossession(
+                StartPossessionRequest(phoneNumber: "+14155550105", flow: .mobile))
+            server.clock.advance(by: 901)
+            await #expect(throws: PossessionError.expired) {
+                try await Self.runner(server).authenticate(authToken: started.authToken, ui: ScriptedScreens())
+            }
+            #expect(try await server.backend.validatePossession(started.correlationId).reason == "expired")
+            await #expect(throws: PossessionError.expired) {
+                try await Self.runner(server).authenticate(authToken: "vpt_pos_forged.abc", ui: ScriptedScreens())
+            }
+        }
+    }
+
+    @Test(
+        "Desktop: the phone's browser opens the instant link and confirms; the desktop's wait ends",
+        arguments: TestEngine.available)
+    func instantLink(engine: TestEngine) async throws {
+        try await LiveServer.run(engine) { server in
+            let started = try await server.backend.startPossession(
+                StartPossessionRequest(
+                    phoneNumber: "+14155550106", flow: .desktop, finalTargetUrl: "https://shop.example/done"))
+            let screens = ScriptedScreens(links: [
+                {
+                    // The phone: the link from the SMS, opened the way a browser does (GET, then the form's POST).
+                    let text = try await server.latestMessage(to: "+14155550106")
+                    let sent = try #require(text.split(separator: " ").last.flatMap { URL(string: String($0)) })
+                    // The message links to VERITY_PUBLIC_URL (default port 8080); this server listens elsewhere.
+                    let link = server.baseURL.appendingPathComponent(sent.path)
+                    Task {
+                        let (page, _) = try await URLSession.shared.data(from: link)
+                        #expect(String(decoding: page, as: UTF8.self).contains("Yes, this is my phone"))
+                        var confirm = URLRequest(url: link)
+                        confirm.httpMethod = "POST"
+                        let (done, _) = try await URLSession.shared.data(for: confirm)
+                        #expect(String(decoding: done, as: UTF8.self).contains("https://shop.example/done"))
+                    }
+                    return .wait(seconds: 20)
+                }
+            ])
+            let outcome = try await Self.runner(server).authenticate(authToken: started.authToken, ui: screens)
+            #expect(outcome.status == .succeeded)
+            let validation = try await server.backend.validatePossession(started.correlationId)
+            #expect(validation.success && validation.method == .instantLink)
+            #expect(!(try await server.backend.validatePossession(started.correlationId).success))
+        }
+    }
+}
