@@ -8,7 +8,7 @@ import VerityCore
 @testable import VerityServer
 
 /// A possession flow as a test drives it: the backend's start, then the app's steps with the auth token.
-struct TestFlow {
+struct TestFlow: Sendable {
     let started: StartedPossession
     let node: TestNode
 
@@ -235,6 +235,61 @@ struct PossessionAPITests {
             }
             #expect(statuses.filter { $0 == 200 }.count == 3)
             #expect(statuses.filter { $0 == 429 }.count == 9)
+        }
+    }
+
+    /// A carrier check that confirms one number.
+    struct FakeCarrier: SilentPossessionProvider {
+        let confirmed: String
+
+        func confirms(phoneNumber: String, clientAddress: String?) async throws -> Bool {
+            phoneNumber == confirmed
+        }
+    }
+
+    @Test(
+        "A silent provider proves possession without a code; without one the step is refused",
+        arguments: TestEngine.available)
+    func silent(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine) { _ in
+        } dependencies: {
+            $0.silentPossession = FakeCarrier(confirmed: "+14155550111")
+        }
+        try await node.run { client in
+            let yes = try await TestFlow.start(
+                #"{"phoneNumber":"+14155550111","flow":"mobile"}"#, node: node, client: client)
+            let proven = try await yes.step("silent", client: client).decode(PossessionState.self)
+            #expect(proven.status == .succeeded)
+            #expect(try await yes.validate(client: client).method == .silent)
+
+            let no = try await TestFlow.start(
+                #"{"phoneNumber":"+14155550112","flow":"mobile"}"#, node: node, client: client)
+            #expect(try await no.step("silent", client: client).decode(PossessionState.self).status == .created)
+            #expect(try await no.step("otp/start", client: client).status == .ok)
+        }
+        let plain = try await TestNode.make(engine)
+        try await plain.run { client in
+            let flow = try await TestFlow.start(
+                #"{"phoneNumber":"+14155550111","flow":"mobile"}"#, node: plain, client: client)
+            #expect(try await flow.step("silent", client: client).problem().code == "step_out_of_order")
+        }
+    }
+
+    @Test("A flow carries on after a restart", arguments: TestEngine.available.filter { $0 != .sqlite })
+    func restart(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine, location: engine.persistentLocation())
+        let (flow, code) = try await node.run { client in
+            let flow = try await TestFlow.start(
+                #"{"phoneNumber":"+14155550113","flow":"mobile"}"#, node: node, client: client)
+            #expect(try await flow.step("otp/start", client: client).status == .ok)
+            return (flow, try await node.sender.code(to: "+14155550113"))
+        }
+        let restarted = try await node.reopened()
+        try await restarted.run { client in
+            let resumed = TestFlow(started: flow.started, node: restarted)
+            let done = try await resumed.step("otp/finish", json: #"{"code":"\#(code)"}"#, client: client)
+            #expect(try done.decode(PossessionState.self).status == .succeeded)
+            #expect(try await resumed.validate(client: client).success)
         }
     }
 }

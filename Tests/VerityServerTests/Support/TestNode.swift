@@ -172,7 +172,8 @@ struct TestNode {
     static func make(
         _ engine: TestEngine, location: DatabaseLocation? = nil, settings: ProjectSettings = .init(),
         clock: TestClock = TestClock(), sender: RecordingSender = RecordingSender(),
-        configure: (inout ServerConfiguration) -> Void = { _ in }
+        configure: (inout ServerConfiguration) -> Void = { _ in },
+        dependencies extra: (inout AppDependencies) -> Void = { _ in }
     ) async throws -> TestNode {
         let location = location ?? engine.freshLocation()
         var configuration = ServerConfiguration()
@@ -182,8 +183,9 @@ struct TestNode {
         configuration.outbox.pollInterval = .milliseconds(20)
         configure(&configuration)
         let logs = LogCapture()
-        let verity = try await Verity.open(
-            configuration, dependencies: dependencies(location, clock: clock, logs: logs))
+        var appDependencies = dependencies(location, clock: clock, logs: logs)
+        extra(&appDependencies)
+        let verity = try await Verity.open(configuration, dependencies: appDependencies)
         let (project, key) = try await verity.admin.createProject(name: "Acme", settings: settings)
         return TestNode(
             verity: verity, clock: clock, sender: sender, logs: logs, project: project, apiKey: key.secret,
