@@ -76,6 +76,10 @@ struct PossessionAPITests {
             let twice = try await flow.validate(client: client)
             #expect(!twice.success && twice.reason == "already_validated")
             #expect(try await flow.step("otp/resend", client: client).problem().code == "step_out_of_order")
+            let metrics = String(buffer: try await client.send(.get, "/metrics", key: nil).body)
+            for event in ["started", "succeeded", "validated"] {
+                #expect(metrics.contains(#"verity_possession_events_total{event="\#(event)"} 1"#))
+            }
         }
     }
 

@@ -120,7 +120,7 @@ public struct Verity: Sendable {
         PossessionService(
             store: PossessionStore(database: database), verifications: verificationService(limits: limits),
             testNumbers: TestNumberStore(database: database), renderer: renderer, silent: silentPossession,
-            identifiers: identifiers, random: random, clock: clock, logger: logger)
+            identifiers: identifiers, random: random, clock: clock, metrics: metrics, logger: logger)
     }
 
     var factorService: FactorService {

@@ -32,6 +32,27 @@ public final class VerityMetrics: Sendable {
         for event in SessionEvent.allCases {
             sessionCounter(event).increment(by: Int64(0))
         }
+        for event in PossessionEvent.allCases {
+            possessionCounter(event).increment(by: Int64(0))
+        }
+    }
+
+    /// What happened to a possession check, for `verity_possession_events_total{event=…}`.
+    enum PossessionEvent: String, CaseIterable {
+        case started
+        case succeeded
+        case failed
+        case validated
+    }
+
+    func possession(_ event: PossessionEvent) { possessionCounter(event).increment() }
+
+    private func possessionCounter(_ event: PossessionEvent) -> Counter {
+        registry.makeCounter(
+            descriptor: MetricNameDescriptor(
+                namespace: "verity", subsystem: "possession", metricName: "events", unitName: "total",
+                helpText: "Possession checks started, succeeded, failed and validated."),
+            labels: [("event", event.rawValue)])
     }
 
     /// What happened to a session, for `verity_sessions_events_total{event=…}`.

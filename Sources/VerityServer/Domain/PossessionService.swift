@@ -35,6 +35,7 @@ public struct PossessionService: Sendable {
     let identifiers: Identifiers
     let random: any RandomSource
     let clock: any TimeSource
+    let metrics: VerityMetrics
     let logger: Logger
 
     // MARK: - Backend
@@ -60,6 +61,7 @@ public struct PossessionService: Sendable {
             status: .created, resends: 0, retries: 0, numberChanges: 0, method: nil, createdAt: now,
             expiresAt: now.addingTimeInterval(TimeInterval(project.settings.possessionLifetime)))
         try await store.insert(record, tokenHash: SecretHash.hex(token))
+        metrics.possession(.started)
         logger.info(
             "Possession check started",
             metadata: ["possession": "\(record.id)", "flow": "\(record.flow.rawValue)", "project": "\(project.id)"])
@@ -76,6 +78,7 @@ public struct PossessionService: Sendable {
         switch flow.status(at: now) {
         case .succeeded:
             success = try await store.markValidated(id: flow.id, now: now) != nil
+            if success { metrics.possession(.validated) }
             reason = success ? nil : "already_validated"
         case .failed: reason = "failed"
         case .expired: reason = "expired"
@@ -146,6 +149,7 @@ public struct PossessionService: Sendable {
                     id: flow.id, from: [.otpSent],
                     set: "status = 'succeeded', method = 'otp', completed_at = \(bind: now.storedValue)", now: now)
             else { throw try await whyNot(flow, now: now) }
+            metrics.possession(.succeeded)
             logger.info("Possession proven", metadata: ["possession": "\(flow.id)", "method": "otp"])
             return try await view(done, in: project)
         case .wrong:
@@ -154,6 +158,7 @@ public struct PossessionService: Sendable {
                 id: flow.id, from: [.otpSent],
                 set: "status = \(bind: retriesLeft > 0 ? "otp_wrong" : "failed")", now: now)
             guard retriesLeft > 0 else {
+                metrics.possession(.failed)
                 throw VerityError(
                     .retryLimitReached, "The code is wrong and no retries are left; the check failed.",
                     remainingAttempts: 0)
@@ -248,6 +253,7 @@ public struct PossessionService: Sendable {
                 id: flow.id, from: [.created],
                 set: "status = 'succeeded', method = 'silent', completed_at = \(bind: now.storedValue)", now: now)
         else { return try await view(flow, in: project) }
+        metrics.possession(.succeeded)
         return try await view(done, in: project)
     }
 
@@ -279,6 +285,7 @@ public struct PossessionService: Sendable {
                 set: "status = 'succeeded', method = 'instant_link', completed_at = \(bind: now.storedValue)",
                 now: now)
         else { return nil }
+        metrics.possession(.succeeded)
         logger.info("Possession proven", metadata: ["possession": "\(flow.id)", "method": "instant_link"])
         return done
     }
