@@ -128,7 +128,7 @@ for message in json.load(sys.stdin):
 validate() { post 200 "$KEY" "/v1/possession/$1/validate"; }
 
 link_flow +14155550100 en
-ok "desktop possession flow $FLOW_ID sent an instant link: ${LINK%%.*}.…"
+ok "desktop possession flow $FLOW_ID sent an instant link: ${LINK%.*}.<secret>"
 
 # A plain GET (what a link scanner does) shows the page but confirms nothing.
 curl -sf "$LINK" >"$WORK/page.html" || fail "GET $LINK"

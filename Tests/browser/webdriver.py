@@ -17,7 +17,7 @@ import urllib.error
 import urllib.request
 
 # The key W3C WebDriver uses for a web element reference.
-ELEMENT = "element-6066-11e4-a6b6-4d7b5f8b2f0e"
+ELEMENT = "element-6066-11e4-a52e-4f735466cecf"
 
 
 class CheckFailed(Exception):
