@@ -157,6 +157,7 @@ struct InstantLinkPageController {
 
     struct Texts {
         var title: String
+        var doneTitle: String
         var confirm: String
         var button: String
         var done: String
@@ -165,24 +166,26 @@ struct InstantLinkPageController {
     }
 
     static let english = Texts(
-        title: "Confirm your phone", confirm: "Confirm that this phone is yours to continue with {project}.",
+        title: "Confirm your phone", doneTitle: "Phone confirmed",
+        confirm: "Confirm that this phone is yours to continue with {project}.",
         button: "Yes, this is my phone", done: "Done. You can go back to {project} on your other device.",
         continue: "Continue", invalid: "This link has expired or was already used.")
 
     static let texts: [String: Texts] = [
         "en": english,
         "es": Texts(
-            title: "Confirma tu teléfono", confirm: "Confirma que este teléfono es tuyo para continuar con {project}.",
+            title: "Confirma tu teléfono", doneTitle: "Teléfono confirmado",
+            confirm: "Confirma que este teléfono es tuyo para continuar con {project}.",
             button: "Sí, es mi teléfono", done: "Listo. Puedes volver a {project} en tu otro dispositivo.",
             continue: "Continuar", invalid: "Este enlace ha caducado o ya se usó."),
         "fr": Texts(
-            title: "Confirmez votre téléphone",
+            title: "Confirmez votre téléphone", doneTitle: "Téléphone confirmé",
             confirm: "Confirmez que ce téléphone est le vôtre pour continuer avec {project}.",
             button: "Oui, c'est mon téléphone",
             done: "C'est fait. Vous pouvez revenir à {project} sur votre autre appareil.",
             continue: "Continuer", invalid: "Ce lien a expiré ou a déjà été utilisé."),
         "de": Texts(
-            title: "Telefon bestätigen",
+            title: "Telefon bestätigen", doneTitle: "Telefon bestätigt",
             confirm: "Bestätigen Sie, dass dieses Telefon Ihnen gehört, um mit {project} fortzufahren.",
             button: "Ja, das ist mein Telefon",
             done: "Fertig. Sie können zu {project} auf Ihrem anderen Gerät zurückkehren.",
@@ -200,6 +203,7 @@ struct InstantLinkPageController {
         let texts = Self.texts[language] ?? english
         let lang = Self.texts[language] == nil ? "en" : language
         let body: String
+        var title = texts.title
         switch content {
         case .confirm(let project, let token):
             body = """
@@ -209,6 +213,7 @@ struct InstantLinkPageController {
         case .done(let project, let next):
             let link =
                 next.map { #"<p><a class="button" href="\#(escape($0))">\#(escape(texts.continue))</a></p>"# } ?? ""
+            title = texts.doneTitle
             body = "<p>\(escape(texts.done.replacingOccurrences(of: "{project}", with: project)))</p>\(link)"
         case .invalid:
             body = "<p>\(escape(texts.invalid))</p>"
@@ -218,14 +223,14 @@ struct InstantLinkPageController {
             <html lang="\(lang)"><head><meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <meta name="referrer" content="no-referrer">
-            <title>\(escape(texts.title))</title>
+            <title>\(escape(title))</title>
             <style>
             body{font-family:system-ui,-apple-system,sans-serif;margin:0;padding:2rem 1.25rem;max-width:28rem;margin:auto;color:#111}
             h1{font-size:1.4rem}p{font-size:1.05rem;line-height:1.5}
-            button,.button{display:block;box-sizing:border-box;width:100%;padding:.9rem;font-size:1.05rem;border:0;
+            button,.button{font:inherit;display:block;box-sizing:border-box;width:100%;padding:.9rem;font-size:1.05rem;border:0;
             border-radius:.5rem;background:#1d4ed8;color:#fff;text-align:center;text-decoration:none}
             </style></head>
-            <body><main><h1>\(escape(texts.title))</h1>\(body)</main></body></html>
+            <body><main><h1>\(escape(title))</h1>\(body)</main></body></html>
             """
         return Response(
             status: status,
