@@ -1,23 +1,27 @@
 #!/usr/bin/env bash
-# Verity benchmark: check throughput, push-approval round trips, OTP sign-ins and session refreshes next to
-# /health, measured in the same run on the same server.
+# Verity benchmark: check throughput, push-approval round trips, OTP sign-ins, session refreshes and possession
+# checks next to /health, measured in the same run on the same server.
 #
 #   bench/run.sh                 # release build, then health / check / health (py) / push / signin / refresh /
-#                                # health, 15 s each
+#                                # possession / health, 15 s each
 #   DURATION=30 bench/run.sh     # longer runs
 #   SKIP_BUILD=1 bench/run.sh    # reuse the last release build in .build-release
 #   SCENARIOS=push bench/run.sh  # only the push round trip (plus the /health runs)
 #   SCENARIOS="signin refresh" bench/run.sh   # only the sign-in scenarios (plus the /health runs)
+#   SCENARIOS=possession bench/run.sh         # only the possession flow (plus the /health runs)
 #
 # Settings (environment):
 #   DURATION=15     seconds per measured run        THREADS=2 / CONNECTIONS=32   wrk -t / -c (and pushload's -c)
-#   SCENARIOS="check push signin refresh"   which scenarios to run between the two wrk /health runs:
+#   SCENARIOS="check push signin refresh possession"   which scenarios to run between the two wrk /health runs:
 #                   check    POST /v1/verifications/check (wrk)
 #                   push     challenge create + signed respond (bench/lib/pushload.py)
 #                   signin   OTP start + verify with the project's test numbers, one per connection, so
 #                            min(CONNECTIONS, 10) connections (pushload.py)
 #                   refresh  POST /v1/auth/refresh with the token the previous refresh returned, one session per
 #                            connection (pushload.py)
+#                   possession  one possession check per iteration: backend start (API key), app OTP start and
+#                            finish with the flow's auth token (a test number, code 123456), backend validate;
+#                            all CONNECTIONS, test numbers round-robin (pushload.py)
 #   SEED=auto       verifications to seed; auto = 20000, or more if the last run's check rate needs more
 #   DEVICES=256     push factors to enroll for the push scenario (spread over the connections)
 #   PUSH_FETCH=0    1: the device also GETs the challenge before answering (what VerityPush.approve does)
@@ -29,8 +33,9 @@
 #   BENCH_BIN=path  benchmark this verity binary instead of building one (implies SKIP_BUILD=1)
 #
 # The server runs with the start and app-facing rate limits lifted (VERITY_RATE_LIMIT_PROJECT, _DESTINATION,
-# _CLIENT_IP, _LOGIN_ID = 1000000/s). Prints a table (req/s, p50, p99, non-2xx, CPU of server and load generator)
-# and each scenario's ratio to /health (check, push round trips, sign-ins and refreshes per second over /health
+# _CLIENT_IP, _LOGIN_ID = 1000000/s; the test numbers of signin, refresh and possession skip the per-destination
+# limit anyway). Prints a table (req/s, p50, p99, non-2xx, CPU of server and load generator) and each scenario's
+# ratio to /health (check, push round trips, sign-ins, refreshes and possession flows per second over /health
 # req/s), and writes the same as JSON to bench/results/latest.json. Exit status 2 when the run is not valid
 # (unexpected answers in any scenario, socket errors, verifications used more than 5 times). See bench/README.md.
 set -euo pipefail
@@ -41,7 +46,7 @@ DURATION=${DURATION:-15}
 THREADS=${THREADS:-2}
 CONNECTIONS=${CONNECTIONS:-32}
 SEED=${SEED:-auto}
-SCENARIOS=${SCENARIOS:-check push signin refresh}
+SCENARIOS=${SCENARIOS:-check push signin refresh possession}
 DEVICES=${DEVICES:-256}
 PUSH_FETCH=${PUSH_FETCH:-0}
 LOAD_PROCESSES=${LOAD_PROCESSES:-$THREADS}
@@ -67,20 +72,23 @@ PY
 fi
 [[ $SEED =~ ^[0-9]+$ ]] || { echo "error: SEED must be a number or auto" >&2; exit 1; }
 [[ $DEVICES =~ ^[1-9][0-9]*$ ]] || { echo "error: DEVICES must be a positive number" >&2; exit 1; }
-RUN_CHECK=0 RUN_PUSH=0 RUN_SIGNIN=0 RUN_REFRESH=0
+RUN_CHECK=0 RUN_PUSH=0 RUN_SIGNIN=0 RUN_REFRESH=0 RUN_POSSESSION=0
 for scenario in $SCENARIOS; do
     case $scenario in
         check) RUN_CHECK=1 ;;
         push) RUN_PUSH=1 ;;
         signin) RUN_SIGNIN=1 ;;
         refresh) RUN_REFRESH=1 ;;
-        *) echo "error: unknown scenario '$scenario' in SCENARIOS (check, push, signin, refresh)" >&2; exit 1 ;;
+        possession) RUN_POSSESSION=1 ;;
+        *) echo "error: unknown scenario '$scenario' in SCENARIOS (check, push, signin, refresh, possession)" >&2
+           exit 1 ;;
     esac
 done
 (( RUN_CHECK )) || SEED=0
 # Scenarios driven by bench/lib/pushload.py (they also get a /health run with pushload.py, the same client).
-RUN_PY=$(( RUN_PUSH || RUN_SIGNIN || RUN_REFRESH ))
-RUN_SESSIONS=$(( RUN_SIGNIN || RUN_REFRESH ))
+RUN_PY=$(( RUN_PUSH || RUN_SIGNIN || RUN_REFRESH || RUN_POSSESSION ))
+# Scenarios that use the project's test numbers.
+RUN_TEST_NUMBERS=$(( RUN_SIGNIN || RUN_REFRESH || RUN_POSSESSION ))
 # The sign-in scenario's connections: one test number each, and a project has at most 10.
 SIGNIN_CONNECTIONS=$(( CONNECTIONS < 10 ? CONNECTIONS : 10 ))
 
@@ -209,7 +217,7 @@ if (( RUN_PUSH )); then
     python3 "$BENCH_DIR/lib/pushload.py" enroll "$BASE_URL" "$API_KEY" "$DEVICES" "$WORK/devices.jsonl"
 fi
 
-if (( RUN_SESSIONS )); then
+if (( RUN_TEST_NUMBERS )); then
     # +16505550100 … +16505550109, code 123456: never sent, no rate limit (the server allows 10 per project).
     python3 "$BENCH_DIR/lib/pushload.py" test-numbers "$BASE_URL" "$API_KEY" --count 10
 fi
@@ -264,7 +272,7 @@ print(f"{a[1]-a[0]:.3f} {a[2]+a[3]:.3f} {a[5]-a[4]:.3f} {a[7]-a[6]:.3f} {a[9]-a[
     grep -E 'Requests/sec|Non-2xx|Socket errors' "$WORK/$label.wrk" | sed 's/^/    /' >&2 || true
 }
 
-# run_pushload SCENARIO SECONDS LABEL: runs bench/lib/pushload.py (push, signin, refresh or health) with
+# run_pushload SCENARIO SECONDS LABEL: runs bench/lib/pushload.py (push, signin, refresh, possession or health) with
 # CONNECTIONS connections (signin: at most 10) in LOAD_PROCESSES processes; it writes LABEL.wrk (its BENCH_RESULT
 # line) and LABEL.cpu (same format as run_scenario's, measured by pushload.py over the exact measurement window)
 # in $WORK.
@@ -273,6 +281,8 @@ run_pushload() {
     local connections=$CONNECTIONS note=
     if [[ $scenario == signin ]]; then
         connections=$SIGNIN_CONNECTIONS note=", one test number each"
+    elif [[ $scenario == possession ]]; then
+        note=", test numbers round-robin"
     fi
     log "$label: pushload.py $scenario for ${seconds}s (-c$connections$note, $LOAD_PROCESSES processes)"
     local args=(run "$BASE_URL" --scenario "$scenario" --duration "$seconds" --connections "$connections"
@@ -282,6 +292,8 @@ run_pushload() {
         [[ $PUSH_FETCH == 1 ]] && args+=(--fetch)
     elif [[ $scenario == signin || $scenario == refresh ]]; then
         args+=(--project "$PROJECT_ID")
+    elif [[ $scenario == possession ]]; then
+        args+=(--api-key "$API_KEY")
     fi
     if ! python3 "$BENCH_DIR/lib/pushload.py" "${args[@]}" >"$WORK/$label.out" 2>&1; then
         cat "$WORK/$label.out" >&2
@@ -326,7 +338,7 @@ if (( RUN_PUSH )); then
     run_pushload push "$DURATION" push
     drain_push_outbox push
 fi
-for scenario in signin refresh; do
+for scenario in signin refresh possession; do
     flag=RUN_${scenario^^}
     (( ${!flag} )) || continue
     if (( WARMUP > 0 )); then
@@ -355,9 +367,10 @@ json.dump({
     "warmup_s": $WARMUP, "scenarios": "$SCENARIOS".split(),
     "push": {"devices": $DEVICES if $RUN_PUSH else 0, "fetch": "$PUSH_FETCH" == "1", "load_processes": $LOAD_PROCESSES,
              "platform": "apns (console push sender: no APNs credentials)"},
-    "sessions": {"test_numbers": 10 if $RUN_SESSIONS else 0,
+    "sessions": {"test_numbers": 10 if $RUN_TEST_NUMBERS else 0,
                  "signin_connections": $SIGNIN_CONNECTIONS if $RUN_SIGNIN else 0,
-                 "refresh_connections": $CONNECTIONS if $RUN_REFRESH else 0},
+                 "refresh_connections": $CONNECTIONS if $RUN_REFRESH else 0,
+                 "possession_connections": $CONNECTIONS if $RUN_POSSESSION else 0},
     # git_commit describes the tree now; with SKIP_BUILD=1 or BENCH_BIN the binary may be older.
     "binary": "$BIN", "built_this_run": $BUILT,
     "machine": {"nproc": int(sh("nproc") or 0), "cpu": cpu, "kernel": sh("uname -r"),

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""Python load generator for the Verity bench: push-approval round trips, OTP sign-ins and session refreshes.
+"""Python load generator for the Verity bench: push-approval round trips, OTP sign-ins, session refreshes and
+possession checks.
 
     pushload.py enroll BASE_URL API_KEY COUNT OUT_FILE [--workers 8]
     pushload.py test-numbers BASE_URL API_KEY [--count 10]
-    pushload.py run BASE_URL --scenario push|signin|refresh|health --duration S --connections C [--processes P]
-                    [--api-key vk_… --devices FILE] [--fetch] [--project prj_…] [--out FILE] [--cpu-out FILE]
-                    [--server-pid PID]
+    pushload.py run BASE_URL --scenario push|signin|refresh|possession|health --duration S --connections C
+                    [--processes P] [--api-key vk_…] [--devices FILE] [--fetch] [--project prj_…] [--out FILE]
+                    [--cpu-out FILE] [--server-pid PID]
     pushload.py selftest       # times the client-side work of one round trip (signing, JSON, HTTP framing)
 
 `enroll` does what an app does, COUNT times: the backend asks for an enrollment token (POST /v1/enrollment-tokens,
@@ -15,7 +16,7 @@ JSON object per line: {"factorId": "fac_…", "userId": "…", "key": "<PKCS#8 P
 
 `test-numbers` registers the project's test phone numbers +16505550100 … +16505550109 (COUNT of them, at most 10,
 the server's limit) with the fixed code 123456 (POST /v1/test-numbers, API key): their codes are never sent and
-no rate limit applies, which is what lets the signin and refresh scenarios sign in at full speed.
+no rate limit applies, which is what lets the signin, refresh and possession scenarios run at full speed.
 
 `run --scenario push` measures round trips: per iteration, on one keep-alive connection,
     1. backend:  POST /v1/challenges {"factorId": …, "message": …}                (API key)     -> 201 chl_…
@@ -39,6 +40,16 @@ the scenario runs min(C, 10) connections.
 then each connection loops POST /v1/auth/refresh {"refreshToken": "vrt_…"} -> 200 with a new refresh token, which
 the next refresh sends. A token is sent once, whatever the answer: reusing one revokes the session, so a
 connection that got no new token (an unexpected answer, a lost connection) stops.
+
+`run --scenario possession` measures possession checks (Prove-style: the backend starts a flow, the app proves the
+phone with a code, the backend validates the outcome): per iteration, on one keep-alive connection,
+    1. backend: POST /v1/possession {"phoneNumber": "+1650555010N", "flow": "mobile"}  (API key)
+                -> 201 {"correlationId": "pos_…", "authToken": "vpt_pos_….<secret>", …}
+    2. app:     POST /v1/possession/{id}/otp/start {}                 (auth token) -> 200 status otp_sent
+    3. app:     POST /v1/possession/{id}/otp/finish {"code": "123456"} (auth token) -> 200 status succeeded
+    4. backend: POST /v1/possession/{id}/validate (no body)             (API key)    -> 200 success true, method otp
+To a test number no code is sent and its fixed code works. Each flow's code is its own, so several flows may run
+for one number at once: all C connections run, connection c with test number c mod 10.
 
 `run --scenario health` is GET /health with the same client, so the push/health ratio can be taken with one
 measuring stick as well as against wrk's /health.
@@ -75,7 +86,8 @@ MESSAGE = "Sign in to Verity bench?"
 DEVICE_TOKEN_LIFETIME = 300
 # What one iteration of each scenario is (singular, plural).
 ITERATION_NAMES = {"health": ("request", "requests"), "push": ("round trip", "round trips"),
-                   "signin": ("sign-in", "sign-ins"), "refresh": ("refresh", "refreshes")}
+                   "signin": ("sign-in", "sign-ins"), "refresh": ("refresh", "refreshes"),
+                   "possession": ("flow", "flows")}
 # The project's test phone numbers (the server allows at most 10 per project) and their fixed code.
 TEST_NUMBER_PREFIX = "+1650555010"
 MAX_TEST_NUMBERS = 10
@@ -337,7 +349,7 @@ def load_devices(path: str) -> list[Device]:
 
 class Stats:
     def __init__(self):
-        self.latencies = []          # seconds, per iteration (round trip, sign-in, refresh or /health request)
+        self.latencies = []          # seconds, per iteration (round trip, sign-in, refresh, flow or request)
         self.step_latencies = {}     # step name -> [seconds], iterations with all answers as expected
         self.step_requests = {}      # step name -> requests completed inside the window, whatever their answer
         self.statuses = {}           # "step status" -> count, for every response seen
@@ -365,8 +377,10 @@ class Iteration:
         self.ok = True
 
     async def call(self, conn: Connection, step: str, expected: int, method: str, path: str,
-                   token: str | None = None, body: bytes | None = None, headers: tuple[str, ...] = ()):
-        """Sends one request; returns the parsed JSON answer when the status is `expected`, else None."""
+                   token: str | None = None, body: bytes | None = None, headers: tuple[str, ...] = (),
+                   want: dict | None = None):
+        """Sends one request; returns the parsed JSON answer when the status is `expected` and the answer has the
+        fields in `want` (e.g. {"status": "approved"}), else None."""
         t0 = self.clock()
         status, payload = await conn.request(method, path, token, body, headers)
         self.steps.append((step, self.clock() - t0))
@@ -375,7 +389,12 @@ class Iteration:
         if status != expected:
             self.fail(step, f"{status}: {payload[:200]!r}")
             return None
-        return json.loads(payload) if payload else {}
+        answer = json.loads(payload) if payload else {}
+        for name, value in (want or {}).items():
+            if answer.get(name) != value:
+                self.fail(step, f"{name} {answer.get(name)!r}, not {value!r}")
+                return None
+        return answer
 
     def fail(self, step: str, why: str) -> None:
         self.ok = False
@@ -419,9 +438,8 @@ class PushDriver:
             if shown["contentHash"] != self.hash:
                 raise SystemExit("the server's contentHash differs from the client's computation")
         answer = json.dumps({"status": "approved", "signature": device.answer(challenge_id, self.hash)}).encode()
-        answered = await it.call(conn, "respond", 200, "POST", base + "/respond", device.token(), answer)
-        if answered is not None and answered.get("status") != "approved":
-            it.fail("respond", f"status {answered.get('status')!r}")
+        await it.call(conn, "respond", 200, "POST", base + "/respond", device.token(), answer,
+                      want={"status": "approved"})
 
 
 def project_headers(project_id: str) -> tuple[str, ...]:
@@ -489,6 +507,35 @@ class RefreshDriver:
         self.token = new
 
 
+class PossessionDriver:
+    """Possession checks (start, OTP start, OTP finish, validate) for one test number (shared with other
+    connections: each flow has a code of its own)."""
+    alive = True
+
+    def __init__(self, args, phone_number: str):
+        self.api_key = args.api_key
+        self.start_body = json.dumps({"phoneNumber": phone_number, "flow": "mobile"}).encode()
+        self.finish_body = json.dumps({"code": TEST_CODE}).encode()
+
+    async def iterate(self, it: Iteration, conn: Connection) -> None:
+        started = await it.call(conn, "start", 201, "POST", "/v1/possession", self.api_key, self.start_body)
+        if started is None:
+            return
+        flow_id, token = started.get("correlationId") or "", started.get("authToken") or ""
+        if not flow_id.startswith("pos_") or not token.startswith(f"vpt_{flow_id}."):
+            it.fail("start", "no pos_ correlationId or vpt_ auth token naming it in the answer")
+            return
+        base = f"/v1/possession/{flow_id}"
+        if await it.call(conn, "otp_start", 200, "POST", base + "/otp/start", token, b"{}",
+                         want={"status": "otp_sent"}) is None:
+            return
+        if await it.call(conn, "otp_finish", 200, "POST", base + "/otp/finish", token, self.finish_body,
+                         want={"status": "succeeded"}) is None:
+            return
+        await it.call(conn, "validate", 200, "POST", base + "/validate", self.api_key,
+                      want={"success": True, "method": "otp"})
+
+
 def test_number(index: int) -> str:
     return f"{TEST_NUMBER_PREFIX}{index}"
 
@@ -522,6 +569,8 @@ def make_drivers(args, url) -> list:
                 for c in range(args.connections)]
     if args.scenario == "signin":
         return [SignInDriver(args, test_number(c)) for c in range(args.connections)]
+    if args.scenario == "possession":
+        return [PossessionDriver(args, test_number(c % MAX_TEST_NUMBERS)) for c in range(args.connections)]
     began = time.monotonic()
     tokens = asyncio.run(open_sessions(args, url, args.connections))
     print(f"signed in {len(tokens)} sessions for the refresh run in {time.monotonic() - began:.1f} s",
@@ -651,6 +700,8 @@ def latency_summary(values_s):
 def run_main(args) -> int:
     if args.scenario == "push" and (not args.api_key or not args.devices):
         raise SystemExit("--scenario push needs --api-key and --devices")
+    if args.scenario == "possession" and not args.api_key:
+        raise SystemExit("--scenario possession needs --api-key")
     if args.scenario in ("signin", "refresh") and not args.project:
         raise SystemExit(f"--scenario {args.scenario} needs --project")
     connections_asked = args.connections
@@ -720,7 +771,8 @@ def run_main(args) -> int:
     wall = wall_after - wall_before
     duration_us = int(args.duration * 1e6)
 
-    # Iterations per second: round trips for push, sign-ins (verify 200s), refreshes, requests for health.
+    # Iterations per second: round trips for push, sign-ins (verify 200s), refreshes, possession flows (validate
+    # 200s with success true), requests for health.
     result = {
         "scenario": f"{args.scenario}-py" if args.scenario == "health" else args.scenario,
         "client": "pushload.py",
@@ -742,8 +794,11 @@ def run_main(args) -> int:
             "connections_asked": connections_asked,
             "fetch": bool(args.fetch),
             "devices": count_lines(args.devices) if args.scenario == "push" else 0,
-            "test_numbers": min(args.connections, MAX_TEST_NUMBERS) if args.scenario in ("signin", "refresh") else 0,
-            # Per step: requests/s inside the window (whatever the answer), latency of the expected answers.
+            "test_numbers": (min(args.connections, MAX_TEST_NUMBERS)
+                             if args.scenario in ("signin", "refresh", "possession") else 0),
+            # Per step: requests/s inside the window (whatever the answer), latency of the expected answers; the
+            # steps in the order an iteration makes them (first seen), as the JSON line sorts its keys.
+            "step_order": list(step_requests),
             "step_requests_per_sec": {name: count / args.duration for name, count in step_requests.items()},
             "step_latency_us": {name: latency_summary(values) for name, values in steps.items()},
             "load_cpu_s": round(load_cpu, 3),
@@ -829,7 +884,7 @@ def main() -> int:
     run.add_argument("--duration", type=float, default=15)
     run.add_argument("--connections", type=int, default=32)
     run.add_argument("--processes", type=int, default=2)
-    run.add_argument("--api-key")
+    run.add_argument("--api-key", help="the project's API key (vk_…), for push and possession")
     run.add_argument("--devices")
     run.add_argument("--fetch", action="store_true", help="the device GETs the challenge before answering")
     run.add_argument("--project", help="the project's public id (prj_…), for signin and refresh")

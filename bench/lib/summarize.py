@@ -7,9 +7,9 @@ RUN_DIR holds, per measured run LABEL: LABEL.wrk (one BENCH_RESULT line, from wr
 lib/pushload.py) and LABEL.cpu ("server_cpu_s load_cpu_s wall_s machine_cpu_s server_context_switches"), plus
 meta.json (configuration and machine). Labels: health-1 and health-2 (wrk) always; check (wrk) when the check
 scenario ran; health-py (pushload.py) when any pushload.py scenario ran; push (with push.outbox, "backlog_at_end
-drain_s"), signin and refresh (pushload.py) when those scenarios ran.
-Exit status 2 when the run is not valid (check, a round trip, a sign-in or a refresh answered anything unexpected,
-socket errors, or ids ran out).
+drain_s"), signin, refresh and possession (pushload.py) when those scenarios ran.
+Exit status 2 when the run is not valid (check, a round trip, a sign-in, a refresh or a possession flow answered
+anything unexpected, socket errors, or ids ran out).
 """
 
 import json
@@ -66,8 +66,12 @@ def row(endpoint: str, r: dict) -> dict:
 
 
 def step_latency_ms(extra: dict) -> dict:
-    return {name: {"p50": round(s["p50"] / 1000, 3), "p99": round(s["p99"] / 1000, 3)}
-            for name, s in extra.get("step_latency_us", {}).items()}
+    """Per step p50/p99 in ms, in the order an iteration makes the steps (pushload's step_order, when given)."""
+    steps = extra.get("step_latency_us", {})
+    order = [name for name in extra.get("step_order", []) if name in steps]
+    order += [name for name in steps if name not in order]
+    return {name: {"p50": round(steps[name]["p50"] / 1000, 3), "p99": round(steps[name]["p99"] / 1000, 3)}
+            for name in order}
 
 
 def main() -> int:
@@ -75,8 +79,8 @@ def main() -> int:
     with open(os.path.join(run_dir, "meta.json")) as f:
         meta = json.load(f)
     raw = {label: load(run_dir, label)
-           for label in ("health-1", "check", "health-py", "push", "signin", "refresh", "health-2")}
-    health1, check, health_py, push, signin, refresh, health2 = raw.values()
+           for label in ("health-1", "check", "health-py", "push", "signin", "refresh", "possession", "health-2")}
+    health1, check, health_py, push, signin, refresh, possession, health2 = raw.values()
     if health1 is None or health2 is None:
         raise SystemExit("health-1 and health-2 are required")
 
@@ -92,6 +96,8 @@ def main() -> int:
         rows.append(row(f"sign-in (otp start+verify, {signin['connections']} conns)", signin))
     if refresh:
         rows.append(row(f"POST /v1/auth/refresh ({refresh['connections']} conns)", refresh))
+    if possession:
+        rows.append(row(f"possession flow (4 reqs, {possession['connections']} conns)", possession))
     rows.append(row("GET /health (run 2)", health2))
     by_label = dict(zip([k for k, v in raw.items() if v is not None], rows))
     r1, r2 = by_label["health-1"], by_label["health-2"]
@@ -170,9 +176,12 @@ def main() -> int:
             },
         }
 
-    # signin and refresh: iterations/s against /health (wrk's, and pushload's own), per-step figures, client CPU.
+    # signin, refresh and possession: iterations/s against /health (wrk's, and pushload's own), per-step figures,
+    # client CPU.
+    test_number_scenarios = (("signin", signin, "sign_ins_per_sec"), ("refresh", refresh, "refreshes_per_sec"),
+                             ("possession", possession, "flows_per_sec"))
     document_sessions = {}
-    for label, result, rate_key in (("signin", signin, "sign_ins_per_sec"), ("refresh", refresh, "refreshes_per_sec")):
+    for label, result, rate_key in test_number_scenarios:
         if not result:
             continue
         r, e = by_label[label], result["extra"]
@@ -247,7 +256,7 @@ def main() -> int:
         if dp["outbox"]:
             print(f"push outbox      = {dp['outbox']['pushes_queued_at_end']} pushes still queued at the end of the "
                   f"run, drained in {dp['outbox']['drain_s']:.1f} s")
-    for label, result in (("signin", signin), ("refresh", refresh)):
+    for label, result, _ in test_number_scenarios:
         if not result:
             continue
         d, e = document_sessions, result["extra"]
@@ -262,8 +271,10 @@ def main() -> int:
             conns = f"{dl['connections']} connections, one test number each"
             if dl["connections"] != meta["connections"]:
                 conns += f", not {meta['connections']}: a project has at most 10"
-        else:
+        elif label == "refresh":
             conns = f"{dl['connections']} connections, one session each, {dl['test_numbers']} test numbers"
+        else:
+            conns = f"{dl['connections']} connections, {dl['test_numbers']} test numbers round-robin"
         print(f"{label:<16} = {by_label[label]['requests_per_sec']:.1f} {what}/s = {dl['http_requests_per_sec']:.1f} "
               f"HTTP req/s ({conns})")
         steps = "; ".join(f"{name} {dl['step_requests_per_sec'].get(name, 0):.1f} req/s, p50 {s['p50']:.2f} / "
