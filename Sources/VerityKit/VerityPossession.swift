@@ -144,26 +144,14 @@ public struct VerityPossession: Sendable {
     private func runCode(_ flow: Flow, _ state: PossessionState, ui: some PossessionUI) async throws
         -> PossessionState
     {
-        var state = state
-        var error: PossessionError?
-        while true {
-            let action = await ui.codeAction(state: state, error: error)
-            do {
-                switch action {
-                case .submit(let code):
-                    if state.status == .otpWrong { state = try await flow.call(.post, "/otp/retry") }
-                    state = try await flow.call(.post, "/otp/finish", body: PossessionCodeRequest(code: code))
-                    if state.status == .succeeded { return state }
-                case .resend: state = try await flow.call(.post, "/otp/resend")
-                case .changeNumber(let number):
-                    state = try await flow.call(
-                        .post, "/otp/change-number", body: PossessionPhoneRequest(phoneNumber: number))
-                case .cancel: throw PossessionError.cancelled
-                }
-                error = nil
-            } catch let failure as PossessionError where !failure.endsCheck {
-                error = failure
-                if case .wrongCode = failure { state.status = .otpWrong }
+        try await loop(state, ask: ui.codeAction) { action, state in
+            switch action {
+            case .submit(let code):
+                if state.status == .otpWrong { _ = try await flow.call(.post, "/otp/retry") }
+                return try await flow.call(.post, "/otp/finish", body: PossessionCodeRequest(code: code))
+            case .resend: return try await flow.call(.post, "/otp/resend")
+            case .changeNumber(let number): return try await flow.changeNumber(to: number)
+            case .cancel: throw PossessionError.cancelled
             }
         }
     }
@@ -171,30 +159,40 @@ public struct VerityPossession: Sendable {
     private func runLink(_ flow: Flow, _ state: PossessionState, ui: some PossessionUI) async throws
         -> PossessionState
     {
+        try await loop(state, ask: ui.linkAction) { action, _ in
+            switch action {
+            case .wait(let seconds):
+                let wait = min(max(seconds, 1), Self.maxWait)
+                let state = try await flow.call(.get, "", query: [URLQueryItem(name: "wait", value: String(wait))])
+                switch state.status {
+                case .expired: throw PossessionError.expired
+                case .failed: throw PossessionError.alreadyFinished
+                default: return state
+                }
+            case .resend: return try await flow.call(.post, "/link/resend")
+            case .changeNumber(let number): return try await flow.changeNumber(to: number)
+            case .cancel: throw PossessionError.cancelled
+            }
+        }
+    }
+
+    /// Asks the UI for an action and performs it until the check succeeds; a refusal the user can recover from goes
+    /// to the next question, the others end the check.
+    private func loop<Action>(
+        _ state: PossessionState, ask: (PossessionState, PossessionError?) async -> Action,
+        perform: (Action, PossessionState) async throws -> PossessionState
+    ) async throws -> PossessionState {
         var state = state
         var error: PossessionError?
         while true {
-            let action = await ui.linkAction(state: state, error: error)
+            let action = await ask(state, error)
             do {
-                switch action {
-                case .wait(let seconds):
-                    let wait = min(max(seconds, 1), Self.maxWait)
-                    state = try await flow.call(.get, "", query: [URLQueryItem(name: "wait", value: String(wait))])
-                    switch state.status {
-                    case .succeeded: return state
-                    case .expired: throw PossessionError.expired
-                    case .failed: throw PossessionError.alreadyFinished
-                    default: break
-                    }
-                case .resend: state = try await flow.call(.post, "/link/resend")
-                case .changeNumber(let number):
-                    state = try await flow.call(
-                        .post, "/otp/change-number", body: PossessionPhoneRequest(phoneNumber: number))
-                case .cancel: throw PossessionError.cancelled
-                }
+                state = try await perform(action, state)
+                if state.status == .succeeded { return state }
                 error = nil
             } catch let failure as PossessionError where !failure.endsCheck {
                 error = failure
+                if case .wrongCode = failure { state.status = .otpWrong }
             }
         }
     }
@@ -219,6 +217,10 @@ public struct VerityPossession: Sendable {
                     error = failure
                 }
             }
+        }
+
+        func changeNumber(to number: String) async throws -> PossessionState {
+            try await call(.post, "/otp/change-number", body: PossessionPhoneRequest(phoneNumber: number))
         }
 
         func call(
