@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Fuzzes the HTTP API from its own OpenAPI document with schemathesis against a real `verity serve`: every
+# operation, examples plus generated and stateful cases, bounded by MAX_EXAMPLES. Fails on any response >= 500,
+# and on a server log that shows an unhandled error or a secret (the API key, a refresh or possession token).
+#
+#   bash Tests/fuzz/schemathesis.sh              # MAX_EXAMPLES=25 per operation and pass
+#   VERITY_BIN=path MAX_EXAMPLES=200 bash Tests/fuzz/schemathesis.sh
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+MAX_EXAMPLES=${MAX_EXAMPLES:-25}
+# pip may put the `st` script in a directory that is not on PATH (~/.local/bin for a user install).
+PATH="$PATH:$(python3 -c 'import sysconfig; print(sysconfig.get_path("scripts"))'):$HOME/.local/bin"
+if ! command -v st >/dev/null; then
+    echo "schemathesis is missing: python3 -m pip install schemathesis" >&2
+    exit 1
+fi
+if [ -z "${VERITY_BIN:-}" ]; then
+    swift build --product verity >/dev/null 2>&1 || swift build --product verity
+    VERITY_BIN="$PWD/.build/debug/verity"
+fi
+WORK=$(mktemp -d /tmp/verity-fuzz.XXXXXX)
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+BASE="http://127.0.0.1:$PORT"
+export VERITY_DATA_DIR="$WORK/data"
+SERVER_PID=""
+stop_server() { if [ -n "$SERVER_PID" ]; then kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi; }
+trap 'stop_server; rm -rf "$WORK"' EXIT
+fail() { echo "fuzz: FAILED: $*" >&2; tail -50 "$WORK/serve.log" >&2 || true; exit 1; }
+
+# Rate limits would turn most generated requests into 429s; the fuzzer is after 5xx, not limits.
+VERITY_LOG_LEVEL=debug VERITY_RATE_LIMIT_CLIENT_IP=1000000/s VERITY_RATE_LIMIT_LOGIN_ID=1000000/s \
+    VERITY_RATE_LIMIT_DESTINATION=1000000/s "$VERITY_BIN" serve --port "$PORT" >"$WORK/serve.log" 2>&1 &
+SERVER_PID=$!
+for _ in $(seq 1 100); do curl -sf "$BASE/health" >/dev/null && break; sleep 0.1; done
+CREATED=$("$VERITY_BIN" admin project create --name Fuzz --json)
+KEY=$(echo "$CREATED" | python3 -c 'import json,sys; print(json.load(sys.stdin)["apiKey"])')
+PROJECT=$(echo "$CREATED" | python3 -c 'import json,sys; print(json.load(sys.stdin)["project"]["id"])')
+
+# A signed-in session and a possession token, so the session- and token-guarded operations get past their checks
+# in the second pass (each pass sends one bearer value to every operation).
+curl -sf "$BASE/v1/test-numbers" -H "Authorization: Bearer $KEY" -H "Content-Type: application/json" \
+    -d '{"phoneNumber": "+16505550100", "code": "123456"}' >/dev/null || fail "test number"
+AUTH=(-H "X-Verity-Project: $PROJECT" -H "Content-Type: application/json")
+curl -sf "$BASE/v1/auth/otp/start" "${AUTH[@]}" -d '{"loginId": "+16505550100"}' >/dev/null || fail "otp start"
+SIGNED_IN=$(curl -sf "$BASE/v1/auth/otp/verify" "${AUTH[@]}" -d '{"loginId": "+16505550100", "code": "123456"}')
+SESSION=$(echo "$SIGNED_IN" | python3 -c 'import json,sys; print(json.load(sys.stdin)["sessionJwt"])')
+REFRESH=$(echo "$SIGNED_IN" | python3 -c 'import json,sys; print(json.load(sys.stdin)["refreshToken"])')
+
+run_pass() {
+    local label=$1; shift
+    echo "fuzz: $label ($MAX_EXAMPLES examples per operation)"
+    if ! st run "$BASE/openapi.json" --url "$BASE" --checks not_a_server_error --max-examples "$MAX_EXAMPLES" \
+        --workers 2 --no-color "$@" >"$WORK/$label.out" 2>&1; then
+        sed -n '/FAILURES/,$p' "$WORK/$label.out" | head -80 >&2
+        fail "schemathesis found server errors in the $label pass"
+    fi
+    grep -E "generated|passed" "$WORK/$label.out" | tail -1
+}
+run_pass api-key -H "Authorization: Bearer $KEY" -H "X-Verity-Project: $PROJECT"
+run_pass session -H "Authorization: Bearer $SESSION" -H "X-Verity-Project: $PROJECT" \
+    --include-path-regex '^/v1/auth/'
+
+grep -q "Unhandled error" "$WORK/serve.log" && fail "the server logged an unhandled error"
+for secret in "$KEY" "$REFRESH" "${SESSION##*.}"; do
+    grep -qF "$secret" "$WORK/serve.log" && fail "a secret reached the server log"
+done
+grep -qE '\+1650555[0-9]{4}' "$WORK/serve.log" && fail "a full phone number reached the server log"
+echo "fuzz: no response >= 500, no unhandled error, no secret in the log"
