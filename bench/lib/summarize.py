@@ -284,6 +284,18 @@ def main() -> int:
         print(f"{label + ' client':<16} = {dl['client_cpu_us_per_iteration']} us CPU per {e['iteration']}; its "
               f"processes used {dl['client_cpu_pct_per_process']}% of a core each")
     print(f"health drift     = {drift:+.1f}% from run 1 to run 2")
+    memory = {}
+    memory_path = os.path.join(run_dir, "memory.json")
+    if os.path.exists(memory_path):
+        with open(memory_path) as f:
+            memory = json.load(f)
+        def verdict(value, limit):
+            return "met" if value <= limit else "MISSED"
+        print(f"cold start       = {memory['cold_start_ms']} ms to the first /health 200 "
+              f"(target <= 300 ms: {verdict(memory['cold_start_ms'], 300)})")
+        print(f"memory           = RSS {memory['rss_idle_mb']:.1f} MB idle (target <= 64 MB: "
+              f"{verdict(memory['rss_idle_mb'], 64)}), {memory['rss_peak_mb']:.1f} MB peak (target <= 256 MB: "
+              f"{verdict(memory['rss_peak_mb'], 256)})")
     if check:
         print(f"ids              = {extra.get('ids')} seeded for the check run, each checked at most "
               f"{extra.get('max_checks_per_id')} times (limit 5)")
@@ -300,6 +312,7 @@ def main() -> int:
         **document_push,
         **document_sessions,
         "health_drift_pct": round(drift, 2),
+        "memory": memory,
         "targets": targets,
         "check_ids": extra,
         "valid": not problems,
