@@ -12,7 +12,7 @@
 #
 # Settings (environment):
 #   DURATION=15     seconds per measured run        THREADS=2 / CONNECTIONS=32   wrk -t / -c (and pushload's -c)
-#   SCENARIOS="check push signin refresh possession"   which scenarios to run between the two wrk /health runs:
+#   SCENARIOS="check start jwks push signin refresh possession"   which scenarios to run between the two wrk /health runs:
 #                   check    POST /v1/verifications/check (wrk)
 #                   push     challenge create + signed respond (bench/lib/pushload.py)
 #                   signin   OTP start + verify with the project's test numbers, one per connection, so
@@ -46,7 +46,7 @@ DURATION=${DURATION:-15}
 THREADS=${THREADS:-2}
 CONNECTIONS=${CONNECTIONS:-32}
 SEED=${SEED:-auto}
-SCENARIOS=${SCENARIOS:-check push signin refresh possession}
+SCENARIOS=${SCENARIOS:-check start jwks push signin refresh possession}
 DEVICES=${DEVICES:-256}
 PUSH_FETCH=${PUSH_FETCH:-0}
 LOAD_PROCESSES=${LOAD_PROCESSES:-$THREADS}
@@ -72,15 +72,18 @@ PY
 fi
 [[ $SEED =~ ^[0-9]+$ ]] || { echo "error: SEED must be a number or auto" >&2; exit 1; }
 [[ $DEVICES =~ ^[1-9][0-9]*$ ]] || { echo "error: DEVICES must be a positive number" >&2; exit 1; }
-RUN_CHECK=0 RUN_PUSH=0 RUN_SIGNIN=0 RUN_REFRESH=0 RUN_POSSESSION=0
+RUN_CHECK=0 RUN_START=0 RUN_JWKS=0 RUN_PUSH=0 RUN_SIGNIN=0 RUN_REFRESH=0 RUN_POSSESSION=0
 for scenario in $SCENARIOS; do
     case $scenario in
         check) RUN_CHECK=1 ;;
+        start) RUN_START=1 ;;
+        jwks) RUN_JWKS=1 ;;
         push) RUN_PUSH=1 ;;
         signin) RUN_SIGNIN=1 ;;
         refresh) RUN_REFRESH=1 ;;
         possession) RUN_POSSESSION=1 ;;
-        *) echo "error: unknown scenario '$scenario' in SCENARIOS (check, push, signin, refresh, possession)" >&2
+        *) echo "error: unknown scenario '$scenario' in SCENARIOS (check, start, jwks, push, signin, refresh,
+           possession)" >&2
            exit 1 ;;
     esac
 done
@@ -233,7 +236,7 @@ fi
 
 # --- Runs ------------------------------------------------------------------------------------------------------
 
-export BENCH_API_KEY=$API_KEY BENCH_IDS_FILE="$WORK/ids.txt" BENCH_THREADS=$THREADS
+export BENCH_API_KEY=$API_KEY BENCH_IDS_FILE="$WORK/ids.txt" BENCH_THREADS=$THREADS BENCH_PROJECT_ID=$PROJECT_ID
 CLOCK_TICKS=$(getconf CLK_TCK)
 
 # CPU seconds (user + system) the server has used so far.
@@ -335,6 +338,14 @@ fi
 run_scenario health "$DURATION" health-1
 if (( RUN_CHECK )); then
     run_scenario check "$DURATION" check
+fi
+if (( RUN_START )); then
+    run_scenario start "$DURATION" start
+fi
+if (( RUN_JWKS )); then
+    # A project's first key is made when it first signs; make it now so the set is not empty.
+    "$BIN" admin project rotate-signing-key "$PROJECT_ID" --data-dir "$DATA" >/dev/null
+    run_scenario jwks "$DURATION" jwks
 fi
 if (( RUN_PY )); then
     run_pushload health "$DURATION" health-py

@@ -79,14 +79,19 @@ def main() -> int:
     with open(os.path.join(run_dir, "meta.json")) as f:
         meta = json.load(f)
     raw = {label: load(run_dir, label)
-           for label in ("health-1", "check", "health-py", "push", "signin", "refresh", "possession", "health-2")}
-    health1, check, health_py, push, signin, refresh, possession, health2 = raw.values()
+           for label in ("health-1", "check", "start", "jwks", "health-py", "push", "signin", "refresh", "possession",
+                         "health-2")}
+    health1, check, start, jwks, health_py, push, signin, refresh, possession, health2 = raw.values()
     if health1 is None or health2 is None:
         raise SystemExit("health-1 and health-2 are required")
 
     rows = [row("GET /health (run 1)", health1)]
     if check:
         rows.append(row("POST /v1/verifications/check", check))
+    if start:
+        rows.append(row("POST /v1/verifications (start)", start))
+    if jwks:
+        rows.append(row("GET …/.well-known/jwks.json", jwks))
     if health_py:
         rows.append(row("GET /health (pushload.py)", health_py))
     if push:
@@ -143,6 +148,14 @@ def main() -> int:
             problems.append(
                 f"the check run used each id up to {extra['max_checks_per_id']} times (> 5): seed more (SEED=…)")
         document_check = {"check_to_health_pct": round(pct(c["requests_per_sec"], health_rps), 2)}
+
+    # Plain wrk scenarios without a target: their ratio to /health, and every answer must be 2xx.
+    for label, result in (("start", start), ("jwks", jwks)):
+        if result:
+            r = by_label[label]
+            if r["non_2xx"]:
+                problems.append(f"{label} answered {r['non_2xx']} non-2xx responses {result['statuses']}")
+            document_check[f"{label}_to_health_pct"] = round(pct(r["requests_per_sec"], health_rps), 2)
 
     document_push = {}
     if push:
@@ -237,6 +250,9 @@ def main() -> int:
               f"{'met' if ratio_ok else 'MISSED'})")
         print(f"check p99        = {by_label['check']['p99_ms']:.2f} ms (target < {TARGET_CHECK_P99_MS:.0f} ms: "
               f"{'met' if p99_ok else 'MISSED'})")
+    for label in ("start", "jwks"):
+        if f"{label}_to_health_pct" in document_check:
+            print(f"{label + ' / health':<16} = {document_check[label + '_to_health_pct']:.1f}%   (no target)")
     if push:
         ratio = document_push["push_to_health_pct"]
         push_ok = ratio >= TARGET_PUSH_RATIO_PCT
