@@ -14,6 +14,8 @@
 #   DURATION=15     seconds per measured run        THREADS=2 / CONNECTIONS=32   wrk -t / -c (and pushload's -c)
 #   SCENARIOS="check start jwks push signin refresh possession"   which scenarios to run between the two wrk /health runs:
 #                   check    POST /v1/verifications/check (wrk)
+#                   start    POST /v1/verifications to new destinations (wrk)
+#                   jwks     GET /v1/projects/{id}/.well-known/jwks.json (wrk)
 #                   push     challenge create + signed respond (bench/lib/pushload.py)
 #                   signin   OTP start + verify with the project's test numbers, one per connection, so
 #                            min(CONNECTIONS, 10) connections (pushload.py)
