@@ -3,6 +3,8 @@
 # send a code, read it with `verity outbox list`, check it, restart, revoke a key. Exits non-zero on the
 # first step that does not behave as the README says.
 set -euo pipefail
+# Pipelines into grep use `grep -c … >/dev/null`, not `grep -q`: -q stops reading at the first match, the writer then
+# dies of SIGPIPE, and pipefail turns a match into a failure (it happened with the long /metrics text).
 cd "$(dirname "$0")/../.."
 
 swift build --product verity >/dev/null 2>&1 || swift build --product verity
@@ -53,7 +55,7 @@ print(re.search(r"\d{6}", messages[0]["body"]).group() if messages else "")')
     sleep 0.1
 done
 [ -n "$CODE" ] || fail "outbox list never showed the sent code"
-"$VERITY" outbox list | grep -q "Your Acme verification code is: $CODE" || fail "outbox list text"
+"$VERITY" outbox list | grep -c "Your Acme verification code is: $CODE" >/dev/null || fail "outbox list text"
 ok "outbox list shows the message with its code"
 
 WRONG=$(curl -s "$BASE/v1/verifications/check" -H "Authorization: Bearer $KEY" -H "Content-Type: application/json" \
@@ -71,8 +73,8 @@ ok "after a restart the pending verification is still checkable and approves"
 SECOND=$("$VERITY" admin key create --project "$PROJECT" --name ci --json)
 SECOND_KEY=$(echo "$SECOND" | json "['secret']")
 SECOND_ID=$(echo "$SECOND" | json "['key']['id']")
-"$VERITY" admin key list --project "$PROJECT" | grep -q "$SECOND_ID" || fail "key list"
-"$VERITY" admin key list --project "$PROJECT" | grep -q "$SECOND_KEY" && fail "key list shows a secret"
+"$VERITY" admin key list --project "$PROJECT" | grep -c "$SECOND_ID" >/dev/null || fail "key list"
+"$VERITY" admin key list --project "$PROJECT" | grep -c "$SECOND_KEY" >/dev/null && fail "key list shows a secret"
 STATUS=$(curl -s -o /dev/null -w '%{http_code}' "$BASE/v1/verifications/$ID" -H "Authorization: Bearer $SECOND_KEY")
 [ "$STATUS" = "200" ] || fail "a new key answered $STATUS"
 # Revoked from another process while the server has just used it: refused at once.
@@ -93,24 +95,24 @@ FOUND=$(curl -sf "$BASE/v1/users?loginId=JANE@example.com" -H "Authorization: Be
 [ "$FOUND" = "$USER_ID" ] || fail "user search answered $FOUND for $USER_ID"
 ok "admin user create; GET /v1/users?loginId= finds the user while the server runs"
 
-curl -sf "$BASE/metrics" | grep -q 'verity_verifications_approved_total{channel="sms"} 1' || fail "metrics"
+curl -sf "$BASE/metrics" | grep -c 'verity_verifications_approved_total{channel="sms"} 1' >/dev/null || fail "metrics"
 curl -sf "$BASE/openapi.json" | python3 -c 'import json,sys; assert json.load(sys.stdin)["openapi"].startswith("3.1")' \
     || fail "openapi.json"
-"$VERITY" --help | grep -q "serve" || fail "--help"
+"$VERITY" --help | grep -c "serve" >/dev/null || fail "--help"
 ok "/metrics, /openapi.json and --help"
 
 # Phone sign-in with a test number: nothing is sent, the fixed code signs in, refresh rotates, a role shows up.
 "$VERITY" admin project test-number add +16505551234 123456 --project "$PROJECT" >/dev/null
-"$VERITY" admin project test-number list --project "$PROJECT" | grep -q "+16505551234  code 123456" || fail "test-number list"
+"$VERITY" admin project test-number list --project "$PROJECT" | grep -c "+16505551234  code 123456" >/dev/null || fail "test-number list"
 "$VERITY" admin role create editor --permission posts:write --project "$PROJECT" >/dev/null
 AUTH=(-H "X-Verity-Project: $PROJECT" -H "Content-Type: application/json")
-curl -sf "$BASE/v1/auth/otp/start" "${AUTH[@]}" -d '{"loginId": "+16505551234"}' | grep -q '"sent":false' \
+curl -sf "$BASE/v1/auth/otp/start" "${AUTH[@]}" -d '{"loginId": "+16505551234"}' | grep -c '"sent":false' >/dev/null \
     || fail "otp start to a test number"
 SIGNED_IN=$(curl -sf "$BASE/v1/auth/otp/verify" "${AUTH[@]}" -d '{"loginId": "+16505551234", "code": "123456"}')
 PHONE_USER=$(echo "$SIGNED_IN" | json "['user']['id']")
 REFRESH=$(echo "$SIGNED_IN" | json "['refreshToken']")
 [ "$(echo "$SIGNED_IN" | json "['firstSeen']")" = "True" ] || fail "otp verify answered $SIGNED_IN"
-"$VERITY" admin role assign "$PHONE_USER" editor --project "$PROJECT" | grep -q "roles: editor" || fail "role assign"
+"$VERITY" admin role assign "$PHONE_USER" editor --project "$PROJECT" | grep -c "roles: editor" >/dev/null || fail "role assign"
 REFRESHED=$(curl -sf "$BASE/v1/auth/refresh" "${AUTH[@]}" -d "{\"refreshToken\": \"$REFRESH\"}")
 echo "$REFRESHED" | json "['sessionJwt']" | cut -d. -f2 | python3 -c '
 import base64, json, sys
@@ -118,7 +120,7 @@ part = sys.stdin.read().strip(); claims = json.loads(base64.urlsafe_b64decode(pa
 assert claims["roles"] == ["editor"] and claims["permissions"] == ["posts:write"], claims' || fail "refreshed claims"
 REUSED=$(curl -s -o /dev/null -w '%{http_code}' "$BASE/v1/auth/refresh" "${AUTH[@]}" -d "{\"refreshToken\": \"$REFRESH\"}")
 [ "$REUSED" = "401" ] || fail "a reused refresh token answered $REUSED"
-"$VERITY" outbox list --to +16505551234 | grep -q "The outbox is empty." || fail "a message went to a test number"
+"$VERITY" outbox list --to +16505551234 | grep -c "The outbox is empty." >/dev/null || fail "a message went to a test number"
 ok "test-number sign-in, role in the refreshed session token, refresh-token reuse refused"
 
 echo "quickstart: $passed passed, 0 failed"
