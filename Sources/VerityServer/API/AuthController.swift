@@ -180,7 +180,7 @@ struct RoleController {
         -> Page<SecurityEvent>
     {
         let query = request.uri.queryParameters
-        let limit = try request.queryLimit()
+        let limit = try request.queryInteger("limit")
         return try await sessions.securityEvents(
             userId: query["userId"].map(String.init), limit: limit, in: try context.requireProject())
     }

@@ -68,14 +68,8 @@ struct FactorController {
     }
 
     @Sendable func getChallenge(_ request: Request, context: VerityRequestContext) async throws -> Challenge {
-        var wait: Int?
-        if let text = request.uri.queryParameters["wait"] {
-            guard let seconds = Int(String(text)) else {
-                throw VerityError(.invalidRequest, "`wait` must be a whole number of seconds.")
-            }
-            wait = seconds
-        }
-        return try await challenges.fetch(
-            id: try context.pathParameter("challengeId"), wait: wait, in: try context.requireProject())
+        try await challenges.fetch(
+            id: try context.pathParameter("challengeId"), wait: try request.queryInteger("wait"),
+            in: try context.requireProject())
     }
 }

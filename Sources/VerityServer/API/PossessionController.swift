@@ -42,15 +42,8 @@ struct PossessionController {
     }
 
     @Sendable func state(_ request: Request, context: VerityRequestContext) async throws -> PossessionState {
-        var wait: Int?
-        if let text = request.uri.queryParameters["wait"] {
-            guard let value = Int(String(text)) else {
-                throw VerityError(.invalidRequest, "`wait` must be a whole number of seconds.")
-            }
-            wait = value
-        }
         let (flow, project) = try context.requirePossession()
-        return try await possession.state(flow, wait: wait, in: project)
+        return try await possession.state(flow, wait: try request.queryInteger("wait"), in: project)
     }
 
     @Sendable func startOTP(_ request: Request, context: VerityRequestContext) async throws -> PossessionState {

@@ -3,11 +3,11 @@ import Hummingbird
 import NIOCore
 
 extension Request {
-    /// The `limit` query parameter, if given; a value that is not a whole number is a 400.
-    func queryLimit() throws -> Int? {
-        guard let text = uri.queryParameters["limit"] else { return nil }
+    /// A whole-number query parameter (`limit`, `wait`), if given; anything else is a 400.
+    func queryInteger(_ name: String) throws -> Int? {
+        guard let text = uri.queryParameters[Substring(name)] else { return nil }
         guard let value = Int(String(text)) else {
-            throw VerityError(.invalidRequest, "`limit` must be a whole number.")
+            throw VerityError(.invalidRequest, "`\(name)` must be a whole number.")
         }
         return value
     }

@@ -26,7 +26,7 @@ struct UserController {
 
     @Sendable func list(_ request: Request, context: VerityRequestContext) async throws -> Page<User> {
         let query = request.uri.queryParameters
-        let limit = try request.queryLimit()
+        let limit = try request.queryInteger("limit")
         return try await users.list(
             loginId: query["loginId"].map(String.init), limit: limit, cursor: query["cursor"].map(String.init),
             in: try context.requireProject())
