@@ -230,14 +230,21 @@ def run_verify(args):
     )
 
     # 4. Deliveries in the logs of the killed and the restarted server.
-    deliveries = {}
+    deliveries, per_log = {}, []
     pattern = re.compile(r"\bmessage=(msg_[0-9a-z]+)")  # the metadata comes before the text in a log line
     for log in args.log:
+        counts = {}
         with open(log, errors="replace") as source:
             for line in source:
                 match = pattern.search(line) if "Console delivery" in line else None
                 if match:
                     deliveries[match.group(1)] = deliveries.get(match.group(1), 0) + 1
+                    counts[match.group(1)] = counts.get(match.group(1), 0) + 1
+        per_log.append(counts)
+    # A repeat may only come from the crash: one server never delivers a message twice.
+    twice = [(log, mid) for log, counts in zip(args.log, per_log) for mid, n in counts.items() if n > 1]
+    if twice:
+        fail(f"{len(twice)} messages were delivered twice by one server (not a crash repeat): {twice[:5]}")
     sent = [m for m in messages if m["status"] == "sent"]
     undelivered = [m["id"] for m in sent if m["id"] not in deliveries]
     if undelivered:
@@ -263,7 +270,7 @@ def main():
     load.add_argument("--out", required=True)
     load.add_argument("--threads", type=int, default=4)
     load.add_argument("--kill-after", type=float, default=3.0)
-    load.add_argument("--max-starts", type=int, default=600)
+    load.add_argument("--max-starts", type=int, default=900)  # outbox list shows at most 1000
     verify = sub.add_parser("verify")
     verify.add_argument("--base", required=True)
     verify.add_argument("--key", required=True)
