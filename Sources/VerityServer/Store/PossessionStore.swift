@@ -56,7 +56,7 @@ struct PossessionStore: Sendable {
 
     /// The flow an auth token belongs to.
     func flow(tokenHash: String) async throws -> PossessionRecord? {
-        try await database.lookup { sql in
+        try await database.lookupConfirmingMiss { sql in
             try await sql.raw(
                 "SELECT \(unsafeRaw: Self.columns) FROM possession_flows WHERE token_hash = \(bind: tokenHash)"
             ).first().map(Self.record(from:))
@@ -64,7 +64,7 @@ struct PossessionStore: Sendable {
     }
 
     func flow(id: String, projectId: String) async throws -> PossessionRecord? {
-        try await database.lookup { sql in
+        try await database.lookupConfirmingMiss { sql in
             try await sql.raw(
                 """
                 SELECT \(unsafeRaw: Self.columns) FROM possession_flows

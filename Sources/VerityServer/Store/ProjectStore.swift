@@ -29,7 +29,7 @@ struct ProjectStore: Sendable {
     }
 
     func project(id: String) async throws -> Project? {
-        try await database.lookup { sql in
+        try await database.lookupConfirmingMiss { sql in
             try await sql.raw("SELECT \(unsafeRaw: Self.projectColumns) FROM projects WHERE id = \(bind: id)")
                 .first().map(Self.project(from:))
         }
@@ -62,7 +62,7 @@ struct ProjectStore: Sendable {
 
     /// The project an unrevoked key belongs to, found by the key's hash.
     func project(forKeyHash hash: String) async throws -> Project? {
-        try await database.lookup { sql in
+        try await database.lookupConfirmingMiss { sql in
             try await sql.raw(
                 """
                 SELECT p.id, p.name, p.code_length, p.code_ttl_seconds, p.allowed_countries, p.created_at,

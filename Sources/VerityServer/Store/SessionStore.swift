@@ -152,7 +152,7 @@ struct SessionStore: Sendable {
 
     /// An unrevoked, unexpired session.
     func activeSession(id: String, projectId: String, now: Date) async throws -> SessionRecord? {
-        try await database.lookup { sql in
+        try await database.lookupConfirmingMiss { sql in
             try await sql.raw(
                 """
                 SELECT \(unsafeRaw: Self.columns) FROM sessions

@@ -38,7 +38,7 @@ struct UserStore: Sendable {
     }
 
     func user(id: String, projectId: String) async throws -> User? {
-        try await database.lookup { sql in try await Self.user(id: id, projectId: projectId, in: sql) }
+        try await database.lookupConfirmingMiss { sql in try await Self.user(id: id, projectId: projectId, in: sql) }
     }
 
     static func user(id: String, projectId: String, in sql: any SQLDatabase) async throws -> User? {

@@ -116,12 +116,12 @@ struct VerificationStore: Sendable {
     }
 
     func verification(id: String, projectId: String) async throws -> VerificationRecord? {
-        try await database.lookup { sql in try await verification(in: sql, id: id, projectId: projectId) }
+        try await database.lookupConfirmingMiss { sql in try await verification(in: sql, id: id, projectId: projectId) }
     }
 
     /// A verification by id alone, for links that carry it (an instant link names its flow and project).
     func verification(id: String) async throws -> VerificationRecord? {
-        try await database.lookup { sql in
+        try await database.lookupConfirmingMiss { sql in
             try await sql.raw("SELECT \(unsafeRaw: Self.columns) FROM verifications WHERE id = \(bind: id)")
                 .first().map(Self.record(from:))
         }
@@ -140,7 +140,7 @@ struct VerificationStore: Sendable {
     func pendingVerification(destination: String, purpose: VerificationPurpose, projectId: String) async throws
         -> VerificationRecord?
     {
-        try await database.lookup { sql in
+        try await database.lookupConfirmingMiss { sql in
             try await sql.raw(
                 """
                 SELECT \(unsafeRaw: Self.columns) FROM verifications
