@@ -8,9 +8,7 @@ struct APIKeyAuthenticator: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
     {
-        guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
-            case let secret = header.dropFirst("Bearer ".count).trimmingCharacters(in: .whitespaces),
-            secret.hasPrefix(APIKeySecret.prefix), secret.count <= 128
+        guard let secret = request.bearerToken, secret.hasPrefix(APIKeySecret.prefix), secret.count <= 128
         else {
             throw VerityError(.unauthorized, "Send a secret API key as `Authorization: Bearer vk_…`.")
         }

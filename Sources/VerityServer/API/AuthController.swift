@@ -71,11 +71,8 @@ struct AuthController {
     }
 
     private func session(_ request: Request, _ project: Project) async throws -> SessionAuth {
-        guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else {
-            throw SessionService.invalidSession
-        }
-        return try await sessions.authenticate(
-            bearer: header.dropFirst("Bearer ".count).trimmingCharacters(in: .whitespaces), in: project)
+        guard let token = request.bearerToken else { throw SessionService.invalidSession }
+        return try await sessions.authenticate(bearer: token, in: project)
     }
 }
 

@@ -98,12 +98,11 @@ struct PossessionTokenAuthenticator: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
     {
-        guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else {
+        guard let token = request.bearerToken else {
             throw VerityError(.unauthorized, "Send the flow's auth token as `Authorization: Bearer vpt_…`.")
         }
         let flow = try await possession.authenticate(
-            token: header.dropFirst("Bearer ".count).trimmingCharacters(in: .whitespaces),
-            correlationId: try context.pathParameter("correlationId"))
+            token: token, correlationId: try context.pathParameter("correlationId"))
         guard let project = try await projects.project(id: flow.projectId) else {
             throw VerityError(.possessionNotFound)
         }

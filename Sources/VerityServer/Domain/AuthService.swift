@@ -175,7 +175,7 @@ struct AuthService: Sendable {
         guard loginId.utf8.count <= 1024 else {
             throw VerityError(.invalidLoginId, "A login id may have at most 1024 bytes.")
         }
-        let kind: Channel = loginId.contains("@") ? .email : .sms
+        let kind = Destination.channel(ofLoginId: loginId)
         if let channel, channel != kind {
             throw VerityError(
                 .invalidRequest,
@@ -191,7 +191,7 @@ struct AuthService: Sendable {
     /// The user's login id on a channel the session has not proven, if any.
     private static func otherLogin(of auth: SessionAuth) throws -> Destination? {
         for loginId in auth.user.loginIds {
-            let channel: Channel = loginId.contains("@") ? .email : .sms
+            let channel = Destination.channel(ofLoginId: loginId)
             if !auth.session.amr.contains(channel.rawValue) {
                 return try Destination(loginId, channel: channel)
             }

@@ -41,7 +41,7 @@ public struct PossessionService: Sendable {
     // MARK: - Backend
 
     func start(_ request: StartPossessionRequest, in project: Project) async throws -> StartedPossession {
-        let phone = try request.phoneNumber.map(Self.phone)
+        let phone = try request.phoneNumber.map(Destination.phoneNumber)
         if let phone { try VerificationService.requireAllowed(.phone(phone), in: project) }
         if let url = request.finalTargetUrl {
             guard url.utf8.count <= 2048, let components = URLComponents(string: url),
@@ -201,7 +201,7 @@ public struct PossessionService: Sendable {
         guard let phoneNumber else {
             throw VerityError(.phoneNumberRequired, "Give the new `phoneNumber`.")
         }
-        let phone = try Self.phone(phoneNumber)
+        let phone = try Destination.phoneNumber(phoneNumber)
         try VerificationService.requireAllowed(.phone(phone), in: project)
         let now = clock.now()
         let from: [PossessionStatus] = flow.flow == .mobile ? [.otpSent, .otpWrong] : [.linkSent]
@@ -305,7 +305,8 @@ public struct PossessionService: Sendable {
                 "destination:\(project.id):\(phone)", verifications.limits.perDestination, now: now)
         }
         _ = try await verifications.send(
-            to: .phone(try Self.phone(phone)), channel: .sms, language: flow.locale, purpose: purpose(of: flow),
+            to: .phone(try Destination.phoneNumber(phone)), channel: .sms, language: flow.locale,
+            purpose: purpose(of: flow),
             in: project, deliver: flow.flow == .desktop || fixed == nil,
             lifetime: TimeInterval(project.settings.possessionCodeLifetime), now: now)
     }
@@ -313,13 +314,13 @@ public struct PossessionService: Sendable {
     /// The number a start step proves: the backend's, or the app's when the backend gave none.
     private func phoneToProve(_ flow: PossessionRecord, given: String?, in project: Project) throws -> PhoneNumber {
         switch (flow.phone, given) {
-        case (let known?, nil): return try Self.phone(known)
+        case (let known?, nil): return try Destination.phoneNumber(known)
         case (nil, let given?):
-            let phone = try Self.phone(given)
+            let phone = try Destination.phoneNumber(given)
             try VerificationService.requireAllowed(.phone(phone), in: project)
             return phone
         case (let known?, let given?):
-            guard let phone = try? Self.phone(given), phone.e164 == known else {
+            guard let phone = try? Destination.phoneNumber(given), phone.e164 == known else {
                 throw Self.outOfOrder("The backend named the number; change it with otp/change-number.")
             }
             return phone
@@ -337,7 +338,8 @@ public struct PossessionService: Sendable {
         }
         return PossessionState(
             correlationId: flow.id, flow: flow.flow, status: flow.status(at: now),
-            maskedPhoneNumber: try flow.phone.map { try Self.phone($0).masked }, phoneNumberNeeded: flow.phone == nil,
+            maskedPhoneNumber: try flow.phone.map { try Destination.phoneNumber($0).masked },
+            phoneNumberNeeded: flow.phone == nil,
             resendsLeft: Self.maxResends - flow.resends, retriesLeft: Self.maxRetries - flow.retries,
             numberChangesLeft: Self.maxNumberChanges - flow.numberChanges, codeExpiresAt: codeExpiresAt,
             expiresAt: flow.expiresAt)
@@ -375,13 +377,5 @@ public struct PossessionService: Sendable {
     }
 
     private static let notFound = VerityError(.possessionNotFound, "No possession check with this id in this project.")
-
-    private static func phone(_ text: String) throws -> PhoneNumber {
-        do {
-            return try PhoneNumber(parsing: text)
-        } catch {
-            throw VerityError(.invalidPhoneNumber, "\(error)")
-        }
-    }
 
 }

@@ -13,15 +13,8 @@ public struct TestNumberService: Sendable {
     let logger: Logger
 
     public func add(_ request: CreateTestPhoneNumberRequest, in project: Project) async throws -> TestPhoneNumber {
-        let number: PhoneNumber
-        do {
-            number = try PhoneNumber(parsing: request.phoneNumber)
-        } catch {
-            throw VerityError(.invalidPhoneNumber, "\(error)")
-        }
-        guard (4...10).contains(request.code.count), request.code.allSatisfy({ $0.isASCII && $0.isNumber }) else {
-            throw VerityError(.invalidCode, "A test number's code must be 4 to 10 digits.")
-        }
+        let number = try Destination.phoneNumber(request.phoneNumber)
+        try VerificationService.requireCodeFormat(request.code)
         let testNumber = TestPhoneNumber(phoneNumber: number.e164, code: request.code, createdAt: clock.now())
         guard try await store.upsert(testNumber, projectId: project.id, limit: Self.maxNumbers) else {
             throw VerityError(

@@ -211,6 +211,6 @@ struct UserLogins: Sendable, Equatable {
         guard loginId.utf8.count <= 1024 else {
             throw VerityError(.invalidLoginId, "A login id may have at most 1024 bytes.")
         }
-        return try Destination(loginId, channel: loginId.contains("@") ? .email : .sms)
+        return try Destination(loginId: loginId)
     }
 }

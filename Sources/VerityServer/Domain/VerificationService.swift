@@ -145,7 +145,7 @@ struct VerificationService: Sendable {
         case (let id?, nil):
             found = try await store.verification(id: id, projectId: project.id)
         case (nil, let to?):
-            let destination = try Destination(to, channel: to.contains("@") ? .email : .sms)
+            let destination = try Destination(loginId: to)
             found = try await store.pendingVerification(
                 destination: destination.value, purpose: .api, projectId: project.id)
         default:
@@ -212,17 +212,33 @@ enum Destination: Sendable {
     init(_ input: String, channel: Channel) throws {
         switch channel {
         case .sms:
-            do {
-                self = .phone(try PhoneNumber(parsing: input))
-            } catch {
-                throw VerityError(.invalidPhoneNumber, "\(error)")
-            }
+            self = .phone(try Self.phoneNumber(input))
         case .email:
             do {
                 self = .email(try EmailAddress(parsing: input))
             } catch {
                 throw VerityError(.invalidEmail, "\(error)")
             }
+        }
+    }
+
+    /// A login id, or a destination named without a channel: an email address if it has an `@`, otherwise an E.164
+    /// phone number.
+    init(loginId: String) throws {
+        try self.init(loginId, channel: Self.channel(ofLoginId: loginId))
+    }
+
+    /// The channel a login id's codes go by: email for an email address, SMS for anything else.
+    static func channel(ofLoginId loginId: String) -> Channel {
+        loginId.contains("@") ? .email : .sms
+    }
+
+    /// A phone number, or `invalid_phone_number` saying what is wrong with it.
+    static func phoneNumber(_ input: String) throws -> PhoneNumber {
+        do {
+            return try PhoneNumber(parsing: input)
+        } catch {
+            throw VerityError(.invalidPhoneNumber, "\(error)")
         }
     }
 
