@@ -34,7 +34,7 @@
 #   SKIP_BUILD=1    do not run `swift build`
 #   BENCH_BIN=path  benchmark this verity binary instead of building one (implies SKIP_BUILD=1)
 #
-# The server runs with the start and app-facing rate limits lifted (VERITY_RATE_LIMIT_PROJECT, _DESTINATION,
+# The server runs with the start and app-facing rate limits lifted (VERITY_RATE_LIMIT_PROJECT, _DESTINATION, _NUMBER_BLOCK,
 # _CLIENT_IP, _LOGIN_ID = 1000000/s; the test numbers of signin, refresh and possession skip the per-destination
 # limit anyway). Prints a table (req/s, p50, p99, non-2xx, CPU of server and load generator) and each scenario's
 # ratio to /health (check, push round trips, sign-ins, refreshes and possession flows per second over /health
@@ -169,7 +169,7 @@ BASE_URL="http://127.0.0.1:$PORT"
 
 log "starting the server on $BASE_URL (data in $DATA, log in $SERVER_LOG)"
 LAUNCHED_NS=$(date +%s%N)
-VERITY_RATE_LIMIT_DESTINATION=1000000/s VERITY_RATE_LIMIT_PROJECT=1000000/s \
+VERITY_RATE_LIMIT_DESTINATION=1000000/s VERITY_RATE_LIMIT_PROJECT=1000000/s VERITY_RATE_LIMIT_NUMBER_BLOCK=1000000/s \
     VERITY_RATE_LIMIT_CLIENT_IP=1000000/s VERITY_RATE_LIMIT_LOGIN_ID=1000000/s VERITY_LOG_LEVEL=warning \
     "$BIN" serve --port "$PORT" --data-dir "$DATA" >"$SERVER_LOG" 2>&1 &
 SERVER_PID=$!

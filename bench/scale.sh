@@ -41,7 +41,7 @@ PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0));
 BASE_URL="http://127.0.0.1:$PORT"
 
 start_server() {
-    VERITY_RATE_LIMIT_DESTINATION=1000000/s VERITY_RATE_LIMIT_PROJECT=1000000/s VERITY_LOG_LEVEL=warning \
+    VERITY_RATE_LIMIT_DESTINATION=1000000/s VERITY_RATE_LIMIT_PROJECT=1000000/s VERITY_RATE_LIMIT_NUMBER_BLOCK=1000000/s VERITY_LOG_LEVEL=warning \
         "$BIN" serve --port "$PORT" --data-dir "$1" >>"$WORK/server.log" 2>&1 &
     SERVER_PID=$!
     for _ in $(seq 1 600); do curl -fsS "$BASE_URL/health" >/dev/null 2>&1 && return 0; sleep 0.1; done

@@ -27,6 +27,7 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case forbidden
     case wrongFactor = "wrong_factor"
     case countryNotAllowed = "country_not_allowed"
+    case premiumRateNumber = "premium_rate_number"
     // 404 / 405
     case notFound = "not_found"
     case verificationNotFound = "verification_not_found"
@@ -72,7 +73,7 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
             400
         case .unauthorized, .tokenReplayed, .wrongCode, .invalidSession, .invalidRefreshToken, .refreshTokenReused:
             401
-        case .forbidden, .countryNotAllowed, .wrongFactor, .userDisabled, .challengeDenied: 403
+        case .forbidden, .countryNotAllowed, .premiumRateNumber, .wrongFactor, .userDisabled, .challengeDenied: 403
         case .notFound, .verificationNotFound, .projectNotFound, .factorNotFound, .challengeNotFound,
             .userNotFound, .roleNotFound, .possessionNotFound:
             404
@@ -108,6 +109,7 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
         case .loginIdTaken: "The login id belongs to another user."
         case .invalidRole: "The role or its permissions are not valid."
         case .wrongCode: "The code is wrong."
+        case .premiumRateNumber: "Premium-rate and shared-cost numbers cannot receive codes."
         case .invalidSession: "The session token is missing, invalid, expired or revoked."
         case .invalidRefreshToken: "The refresh token is unknown, expired or revoked."
         case .refreshTokenReused: "The refresh token was already used; the session was revoked."

@@ -53,7 +53,8 @@ public enum PossessionError: Error, Sendable, Equatable {
     init(_ error: VerityKitError) {
         switch error.serverErrorCode {
         case .wrongCode?: self = .wrongCode(retriesLeft: error.problem?.remainingAttempts ?? 0)
-        case .invalidPhoneNumber?, .phoneNumberRequired?, .countryNotAllowed?: self = .invalidPhoneNumber
+        case .invalidPhoneNumber?, .phoneNumberRequired?, .countryNotAllowed?, .premiumRateNumber?:
+            self = .invalidPhoneNumber
         case .verificationNotFound?: self = .codeExpired
         case .resendLimitReached?: self = .resendLimitReached
         case .retryLimitReached?: self = .retryLimitReached

@@ -119,12 +119,13 @@ struct ConfigurationTests {
             "VERITY_TWILIO_FROM": "+15005550006",
             "VERITY_EMAIL_SENDER": "smtp", "VERITY_SMTP_HOST": "mail.example.com",
             "VERITY_SMTP_FROM": "codes@example.com",
-            "VERITY_SMTP_SECURITY": "tls",
+            "VERITY_SMTP_SECURITY": "tls", "VERITY_RATE_LIMIT_NUMBER_BLOCK": "50/d",
         ])
         #expect(configuration.host == "0.0.0.0")
         #expect(configuration.port == 9000)
         #expect(configuration.logLevel == .debug)
         #expect(configuration.rateLimits.perDestination == RateLimitPolicy(capacity: 3, period: 60))
+        #expect(configuration.rateLimits.perNumberBlock == RateLimitPolicy(capacity: 50, period: 86_400))
         #expect(try configuration.databaseLocation == .sqliteFile(path: "/var/lib/verity/verity.sqlite"))
         guard case .twilio(let twilio) = configuration.sms else {
             Issue.record("expected Twilio")

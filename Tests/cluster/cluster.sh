@@ -84,7 +84,7 @@ for i in 1 2 3; do
     PORT=$(free_port)
     PORTS+=("$PORT")
     # Started from a subshell, so the node is not a job of this shell and its SIGKILL later is not announced.
-    (VERITY_LOG_LEVEL=info VERITY_RATE_LIMIT_DESTINATION=3/h VERITY_RATE_LIMIT_PROJECT=1000/s \
+    (VERITY_LOG_LEVEL=info VERITY_RATE_LIMIT_DESTINATION=3/h VERITY_RATE_LIMIT_NUMBER_BLOCK=1000/s VERITY_RATE_LIMIT_PROJECT=1000/s \
         "$VERITY_BIN" serve --host 127.0.0.1 --port "$PORT" --data-dir "$WORK/data$i" >"$WORK/node$i.log" 2>&1 &
         echo $! >"$WORK/node$i.pid")
     NODE_PIDS+=("$(cat "$WORK/node$i.pid")")

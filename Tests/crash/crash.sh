@@ -96,7 +96,7 @@ round() { # $1: sqlite or postgres
     PORT=$(free_port)
     local base="http://127.0.0.1:$PORT" key
     export VERITY_DATA_DIR="$WORK/$ROUND/data" VERITY_LOG_LEVEL=info
-    export VERITY_RATE_LIMIT_DESTINATION=1000000/s VERITY_RATE_LIMIT_PROJECT=1000000/s
+    export VERITY_RATE_LIMIT_DESTINATION=1000000/s VERITY_RATE_LIMIT_PROJECT=1000000/s VERITY_RATE_LIMIT_NUMBER_BLOCK=1000000/s
 
     start_server killed
     key=$("$VERITY_BIN" admin project create --name Crash --json \

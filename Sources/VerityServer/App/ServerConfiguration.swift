@@ -100,6 +100,9 @@ public struct ServerConfiguration: Sendable {
         }
         if let masterKey = value("MASTER_KEY") { self.masterKey = masterKey }
         if let rate = value("RATE_LIMIT_DESTINATION") { rateLimits.perDestination = try RateLimitPolicy(parsing: rate) }
+        if let rate = value("RATE_LIMIT_NUMBER_BLOCK") {
+            rateLimits.perNumberBlock = try RateLimitPolicy(parsing: rate)
+        }
         if let rate = value("RATE_LIMIT_PROJECT") { rateLimits.perProject = try RateLimitPolicy(parsing: rate) }
         if let rate = value("RATE_LIMIT_CLIENT_IP") { rateLimits.perClientAddress = try RateLimitPolicy(parsing: rate) }
         if let rate = value("RATE_LIMIT_LOGIN_ID") { rateLimits.perLoginId = try RateLimitPolicy(parsing: rate) }

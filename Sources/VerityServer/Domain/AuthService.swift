@@ -29,7 +29,7 @@ struct AuthService: Sendable {
         -> OTPStartResponse
     {
         let (destination, channel) = try Self.destination(request.loginId, channel: request.channel)
-        try VerificationService.requireAllowed(destination, in: project)
+        try DestinationPolicy.requireAllowed(destination, in: project)
         let language = try VerificationService.language(for: request.locale)
         let now = clock.now()
         let fixedCode = try await testCode(for: destination, in: project)
@@ -37,6 +37,7 @@ struct AuthService: Sendable {
             try await limitClient(clientAddress, in: project, now: now)
             try await limiter.take("login:\(project.id):\(destination.value)", limits.perLoginId, now: now)
             try await limiter.take("project:\(project.id)", limits.perProject, now: now)
+            try await limiter.takeNumberBlock(destination, limits.perNumberBlock, in: project, now: now)
         }
         let key = try UserLogins.key(for: destination.value)
         if let user = try await users.user(loginKey: key, projectId: project.id), user.disabled {

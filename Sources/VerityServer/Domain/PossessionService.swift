@@ -42,7 +42,7 @@ public struct PossessionService: Sendable {
 
     func start(_ request: StartPossessionRequest, in project: Project) async throws -> StartedPossession {
         let phone = try request.phoneNumber.map(Destination.phoneNumber)
-        if let phone { try VerificationService.requireAllowed(.phone(phone), in: project) }
+        if let phone { try DestinationPolicy.requireAllowed(.phone(phone), in: project) }
         if let url = request.finalTargetUrl {
             guard url.utf8.count <= 2048, let components = URLComponents(string: url),
                 ["https", "http"].contains(components.scheme?.lowercased() ?? ""), components.host?.isEmpty == false
@@ -202,7 +202,7 @@ public struct PossessionService: Sendable {
             throw VerityError(.phoneNumberRequired, "Give the new `phoneNumber`.")
         }
         let phone = try Destination.phoneNumber(phoneNumber)
-        try VerificationService.requireAllowed(.phone(phone), in: project)
+        try DestinationPolicy.requireAllowed(.phone(phone), in: project)
         let now = clock.now()
         let from: [PossessionStatus] = flow.flow == .mobile ? [.otpSent, .otpWrong] : [.linkSent]
         let status = flow.flow == .mobile ? "otp_sent" : "link_sent"
@@ -299,13 +299,15 @@ public struct PossessionService: Sendable {
     /// Sends (or sends again) the flow's code or link to its phone; test numbers get nothing for a code.
     private func send(_ flow: PossessionRecord, in project: Project, now: Date) async throws {
         guard let phone = flow.phone else { throw VerityError(.phoneNumberRequired) }
+        let destination = Destination.phone(try Destination.phoneNumber(phone))
         let fixed = try await testNumbers.code(phone: phone, projectId: project.id)
         if fixed == nil {
-            try await verifications.limiter.take(
-                "destination:\(project.id):\(phone)", verifications.limits.perDestination, now: now)
+            let (limiter, limits) = (verifications.limiter, verifications.limits)
+            try await limiter.take("destination:\(project.id):\(phone)", limits.perDestination, now: now)
+            try await limiter.takeNumberBlock(destination, limits.perNumberBlock, in: project, now: now)
         }
         _ = try await verifications.send(
-            to: .phone(try Destination.phoneNumber(phone)), channel: .sms, language: flow.locale,
+            to: destination, channel: .sms, language: flow.locale,
             purpose: purpose(of: flow),
             in: project, deliver: flow.flow == .desktop || fixed == nil,
             lifetime: TimeInterval(project.settings.possessionCodeLifetime), now: now)
@@ -317,7 +319,7 @@ public struct PossessionService: Sendable {
         case (let known?, nil): return try Destination.phoneNumber(known)
         case (nil, let given?):
             let phone = try Destination.phoneNumber(given)
-            try VerificationService.requireAllowed(.phone(phone), in: project)
+            try DestinationPolicy.requireAllowed(.phone(phone), in: project)
             return phone
         case (let known?, let given?):
             guard let phone = try? Destination.phoneNumber(given), phone.e164 == known else {

@@ -21,11 +21,12 @@ struct VerificationService: Sendable {
 
     func start(_ request: StartVerificationRequest, in project: Project) async throws -> VerificationResponse {
         let destination = try Destination(request.to, channel: request.channel)
-        try Self.requireAllowed(destination, in: project)
+        try DestinationPolicy.requireAllowed(destination, in: project)
         let language = try Self.language(for: request.locale)
         let now = clock.now()
         try await limiter.take("project:\(project.id)", limits.perProject, now: now)
         try await limiter.take("destination:\(project.id):\(destination.value)", limits.perDestination, now: now)
+        try await limiter.takeNumberBlock(destination, limits.perNumberBlock, in: project, now: now)
         let (record, _) = try await send(
             to: destination, channel: request.channel, language: language, purpose: .api, in: project, now: now)
         return record.response(at: now)
@@ -111,15 +112,6 @@ struct VerificationService: Sendable {
         logger.info(
             "Wrong code", metadata: ["verification": "\(counted.id)", "checkAttempts": "\(counted.checkAttempts)"])
         return .wrong(counted)
-    }
-
-    /// Refuses a phone number in a region the project does not send to.
-    static func requireAllowed(_ destination: Destination, in project: Project) throws {
-        if case .phone(let number) = destination, let allowed = project.settings.allowedCountries,
-            !allowed.contains(number.regionCode)
-        {
-            throw VerityError(.countryNotAllowed, "This project does not send to \(number.regionCode) numbers.")
-        }
     }
 
     /// The message language for a requested locale.

@@ -180,6 +180,7 @@ struct TestNode {
         configuration.logLevel = .trace
         configuration.rateLimits.perDestination = RateLimitPolicy(capacity: 1000, period: 1)
         configuration.rateLimits.perProject = RateLimitPolicy(capacity: 1000, period: 1)
+        configuration.rateLimits.perNumberBlock = RateLimitPolicy(capacity: 1000, period: 1)
         configuration.outbox.pollInterval = .milliseconds(20)
         configure(&configuration)
         let logs = LogCapture()

@@ -1,0 +1,51 @@
+import Foundation
+import VerityCore
+
+/// Where codes may go: the project's countries, never to premium-rate numbers, and not in bursts to neighbouring
+/// numbers. These are the defences against SMS pumping (toll fraud), where an attacker has codes sent to numbers
+/// whose carrier pays them for every message.
+enum DestinationPolicy {
+    /// Refuses a phone number in a region the project does not send to, or in a premium-rate or shared-cost range.
+    static func requireAllowed(_ destination: Destination, in project: Project) throws {
+        guard case .phone(let number) = destination else { return }
+        if let allowed = project.settings.allowedCountries, !allowed.contains(number.regionCode) {
+            throw VerityError(.countryNotAllowed, "This project does not send to \(number.regionCode) numbers.")
+        }
+        if isPremiumRate(number) {
+            throw VerityError(
+                .premiumRateNumber, "Codes are never sent to premium-rate or shared-cost numbers such as this one.")
+        }
+    }
+
+    /// Whether the number is in a range where the caller, or a message, pays the receiving carrier extra.
+    static func isPremiumRate(_ number: PhoneNumber) -> Bool {
+        let digits = number.e164.dropFirst()
+        return premiumRatePrefixes.contains { digits.hasPrefix($0) }
+    }
+
+    /// International prefixes (without `+`) of premium-rate, revenue-share and shared-cost ranges that the numbering
+    /// plan table otherwise accepts as subscriber numbers, from the national regulators' plans.
+    static let premiumRatePrefixes = [
+        "1900",  // NANP 900 premium services
+        "449", "4487", "4470",  // UK 09 premium, 087 revenue-share, 070 personal numbering
+        "49900", "49137",  // Germany 0900 premium, 0137 mass-traffic
+        "3381", "3382", "3389",  // France 081/082 shared cost, 089 premium
+        "34803", "34806", "34807", "34905",  // Spain 80x premium, 905 mass-calling
+    ]
+
+    /// The block of 1,000 numbers `number` belongs to (its E.164 form without the last three digits). Pumping
+    /// attacks send to runs of sequential numbers, so starts are also limited per block.
+    static func numberBlock(of number: PhoneNumber) -> String {
+        String(number.e164.dropLast(3))
+    }
+}
+
+extension RateLimiter {
+    /// Takes the limit on starts to the 1,000-number block of a phone destination; email destinations have none.
+    func takeNumberBlock(_ destination: Destination, _ policy: RateLimitPolicy, in project: Project, now: Date)
+        async throws
+    {
+        guard case .phone(let number) = destination else { return }
+        try await take("block:\(project.id):\(DestinationPolicy.numberBlock(of: number))", policy, now: now)
+    }
+}
