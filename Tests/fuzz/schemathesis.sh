@@ -30,7 +30,7 @@ fail() { echo "fuzz: FAILED: $*" >&2; tail -50 "$WORK/serve.log" >&2 || true; ex
 
 # Rate limits would turn most generated requests into 429s; the fuzzer is after 5xx, not limits.
 VERITY_LOG_LEVEL=debug VERITY_RATE_LIMIT_CLIENT_IP=1000000/s VERITY_RATE_LIMIT_LOGIN_ID=1000000/s \
-    VERITY_RATE_LIMIT_DESTINATION=1000000/s "$VERITY_BIN" serve --port "$PORT" >"$WORK/serve.log" 2>&1 &
+    VERITY_RATE_LIMIT_DESTINATION=1000000/s VERITY_RATE_LIMIT_NUMBER_BLOCK=1000000/s "$VERITY_BIN" serve --port "$PORT" >"$WORK/serve.log" 2>&1 &
 SERVER_PID=$!
 for _ in $(seq 1 100); do curl -sf "$BASE/health" >/dev/null && break; sleep 0.1; done
 CREATED=$("$VERITY_BIN" admin project create --name Fuzz --json)
@@ -47,14 +47,35 @@ SIGNED_IN=$(curl -sf "$BASE/v1/auth/otp/verify" "${AUTH[@]}" -d '{"loginId": "+1
 SESSION=$(echo "$SIGNED_IN" | python3 -c 'import json,sys; print(json.load(sys.stdin)["sessionJwt"])')
 REFRESH=$(echo "$SIGNED_IN" | python3 -c 'import json,sys; print(json.load(sys.stdin)["refreshToken"])')
 
+# Hypothesis (under schemathesis) sometimes fails inside itself while describing a strategy ("SystemError: AST
+# constructor recursion depth mismatch", a CPython 3.11 ast bug). Such a run has no failed check and its only
+# errors are runtime errors raised from hypothesis's own code; anything else (a failed check, a network error, a
+# schema error) still fails the pass.
+tolerated_error() {
+    local report=$1
+    grep -cE '^=+ FAILURES =+$' "$report" >/dev/null && return 1
+    grep -cE 'Network Error|Schema Error|Unsupported|Connection' "$report" >/dev/null && return 1
+    grep -cE 'Runtime Error: [0-9]+' "$report" >/dev/null || return 1
+    grep -cE 'site-packages/hypothesis/' "$report" >/dev/null
+}
+
 run_pass() {
     local label=$1; shift
     echo "fuzz: $label ($MAX_EXAMPLES examples per operation)"
     if ! st run "$BASE/openapi.json" --url "$BASE" --checks not_a_server_error --max-examples "$MAX_EXAMPLES" \
         --workers 2 --no-color "$@" >"$WORK/$label.out" 2>&1; then
-        sed -n '/FAILURES/,$p' "$WORK/$label.out" | head -80 >&2
-        fail "schemathesis found server errors in the $label pass"
+        # The report's tail names the failing operations, or the errors (network, schema) that stopped the run.
+        local artifacts=${ARTIFACTS_DIR:-${TMPDIR:-/tmp}/verity-artifacts}
+        mkdir -p "$artifacts" && cp "$WORK/$label.out" "$artifacts/fuzz-$label.out"
+        if tolerated_error "$WORK/$label.out"; then
+            echo "fuzz: warning: schemathesis stopped on an error inside hypothesis, not on a response; all its" \
+                "checks passed (report: $artifacts/fuzz-$label.out)"
+        else
+            tail -120 "$WORK/$label.out" >&2
+            fail "schemathesis found server errors in the $label pass"
+        fi
     fi
+    curl -sf "$BASE/health" >/dev/null || fail "the server stopped answering during the $label pass"
     grep -E "generated|passed" "$WORK/$label.out" | tail -1
 }
 run_pass api-key -H "Authorization: Bearer $KEY" -H "X-Verity-Project: $PROJECT"
