@@ -78,6 +78,15 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "VerityTestSupport",
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            path: "Tests/VerityTestSupport",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "VerityCoreTests",
             dependencies: ["VerityCore"],
@@ -88,6 +97,7 @@ let package = Package(
             dependencies: [
                 "VerityServer",
                 "VerityJWT",
+                "VerityTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -112,7 +122,9 @@ let package = Package(
                 "VerityCore",
                 "VerityKit",
                 "VerityServer",
+                "VerityTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -9,6 +9,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import Testing
 import VerityCore
+import VerityTestSupport
 
 @testable import VerityServer
 

@@ -6,6 +6,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import Testing
 import VerityCore
+import VerityTestSupport
 
 @testable import VerityServer
 

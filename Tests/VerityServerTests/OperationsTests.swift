@@ -89,6 +89,9 @@ struct OperationsTests {
         #expect(!logs.contains(phone))
         #expect(!logs.contains("4155550100"))
         #expect(!logs.contains(email))
+        // ServiceLifecycle logs each service at debug level: by name, not with its keys and clients.
+        #expect(logs.contains("sl-service=OutboxWorker"))
+        #expect(!logs.contains("SymmetricKey"))
     }
 
     @Test("The master key file is created once, with mode 0600")

@@ -6,6 +6,7 @@ import Logging
 import ServiceLifecycle
 import Testing
 import VerityCore
+import VerityTestSupport
 
 @testable import VerityServer
 
@@ -459,50 +460,16 @@ func decodeForm(_ string: String) -> [(name: String, value: String)]? {
 // MARK: - Log capture
 
 /// Collects every log line, metadata included, so tests can check that nothing secret is logged.
-final class CapturedLogs: Sendable {
-    private let storage = LockedLines()
+struct CapturedLogs: Sendable {
+    private let capture = LogCapture()
 
     /// A logger at trace level that writes here.
     var logger: Logger {
-        let storage = self.storage
-        var logger = Logger(label: "capture") { _ in CapturingLogHandler(storage: storage) }
+        var logger = Logger(label: "capture") { [capture] _ in capture }
         logger.logLevel = .trace
         return logger
     }
 
     /// Every line logged so far.
-    var lines: [String] { storage.lines }
-}
-
-private final class LockedLines: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: [String] = []
-
-    func append(_ line: String) {
-        lock.lock()
-        defer { lock.unlock() }
-        stored.append(line)
-    }
-
-    var lines: [String] {
-        lock.lock()
-        defer { lock.unlock() }
-        return stored
-    }
-}
-
-private struct CapturingLogHandler: LogHandler {
-    let storage: LockedLines
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        let all = metadata.merging(event.metadata ?? [:]) { $1 }
-        storage.append("\(event.level) \(event.message) \(all)")
-    }
+    var lines: [String] { capture.lines }
 }

@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import Testing
 import VerityCore
+import VerityTestSupport
 
 @testable import VerityServer
 

@@ -31,3 +31,8 @@ struct ChallengeExpiryService: Service {
         }
     }
 }
+
+extension ChallengeExpiryService: CustomStringConvertible {
+    /// Just the name: ServiceLifecycle logs its services at debug level, and this one holds key material.
+    var description: String { "ChallengeExpiryService" }
+}

@@ -189,8 +189,11 @@ extension Senders {
 }
 
 /// Closes the database after everything started after it (the worker, the HTTP server) has stopped.
-struct DatabaseService: Service {
+struct DatabaseService: Service, CustomStringConvertible {
     let database: Database
+
+    /// Just the name, for ServiceLifecycle's debug log.
+    var description: String { "DatabaseService" }
 
     func run() async throws {
         try? await gracefulShutdown()

@@ -177,3 +177,9 @@ struct OutboxWorker: Service {
         }
     }
 }
+
+extension OutboxWorker: CustomStringConvertible {
+    /// Just the name: ServiceLifecycle logs its services at debug level, and the worker holds the senders' clients
+    /// and credentials.
+    var description: String { "OutboxWorker" }
+}

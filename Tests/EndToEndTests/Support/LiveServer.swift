@@ -1,7 +1,9 @@
 import Foundation
 import HummingbirdTesting
+import Logging
 import Testing
 import VerityServer
+import VerityTestSupport
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -67,6 +69,7 @@ struct LiveServer: Sendable {
     func code(to destination: String, count: Int = 1) async throws -> String {
         for _ in 0..<200 {
             let sent = try await verity.outboxMessages(destination: destination).compactMap(\.rendered)
+            sent.forEach { LeakWatch.secrets(inMessage: $0.body) }
             if sent.count >= count, let text = sent.first?.body,
                 let range = text.range(of: #"\d{4,10}"#, options: .regularExpression)
             {
@@ -81,6 +84,7 @@ struct LiveServer: Sendable {
     func latestMessage(to destination: String) async throws -> String {
         for _ in 0..<200 {
             if let text = try await verity.outboxMessages(destination: destination).first?.rendered?.body {
+                LeakWatch.secrets(inMessage: text)
                 return text
             }
             try await Task.sleep(for: .milliseconds(50))
@@ -103,9 +107,11 @@ struct LiveServer: Sendable {
         async throws -> T
     {
         var configuration = ServerConfiguration()
-        configuration.logLevel = .warning
+        configuration.logLevel = .trace
         let clock = ServerClock()
         var dependencies = AppDependencies()
+        let logs = LogCapture()
+        dependencies.logger = Logger(label: "verity-e2e") { _ in logs }
         dependencies.clock = clock
         dependencies.database = engine.freshLocation()
         dependencies.masterKey = try MasterKey(bytes: Array(repeating: 7, count: 32))
@@ -113,6 +119,7 @@ struct LiveServer: Sendable {
         let app = try await closingOnFailure(verity) { try buildApplication(configuration, verity: verity) }
         return try await app.test(.live) { client in
             let (project, key) = try await verity.admin.createProject(name: "Acme")
+            LeakWatch.secret(key.secret)
             let port = try #require(client.port)
             let baseURL = try #require(URL(string: "http://127.0.0.1:\(port)"))
             let session = URLSession(configuration: .ephemeral)

@@ -6,6 +6,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import Testing
 import VerityCore
+import VerityTestSupport
 
 @testable import VerityServer
 
@@ -101,6 +102,7 @@ final class RecordingSender: MessageSender, PushSender {
         if let failure = failures.withLockedValue({ $0.isEmpty ? nil : $0.removeFirst() }) {
             throw failure
         }
+        LeakWatch.secrets(inMessage: message.body)
         sent.withLockedValue { $0.append(message) }
     }
 
@@ -134,30 +136,6 @@ final class RecordingSender: MessageSender, PushSender {
     }
 }
 
-/// Keeps every log line (message and metadata) the server writes, at every level.
-struct LogCapture: LogHandler {
-    let lines: NIOLockedValueBox<[String]>
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    init() {
-        lines = NIOLockedValueBox([])
-    }
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        let all = metadata.merging(event.metadata ?? [:]) { $1 }
-        let rendered = "\(event.level) \(event.message) \(all.map { "\($0)=\($1)" }.sorted().joined(separator: " "))"
-        lines.withLockedValue { $0.append(rendered) }
-    }
-
-    var text: String { lines.withLockedValue { $0.joined(separator: "\n") } }
-}
-
 /// One Verity node for a test: a fresh database, a test clock, a recording sender, captured logs and a project.
 struct TestNode {
     let verity: Verity
@@ -188,6 +166,7 @@ struct TestNode {
         extra(&appDependencies)
         let verity = try await Verity.open(configuration, dependencies: appDependencies)
         let (project, key) = try await verity.admin.createProject(name: "Acme", settings: settings)
+        LeakWatch.secret(key.secret)
         return TestNode(
             verity: verity, clock: clock, sender: sender, logs: logs, project: project, apiKey: key.secret,
             configuration: configuration, location: location)
@@ -226,6 +205,7 @@ struct TestNode {
     /// Creates another project with its own key.
     func otherProject(name: String = "Globex") async throws -> (project: Project, apiKey: String) {
         let (project, key) = try await verity.admin.createProject(name: name)
+        LeakWatch.secret(key.secret)
         return (project, key.secret)
     }
 }
@@ -240,8 +220,10 @@ extension TestClientProtocol {
         var headers = extra
         if let key { headers[.authorization] = "Bearer \(key)" }
         if json != nil, headers[.contentType] == nil { headers[.contentType] = "application/json" }
-        return try await execute(
+        let response = try await execute(
             uri: uri, method: method, headers: headers, body: json.map { ByteBuffer(string: $0) })
+        LeakWatch.secrets(inJSON: String(buffer: response.body))
+        return response
     }
 
     func startVerification(_ to: String, channel: String = "sms", key: String, locale: String? = nil)
