@@ -196,7 +196,12 @@ struct DatabaseService: Service, CustomStringConvertible {
     var description: String { "DatabaseService" }
 
     func run() async throws {
-        try? await gracefulShutdown()
+        // Checkpoint the SQLite write-ahead log every second until shutdown (the commits themselves never do).
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            try? await database.checkpoint()
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(1)) }
+        }
+        try? await database.checkpoint()
         try await database.close()
     }
 }
