@@ -2,8 +2,10 @@
 # Verity benchmark: check throughput, push-approval round trips, OTP sign-ins, session refreshes and possession
 # checks next to /health, measured in the same run on the same server.
 #
-#   bench/run.sh                 # release build, then health / check / health (py) / push / signin / refresh /
-#                                # possession / health, 15 s each
+#   bench/run.sh                 # release build, then health / check / start / flow / jwks / health (py) / push /
+#                                # signin / refresh / possession / health, 15 s each, on SQLite
+#   bench/run.sh postgres        # the same on a throwaway PostgreSQL cluster (Debian's postgresql package, on a
+#                                # free loopback port), or on BENCH_DATABASE_URL (an empty database) when set
 #   DURATION=30 bench/run.sh     # longer runs
 #   SKIP_BUILD=1 bench/run.sh    # reuse the last release build in .build-release
 #   SCENARIOS=push bench/run.sh  # only the push round trip (plus the /health runs)
@@ -12,9 +14,11 @@
 #
 # Settings (environment):
 #   DURATION=15     seconds per measured run        THREADS=2 / CONNECTIONS=32   wrk -t / -c (and pushload's -c)
-#   SCENARIOS="check start jwks push signin refresh possession"   which scenarios to run between the two wrk /health runs:
+#   SCENARIOS="check start flow jwks push signin refresh possession"   which scenarios to run between the two wrk
+#                   /health runs:
 #                   check    POST /v1/verifications/check (wrk)
 #                   start    POST /v1/verifications to new destinations (wrk)
+#                   flow     start, then check the id it answered (wrk): both steps of a backend's code flow
 #                   jwks     GET /v1/projects/{id}/.well-known/jwks.json (wrk)
 #                   push     challenge create + signed respond (bench/lib/pushload.py)
 #                   signin   OTP start + verify with the project's test numbers, one per connection, so
@@ -48,7 +52,7 @@ DURATION=${DURATION:-15}
 THREADS=${THREADS:-2}
 CONNECTIONS=${CONNECTIONS:-32}
 SEED=${SEED:-auto}
-SCENARIOS=${SCENARIOS:-check start jwks push signin refresh possession}
+SCENARIOS=${SCENARIOS:-check start flow jwks push signin refresh possession}
 DEVICES=${DEVICES:-256}
 PUSH_FETCH=${PUSH_FETCH:-0}
 LOAD_PROCESSES=${LOAD_PROCESSES:-$THREADS}
@@ -58,11 +62,17 @@ KEEP_DATA=${KEEP_DATA:-0}
 PORT=${PORT:-}
 BENCH_BIN=${BENCH_BIN:-}
 RESULTS_DIR="$BENCH_DIR/results"
+DATABASE=${1:-sqlite}
+case $DATABASE in
+    sqlite) RESULTS_FILE="$RESULTS_DIR/latest.json" ;;
+    postgres) RESULTS_FILE="$RESULTS_DIR/latest-postgres.json" ;;
+    *) echo "usage: bench/run.sh [sqlite|postgres]" >&2; exit 1 ;;
+esac
 
 # The ids must outlast the check run: each verification answers 200 to 5 wrong codes, then 429. auto seeds 20000
 # (100k checks), or more when the last run's check rate says a run of DURATION needs more (with 50% headroom).
 if [[ $SEED == auto ]]; then
-    SEED=$(python3 - "$RESULTS_DIR/latest.json" "$DURATION" <<'PY'
+    SEED=$(python3 - "$RESULTS_FILE" "$DURATION" <<'PY'
 import json, math, sys
 try:
     rate = json.load(open(sys.argv[1]))["raw"]["check"]["requests_per_sec"]
@@ -74,17 +84,18 @@ PY
 fi
 [[ $SEED =~ ^[0-9]+$ ]] || { echo "error: SEED must be a number or auto" >&2; exit 1; }
 [[ $DEVICES =~ ^[1-9][0-9]*$ ]] || { echo "error: DEVICES must be a positive number" >&2; exit 1; }
-RUN_CHECK=0 RUN_START=0 RUN_JWKS=0 RUN_PUSH=0 RUN_SIGNIN=0 RUN_REFRESH=0 RUN_POSSESSION=0
+RUN_CHECK=0 RUN_START=0 RUN_FLOW=0 RUN_JWKS=0 RUN_PUSH=0 RUN_SIGNIN=0 RUN_REFRESH=0 RUN_POSSESSION=0
 for scenario in $SCENARIOS; do
     case $scenario in
         check) RUN_CHECK=1 ;;
         start) RUN_START=1 ;;
+        flow) RUN_FLOW=1 ;;
         jwks) RUN_JWKS=1 ;;
         push) RUN_PUSH=1 ;;
         signin) RUN_SIGNIN=1 ;;
         refresh) RUN_REFRESH=1 ;;
         possession) RUN_POSSESSION=1 ;;
-        *) echo "error: unknown scenario '$scenario' in SCENARIOS (check, start, jwks, push, signin, refresh,
+        *) echo "error: unknown scenario '$scenario' in SCENARIOS (check, start, flow, jwks, push, signin, refresh,
            possession)" >&2
            exit 1 ;;
     esac
@@ -146,12 +157,22 @@ DATA="$WORK/data"
 SERVER_LOG="$WORK/server.log"
 SERVER_PID=
 
+PG_DIR= PG_BIN=
+stop_postgres() {
+    if [[ -n $PG_DIR ]]; then
+        as_postgres "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -m fast stop >/dev/null 2>&1 || true
+        rm -rf "$PG_DIR"
+    fi
+}
+as_postgres() { if [[ $(id -u) == 0 ]]; then runuser -u postgres -- "$@"; else sudo -u postgres "$@"; fi; }
+
 cleanup() {
     local status=$?
     if [[ -n $SERVER_PID ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
         kill "$SERVER_PID" 2>/dev/null || true
         wait "$SERVER_PID" 2>/dev/null || true
     fi
+    stop_postgres
     if [[ $KEEP_DATA == 1 || $status != 0 ]]; then
         log "kept $WORK (server.log, ids.txt, devices.jsonl, raw wrk and pushload output)"
     else
@@ -166,6 +187,32 @@ if [[ -z $PORT ]]; then
     PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 fi
 BASE_URL="http://127.0.0.1:$PORT"
+
+if [[ $DATABASE == postgres ]]; then
+    if [[ -n ${BENCH_DATABASE_URL:-} ]]; then
+        export VERITY_DATABASE_URL=$BENCH_DATABASE_URL
+        log "PostgreSQL: $BENCH_DATABASE_URL (BENCH_DATABASE_URL)"
+    else
+        PG_BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+        if [[ -z $PG_BIN ]]; then
+            log "postgresql is missing; installing the Debian package"
+            if [[ $(id -u) == 0 ]]; then apt-get update -qq && apt-get install -y -qq postgresql >/dev/null
+            else sudo apt-get update -qq && sudo apt-get install -y -qq postgresql >/dev/null; fi
+            PG_BIN=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
+        fi
+        # Its own directory outside $WORK (which only its owner may enter), owned by the postgres user.
+        PG_DIR=$(mktemp -d /tmp/verity-bench-pg.XXXXXX)
+        [[ $(id -u) == 0 ]] && chown postgres:postgres "$PG_DIR"
+        PG_PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+        as_postgres "$PG_BIN/initdb" -D "$PG_DIR/data" -U postgres --auth=trust >/dev/null
+        # Debian's defaults otherwise (shared_buffers 128 MB, synchronous_commit on): what an operator starts with.
+        as_postgres "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/log" -w start \
+            -o "-p $PG_PORT -k $PG_DIR -c listen_addresses=127.0.0.1 -c max_connections=200" >/dev/null
+        psql -h 127.0.0.1 -p "$PG_PORT" -U postgres -qc "CREATE DATABASE verity_bench"
+        export VERITY_DATABASE_URL="postgres://postgres@127.0.0.1:$PG_PORT/verity_bench?sslmode=disable"
+        log "PostgreSQL $("$PG_BIN/postgres" --version | awk '{ print $NF }') on 127.0.0.1:$PG_PORT (a throwaway cluster)"
+    fi
+fi
 
 log "starting the server on $BASE_URL (data in $DATA, log in $SERVER_LOG)"
 LAUNCHED_NS=$(date +%s%N)
@@ -344,6 +391,9 @@ fi
 if (( RUN_START )); then
     run_scenario start "$DURATION" start
 fi
+if (( RUN_FLOW )); then
+    run_scenario flow "$DURATION" flow
+fi
 if (( RUN_JWKS )); then
     # A project's first key is made when it first signs; make it now so the set is not empty.
     "$BIN" admin project rotate-signing-key "$PROJECT_ID" --data-dir "$DATA" >/dev/null
@@ -387,7 +437,7 @@ dirty = "+dirty" if sh("git status --porcelain --untracked-files=no") else ""
 json.dump({
     "date": sh("date -u +%Y-%m-%dT%H:%M:%SZ"),
     "git_commit": (sh("git rev-parse --short HEAD") or "unknown") + dirty,
-    "database": "sqlite",
+    "database": "$DATABASE",
     "duration_s": $DURATION, "threads": $THREADS, "connections": $CONNECTIONS, "seeded": $SEED,
     "warmup_s": $WARMUP, "scenarios": "$SCENARIOS".split(),
     "push": {"devices": $DEVICES if $RUN_PUSH else 0, "fetch": "$PUSH_FETCH" == "1", "load_processes": $LOAD_PROCESSES,
@@ -406,5 +456,5 @@ json.dump({
 EOF
 
 status=0
-python3 "$BENCH_DIR/lib/summarize.py" "$WORK" "$RESULTS_DIR/latest.json" || status=$?
+python3 "$BENCH_DIR/lib/summarize.py" "$WORK" "$RESULTS_FILE" || status=$?
 exit "$status"

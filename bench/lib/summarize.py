@@ -79,9 +79,9 @@ def main() -> int:
     with open(os.path.join(run_dir, "meta.json")) as f:
         meta = json.load(f)
     raw = {label: load(run_dir, label)
-           for label in ("health-1", "check", "start", "jwks", "health-py", "push", "signin", "refresh", "possession",
-                         "health-2")}
-    health1, check, start, jwks, health_py, push, signin, refresh, possession, health2 = raw.values()
+           for label in ("health-1", "check", "start", "flow", "jwks", "health-py", "push", "signin", "refresh",
+                         "possession", "health-2")}
+    health1, check, start, flow, jwks, health_py, push, signin, refresh, possession, health2 = raw.values()
     if health1 is None or health2 is None:
         raise SystemExit("health-1 and health-2 are required")
 
@@ -90,6 +90,8 @@ def main() -> int:
         rows.append(row("POST /v1/verifications/check", check))
     if start:
         rows.append(row("POST /v1/verifications (start)", start))
+    if flow:
+        rows.append(row("start+check flow (HTTP requests)", flow))
     if jwks:
         rows.append(row("GET …/.well-known/jwks.json", jwks))
     if health_py:
@@ -156,6 +158,15 @@ def main() -> int:
             if r["non_2xx"]:
                 problems.append(f"{label} answered {r['non_2xx']} non-2xx responses {result['statuses']}")
             document_check[f"{label}_to_health_pct"] = round(pct(r["requests_per_sec"], health_rps), 2)
+    if flow:
+        # A flow is one start and one check; its rate is the checks answered 200 per second.
+        r = by_label["flow"]
+        if r["non_2xx"]:
+            problems.append(f"flow answered {r['non_2xx']} non-2xx responses {flow['statuses']}")
+        flows_per_sec = flow["extra"]["flows"] / (flow["duration_us"] / 1e6)
+        document_check["flow"] = {"flows_per_sec": round(flows_per_sec, 1), "starts": flow["extra"]["starts"],
+                                  "flows": flow["extra"]["flows"]}
+        document_check["flow_to_health_pct"] = round(pct(flows_per_sec, health_rps), 2)
 
     document_push = {}
     if push:
@@ -229,7 +240,8 @@ def main() -> int:
     print()
     print(f"Verity bench: {meta['threads']} threads, {meta['connections']} connections, "
           f"{meta['duration_s']} s per run, {meta['seeded']} verifications seeded, "
-          f"{meta.get('push', {}).get('devices', 0)} push factors, SQLite")
+          f"{meta.get('push', {}).get('devices', 0)} push factors, "
+          f"{'PostgreSQL' if meta.get('database') == 'postgres' else 'SQLite'}")
     print(f"machine: {meta['machine']['nproc']} cores, {meta['machine']['cpu']}; commit {meta['git_commit']}")
     print()
     print(header)
@@ -253,6 +265,11 @@ def main() -> int:
     for label in ("start", "jwks"):
         if f"{label}_to_health_pct" in document_check:
             print(f"{label + ' / health':<16} = {document_check[label + '_to_health_pct']:.1f}%   (no target)")
+    if flow:
+        print(f"flow / health    = {document_check['flow_to_health_pct']:.2f}%  (start+check flows/s over wrk's "
+              f"/health req/s; no target)")
+        print(f"flow             = {document_check['flow']['flows_per_sec']:.1f} flows/s "
+              f"({document_check['flow']['flows']} checked of {document_check['flow']['starts']} started)")
     if push:
         ratio = document_push["push_to_health_pct"]
         push_ok = ratio >= TARGET_PUSH_RATIO_PCT
