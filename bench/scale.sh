@@ -76,7 +76,7 @@ statements = {
         " WHERE k.secret_hash = ? AND k.revoked_at IS NULL",
 }
 for name, sql in statements.items():
-    plan = "; ".join(row[3] for row in db.execute("EXPLAIN QUERY PLAN " + sql, [None] * sql.count("?")))
+    plan = "; ".join(row[3] for row in db.execute("EXPLAIN QUERY PLAN " + sql, ["0"] * sql.count("?")))
     print(f"  {name}: {plan}")
 PY
 }
