@@ -81,7 +81,7 @@ for name, sql in statements.items():
 PY
 }
 
-printf '%s\n' "rows health_rps check_rps check_p50_ms check_p99_ms non_2xx" >"$WORK/table"
+printf '%s\n' "rows health_rps check_rps check_p50_ms check_p99_ms non_2xx rss_peak_mb" >"$WORK/table"
 for size in $SIZES; do
     data="$WORK/data-$size"
     log "$size rows: schema and project"
@@ -96,7 +96,9 @@ for size in $SIZES; do
     log "$size rows: /health and check, ${DURATION}s each"
     read -r health _ _ _ < <(wrk_run health "health-$size")
     read -r rps p50 p99 non2xx < <(wrk_run check "check-$size")
-    echo "$size $health $rps $p50 $p99 $non2xx" >>"$WORK/table"
+    # The server's resident memory high-water mark (it grows with the page cache SQLite fills).
+    rss_peak=$(awk '$1 == "VmHWM:" { printf "%.1f", $2 / 1024 }' "/proc/$SERVER_PID/status")
+    echo "$size $health $rps $p50 $p99 $non2xx $rss_peak" >>"$WORK/table"
     log "$size rows: check $rps req/s, p99 $p99 ms (/health $health req/s)"
     query_plans "$data/verity.sqlite" >"$WORK/plans-$size"
     stop_server
@@ -107,11 +109,13 @@ python3 - "$WORK/table" "$ROOT/bench/results/scale.json" <<'PY'
 import json, os, sys
 rows = [line.split() for line in open(sys.argv[1])][1:]
 results = [{"rows": int(r[0]), "health_rps": float(r[1]), "check_rps": float(r[2]), "check_p50_ms": float(r[3]),
-            "check_p99_ms": float(r[4]), "non_2xx": int(r[5])} for r in rows]
-print(f'{"rows":>10} {"/health req/s":>14} {"check req/s":>12} {"check/health":>13} {"p50 ms":>8} {"p99 ms":>8} {"non-2xx":>8}')
+            "check_p99_ms": float(r[4]), "non_2xx": int(r[5]), "rss_peak_mb": float(r[6])} for r in rows]
+print(f'{"rows":>10} {"/health req/s":>14} {"check req/s":>12} {"check/health":>13} {"p50 ms":>8} {"p99 ms":>8} '
+      f'{"non-2xx":>8} {"peak RSS MB":>12}')
 for r in results:
     print(f'{r["rows"]:>10} {r["health_rps"]:>14.1f} {r["check_rps"]:>12.1f} '
-          f'{100 * r["check_rps"] / r["health_rps"]:>12.1f}% {r["check_p50_ms"]:>8.2f} {r["check_p99_ms"]:>8.2f} {r["non_2xx"]:>8}')
+          f'{100 * r["check_rps"] / r["health_rps"]:>12.1f}% {r["check_p50_ms"]:>8.2f} {r["check_p99_ms"]:>8.2f} '
+          f'{r["non_2xx"]:>8} {r["rss_peak_mb"]:>12.1f}')
 if len(results) > 1:
     ratio = results[-1]["check_p99_ms"] / results[0]["check_p99_ms"]
     print(f'p99 at {results[-1]["rows"]} rows = {ratio:.2f}x the p99 at {results[0]["rows"]} (target <= 1.3x: '

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fuzzes the HTTP API from its own OpenAPI document with schemathesis against a real `verity serve`: every
 # operation, examples plus generated and stateful cases, bounded by MAX_EXAMPLES. Fails on any response >= 500,
-# and on a server log that shows an unhandled error or a secret (the API key, a refresh or possession token).
+# and on a server log that shows an unhandled error or a secret (the API key, a refresh or possession token). Then
+# Tests/security/enumeration.py checks sign-in answers known and unknown login ids alike, in content and in time.
 #
 #   bash Tests/fuzz/schemathesis.sh              # MAX_EXAMPLES=25 per operation and pass
 #   VERITY_BIN=path MAX_EXAMPLES=200 bash Tests/fuzz/schemathesis.sh
@@ -30,7 +31,8 @@ fail() { echo "fuzz: FAILED: $*" >&2; tail -50 "$WORK/serve.log" >&2 || true; ex
 
 # Rate limits would turn most generated requests into 429s; the fuzzer is after 5xx, not limits.
 VERITY_LOG_LEVEL=debug VERITY_RATE_LIMIT_CLIENT_IP=1000000/s VERITY_RATE_LIMIT_LOGIN_ID=1000000/s \
-    VERITY_RATE_LIMIT_DESTINATION=1000000/s VERITY_RATE_LIMIT_NUMBER_BLOCK=1000000/s "$VERITY_BIN" serve --port "$PORT" >"$WORK/serve.log" 2>&1 &
+    VERITY_RATE_LIMIT_DESTINATION=1000000/s VERITY_RATE_LIMIT_NUMBER_BLOCK=1000000/s VERITY_RATE_LIMIT_PROJECT=1000000/s \
+    "$VERITY_BIN" serve --port "$PORT" >"$WORK/serve.log" 2>&1 &
 SERVER_PID=$!
 for _ in $(seq 1 100); do curl -sf "$BASE/health" >/dev/null && break; sleep 0.1; done
 CREATED=$("$VERITY_BIN" admin project create --name Fuzz --json)
@@ -81,6 +83,9 @@ run_pass() {
 run_pass api-key -H "Authorization: Bearer $KEY" -H "X-Verity-Project: $PROJECT"
 run_pass session -H "Authorization: Bearer $SESSION" -H "X-Verity-Project: $PROJECT" \
     --include-path-regex '^/v1/auth/'
+
+# Enumeration over the wire: the same answers, and medians within 25%, for known and unknown login ids.
+python3 Tests/security/enumeration.py "$BASE" "$KEY" "$PROJECT" 200 || fail "enumeration"
 
 grep -q "Unhandled error" "$WORK/serve.log" && fail "the server logged an unhandled error"
 for secret in "$KEY" "$REFRESH" "${SESSION##*.}"; do
