@@ -389,6 +389,44 @@ struct TwilioVerifyTests {
         }
     }
 
+    @Test("Hostile input is a 4xx Twilio error, never a 5xx", arguments: TestEngine.available)
+    func hostileInput(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        let auth = try node.twilioAuth()
+        try await node.run { client in
+            let service = try await client.twilioService(auth: auth)
+            func post(_ path: String, body: String, headers extra: HTTPFields = [:]) async throws -> TestResponse {
+                var headers = extra
+                headers[.authorization] = headers[.authorization] ?? auth.header
+                headers[.contentType] = "application/x-www-form-urlencoded"
+                return try await client.execute(
+                    uri: "/twilio/v2" + path, method: .post, headers: headers, body: ByteBuffer(string: body))
+            }
+            let verifications = "/Services/\(service)/Verifications"
+            try await post(verifications, body: "To=%zz&Channel=sms").expectTwilioError(400, code: 60200)
+            try await post(verifications, body: "=x&&&").expectTwilioError(400, code: 60200)
+            try await post(verifications, body: "To=" + String(repeating: "1", count: 70_000))
+                .expectTwilioError(413, code: 20413)
+            // A repeated parameter counts once: its first value.
+            let repeated = try await post(verifications, body: "To=%2B14155550100&Channel=sms&To=%2B14155550101")
+            #expect(repeated.status == .created)
+            #expect(try repeated.json()["to"] as? String == "+14155550100")
+            for header in ["Basic", "Basic !!!", "Basic " + String(repeating: "A", count: 600), "Digest abc"] {
+                try await post(verifications, body: "To=x", headers: [.authorization: header])
+                    .expectTwilioError(401, code: 20003)
+            }
+            for path in [
+                "/Services/VA\(String(repeating: "z", count: 32))/Verifications", "/Services/x/Verifications",
+                "\(verifications)/VE123", "\(verifications)/ver_\(String(repeating: "0", count: 26))",
+            ] {
+                try await post(path, body: "Status=canceled").expectTwilioError(404, code: 20404)
+            }
+            try await client.twilio(.get, "/Services?PageSize=0", auth: auth).expectTwilioError(400, code: 60200)
+            try await client.twilio(.get, "/Services?PageToken=PAxyz", auth: auth).expectTwilioError(400, code: 60200)
+            #expect(!node.logs.text.contains("Unhandled error"))
+        }
+    }
+
     // MARK: - Mount and mapping
 
     @Test("The prefix is configurable: at the root the face serves /v2")
