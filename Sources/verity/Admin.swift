@@ -5,7 +5,7 @@ import VerityServer
 struct Admin: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Manage projects, API keys, users and roles (works while the server runs).",
-        subcommands: [ProjectCommand.self, KeyCommand.self, UserCommand.self, RoleCommand.self])
+        subcommands: [ProjectCommand.self, KeyCommand.self, UserCommand.self, RoleCommand.self, TwilioCommand.self])
 }
 
 extension Project {

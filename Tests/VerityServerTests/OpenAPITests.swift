@@ -34,10 +34,16 @@ struct OpenAPITests {
         }
         try await verity.database.close()
 
-        let routed = Set(
+        let allRouted = Set(
             router.routes.map {
                 Operation(path: Self.openAPIPath($0.path.description), method: $0.method.rawValue.lowercased())
             })
+        // The Twilio Verify face speaks Twilio's protocol, which Twilio's own OpenAPI document (twilio_verify_v2.json)
+        // and the README describe; only routes under its configured prefix are left out, and there must be some.
+        let twilioPrefix = try #require(configuration.twilioVerifyPrefix) + "/v2/"
+        let twilioRoutes = allRouted.filter { $0.path.hasPrefix(twilioPrefix) }
+        #expect(!twilioRoutes.isEmpty)
+        let routed = allRouted.subtracting(twilioRoutes)
         let documented = try Self.documentedOperations(try Self.servedDocument())
         #expect(!routed.isEmpty)
 

@@ -69,5 +69,11 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
     DeviceController(factors: factors, challenges: challenges).addRoutes(
         enrollment: router.group("v1/device/factors"),
         signed: router.group("v1/device/factors/:factorId").add(middleware: DeviceAuthenticator(factors: factors)))
+    if let prefix = configuration.twilioVerifyPrefix {
+        TwilioFace(
+            verity: verity, verifications: verity.verificationService(limits: configuration.rateLimits),
+            prefix: prefix, publicURL: configuration.resolvedPublicURL
+        ).addRoutes(to: router)
+    }
     return router
 }

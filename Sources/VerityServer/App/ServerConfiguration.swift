@@ -25,6 +25,9 @@ public struct ServerConfiguration: Sendable {
     public var outbox = OutboxConfiguration()
     /// How often unanswered challenges are looked for and expired.
     public var challengeExpiryInterval: Duration = .seconds(1)
+    /// Where the Twilio Verify v2 face is mounted: `/twilio` serves `/twilio/v2/Services/…`, an empty string serves
+    /// `/v2/…` at the root, nil turns the face off. Twilio clients use `<public URL><prefix>` as their Verify base URL.
+    public var twilioVerifyPrefix: String? = "/twilio"
 
     /// How SMS leaves the server.
     public enum SMSDelivery: Sendable {
@@ -165,6 +168,9 @@ public struct ServerConfiguration: Sendable {
             }
             publicURL = url
         }
+        if let prefix = value("TWILIO_VERIFY_PREFIX") {
+            twilioVerifyPrefix = try Self.twilioVerifyPrefix(parsing: prefix)
+        }
         if let keyFile = value("APNS_KEY_FILE") {
             let feature = "VERITY_APNS_KEY_FILE is set"
             let environmentName = value("APNS_ENVIRONMENT") ?? "production"
@@ -197,6 +203,24 @@ public struct ServerConfiguration: Sendable {
             }
             fcm = configuration
         }
+    }
+
+    /// `VERITY_TWILIO_VERIFY_PREFIX`: `off`, `/` (the root) or a path such as `/twilio`.
+    static func twilioVerifyPrefix(parsing text: String) throws(ConfigurationError) -> String? {
+        if text == "off" { return nil }
+        var path = Substring(text)
+        while path.hasSuffix("/") { path = path.dropLast() }
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        guard text.hasPrefix("/"),
+            segments.allSatisfy({ segment in
+                !segment.isEmpty && !segment.hasPrefix(":") && segment != "v1" && segment != "v2"
+                    && segment.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) }
+            })
+        else {
+            throw ConfigurationError(
+                "VERITY_TWILIO_VERIFY_PREFIX must be off, / or a path such as /twilio (letters, digits, - _ .).")
+        }
+        return String(path)
     }
 
     /// Reads a credential file named by an environment variable.

@@ -47,6 +47,9 @@ struct VerificationPurpose: RawRepresentable, Hashable, Sendable {
     static func possessionCode(_ flowId: String) -> Self { Self(rawValue: "possession_code:\(flowId)") }
     /// The instant link of one possession flow.
     static func possessionLink(_ flowId: String) -> Self { Self(rawValue: "possession_link:\(flowId)") }
+    /// Started through the Twilio face for one of its Verify services (`VA…`): each service has its own
+    /// verifications, as on Twilio.
+    static func twilioService(_ serviceSid: String) -> Self { Self(rawValue: "twilio:\(serviceSid)") }
 
     /// Whether this is an instant link rather than a code.
     var isLink: Bool { rawValue.hasPrefix("possession_link:") }

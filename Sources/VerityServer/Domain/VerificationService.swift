@@ -20,16 +20,27 @@ struct VerificationService: Sendable {
     let logger: Logger
 
     func start(_ request: StartVerificationRequest, in project: Project) async throws -> VerificationResponse {
+        let now = clock.now()
+        return try await start(request, purpose: .api, in: project, now: now).response(at: now)
+    }
+
+    /// Starts (or re-sends) a verification of `purpose` under the project's limits.
+    ///
+    /// - Parameter codeLength: Digits in a new code; the project's code length when nil.
+    func start(
+        _ request: StartVerificationRequest, purpose: VerificationPurpose, codeLength: Int? = nil,
+        in project: Project, now: Date
+    ) async throws -> VerificationRecord {
         let destination = try Destination(request.to, channel: request.channel)
         try DestinationPolicy.requireAllowed(destination, in: project)
         let language = try Self.language(for: request.locale)
-        let now = clock.now()
         try await limiter.take("project:\(project.id)", limits.perProject, now: now)
         try await limiter.take("destination:\(project.id):\(destination.value)", limits.perDestination, now: now)
         try await limiter.takeNumberBlock(destination, limits.perNumberBlock, in: project, now: now)
         let (record, _) = try await send(
-            to: destination, channel: request.channel, language: language, purpose: .api, in: project, now: now)
-        return record.response(at: now)
+            to: destination, channel: request.channel, language: language, purpose: purpose, in: project,
+            codeLength: codeLength, now: now)
+        return record
     }
 
     /// Sends a new code to `destination`, or the pending one again, for `purpose`; the caller has taken the rate
@@ -39,15 +50,18 @@ struct VerificationService: Sendable {
     ///   - resend: Whether a pending code is sent again; when false it is returned as it is.
     ///   - deliver: Whether to send anything (false for test numbers).
     ///   - lifetime: How long the code works; the project's code lifetime when nil.
+    ///   - codeLength: Digits in a new code; the project's code length when nil.
     /// - Returns: The pending verification and whether a message was queued.
     func send(
         to destination: Destination, channel: Channel, language: String, purpose: VerificationPurpose,
-        in project: Project, resend: Bool = true, deliver: Bool = true, lifetime: TimeInterval? = nil, now: Date
+        in project: Project, resend: Bool = true, deliver: Bool = true, lifetime: TimeInterval? = nil,
+        codeLength: Int? = nil, now: Date
     ) async throws -> (VerificationRecord, sent: Bool) {
         let candidate = VerificationRecord(
             id: identifiers.make("ver"), projectId: project.id, channel: channel,
             destination: destination.value, locale: language, status: .pending,
-            codeSalt: identifiers.secret(bytes: 16), codeLength: project.settings.codeLength, sendAttempts: 1,
+            codeSalt: identifiers.secret(bytes: 16), codeLength: codeLength ?? project.settings.codeLength,
+            sendAttempts: 1,
             checkAttempts: 0, createdAt: now, updatedAt: now,
             expiresAt: now.addingTimeInterval(lifetime ?? TimeInterval(project.settings.codeLifetime)), purpose: purpose
         )
@@ -130,21 +144,8 @@ struct VerificationService: Sendable {
     }
 
     func check(_ request: CheckVerificationRequest, in project: Project) async throws -> CheckVerificationResponse {
-        try Self.requireCodeFormat(request.code)
         let now = clock.now()
-        let found: VerificationRecord?
-        switch (request.id, request.to) {
-        case (let id?, nil):
-            found = try await store.verification(id: id, projectId: project.id)
-        case (nil, let to?):
-            let destination = try Destination(loginId: to)
-            found = try await store.pendingVerification(
-                destination: destination.value, purpose: .api, projectId: project.id)
-        default:
-            throw VerityError(.invalidRequest, "Name the verification with exactly one of `id` or `to`.")
-        }
-        guard let verification = found, verification.purpose == .api else { throw Self.notFound }
-        switch try await attempt(request.code, on: verification, now: now) {
+        switch try await check(request, purpose: .api, in: project, now: now) {
         case .approved(let approved):
             return CheckVerificationResponse(id: approved.id, status: .approved, valid: true)
         case .wrong(let counted):
@@ -152,20 +153,76 @@ struct VerificationService: Sendable {
         }
     }
 
+    /// Checks a code against the verification of `purpose` named by id or by destination.
+    func check(_ request: CheckVerificationRequest, purpose: VerificationPurpose, in project: Project, now: Date)
+        async throws -> Attempt
+    {
+        try Self.requireCodeFormat(request.code)
+        let found: VerificationRecord?
+        switch (request.id, request.to) {
+        case (let id?, nil):
+            found = try await store.verification(id: id, projectId: project.id)
+        case (nil, let to?):
+            let destination = try Destination(loginId: to)
+            found = try await store.pendingVerification(
+                destination: destination.value, purpose: purpose, projectId: project.id)
+        default:
+            throw VerityError(.invalidRequest, "Name the verification with exactly one of `id` or `to`.")
+        }
+        guard let verification = found, verification.purpose == purpose else { throw Self.notFound }
+        return try await attempt(request.code, on: verification, now: now)
+    }
+
     func fetch(id: String, in project: Project) async throws -> VerificationResponse {
-        guard let verification = try await store.verification(id: id, projectId: project.id) else {
+        try await verification(id: id, in: project).response(at: clock.now())
+    }
+
+    /// A verification of the project; when `purpose` is given, only one of that purpose.
+    func verification(id: String, purpose: VerificationPurpose? = nil, in project: Project) async throws
+        -> VerificationRecord
+    {
+        guard let verification = try await store.verification(id: id, projectId: project.id),
+            purpose == nil || verification.purpose == purpose
+        else {
             throw Self.notFound
         }
-        return verification.response(at: clock.now())
+        return verification
+    }
+
+    /// When each of a verification's codes was sent (queued), oldest first, with the message ids.
+    func sends(of verification: VerificationRecord) async throws -> [(messageId: String, at: Date)] {
+        try await store.sends(verificationId: verification.id)
     }
 
     func cancel(id: String, in project: Project) async throws -> VerificationResponse {
         let now = clock.now()
+        return try await cancel(id: id, in: project, now: now).response(at: now)
+    }
+
+    /// Cancels a pending verification; `purpose`, when given, must be the verification's.
+    func cancel(id: String, purpose: VerificationPurpose? = nil, in project: Project, now: Date) async throws
+        -> VerificationRecord
+    {
+        if let purpose { _ = try await verification(id: id, purpose: purpose, in: project) }
         guard let canceled = try await store.cancel(id: id, projectId: project.id, now: now) else {
             guard try await store.verification(id: id, projectId: project.id) != nil else { throw Self.notFound }
             throw VerityError(.conflict, "Only a pending verification can be canceled.")
         }
-        return canceled.response(at: now)
+        return canceled
+    }
+
+    /// Approves a pending verification without a code: the caller checked the person some other way (Twilio's
+    /// `Status=approved`). The same conditional update as a right code, so it approves at most once.
+    func approveWithoutCode(id: String, purpose: VerificationPurpose, in project: Project, now: Date) async throws
+        -> VerificationRecord
+    {
+        let verification = try await verification(id: id, purpose: purpose, in: project)
+        try Self.requireCheckable(verification, at: now)
+        guard let approved = try await store.approve(id: verification.id, maxChecks: Self.maxChecks, now: now)
+        else { throw try await whyNotCheckable(verification, now: now) }
+        metrics.verificationApproved(channel: approved.channel)
+        logger.info("Verification approved without a code", metadata: ["verification": "\(approved.id)"])
+        return approved
     }
 
     // MARK: - Why a check cannot go on

@@ -323,6 +323,30 @@ enum Migrations {
                 """,
                 "CREATE INDEX possession_flows_project ON possession_flows (project_id, created_at)",
             ]),
+        Migration(
+            version: 7, name: "Twilio Verify services",
+            statements: [
+                // A Twilio Verify service (VA…) of the Twilio face: a named set of settings inside one project. Its
+                // verifications are the project's, kept apart by a purpose that names the service.
+                """
+                CREATE TABLE twilio_services (
+                    sid TEXT PRIMARY KEY,
+                    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+                    friendly_name TEXT NOT NULL,
+                    code_length INTEGER NOT NULL,
+                    push_include_date INTEGER NOT NULL,
+                    push_apn_credential_sid TEXT,
+                    push_fcm_credential_sid TEXT,
+                    totp_issuer TEXT,
+                    totp_time_step INTEGER NOT NULL,
+                    totp_code_length INTEGER NOT NULL,
+                    totp_skew INTEGER NOT NULL,
+                    created_at DOUBLE PRECISION NOT NULL,
+                    updated_at DOUBLE PRECISION NOT NULL
+                )
+                """,
+                "CREATE INDEX twilio_services_project ON twilio_services (project_id, created_at, sid)",
+            ]),
     ]
 
     static func run(on database: Database, logger: Logger) async throws {

@@ -75,6 +75,23 @@ struct ProjectStore: Sendable {
         }
     }
 
+    /// The project and id of an unrevoked key, found by the key's hash (the Twilio face checks the key's SID).
+    func projectAndKeyId(forKeyHash hash: String) async throws -> (project: Project, keyId: String)? {
+        try await database.lookupConfirmingMiss { sql in
+            try await sql.raw(
+                """
+                SELECT k.id AS key_id, p.id, p.name, p.code_length, p.code_ttl_seconds, p.allowed_countries,
+                       p.created_at, p.webhook_url, p.webhook_secret, p.session_ttl_seconds, p.refresh_ttl_seconds,
+                       p.possession_ttl_seconds, p.possession_code_ttl_seconds
+                FROM api_keys k JOIN projects p ON p.id = k.project_id
+                WHERE k.secret_hash = \(bind: hash) AND k.revoked_at IS NULL
+                """
+            ).first().map { row in
+                (try Self.project(from: row), try row.decode(column: "key_id", as: String.self))
+            }
+        }
+    }
+
     func insertKey(_ key: APIKey, secretHash: String) async throws {
         try await database.read { sql in
             try await sql.raw(

@@ -136,6 +136,20 @@ struct VerificationStore: Sendable {
         ).first().map(Self.record(from:))
     }
 
+    /// The messages that carried a verification's code, oldest first: one per send.
+    func sends(verificationId: String) async throws -> [(messageId: String, at: Date)] {
+        try await database.read { sql in
+            try await sql.raw(
+                """
+                SELECT id, created_at FROM outbox WHERE verification_id = \(bind: verificationId)
+                ORDER BY created_at, id
+                """
+            ).all().map { row in
+                (try row.decode(column: "id", as: String.self), try row.date("created_at"))
+            }
+        }
+    }
+
     /// The verification a check by destination refers to: the pending one (which may have just expired).
     func pendingVerification(destination: String, purpose: VerificationPurpose, projectId: String) async throws
         -> VerificationRecord?

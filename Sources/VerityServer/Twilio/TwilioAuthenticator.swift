@@ -1,0 +1,38 @@
+import Foundation
+import Hummingbird
+
+/// Authenticates Twilio's HTTP Basic credentials and puts the project in the context.
+///
+/// No second secret store: the password is one of the project's Verity API keys (`vk_…`, Twilio's auth token or
+/// API key secret), and the user name must be the SID derived from the project (`AC…`, account SID) or from that
+/// key (`SK…`, API key SID). `verity admin twilio` prints them.
+struct TwilioAuthenticator: RouterMiddleware {
+    typealias Context = VerityRequestContext
+    let projects: ProjectStore
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
+        guard let (username, password) = Self.basicCredentials(request), password.hasPrefix(APIKeySecret.prefix),
+            password.count <= 128,
+            let (project, keyId) = try await projects.projectAndKeyId(forKeyHash: SecretHash.hex(password)),
+            username == TwilioSID.account(forProject: project.id) || username == TwilioSID.apiKey(forKey: keyId)
+        else {
+            throw TwilioError.authenticationFailed
+        }
+        var context = context
+        context.project = project
+        return try await next(request, context)
+    }
+
+    /// The user name and password of `Authorization: Basic …`.
+    static func basicCredentials(_ request: Request) -> (String, String)? {
+        guard let header = request.headers[.authorization], header.count <= 512,
+            header.lowercased().hasPrefix("basic "),
+            let data = Data(base64Encoded: header.dropFirst(6).trimmingCharacters(in: .whitespaces)),
+            let text = String(data: data, encoding: .utf8),
+            let colon = text.firstIndex(of: ":")
+        else { return nil }
+        return (String(text[..<colon]), String(text[text.index(after: colon)...]))
+    }
+}

@@ -1,0 +1,28 @@
+import Hummingbird
+
+/// The Twilio Verify v2 face: Twilio's wire protocol (form-encoded PascalCase in, snake_case JSON out, SIDs, Basic
+/// auth, Twilio's error bodies and paging) over Verity's own domain, under a path prefix.
+///
+/// A client replaces `https://verify.twilio.com` with `<public URL><prefix>`; every resource then sits under
+/// `<prefix>/v2/…` as on Twilio.
+struct TwilioFace {
+    let verity: Verity
+    let verifications: VerificationService
+    /// `/twilio`, or empty to serve `/v2/…` at the root.
+    let prefix: String
+    let publicURL: String
+
+    func addRoutes(to router: Router<VerityRequestContext>) {
+        let versionPath = prefix + "/v2"
+        let group = router.group(RouterPath(versionPath))
+            .add(middleware: TwilioErrorMiddleware(logger: verity.logger, clock: verity.clock, pathPrefix: versionPath))
+            .add(middleware: TwilioAuthenticator(projects: verity.projects))
+        let baseURL = publicURL + prefix
+        let services = TwilioServices(
+            store: TwilioServiceStore(database: verity.database), random: verity.random, clock: verity.clock)
+        TwilioServiceController(services: services, baseURL: baseURL).addRoutes(to: group)
+        TwilioVerificationController(
+            services: services, verifications: verifications, clock: verity.clock, baseURL: baseURL
+        ).addRoutes(to: group)
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// A Twilio request's parameters: the form-encoded body of a POST, or the query string of a GET.
+///
+/// Names are PascalCase and dotted for nested settings (`Totp.TimeStep`); a repeated name keeps every value;
+/// unknown names are tolerated, as Twilio does.
+struct TwilioForm: Sendable {
+    private var values: [String: [String]] = [:]
+
+    /// Parses `Name=value&…`: each pair splits at its first `=`, `+` is a space, `%XX` is a byte.
+    init(encoded: Substring) throws {
+        for pair in encoded.split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let name = Self.decode(parts[0]), !name.isEmpty else {
+                throw TwilioError(code: 60200, message: "The form body is not valid", status: 400)
+            }
+            guard let value = Self.decode(parts.count > 1 ? parts[1] : "") else {
+                throw TwilioError.invalidParameter(name, "not valid percent-encoding")
+            }
+            values[name, default: []].append(value)
+        }
+    }
+
+    /// The body of a POST, read up to the request body limit.
+    static func body(of request: Request) async throws -> TwilioForm {
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > RequestBodyLimit.bytes {
+            throw tooLarge
+        }
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: RequestBodyLimit.bytes)
+        } catch is NIOTooManyBytesError {
+            throw tooLarge
+        }
+        return try TwilioForm(encoded: Substring(String(buffer: buffer)))
+    }
+
+    /// The query string of a GET.
+    static func query(of request: Request) throws -> TwilioForm {
+        try TwilioForm(encoded: Substring(request.uri.query ?? ""))
+    }
+
+    /// The first value of a parameter, if it was sent.
+    func string(_ name: String) -> String? {
+        values[name]?.first
+    }
+
+    func requiredString(_ name: String) throws -> String {
+        guard let value = string(name), !value.isEmpty else { throw TwilioError.missingParameter(name) }
+        return value
+    }
+
+    /// A whole number in `range`, if sent; anything else is `Invalid parameter`.
+    func integer(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
+        guard let text = string(name) else { return nil }
+        guard let value = Int(text), range.contains(value) else {
+            throw TwilioError.invalidParameter(
+                name, "must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return value
+    }
+
+    /// `true` or `false` (any case, as twilio-python sends them), if sent.
+    func boolean(_ name: String) throws -> Bool? {
+        guard let text = string(name) else { return nil }
+        switch text.lowercased() {
+        case "true": return true
+        case "false": return false
+        default: throw TwilioError.invalidParameter(name, "must be true or false")
+        }
+    }
+
+    private static let tooLarge = TwilioError(
+        code: 20413, message: "The body must be at most \(RequestBodyLimit.bytes / 1024) KiB", status: 413)
+
+    private static func decode(_ text: Substring) -> String? {
+        text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// How the Twilio face writes JSON: snake_case keys, dates as `2015-07-30T20:00:00Z` (UTC, no fraction: Twilio's
+/// SDKs fail on other shapes), and `null` where Twilio sends one.
+enum TwilioJSON {
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(date.formatted(dateFormat))
+        }
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    static let dateFormat = Date.VerbatimFormatStyle(
+        format:
+            "\(year: .padded(4))-\(month: .twoDigits)-\(day: .twoDigits)T\(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits):\(second: .twoDigits)Z",
+        locale: Locale(identifier: "en_US_POSIX"), timeZone: .gmt, calendar: Calendar(identifier: .gregorian))
+
+    /// RFC 1123, for the `Date` header.
+    static let httpDate = Date.VerbatimFormatStyle(
+        format:
+            "\(weekday: .abbreviated), \(day: .twoDigits) \(month: .abbreviated) \(year: .padded(4)) \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits):\(second: .twoDigits) GMT",
+        locale: Locale(identifier: "en_US_POSIX"), timeZone: .gmt, calendar: Calendar(identifier: .gregorian))
+
+    /// A JSON response with `status`.
+    static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
+        Response(
+            status: status, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: try encoder.encode(value))))
+    }
+}
+
+/// A value Twilio always sends, as `null` when absent (a Swift optional would leave the key out).
+struct Nullable<Wrapped: Encodable & Sendable>: Encodable, Sendable {
+    var value: Wrapped?
+
+    init(_ value: Wrapped?) {
+        self.value = value
+    }
+
+    static var null: Nullable { Nullable(nil) }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        if let value { try container.encode(value) } else { try container.encodeNil() }
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+
+/// Twilio's paging: `PageSize` (default 50, at most 1000), `Page` (an index, informational) and an opaque
+/// `PageToken` the server issued (`PA` + the SID of the previous page's last item).
+struct TwilioPageRequest: Sendable {
+    var pageSize = 50
+    var page = 0
+    /// The SID the page starts after.
+    var after: String?
+
+    init(_ query: TwilioForm, sidPrefix: String) throws {
+        if let size = try query.integer("PageSize", in: 1...1000) { pageSize = size }
+        if let page = try query.integer("Page", in: 0...Int(Int32.max)) { self.page = page }
+        // The iOS SDK spells it `pageToken`.
+        if let token = query.string("PageToken") ?? query.string("pageToken") {
+            let sid = String(token.dropFirst(2))
+            guard token.hasPrefix("PA"), TwilioSID.isValid(sid, prefix: sidPrefix) else {
+                throw TwilioError.invalidParameter("PageToken")
+            }
+            after = sid
+        }
+    }
+}
+
+/// The `meta` block of a list response. The URLs are absolute and point at this server, since clients fetch the
+/// next page by GETting `next_page_url` as it is.
+struct TwilioPageMeta: Encodable, Sendable {
+    var page: Int
+    var pageSize: Int
+    var firstPageUrl: String
+    var previousPageUrl: Nullable<String>
+    var nextPageUrl: Nullable<String>
+    var url: String
+    var key: String
+
+    /// - Parameters:
+    ///   - listURL: The collection's absolute URL, without a query.
+    ///   - nextAfter: The SID the next page starts after; nil on the last page.
+    init(_ request: TwilioPageRequest, listURL: String, key: String, nextAfter: String?) {
+        func url(page: Int, token: String?) -> String {
+            "\(listURL)?PageSize=\(request.pageSize)&Page=\(page)" + (token.map { "&PageToken=PA\($0)" } ?? "")
+        }
+        self.page = request.page
+        pageSize = request.pageSize
+        firstPageUrl = url(page: 0, token: nil)
+        // Tokens only go forwards; a client that wants an earlier page starts from the first one again.
+        previousPageUrl = .null
+        nextPageUrl = Nullable(nextAfter.map { url(page: request.page + 1, token: $0) })
+        self.url = url(page: request.page, token: request.after)
+        self.key = key
+    }
+}

@@ -1,0 +1,190 @@
+import Foundation
+import Hummingbird
+import VerityCore
+
+/// `/v2/Services/{VA}/Verifications` and `/VerificationCheck`: Twilio's one-time codes, run by Verity's
+/// ``VerificationService`` (same code on re-send, 5 sends, 5 checks, single approval).
+struct TwilioVerificationController {
+    let services: TwilioServices
+    let verifications: VerificationService
+    let clock: any TimeSource
+    /// The face's absolute base URL, for `url`.
+    let baseURL: String
+
+    func addRoutes(to group: RouterGroup<VerityRequestContext>) {
+        group.post("Services/:serviceSid/Verifications", use: create)
+        group.get("Services/:serviceSid/Verifications/:sid", use: fetch)
+        group.post("Services/:serviceSid/Verifications/:sid", use: update)
+        group.post("Services/:serviceSid/VerificationCheck", use: check)
+    }
+
+    @Sendable func create(_ request: Request, context: VerityRequestContext) async throws -> Response {
+        let (account, service) = try await scope(context)
+        let form = try await TwilioForm.body(of: request)
+        let to = try form.requiredString("To")
+        let channel = try Self.channel(try form.requiredString("Channel"))
+        if form.string("CustomCode") != nil {
+            throw TwilioError(code: 60204, message: "Service does not support this feature: CustomCode", status: 400)
+        }
+        let now = clock.now()
+        let record = try await verifications.start(
+            StartVerificationRequest(to: to, channel: channel, locale: form.string("Locale")),
+            purpose: service.verificationPurpose, codeLength: service.codeLength, in: account.project, now: now)
+        return try TwilioJSON.response(
+            try await body(record, service: service, account: account, now: now), status: .created)
+    }
+
+    @Sendable func fetch(_ request: Request, context: VerityRequestContext) async throws -> Response {
+        let (account, service) = try await scope(context)
+        let now = clock.now()
+        let record = try await verifications.verification(
+            id: try verityId(context), purpose: service.verificationPurpose, in: account.project)
+        // Twilio deletes a verification once it is approved, canceled, expired or out of checks.
+        guard record.status(at: now) == .pending else { throw VerityError(.verificationNotFound) }
+        return try TwilioJSON.response(try await body(record, service: service, account: account, now: now))
+    }
+
+    @Sendable func update(_ request: Request, context: VerityRequestContext) async throws -> Response {
+        let (account, service) = try await scope(context)
+        let form = try await TwilioForm.body(of: request)
+        let id = try verityId(context)
+        let now = clock.now()
+        let record: VerificationRecord
+        switch try form.requiredString("Status") {
+        case "canceled":
+            do {
+                record = try await verifications.cancel(
+                    id: id, purpose: service.verificationPurpose, in: account.project, now: now)
+            } catch let error as VerityError where error.code == .conflict {
+                throw VerityError(.verificationNotFound)
+            }
+        case "approved":
+            record = try await verifications.approveWithoutCode(
+                id: id, purpose: service.verificationPurpose, in: account.project, now: now)
+        default:
+            throw TwilioError.invalidParameter("Status", "canceled or approved")
+        }
+        return try TwilioJSON.response(try await body(record, service: service, account: account, now: now))
+    }
+
+    @Sendable func check(_ request: Request, context: VerityRequestContext) async throws -> Response {
+        let (account, service) = try await scope(context)
+        let form = try await TwilioForm.body(of: request)
+        let code = try form.requiredString("Code")
+        let checked: CheckVerificationRequest
+        if let sid = form.string("VerificationSid") {
+            guard let id = TwilioSID.verityId(sid, prefix: "VE", idPrefix: "ver") else {
+                throw VerityError(.verificationNotFound)
+            }
+            checked = CheckVerificationRequest(id: id, code: code)
+        } else if let to = form.string("To"), !to.isEmpty {
+            checked = CheckVerificationRequest(to: to, code: code)
+        } else {
+            throw TwilioError(
+                code: 60221, message: "Either a 'To' number or 'VerificationSid' must be specified", status: 400)
+        }
+        let now = clock.now()
+        let record: VerificationRecord
+        let approved: Bool
+        switch try await verifications.check(
+            checked, purpose: service.verificationPurpose, in: account.project, now: now)
+        {
+        case .approved(let verification): (record, approved) = (verification, true)
+        case .wrong(let verification): (record, approved) = (verification, false)
+        }
+        return try TwilioJSON.response(
+            CheckBody(
+                sid: try sid(record), serviceSid: service.sid, accountSid: account.sid, to: record.destination,
+                channel: record.channel.rawValue, status: record.status(at: now).rawValue, valid: approved,
+                dateCreated: record.createdAt, dateUpdated: record.updatedAt))
+    }
+
+    // MARK: - Mapping
+
+    /// The account and the service the path names (20404 when the project has no such service).
+    private func scope(_ context: VerityRequestContext) async throws -> (TwilioAccount, TwilioVerifyService) {
+        let account = try TwilioAccount(context)
+        return (account, try await services.service(try context.parameters.require("serviceSid"), in: account.project))
+    }
+
+    /// The Verity id of the verification the path names; a malformed `VE…` is simply not found.
+    private func verityId(_ context: VerityRequestContext) throws -> String {
+        guard let id = TwilioSID.verityId(try context.parameters.require("sid"), prefix: "VE", idPrefix: "ver") else {
+            throw VerityError(.verificationNotFound)
+        }
+        return id
+    }
+
+    private func sid(_ record: VerificationRecord) throws -> String {
+        guard let sid = TwilioSID.sid("VE", verityId: record.id) else {
+            throw VerityError(.internalError, "A verification id has no Twilio SID.")
+        }
+        return sid
+    }
+
+    /// Verity sends codes by SMS and email; Twilio's other channels are refused rather than silently rerouted.
+    private static func channel(_ name: String) throws -> Channel {
+        guard let channel = Channel(rawValue: name) else {
+            throw TwilioError.invalidParameter("Channel", "Verity sends codes by sms and email")
+        }
+        return channel
+    }
+
+    private func body(_ record: VerificationRecord, service: TwilioVerifyService, account: TwilioAccount, now: Date)
+        async throws -> VerificationBody
+    {
+        let sid = try sid(record)
+        let status = record.status(at: now)
+        let attempts = try await verifications.sends(of: record).map { send in
+            VerificationBody.SendAttempt(
+                time: send.at, channel: record.channel.rawValue.uppercased(),
+                attemptSid: Nullable(TwilioSID.sid("VL", verityId: send.messageId)))
+        }
+        return VerificationBody(
+            sid: sid, serviceSid: service.sid, accountSid: account.sid, to: record.destination,
+            channel: record.channel.rawValue, status: status.rawValue, valid: status == .approved,
+            sendCodeAttempts: attempts, dateCreated: record.createdAt, dateUpdated: record.updatedAt,
+            url: "\(baseURL)/v2/Services/\(service.sid)/Verifications/\(sid)")
+    }
+
+    // MARK: - Wire shapes
+
+    struct VerificationBody: Encodable {
+        var sid: String
+        var serviceSid: String
+        var accountSid: String
+        var to: String
+        var channel: String
+        var status: String
+        var valid: Bool
+        var lookup: [String: String] = [:]
+        var amount = Nullable<String>.null
+        var payee = Nullable<String>.null
+        var sendCodeAttempts: [SendAttempt]
+        var dateCreated: Date
+        var dateUpdated: Date
+        var sna = Nullable<String>.null
+        var url: String
+
+        struct SendAttempt: Encodable {
+            var time: Date
+            var channel: String
+            var attemptSid: Nullable<String>
+        }
+    }
+
+    struct CheckBody: Encodable {
+        var sid: String
+        var serviceSid: String
+        var accountSid: String
+        var to: String
+        var channel: String
+        var status: String
+        var valid: Bool
+        var amount = Nullable<String>.null
+        var payee = Nullable<String>.null
+        var snaAttemptsErrorCodes: [String] = []
+        var dateCreated: Date
+        var dateUpdated: Date
+    }
+}

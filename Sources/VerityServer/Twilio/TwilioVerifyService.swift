@@ -1,0 +1,115 @@
+import Foundation
+
+/// A Twilio Verify service (`VA…`): a named set of verification settings inside one project.
+///
+/// Its verifications are the project's own, under Verity's rules; the service only keeps them apart from other
+/// services' (their purpose names it) and chooses their code length.
+struct TwilioVerifyService: Sendable, Equatable {
+    var sid: String
+    var projectId: String
+    var friendlyName: String
+    /// Digits in a new code, 4 to 10.
+    var codeLength: Int
+    var push: Push
+    var totp: TOTP
+    var createdAt: Date
+    var updatedAt: Date
+
+    /// Push settings, kept for the later Verify Push slice and echoed as Twilio does.
+    struct Push: Sendable, Equatable {
+        var includeDate = false
+        var apnCredentialSid: String?
+        var fcmCredentialSid: String?
+    }
+
+    /// Defaults of the service's TOTP factors (RFC 6238).
+    struct TOTP: Sendable, Equatable {
+        /// nil means the friendly name.
+        var issuer: String?
+        var timeStep = 30
+        var codeLength = 6
+        var skew = 1
+    }
+
+    static let friendlyNameLength = 1...32
+
+    /// The purpose of this service's verifications.
+    var verificationPurpose: VerificationPurpose { .twilioService(sid) }
+
+    /// Applies the parameters of a create or an update, refusing the first one that is out of range. Parameters
+    /// of features Verity does not have (lookup, PSD2, custom codes, WhatsApp, passkeys, …) are ignored.
+    mutating func apply(_ form: TwilioForm) throws {
+        if let name = form.string("FriendlyName") {
+            guard Self.friendlyNameLength.contains(name.count) else {
+                throw TwilioError.invalidParameter("FriendlyName", "1 to 32 characters")
+            }
+            friendlyName = name
+        }
+        if let length = try form.integer("CodeLength", in: 4...10) { codeLength = length }
+        if let includeDate = try form.boolean("Push.IncludeDate") { push.includeDate = includeDate }
+        if let sid = try Self.credentialSid(form, "Push.ApnCredentialSid") { push.apnCredentialSid = sid }
+        if let sid = try Self.credentialSid(form, "Push.FcmCredentialSid") { push.fcmCredentialSid = sid }
+        if let issuer = form.string("Totp.Issuer") {
+            guard (1...64).contains(issuer.count) else {
+                throw TwilioError.invalidParameter("Totp.Issuer", "1 to 64 characters")
+            }
+            totp.issuer = issuer
+        }
+        if let step = try form.integer("Totp.TimeStep", in: 20...60) { totp.timeStep = step }
+        if let length = try form.integer("Totp.CodeLength", in: 3...8) { totp.codeLength = length }
+        if let skew = try form.integer("Totp.Skew", in: 0...2) { totp.skew = skew }
+    }
+
+    private static func credentialSid(_ form: TwilioForm, _ name: String) throws -> String? {
+        guard let sid = form.string(name) else { return nil }
+        guard TwilioSID.isValid(sid, prefix: "CR") else { throw TwilioError.invalidParameter(name) }
+        return sid
+    }
+}
+
+/// Create, read, update, list and delete of a project's Twilio Verify services.
+struct TwilioServices: Sendable {
+    let store: TwilioServiceStore
+    let random: any RandomSource
+    let clock: any TimeSource
+
+    func create(_ form: TwilioForm, in project: Project) async throws -> TwilioVerifyService {
+        guard form.string("FriendlyName") != nil else { throw TwilioError.missingParameter("FriendlyName") }
+        let now = clock.now()
+        var service = TwilioVerifyService(
+            sid: TwilioSID.make("VA", random: random), projectId: project.id, friendlyName: "",
+            codeLength: project.settings.codeLength, push: .init(), totp: .init(), createdAt: now, updatedAt: now)
+        try service.apply(form)
+        try await store.insert(service)
+        return service
+    }
+
+    /// The project's service `sid`, or 20404.
+    func service(_ sid: String, in project: Project) async throws -> TwilioVerifyService {
+        guard TwilioSID.isValid(sid, prefix: "VA"),
+            let service = try await store.service(sid: sid, projectId: project.id)
+        else {
+            throw TwilioError.notFound("/Services/\(sid)")
+        }
+        return service
+    }
+
+    func update(_ sid: String, _ form: TwilioForm, in project: Project) async throws -> TwilioVerifyService {
+        var service = try await service(sid, in: project)
+        try service.apply(form)
+        service.updatedAt = clock.now()
+        guard try await store.update(service) else { throw TwilioError.notFound("/Services/\(sid)") }
+        return service
+    }
+
+    func list(after: String?, limit: Int, in project: Project) async throws -> [TwilioVerifyService] {
+        try await store.services(projectId: project.id, after: after, limit: limit)
+    }
+
+    /// Deletes the service; its verifications stay in the project and expire on their own.
+    func delete(_ sid: String, in project: Project) async throws {
+        guard TwilioSID.isValid(sid, prefix: "VA"), try await store.delete(sid: sid, projectId: project.id) else {
+            throw TwilioError.notFound("/Services/\(sid)")
+        }
+    }
+}

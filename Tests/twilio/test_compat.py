@@ -1,0 +1,312 @@
+"""Drives Verity's Twilio Verify face with the official `twilio` package (twilio-python), unchanged.
+
+Run by Tests/twilio/compat.sh, which starts `verity serve` on a fresh data directory and sets:
+  VERITY_BIN       the verity executable (for `admin` and `outbox list`)
+  VERITY_DATA_DIR  the server's data directory
+  VERITY_BASE      the server's base URL, e.g. http://127.0.0.1:8080
+  VERITY_SECRETS_FILE  where the API keys it creates are listed, so the script can check the log never shows them
+The Twilio client is pointed at Verity with `client.verify.base_url = VERITY_BASE + "/twilio"`.
+
+Prints one `ok - ...` line per case and exits non-zero if any case fails.
+"""
+
+import datetime
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import traceback
+import urllib.error
+import urllib.request
+
+from twilio.base.exceptions import TwilioException, TwilioRestException
+from twilio.rest import Client
+
+VERITY = os.environ["VERITY_BIN"]
+BASE = os.environ["VERITY_BASE"]
+SID = re.compile(r"^(?P<prefix>[A-Z]{2})[0-9a-f]{32}$")
+
+
+def verity(*args):
+    """Runs the verity CLI on the server's data directory and returns its JSON output."""
+    output = subprocess.run([VERITY, *args, "--json"], check=True, capture_output=True, text=True).stdout
+    return json.loads(output)
+
+
+def make_project(name):
+    created = verity("admin", "project", "create", "--name", name)
+    project = created["project"]["id"]
+    with open(os.environ["VERITY_SECRETS_FILE"], "a", encoding="utf-8") as secrets:
+        secrets.write(created["apiKey"] + "\n")
+    sids = verity("admin", "twilio", "--project", project)
+    return {
+        "project": project,
+        "key": created["apiKey"],
+        "account_sid": sids["accountSid"],
+        "api_key_sid": sids["apiKeys"][0]["apiKeySid"],
+    }
+
+
+def client(username, password, account_sid=None):
+    twilio = Client(username, password, account_sid)
+    twilio.verify.base_url = BASE + "/twilio"
+    return twilio
+
+
+def codes_sent(to, count):
+    """The codes in the first `count` messages sent to `to`, oldest first (read like a person reads their phone)."""
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        messages = [m for m in verity("outbox", "list", "--to", to) if m["status"] == "sent"]
+        if len(messages) >= count:
+            bodies = [m["body"] for m in reversed(messages)][:count]
+            return [re.search(r"\d{4,10}", body).group() for body in bodies]
+        time.sleep(0.1)
+    raise AssertionError(f"expected {count} message(s) to {to}")
+
+
+def code_sent(to, count=1):
+    return codes_sent(to, count)[-1]
+
+
+def wrong(code):
+    return "".join(str((int(digit) + 1) % 10) for digit in code)
+
+
+def expect_error(call, status, code, message=None):
+    try:
+        call()
+    except TwilioRestException as error:
+        assert error.status == status, f"status {error.status}, wanted {status}: {error}"
+        assert error.code == code, f"code {error.code}, wanted {code}: {error}"
+        if message is not None:
+            assert message in error.msg, f"message {error.msg!r} lacks {message!r}"
+        return error
+    raise AssertionError(f"expected HTTP {status} / {code}, the call succeeded")
+
+
+def expect_sid(value, prefix):
+    match = SID.match(value or "")
+    assert match and match["prefix"] == prefix, f"{value!r} is not a {prefix} SID"
+
+
+ACME = make_project("Acme")
+GLOBEX = make_project("Globex")
+ACME_CLIENT = client(ACME["account_sid"], ACME["key"])
+VERIFY = ACME_CLIENT.verify.v2
+SERVICE = VERIFY.services.create(friendly_name="Acme Login", code_length=6).sid
+CASES = []
+
+
+def case(description):
+    def register(function):
+        CASES.append((description, function))
+        return function
+
+    return register
+
+
+@case("services: create, fetch, update, list across pages, delete; 404 20404 afterwards")
+def services_lifecycle():
+    created = VERIFY.services.create(friendly_name="Compat", code_length=8, totp_time_step=60, push_include_date=False)
+    expect_sid(created.sid, "VA")
+    assert created.account_sid == ACME["account_sid"]
+    assert created.friendly_name == "Compat" and created.code_length == 8
+    assert created.totp["time_step"] == 60 and created.totp["issuer"] == "Compat"
+    assert isinstance(created.date_created, datetime.datetime), created.date_created
+    assert created.url == f"{BASE}/twilio/v2/Services/{created.sid}"
+
+    fetched = VERIFY.services(created.sid).fetch()
+    assert fetched.friendly_name == "Compat"
+    updated = VERIFY.services(created.sid).update(friendly_name="Compat 2", code_length=4)
+    assert updated.friendly_name == "Compat 2" and updated.code_length == 4
+
+    for index in range(3):
+        VERIFY.services.create(friendly_name=f"Paged {index}")
+    # page_size=2 makes the pager follow next_page_url twice: it must point at this server.
+    listed = [service.friendly_name for service in VERIFY.services.list(page_size=2)]
+    assert listed == ["Acme Login", "Compat 2", "Paged 0", "Paged 1", "Paged 2"], listed
+    page = VERIFY.services.page(page_size=2)
+    assert page.next_page_url.startswith(f"{BASE}/twilio/v2/Services?"), page.next_page_url
+
+    assert VERIFY.services(created.sid).delete() is True
+    expect_error(lambda: VERIFY.services(created.sid).fetch(), 404, 20404)
+
+
+@case("services: a friendly name over 32 characters and a code length of 3 are 400 60200")
+def services_invalid():
+    expect_error(lambda: VERIFY.services.create(friendly_name="x" * 33), 400, 60200, "Invalid parameter: FriendlyName")
+    expect_error(
+        lambda: VERIFY.services.create(friendly_name="Short", code_length=3), 400, 60200, "Invalid parameter: CodeLength"
+    )
+
+
+@case("verify: start, wrong code is 200 pending / valid false, right code approves, then 404 20404")
+def verification_happy_path():
+    to = "+14155550100"
+    service = VERIFY.services(SERVICE)
+    verification = service.verifications.create(to=to, channel="sms")
+    expect_sid(verification.sid, "VE")
+    assert verification.status == "pending" and verification.valid is False
+    assert verification.to == to and verification.channel == "sms"
+    assert verification.service_sid == SERVICE and verification.account_sid == ACME["account_sid"]
+    assert isinstance(verification.date_created, datetime.datetime), verification.date_created
+    assert len(verification.send_code_attempts) == 1
+    code = code_sent(to)
+    assert len(code) == 6
+
+    fetched = service.verifications(verification.sid).fetch()
+    assert fetched.status == "pending"
+
+    checked = service.verification_checks.create(to=to, code=wrong(code))
+    assert checked.status == "pending" and checked.valid is False
+
+    approved = service.verification_checks.create(to=to, code=code)
+    assert approved.status == "approved" and approved.valid is True and approved.sid == verification.sid
+
+    expect_error(lambda: service.verification_checks.create(to=to, code=code), 404, 20404)
+    expect_error(lambda: service.verification_checks.create(verification_sid=verification.sid, code=code), 404, 20404)
+    expect_error(lambda: service.verifications(verification.sid).fetch(), 404, 20404)
+
+
+@case("verify: starting again while pending re-sends the same code under the same SID")
+def same_code_on_resend():
+    to = "+14155550101"
+    service = VERIFY.services(SERVICE)
+    first = service.verifications.create(to=to, channel="sms")
+    second = service.verifications.create(to=to, channel="sms")
+    assert second.sid == first.sid
+    assert len(second.send_code_attempts) == 2
+    codes = codes_sent(to, 2)
+    assert codes[0] == codes[1], codes
+    assert service.verification_checks.create(verification_sid=first.sid, code=codes[0]).status == "approved"
+
+
+@case("verify: an email verification is checked by its SID")
+def email_by_sid():
+    service = VERIFY.services(SERVICE)
+    verification = service.verifications.create(to="jane@example.com", channel="email")
+    assert verification.channel == "email"
+    code = code_sent("jane@example.com")
+    checked = service.verification_checks.create(verification_sid=verification.sid, code=code)
+    assert checked.status == "approved" and checked.valid is True
+
+
+@case("verify: update Status=canceled, then Status=approved on a new one; finished ones are 404 20404")
+def update_status():
+    to = "+14155550102"
+    service = VERIFY.services(SERVICE)
+    first = service.verifications.create(to=to, channel="sms")
+    canceled = service.verifications(first.sid).update(status="canceled")
+    assert canceled.status == "canceled"
+    expect_error(lambda: service.verifications(first.sid).update(status="canceled"), 404, 20404)
+    second = service.verifications.create(to=to, channel="sms")
+    assert second.sid != first.sid
+    approved = service.verifications(second.sid).update(status="approved")
+    assert approved.status == "approved" and approved.valid is True
+    expect_error(lambda: service.verifications(second.sid).fetch(), 404, 20404)
+
+
+@case("verify: the 6th send to a number is 429 60203")
+def send_limit():
+    to = "+14155550103"
+    service = VERIFY.services(SERVICE)
+    for _ in range(5):
+        service.verifications.create(to=to, channel="sms")
+    expect_error(lambda: service.verifications.create(to=to, channel="sms"), 429, 60203)
+
+
+@case("verify: after 5 wrong codes the next check is 429 60202, even with the right code")
+def check_limit():
+    to = "+14155550104"
+    service = VERIFY.services(SERVICE)
+    verification = service.verifications.create(to=to, channel="sms")
+    code = code_sent(to)
+    statuses = [service.verification_checks.create(to=to, code=wrong(code)).status for _ in range(5)]
+    assert statuses == ["pending"] * 4 + ["max_attempts_reached"], statuses
+    expect_error(lambda: service.verification_checks.create(verification_sid=verification.sid, code=code), 429, 60202)
+
+
+@case("verify: an invalid number is 400 60200, an unsupported channel too, and nothing is sent")
+def invalid_input():
+    service = VERIFY.services(SERVICE)
+    expect_error(lambda: service.verifications.create(to="+1555", channel="sms"), 400, 60200, "Invalid parameter: To")
+    expect_error(lambda: service.verifications.create(to="12345", channel="sms"), 400, 60200, "Invalid parameter: To")
+    expect_error(
+        lambda: service.verifications.create(to="+14155550105", channel="whatsapp"),
+        400,
+        60200,
+        "Invalid parameter: Channel",
+    )
+    assert verity("outbox", "list", "--to", "+14155550105") == []
+    expect_error(lambda: service.verification_checks.create(code="123456"), 400, 60221)
+
+
+@case("auth: the API key SID with its secret works too")
+def api_key_sid():
+    keyed = client(ACME["api_key_sid"], ACME["key"], ACME["account_sid"])
+    assert keyed.verify.v2.services(SERVICE).fetch().sid == SERVICE
+
+
+@case("auth: a wrong token, another project's account SID or key are 401 20003")
+def bad_credentials():
+    wrong_token = client(ACME["account_sid"], "vk_" + "0" * 40)
+    expect_error(lambda: wrong_token.verify.v2.services(SERVICE).fetch(), 401, 20003, "Authenticate")
+    # twilio-python's pager raises a plain TwilioException on any non-200 page, against Twilio too.
+    try:
+        wrong_token.verify.v2.services.list()
+        raise AssertionError("a list with a wrong token succeeded")
+    except TwilioException as error:
+        assert "HTTP 401" in str(error) and '"code":20003' in str(error), error
+    mixed = client(GLOBEX["account_sid"], ACME["key"])
+    expect_error(lambda: mixed.verify.v2.services(SERVICE).fetch(), 401, 20003)
+    other_key = client(ACME["account_sid"], GLOBEX["key"])
+    expect_error(lambda: other_key.verify.v2.services(SERVICE).fetch(), 401, 20003)
+
+
+@case("tenancy: another account does not see this account's service (404 20404)")
+def other_account():
+    globex = client(GLOBEX["account_sid"], GLOBEX["key"])
+    expect_error(lambda: globex.verify.v2.services(SERVICE).fetch(), 404, 20404)
+    expect_error(
+        lambda: globex.verify.v2.services(SERVICE).verifications.create(to="+14155550106", channel="sms"), 404, 20404
+    )
+
+
+@case("errors: the body is {code, message, more_info, status}, read by TwilioRestException")
+def error_body():
+    error = expect_error(lambda: VERIFY.services("VA" + "0" * 32).fetch(), 404, 20404)
+    assert f"/Services/VA{'0' * 32} was not found" in error.msg, error.msg
+    # The raw body has exactly Twilio's keys: with `type` and `title` twilio-python would raise another class.
+    try:
+        urllib.request.urlopen(f"{BASE}/twilio/v2/Services")
+        raise AssertionError("an unauthenticated request succeeded")
+    except urllib.error.HTTPError as response:
+        body = json.loads(response.read())
+        assert response.code == 401 and response.headers["Date"], response.headers
+    assert body == {
+        "code": 20003,
+        "message": "Authenticate",
+        "more_info": "https://www.twilio.com/docs/errors/20003",
+        "status": 401,
+    }, body
+
+
+def main():
+    failed = 0
+    for description, function in CASES:
+        try:
+            function()
+            print(f"ok - {description}")
+        except Exception:  # noqa: BLE001 - every failure is reported, then the run fails
+            failed += 1
+            print(f"not ok - {description}")
+            traceback.print_exc()
+    print(f"{len(CASES) - failed} of {len(CASES)} Twilio compatibility cases passed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
