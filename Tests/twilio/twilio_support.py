@@ -1,0 +1,117 @@
+"""What the Twilio compatibility scripts share: the verity CLI, projects with their Twilio credentials, a twilio-python
+client pointed at Verity, reading the codes a number was sent, expecting Twilio errors, and a tiny case runner.
+
+The scripts are run by Tests/twilio/compat.sh, which starts `verity serve` on a fresh data directory and sets:
+  VERITY_BIN       the verity executable (for `admin` and `outbox list`)
+  VERITY_DATA_DIR  the server's data directory
+  VERITY_BASE      the server's base URL, e.g. http://127.0.0.1:8080
+  VERITY_SECRETS_FILE  where the API keys and other secrets they handle are listed, so the log can be checked for them
+"""
+
+import json
+import os
+import re
+import subprocess
+import time
+import traceback
+
+from twilio.base.exceptions import TwilioRestException
+from twilio.rest import Client
+
+VERITY = os.environ["VERITY_BIN"]
+BASE = os.environ["VERITY_BASE"]
+SID = re.compile(r"^(?P<prefix>[A-Z]{2})[0-9a-f]{32}$")
+
+
+def verity(*args):
+    """Runs the verity CLI on the server's data directory and returns its JSON output."""
+    output = subprocess.run([VERITY, *args, "--json"], check=True, capture_output=True, text=True).stdout
+    return json.loads(output)
+
+
+def make_project(name):
+    created = verity("admin", "project", "create", "--name", name)
+    project = created["project"]["id"]
+    remember_secret(created["apiKey"])
+    sids = verity("admin", "twilio", "--project", project)
+    return {
+        "project": project,
+        "key": created["apiKey"],
+        "account_sid": sids["accountSid"],
+        "api_key_sid": sids["apiKeys"][0]["apiKeySid"],
+    }
+
+
+def client(username, password, account_sid=None):
+    twilio = Client(username, password, account_sid)
+    twilio.verify.base_url = BASE + "/twilio"
+    return twilio
+
+
+def codes_sent(to, count):
+    """The codes in the first `count` messages sent to `to`, oldest first (read like a person reads their phone)."""
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        messages = [m for m in verity("outbox", "list", "--to", to) if m["status"] == "sent"]
+        if len(messages) >= count:
+            bodies = [m["body"] for m in reversed(messages)][:count]
+            return [re.search(r"\d{4,10}", body).group() for body in bodies]
+        time.sleep(0.1)
+    raise AssertionError(f"expected {count} message(s) to {to}")
+
+
+def code_sent(to, count=1):
+    return codes_sent(to, count)[-1]
+
+
+def wrong(code):
+    return "".join(str((int(digit) + 1) % 10) for digit in code)
+
+
+def expect_error(call, status, code, message=None):
+    try:
+        call()
+    except TwilioRestException as error:
+        assert error.status == status, f"status {error.status}, wanted {status}: {error}"
+        assert error.code == code, f"code {error.code}, wanted {code}: {error}"
+        if message is not None:
+            assert message in error.msg, f"message {error.msg!r} lacks {message!r}"
+        return error
+    raise AssertionError(f"expected HTTP {status} / {code}, the call succeeded")
+
+
+def expect_sid(value, prefix):
+    match = SID.match(value or "")
+    assert match and match["prefix"] == prefix, f"{value!r} is not a {prefix} SID"
+
+
+
+def remember_secret(secret):
+    """Lists a secret the server must never log; compat.sh greps the server log for each."""
+    with open(os.environ["VERITY_SECRETS_FILE"], "a", encoding="utf-8") as secrets:
+        secrets.write(secret + "\n")
+
+
+CASES = []
+
+
+def case(description):
+    def register(function):
+        CASES.append((description, function))
+        return function
+
+    return register
+
+
+def main():
+    failed = 0
+    for description, function in CASES:
+        try:
+            function()
+            print(f"ok - {description}")
+        except Exception:  # noqa: BLE001 - every failure is reported, then the run fails
+            failed += 1
+            print(f"not ok - {description}")
+            traceback.print_exc()
+    print(f"{len(CASES) - failed} of {len(CASES)} Twilio compatibility cases passed")
+    return 1 if failed else 0
