@@ -80,15 +80,7 @@ struct ChallengeService: Sendable {
                 throw VerityError(.noVerifiedFactors, "The user has no verified push factor to challenge.")
             }
         }
-        let pushes = try recipients.map { factor in
-            ChallengeStore.QueuedMessage(
-                id: identifiers.make("msg"), channel: .push, destination: factor.id,
-                payload: try Self.json(
-                    PushNotification(
-                        id: "", platform: factor.pushPlatform ?? .none, token: "", appId: nil, title: project.name,
-                        body: message, challengeId: challenge.id, factorId: factor.id,
-                        expiresAt: Int(challenge.expiresAt.timeIntervalSince1970))))
-        }
+        let pushes = try recipients.map { try push(of: challenge, to: $0, in: project) }
         try await store.insert(challenge, messages: pushes, now: now)
         metrics.challenge(.pending, type: .push)
         outboxSignal.notify()
@@ -116,7 +108,7 @@ struct ChallengeService: Sendable {
         }
     }
 
-    private func current(id: String, in project: Project) async throws -> ChallengeRecord {
+    func current(id: String, in project: Project) async throws -> ChallengeRecord {
         guard let challenge = try await store.challenge(id: id, projectId: project.id) else {
             throw VerityError(.challengeNotFound, "No challenge \(id) in this project.")
         }
@@ -154,8 +146,15 @@ struct ChallengeService: Sendable {
         } catch {
             throw VerityError(.invalidSignature, "The answer is not a valid signature by this factor's key (\(error)).")
         }
-        let now = clock.now()
         let status: ChallengeStatus = request.status == .approved ? .approved : .denied
+        return try await record(status, of: challenge, by: factor).deviceView(for: factor.id, at: clock.now())
+    }
+
+    /// Records an answer whose signature the caller has checked. The first answer wins.
+    func record(_ status: ChallengeStatus, of challenge: ChallengeRecord, by factor: FactorRecord) async throws
+        -> ChallengeRecord
+    {
+        let now = clock.now()
         guard
             let answered = try await store.answer(
                 id: challenge.id, status: status, factorId: factor.id, now: now, webhook: webhook(for:url:))
@@ -170,11 +169,11 @@ struct ChallengeService: Sendable {
         metrics.challenge(status, type: .push)
         outboxSignal.notify()
         logger.info("Challenge answered", metadata: ["challenge": "\(answered.id)", "status": "\(status.rawValue)"])
-        return answered.deviceView(for: factor.id, at: now)
+        return answered
     }
 
     /// The challenge, if this factor may see and answer it.
-    private func challengeFor(id: String, factor: FactorRecord) async throws -> ChallengeRecord {
+    func challengeFor(id: String, factor: FactorRecord) async throws -> ChallengeRecord {
         guard let challenge = try await store.challenge(id: id, projectId: factor.projectId) else {
             throw VerityError(.challengeNotFound, "No challenge \(id).")
         }
@@ -198,7 +197,29 @@ struct ChallengeService: Sendable {
         return expired.count
     }
 
+    /// Pushes a pending challenge to its factor's device again (the Twilio face's `Notifications`).
+    func pushAgain(_ challenge: ChallengeRecord, to factor: FactorRecord, in project: Project) async throws {
+        guard challenge.status(at: clock.now()) == .pending else {
+            throw VerityError(.challengeAlreadyAnswered, "Only a pending challenge can be pushed again.")
+        }
+        try await store.queue(
+            [try push(of: challenge, to: factor, in: project)], projectId: project.id, now: clock.now())
+        outboxSignal.notify()
+    }
+
     // MARK: - Helpers
+
+    private func push(of challenge: ChallengeRecord, to factor: FactorRecord, in project: Project) throws
+        -> ChallengeStore.QueuedMessage
+    {
+        ChallengeStore.QueuedMessage(
+            id: identifiers.make("msg"), channel: .push, destination: factor.id,
+            payload: try Self.json(
+                PushNotification(
+                    id: "", platform: factor.pushPlatform ?? .none, token: "", appId: nil, title: project.name,
+                    body: challenge.message, challengeId: challenge.id, factorId: factor.id,
+                    expiresAt: Int(challenge.expiresAt.timeIntervalSince1970))))
+    }
 
     /// The event message for the project's webhook endpoint at `url`.
     @Sendable private func webhook(for challenge: ChallengeRecord, url: String) throws -> ChallengeStore.QueuedMessage {

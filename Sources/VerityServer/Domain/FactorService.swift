@@ -167,9 +167,13 @@ struct FactorService: Sendable {
 
     // MARK: - TOTP
 
-    func createTOTPFactor(userId: String, _ request: CreateTOTPFactorRequest, in project: Project) async throws
-        -> CreatedTOTPFactor
-    {
+    /// - Parameters:
+    ///   - period: The time step in seconds (Twilio's services choose 20 to 60).
+    ///   - secret: The shared secret, when the caller brings one; otherwise a random one of the algorithm's size.
+    func createTOTPFactor(
+        userId: String, _ request: CreateTOTPFactorRequest, in project: Project, period: Int = 30,
+        secret given: [UInt8]? = nil
+    ) async throws -> CreatedTOTPFactor {
         let userId = try Self.validUserId(userId)
         let name = try Self.validName(request.friendlyName)
         guard let algorithm = TOTP.Algorithm(rawValue: (request.algorithm ?? "SHA1").uppercased()) else {
@@ -181,20 +185,27 @@ struct FactorService: Sendable {
         guard (1...100).contains(issuer.count) else {
             throw VerityError(.invalidRequest, "`issuer` must be 1 to 100 characters.")
         }
-        let secret = identifiers.random.bytes(count: algorithm == .sha1 ? 20 : algorithm == .sha256 ? 32 : 64)
-        let totp = try TOTP(secret: secret, algorithm: algorithm, digits: digits, period: 30)
+        guard (20...60).contains(period) else {
+            throw VerityError(.invalidRequest, "The time step must be 20 to 60 seconds.")
+        }
+        if let given, !(10...64).contains(given.count) {
+            throw VerityError(.invalidRequest, "The secret must be 10 to 64 bytes.")
+        }
+        let secret =
+            given ?? identifiers.random.bytes(count: algorithm == .sha1 ? 20 : algorithm == .sha256 ? 32 : 64)
+        let totp = try TOTP(secret: secret, algorithm: algorithm, digits: digits, period: period)
         let id = identifiers.make("fac")
         let factor = FactorRecord(
             id: id, projectId: project.id, userId: userId, type: .totp, status: .unverified, friendlyName: name,
             totpSecret: try sealer.seal(secret, context: id), totpAlgorithm: algorithm.rawValue, totpDigits: digits,
-            totpPeriod: 30, createdAt: clock.now())
+            totpPeriod: period, createdAt: clock.now())
         try await store.insert(factor)
         return CreatedTOTPFactor(
             factor: factor.response, secret: Base32.encode(secret), uri: totp.uri(issuer: issuer, account: userId))
     }
 
-    /// Checks a TOTP code (±1 step) and spends its time step, so the same code never works twice.
-    func checkTOTP(_ code: String, factor: FactorRecord) async throws -> Bool {
+    /// Checks a TOTP code (± `window` steps) and spends its time step, so the same code never works twice.
+    func checkTOTP(_ code: String, factor: FactorRecord, window: Int = 1) async throws -> Bool {
         guard code.count <= 8, code.allSatisfy({ $0.isASCII && $0.isNumber }) else {
             throw VerityError(.invalidCode, "The code must be 6 to 8 digits.")
         }
@@ -203,7 +214,7 @@ struct FactorService: Sendable {
         else { throw StoreError.corruptValue(column: "factors.totp_secret") }
         let totp = try TOTP(
             secret: try sealer.open(sealed, context: factor.id), algorithm: algorithm, digits: digits, period: period)
-        guard let counter = totp.matchingCounter(for: code, at: clock.now(), window: 1) else { return false }
+        guard let counter = totp.matchingCounter(for: code, at: clock.now(), window: window) else { return false }
         return try await store.useTOTPCounter(id: factor.id, counter: Int64(counter))
     }
 

@@ -6,7 +6,7 @@ import VerityCore
 struct ChallengeStore: Sendable {
     let database: Database
 
-    private static let columns = """
+    static let columns = """
         id, project_id, user_id, factor_id, type, status, message, details, hidden_details, content_hash, \
         user_verification, created_at, expires_at, responded_at, responded_factor_id
         """
@@ -125,6 +125,13 @@ struct ChallengeStore: Sendable {
         try await enqueue([try webhook(challenge, url)], projectId: challenge.projectId, in: sql, now: now)
     }
 
+    /// Queues messages about an existing challenge (a push sent again).
+    func queue(_ messages: [QueuedMessage], projectId: String, now: Date) async throws {
+        try await database.transaction { sql in
+            try await Self.enqueue(messages, projectId: projectId, in: sql, now: now)
+        }
+    }
+
     /// Stores a challenge answered on creation (TOTP) and queues its webhook.
     func insertAnswered(
         _ challenge: ChallengeRecord, now: Date,
@@ -158,7 +165,7 @@ struct ChallengeStore: Sendable {
         return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 
-    private static func record(from row: any SQLRow) throws -> ChallengeRecord {
+    static func record(from row: any SQLRow) throws -> ChallengeRecord {
         let decoder = JSONDecoder()
         return ChallengeRecord(
             id: try row.decode(column: "id", as: String.self),

@@ -6,7 +6,7 @@ import VerityCore
 struct FactorStore: Sendable {
     let database: Database
 
-    private static let columns = """
+    static let columns = """
         id, project_id, user_id, type, status, friendly_name, public_key, push_platform, push_token, app_id, \
         sdk_version, nonce, enrollment_token_hash, totp_secret, totp_algorithm, totp_digits, totp_period, \
         totp_last_counter, created_at, verified_at
@@ -123,12 +123,16 @@ struct FactorStore: Sendable {
         }
     }
 
-    func update(id: String, pushToken: String?, friendlyName: String?) async throws -> FactorRecord? {
+    /// Changes the given settings; nil leaves one as it is.
+    func update(
+        id: String, pushToken: String?, friendlyName: String?, sdkVersion: String? = nil, appId: String? = nil
+    ) async throws -> FactorRecord? {
         try await database.read { sql in
             try await sql.raw(
                 """
                 UPDATE factors SET push_token = COALESCE(\(bind: pushToken), push_token),
-                    friendly_name = COALESCE(\(bind: friendlyName), friendly_name)
+                    friendly_name = COALESCE(\(bind: friendlyName), friendly_name),
+                    sdk_version = COALESCE(\(bind: sdkVersion), sdk_version), app_id = COALESCE(\(bind: appId), app_id)
                 WHERE id = \(bind: id)
                 RETURNING \(unsafeRaw: Self.columns)
                 """
@@ -190,7 +194,7 @@ struct FactorStore: Sendable {
         }
     }
 
-    private static func record(from row: any SQLRow) throws -> FactorRecord {
+    static func record(from row: any SQLRow) throws -> FactorRecord {
         FactorRecord(
             id: try row.decode(column: "id", as: String.self),
             projectId: try row.decode(column: "project_id", as: String.self),
