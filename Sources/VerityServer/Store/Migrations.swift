@@ -347,6 +347,49 @@ enum Migrations {
                 """,
                 "CREATE INDEX twilio_services_project ON twilio_services (project_id, created_at, sid)",
             ]),
+        Migration(
+            version: 8, name: "Twilio Verify entities, factors and access tokens",
+            statements: [
+                // An entity (YE…) of a Twilio service: the customer's `identity`, which is the Verity user id of
+                // its factors.
+                """
+                CREATE TABLE twilio_entities (
+                    service_sid TEXT NOT NULL REFERENCES twilio_services(sid) ON DELETE CASCADE,
+                    identity TEXT NOT NULL,
+                    sid TEXT NOT NULL UNIQUE,
+                    created_at DOUBLE PRECISION NOT NULL,
+                    updated_at DOUBLE PRECISION NOT NULL,
+                    PRIMARY KEY (service_sid, identity)
+                )
+                """,
+                // The Twilio side of a Verity factor: its service and entity, the device's `Metadata`, the TOTP
+                // skew, and failed verification attempts (5 are allowed, as on Twilio).
+                """
+                CREATE TABLE twilio_factors (
+                    factor_id TEXT PRIMARY KEY,
+                    service_sid TEXT NOT NULL,
+                    identity TEXT NOT NULL,
+                    metadata TEXT,
+                    totp_skew INTEGER,
+                    failed_attempts INTEGER NOT NULL DEFAULT 0,
+                    updated_at DOUBLE PRECISION NOT NULL
+                )
+                """,
+                "CREATE INDEX twilio_factors_entity ON twilio_factors (service_sid, identity)",
+                // An access token (YK…): a Verity enrollment token for one push factor, with what Twilio echoes.
+                """
+                CREATE TABLE twilio_access_tokens (
+                    sid TEXT PRIMARY KEY,
+                    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+                    service_sid TEXT NOT NULL,
+                    identity TEXT NOT NULL,
+                    factor_friendly_name TEXT,
+                    token_hash TEXT NOT NULL UNIQUE,
+                    ttl INTEGER NOT NULL,
+                    created_at DOUBLE PRECISION NOT NULL
+                )
+                """,
+            ]),
     ]
 
     static func run(on database: Database, logger: Logger) async throws {

@@ -7,9 +7,12 @@ struct TwilioAccount: Sendable {
     let sid: String
 
     init(_ context: VerityRequestContext) throws {
-        guard let project = context.project, let sid = TwilioSID.account(forProject: project.id) else {
-            throw TwilioError.authenticationFailed
-        }
+        guard let project = context.project else { throw TwilioError.authenticationFailed }
+        try self.init(project: project)
+    }
+
+    init(project: Project) throws {
+        guard let sid = TwilioSID.account(forProject: project.id) else { throw TwilioError.authenticationFailed }
         self.project = project
         self.sid = sid
     }

@@ -56,6 +56,14 @@ struct TwilioError: Error, Sendable, Equatable {
                 status: 403)
         case .unauthorized:
             self = .authenticationFailed
+        case .factorNotVerified:
+            self.init(code: 60318, message: "Factor is not verified", status: 403)
+        case .challengeExpired:
+            self.init(code: 60323, message: "Challenge expired", status: 403)
+        case .challengeAlreadyAnswered:
+            self.init(code: 60322, message: "Challenge already responded", status: 403)
+        case .invalidSignature, .wrongFactor:
+            self.init(code: 60324, message: "Challenge verification failed", status: 403)
         case .methodNotAllowed:
             self.init(code: 20004, message: "Method not allowed", status: 405)
         default:

@@ -14,15 +14,19 @@ struct TwilioFace {
 
     func addRoutes(to router: Router<VerityRequestContext>) {
         let versionPath = prefix + "/v2"
-        let group = router.group(RouterPath(versionPath))
-            .add(middleware: TwilioErrorMiddleware(logger: verity.logger, clock: verity.clock, pathPrefix: versionPath))
-            .add(middleware: TwilioAuthenticator(projects: verity.projects))
-        let baseURL = publicURL + prefix
         let services = TwilioServices(
             store: TwilioServiceStore(database: verity.database), random: verity.random, clock: verity.clock)
+        let push = TwilioPush(
+            store: TwilioPushStore(database: verity.database), services: services, factors: verity.factorService,
+            challenges: verity.challengeService, projects: verity.projects, random: verity.random, clock: verity.clock)
+        let group = router.group(RouterPath(versionPath))
+            .add(middleware: TwilioErrorMiddleware(logger: verity.logger, clock: verity.clock, pathPrefix: versionPath))
+            .add(middleware: TwilioAuthenticator(projects: verity.projects, push: push))
+        let baseURL = publicURL + prefix
         TwilioServiceController(services: services, baseURL: baseURL).addRoutes(to: group)
         TwilioVerificationController(
             services: services, verifications: verifications, clock: verity.clock, baseURL: baseURL
         ).addRoutes(to: group)
+        TwilioPushController(push: push, services: services, clock: verity.clock, baseURL: baseURL).addRoutes(to: group)
     }
 }

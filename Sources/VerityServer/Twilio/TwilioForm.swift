@@ -47,6 +47,11 @@ struct TwilioForm: Sendable {
         values[name]?.first
     }
 
+    /// Every value of a repeated parameter (`Details.Fields=…&Details.Fields=…`), in order.
+    func strings(_ name: String) -> [String] {
+        values[name] ?? []
+    }
+
     func requiredString(_ name: String) throws -> String {
         guard let value = string(name), !value.isEmpty else { throw TwilioError.missingParameter(name) }
         return value

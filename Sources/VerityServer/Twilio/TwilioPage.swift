@@ -36,9 +36,16 @@ struct TwilioPageMeta: Encodable, Sendable {
     /// - Parameters:
     ///   - listURL: The collection's absolute URL, without a query.
     ///   - nextAfter: The SID the next page starts after; nil on the last page.
-    init(_ request: TwilioPageRequest, listURL: String, key: String, nextAfter: String?) {
+    ///   - filters: The list's filters (`Status`, `Order`, …), repeated in every URL so each page is of the same list.
+    init(
+        _ request: TwilioPageRequest, listURL: String, key: String, nextAfter: String?,
+        filters: KeyValuePairs<String, String?> = [:]
+    ) {
+        let query = filters.compactMap { name, value in
+            value.flatMap { $0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) }.map { "&\(name)=\($0)" }
+        }.joined()
         func url(page: Int, token: String?) -> String {
-            "\(listURL)?PageSize=\(request.pageSize)&Page=\(page)" + (token.map { "&PageToken=PA\($0)" } ?? "")
+            "\(listURL)?PageSize=\(request.pageSize)&Page=\(page)\(query)" + (token.map { "&PageToken=PA\($0)" } ?? "")
         }
         self.page = request.page
         pageSize = request.pageSize

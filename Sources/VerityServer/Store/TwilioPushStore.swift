@@ -1,0 +1,310 @@
+import Foundation
+import SQLKit
+import VerityCore
+
+/// The Twilio face's Verify Push and TOTP records: entities, the Twilio side of factors, and access tokens. The
+/// factors and challenges themselves are Verity's (``FactorStore``, ``ChallengeStore``).
+struct TwilioPushStore: Sendable {
+    let database: Database
+
+    // MARK: Entities
+
+    /// Creates the entity unless it exists; either way returns it.
+    func entity(creating entity: TwilioEntity) async throws -> TwilioEntity {
+        try await database.transaction { sql in
+            try await sql.raw(
+                """
+                INSERT INTO twilio_entities (service_sid, identity, sid, created_at, updated_at)
+                VALUES (\(bind: entity.serviceSid), \(bind: entity.identity), \(bind: entity.sid),
+                        \(bind: entity.createdAt.storedValue), \(bind: entity.createdAt.storedValue))
+                ON CONFLICT (service_sid, identity) DO NOTHING
+                """
+            ).run()
+            guard let stored = try await Self.entity(serviceSid: entity.serviceSid, identity: entity.identity, in: sql)
+            else { throw StoreError.corruptValue(column: "twilio_entities") }
+            return stored
+        }
+    }
+
+    func entity(serviceSid: String, identity: String) async throws -> TwilioEntity? {
+        try await database.lookupConfirmingMiss { sql in
+            try await Self.entity(serviceSid: serviceSid, identity: identity, in: sql)
+        }
+    }
+
+    private static func entity(serviceSid: String, identity: String, in sql: any SQLDatabase) async throws
+        -> TwilioEntity?
+    {
+        try await sql.raw(
+            """
+            SELECT service_sid, identity, sid, created_at, updated_at FROM twilio_entities
+            WHERE service_sid = \(bind: serviceSid) AND identity = \(bind: identity)
+            """
+        ).first().map(entity(from:))
+    }
+
+    /// One page of the service's entities in creation order, starting after the entity `after` names.
+    func entities(serviceSid: String, after: String?, limit: Int) async throws -> [TwilioEntity] {
+        try await database.read { sql in
+            let start: SQLQueryString =
+                if let after {
+                    """
+                    AND (created_at, sid) > (SELECT created_at, sid FROM twilio_entities
+                                             WHERE sid = \(bind: after) AND service_sid = \(bind: serviceSid))
+                    """
+                } else {
+                    ""
+                }
+            return try await sql.raw(
+                """
+                SELECT service_sid, identity, sid, created_at, updated_at FROM twilio_entities
+                WHERE service_sid = \(bind: serviceSid) \(start)
+                ORDER BY created_at, sid LIMIT \(bind: limit)
+                """
+            ).all().map(Self.entity(from:))
+        }
+    }
+
+    /// Deletes the entity with its factors and their pending challenges; false when there was none.
+    func deleteEntity(serviceSid: String, identity: String, projectId: String) async throws -> Bool {
+        try await database.transaction { sql in
+            let factorIds = try await sql.raw(
+                """
+                DELETE FROM twilio_factors WHERE service_sid = \(bind: serviceSid) AND identity = \(bind: identity)
+                RETURNING factor_id
+                """
+            ).all().map { try $0.decode(column: "factor_id", as: String.self) }
+            for id in factorIds {
+                try await sql.raw(
+                    "DELETE FROM factors WHERE id = \(bind: id) AND project_id = \(bind: projectId)"
+                ).run()
+            }
+            return try await sql.raw(
+                """
+                DELETE FROM twilio_entities WHERE service_sid = \(bind: serviceSid) AND identity = \(bind: identity)
+                RETURNING sid
+                """
+            ).first() != nil
+        }
+    }
+
+    private static func entity(from row: any SQLRow) throws -> TwilioEntity {
+        TwilioEntity(
+            sid: try row.decode(column: "sid", as: String.self),
+            serviceSid: try row.decode(column: "service_sid", as: String.self),
+            identity: try row.decode(column: "identity", as: String.self),
+            createdAt: try row.date("created_at"), updatedAt: try row.date("updated_at"))
+    }
+
+    // MARK: Factors
+
+    /// Records the Twilio side of a new factor, creating its entity if needed, in one transaction.
+    func link(_ link: TwilioFactorLink, entity: TwilioEntity) async throws {
+        try await database.transaction { sql in
+            try await sql.raw(
+                """
+                INSERT INTO twilio_entities (service_sid, identity, sid, created_at, updated_at)
+                VALUES (\(bind: entity.serviceSid), \(bind: entity.identity), \(bind: entity.sid),
+                        \(bind: entity.createdAt.storedValue), \(bind: entity.createdAt.storedValue))
+                ON CONFLICT (service_sid, identity) DO NOTHING
+                """
+            ).run()
+            try await sql.raw(
+                """
+                INSERT INTO twilio_factors (factor_id, service_sid, identity, metadata, totp_skew, updated_at)
+                VALUES (\(bind: link.factorId), \(bind: link.serviceSid), \(bind: link.identity),
+                        \(bind: try link.metadata.map(Self.json)), \(bind: link.totpSkew),
+                        \(bind: link.updatedAt.storedValue))
+                """
+            ).run()
+        }
+    }
+
+    func link(factorId: String) async throws -> TwilioFactorLink? {
+        try await database.lookupConfirmingMiss { sql in
+            try await sql.raw(
+                """
+                SELECT factor_id, service_sid, identity, metadata, totp_skew, failed_attempts, updated_at
+                FROM twilio_factors WHERE factor_id = \(bind: factorId)
+                """
+            ).first().map(Self.link(from:))
+        }
+    }
+
+    /// The entity's factors with their Twilio side, oldest first.
+    func factors(serviceSid: String, identity: String, projectId: String) async throws
+        -> [(FactorRecord, TwilioFactorLink)]
+    {
+        try await database.read { sql in
+            let columns = FactorStore.columns.split(separator: ",").map {
+                "f." + $0.trimmingCharacters(in: .whitespaces)
+            }
+            .joined(separator: ", ")
+            return try await sql.raw(
+                """
+                SELECT \(unsafeRaw: columns), t.factor_id, t.service_sid, t.identity, t.metadata, t.totp_skew,
+                       t.failed_attempts, t.updated_at AS link_updated_at
+                FROM twilio_factors t JOIN factors f ON f.id = t.factor_id
+                WHERE t.service_sid = \(bind: serviceSid) AND t.identity = \(bind: identity)
+                  AND f.project_id = \(bind: projectId)
+                ORDER BY f.created_at, f.id
+                """
+            ).all().map { row in
+                (try FactorStore.record(from: row), try Self.link(from: row, updatedColumn: "link_updated_at"))
+            }
+        }
+    }
+
+    func updateLink(factorId: String, metadata: [String: String]?, now: Date) async throws {
+        try await database.read { sql in
+            try await sql.raw(
+                """
+                UPDATE twilio_factors
+                SET metadata = COALESCE(\(bind: try metadata.map(Self.json)), metadata),
+                    updated_at = \(bind: now.storedValue)
+                WHERE factor_id = \(bind: factorId)
+                """
+            ).run()
+        }
+    }
+
+    /// Counts a failed verification of the factor and returns how many there have been.
+    func countFailedAttempt(factorId: String) async throws -> Int {
+        try await database.read { sql in
+            try await sql.raw(
+                """
+                UPDATE twilio_factors SET failed_attempts = failed_attempts + 1 WHERE factor_id = \(bind: factorId)
+                RETURNING failed_attempts
+                """
+            ).first()?.decode(column: "failed_attempts", as: Int.self) ?? 0
+        }
+    }
+
+    /// Deletes a factor and its Twilio side; false when it was not there.
+    func deleteFactor(id: String, projectId: String) async throws -> Bool {
+        try await database.transaction { sql in
+            try await sql.raw("DELETE FROM twilio_factors WHERE factor_id = \(bind: id)").run()
+            return try await sql.raw(
+                "DELETE FROM factors WHERE id = \(bind: id) AND project_id = \(bind: projectId) RETURNING id"
+            ).first() != nil
+        }
+    }
+
+    private static func link(from row: any SQLRow) throws -> TwilioFactorLink {
+        try link(from: row, updatedColumn: "updated_at")
+    }
+
+    private static func link(from row: any SQLRow, updatedColumn: String) throws -> TwilioFactorLink {
+        TwilioFactorLink(
+            factorId: try row.decode(column: "factor_id", as: String.self),
+            serviceSid: try row.decode(column: "service_sid", as: String.self),
+            identity: try row.decode(column: "identity", as: String.self),
+            metadata: try row.decode(column: "metadata", as: String?.self).map {
+                try JSONDecoder().decode([String: String].self, from: Data($0.utf8))
+            },
+            totpSkew: try row.decode(column: "totp_skew", as: Int?.self),
+            failedAttempts: try row.decode(column: "failed_attempts", as: Int.self),
+            updatedAt: try row.date(updatedColumn))
+    }
+
+    // MARK: Challenges
+
+    /// One page of the entity's challenges (those of its factors in this service), filtered by factor and status,
+    /// in creation order or the reverse, starting after the challenge `after` names.
+    func challenges(
+        serviceSid: String, identity: String, projectId: String, factorId: String?, status: ChallengeStatus?,
+        descending: Bool, after: String?, limit: Int, now: Date
+    ) async throws -> [ChallengeRecord] {
+        try await database.read { sql in
+            let columns = ChallengeStore.columns.split(separator: ",")
+                .map { "c." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", ")
+            let factorFilter: SQLQueryString = factorId.map { "AND c.factor_id = \(bind: $0)" } ?? ""
+            // A pending challenge past its expiry is expired before the expiry service marks it.
+            let statusFilter: SQLQueryString =
+                switch status {
+                case nil: ""
+                case .pending?: "AND c.status = 'pending' AND c.expires_at > \(bind: now.storedValue)"
+                case .expired?:
+                    """
+                    AND (c.status = 'expired' OR (c.status = 'pending' AND c.expires_at <= \(bind: now.storedValue)))
+                    """
+                case let other?: "AND c.status = \(bind: other.rawValue)"
+                }
+            let order = descending ? "DESC" : "ASC"
+            let comparison = descending ? "<" : ">"
+            let start: SQLQueryString =
+                if let after {
+                    """
+                    AND (c.created_at, c.id) \(unsafeRaw: comparison)
+                        (SELECT created_at, id FROM challenges WHERE id = \(bind: after) AND project_id = \(bind: projectId))
+                    """
+                } else {
+                    ""
+                }
+            return try await sql.raw(
+                """
+                SELECT \(unsafeRaw: columns) FROM challenges c
+                JOIN twilio_factors t ON t.factor_id = c.factor_id
+                WHERE c.project_id = \(bind: projectId) AND t.service_sid = \(bind: serviceSid)
+                  AND t.identity = \(bind: identity) \(factorFilter) \(statusFilter) \(start)
+                ORDER BY c.created_at \(unsafeRaw: order), c.id \(unsafeRaw: order) LIMIT \(bind: limit)
+                """
+            ).all().map(ChallengeStore.record(from:))
+        }
+    }
+
+    // MARK: Access tokens
+
+    func insert(_ token: TwilioAccessToken) async throws {
+        try await database.read { sql in
+            try await sql.raw(
+                """
+                INSERT INTO twilio_access_tokens
+                    (sid, project_id, service_sid, identity, factor_friendly_name, token_hash, ttl, created_at)
+                VALUES (\(bind: token.sid), \(bind: token.projectId), \(bind: token.serviceSid), \(bind: token.identity),
+                        \(bind: token.factorFriendlyName), \(bind: token.tokenHash), \(bind: token.ttl),
+                        \(bind: token.createdAt.storedValue))
+                """
+            ).run()
+        }
+    }
+
+    func accessToken(sid: String, serviceSid: String) async throws -> TwilioAccessToken? {
+        try await database.lookupConfirmingMiss { sql in
+            try await sql.raw(
+                """
+                SELECT \(unsafeRaw: Self.tokenColumns) FROM twilio_access_tokens
+                WHERE sid = \(bind: sid) AND service_sid = \(bind: serviceSid)
+                """
+            ).first().map(Self.accessToken(from:))
+        }
+    }
+
+    func accessToken(hash: String) async throws -> TwilioAccessToken? {
+        try await database.lookupConfirmingMiss { sql in
+            try await sql.raw(
+                "SELECT \(unsafeRaw: Self.tokenColumns) FROM twilio_access_tokens WHERE token_hash = \(bind: hash)"
+            ).first().map(Self.accessToken(from:))
+        }
+    }
+
+    private static let tokenColumns =
+        "sid, project_id, service_sid, identity, factor_friendly_name, token_hash, ttl, created_at"
+
+    private static func accessToken(from row: any SQLRow) throws -> TwilioAccessToken {
+        TwilioAccessToken(
+            sid: try row.decode(column: "sid", as: String.self),
+            projectId: try row.decode(column: "project_id", as: String.self),
+            serviceSid: try row.decode(column: "service_sid", as: String.self),
+            identity: try row.decode(column: "identity", as: String.self),
+            factorFriendlyName: try row.decode(column: "factor_friendly_name", as: String?.self),
+            tokenHash: try row.decode(column: "token_hash", as: String.self),
+            ttl: try row.decode(column: "ttl", as: Int.self), createdAt: try row.date("created_at"))
+    }
+
+    private static func json(_ value: [String: String]) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+}

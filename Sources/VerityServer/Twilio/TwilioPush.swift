@@ -1,0 +1,470 @@
+import Crypto
+import Foundation
+import VerityCore
+
+/// An entity (`YE…`) of a Twilio service: the customer's opaque `identity`, which is the Verity user id of the
+/// entity's factors and challenges.
+struct TwilioEntity: Sendable, Equatable {
+    var sid: String
+    var serviceSid: String
+    var identity: String
+    var createdAt: Date
+    var updatedAt: Date
+}
+
+/// The Twilio side of a Verity factor: the service and entity it belongs to, and what only Twilio has.
+struct TwilioFactorLink: Sendable, Equatable {
+    var factorId: String
+    var serviceSid: String
+    var identity: String
+    /// The device's `Metadata` (string values).
+    var metadata: [String: String]?
+    /// TOTP codes are accepted this many steps early or late.
+    var totpSkew: Int?
+    var failedAttempts = 0
+    var updatedAt: Date
+}
+
+/// An access token (`YK…`): a Verity enrollment token that lets one device create one push factor.
+struct TwilioAccessToken: Sendable, Equatable {
+    var sid: String
+    var projectId: String
+    var serviceSid: String
+    var identity: String
+    var factorFriendlyName: String?
+    var tokenHash: String
+    var ttl: Int
+    var createdAt: Date
+}
+
+/// Who called a Verify Push route: the customer's backend (account or API key credentials), or a device with a JWT
+/// signed by its factor's key.
+enum TwilioCaller: Sendable {
+    case backend
+    case device(FactorRecord)
+}
+
+/// The rules of the Verify Push and TOTP face, over Verity's own factors and challenges: Twilio's entities, access
+/// tokens, factor verification by signature or code, device JWTs and answers signed over listed fields.
+struct TwilioPush: Sendable {
+    /// Factor verifications a factor may fail before it is locked (Twilio's 60310).
+    static let maxFailedVerifications = 5
+    /// Clock skew tolerated on device JWTs, and the longest lifetime the SDKs give them.
+    static let leeway: TimeInterval = 60
+    static let maxDeviceTokenLifetime: TimeInterval = 600
+    /// The media type of a device JWT (`cty`), as the Twilio Verify SDKs send it.
+    static let deviceTokenType = "twilio-pba;v=1"
+    /// The top-level keys of a challenge that a device signs with its answer (`Twilio-Verify-Signature-Fields`).
+    static let signatureFields = [
+        "sid", "account_sid", "service_sid", "entity_sid", "identity", "factor_sid", "date_created",
+        "expiration_date", "details", "hidden_details",
+    ]
+
+    let store: TwilioPushStore
+    let services: TwilioServices
+    let factors: FactorService
+    let challenges: ChallengeService
+    let projects: ProjectStore
+    let random: any RandomSource
+    let clock: any TimeSource
+
+    // MARK: - Entities
+
+    /// Twilio's identity rule: 8 to 64 characters, letters, digits and dashes (a UUID fits).
+    static func validIdentity(_ identity: String) throws -> String {
+        guard (8...64).contains(identity.count),
+            identity.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") })
+        else { throw TwilioError.invalidParameter("Identity", "8 to 64 letters, digits and dashes") }
+        return identity
+    }
+
+    func createEntity(identity: String, in service: TwilioVerifyService) async throws -> TwilioEntity {
+        try await store.entity(creating: newEntity(try Self.validIdentity(identity), in: service))
+    }
+
+    func entity(_ identity: String, in service: TwilioVerifyService) async throws -> TwilioEntity {
+        guard let entity = try await store.entity(serviceSid: service.sid, identity: identity) else {
+            throw TwilioError.notFound("/Services/\(service.sid)/Entities/\(identity)")
+        }
+        return entity
+    }
+
+    func deleteEntity(_ identity: String, in service: TwilioVerifyService, project: Project) async throws {
+        guard try await store.deleteEntity(serviceSid: service.sid, identity: identity, projectId: project.id) else {
+            throw TwilioError.notFound("/Services/\(service.sid)/Entities/\(identity)")
+        }
+    }
+
+    private func newEntity(_ identity: String, in service: TwilioVerifyService) -> TwilioEntity {
+        let now = clock.now()
+        return TwilioEntity(
+            sid: TwilioSID.make("YE", random: random), serviceSid: service.sid, identity: identity, createdAt: now,
+            updatedAt: now)
+    }
+
+    // MARK: - Access tokens
+
+    /// A single-use token for the app to create one push factor for `Identity` (60 to 300 seconds, 60 by default).
+    func createAccessToken(_ form: TwilioForm, in service: TwilioVerifyService, project: Project) async throws
+        -> (TwilioAccessToken, token: String)
+    {
+        let identity = try Self.validIdentity(try form.requiredString("Identity"))
+        guard try form.requiredString("FactorType") == "push" else {
+            throw TwilioError.invalidParameter("FactorType", "only push factors are enrolled with access tokens")
+        }
+        let name = try Self.friendlyName(form.string("FactorFriendlyName"), "FactorFriendlyName")
+        let ttl = try form.integer("Ttl", in: 60...300) ?? 60
+        let enrollment = try await factors.createEnrollmentToken(
+            CreateEnrollmentTokenRequest(userId: identity, expiresIn: ttl), in: project)
+        let token = TwilioAccessToken(
+            sid: TwilioSID.make("YK", random: random), projectId: project.id, serviceSid: service.sid,
+            identity: identity, factorFriendlyName: name, tokenHash: SecretHash.hex(enrollment.token), ttl: ttl,
+            createdAt: clock.now())
+        try await store.insert(token)
+        return (token, enrollment.token)
+    }
+
+    func accessToken(_ sid: String, in service: TwilioVerifyService) async throws -> TwilioAccessToken {
+        guard TwilioSID.isValid(sid, prefix: "YK"),
+            let token = try await store.accessToken(sid: sid, serviceSid: service.sid)
+        else { throw TwilioError.notFound("/Services/\(service.sid)/AccessTokens/\(sid)") }
+        return token
+    }
+
+    // MARK: - Factors
+
+    /// The device's enrollment: a push factor bound to its P-256 key, created with an access token (used once).
+    func enrollPush(_ form: TwilioForm, accessToken: String, identity: String, serviceSid: String)
+        async throws -> (FactorRecord, TwilioFactorLink, TwilioVerifyService, Project)
+    {
+        guard accessToken.count <= 128, let token = try await store.accessToken(hash: SecretHash.hex(accessToken)),
+            token.serviceSid == serviceSid, token.identity == identity,
+            let project = try await projects.project(id: token.projectId),
+            let enrollment = try await factors.store.enrollmentToken(hash: token.tokenHash, now: clock.now()),
+            enrollment.factorId == nil
+        else { throw TwilioError.authenticationFailed }
+        let service = try await services.service(serviceSid, in: project)
+        guard try form.requiredString("FactorType") == "push" else {
+            throw TwilioError.invalidParameter("FactorType", "an access token enrolls a push factor")
+        }
+        if let alg = form.string("Binding.Alg"), alg != "ES256" {
+            throw TwilioError.invalidParameter("Binding.Alg", "only ES256")
+        }
+        let platform: PushPlatform =
+            switch form.string("Config.NotificationPlatform") ?? "none" {
+            case "apn": .apns
+            case "fcm": .fcm
+            case "none": .none
+            default: throw TwilioError.invalidParameter("Config.NotificationPlatform", "apn, fcm or none")
+            }
+        let name =
+            try Self.friendlyName(form.string("FriendlyName"), "FriendlyName") ?? token.factorFriendlyName ?? "Push"
+        let metadata = try Self.stringObject(form.string("Metadata"), "Metadata")
+        let request = CreatePushFactorRequest(
+            publicKey: try form.requiredString("Binding.PublicKey"), friendlyName: name, pushPlatform: platform,
+            pushToken: form.string("Config.NotificationToken"), appId: form.string("Config.AppId"),
+            sdkVersion: form.string("Config.SdkVersion"))
+        let enrolled: EnrolledPushFactor
+        do {
+            enrolled = try await factors.enroll(request, enrollmentToken: accessToken)
+        } catch let error as VerityError where error.code == .conflict || error.code == .unauthorized {
+            // Used or expired: the token is spent, as a password would be.
+            throw TwilioError.authenticationFailed
+        } catch let error as VerityError where error.code == .invalidPublicKey {
+            throw TwilioError.invalidParameter("Binding.PublicKey", "base64 of a P-256 DER SubjectPublicKeyInfo")
+        }
+        let now = clock.now()
+        let link = TwilioFactorLink(
+            factorId: enrolled.factor.id, serviceSid: service.sid, identity: identity, metadata: metadata,
+            updatedAt: now)
+        try await store.link(link, entity: newEntity(identity, in: service))
+        guard let factor = try await factors.store.factor(id: enrolled.factor.id) else {
+            throw VerityError(.factorNotFound)
+        }
+        return (factor, link, service, project)
+    }
+
+    /// A TOTP factor created by the backend; its secret and `otpauth://` URI are shown this once.
+    func createTOTP(_ form: TwilioForm, identity: String, in service: TwilioVerifyService, project: Project)
+        async throws -> (FactorRecord, TwilioFactorLink, CreatedTOTPFactor)
+    {
+        let identity = try Self.validIdentity(identity)
+        let type = try form.requiredString("FactorType")
+        guard type == "totp" else {
+            throw TwilioError.invalidParameter("FactorType", "push factors are created by the app with an access token")
+        }
+        let name = try Self.friendlyName(form.string("FriendlyName"), "FriendlyName") ?? identity
+        let secret = try form.string("Binding.Secret").map { text in
+            guard let bytes = Base32.decode(text.uppercased()), !bytes.isEmpty else {
+                throw TwilioError.invalidParameter("Binding.Secret", "base32")
+            }
+            return bytes
+        }
+        let skew = try form.integer("Config.Skew", in: 0...2) ?? service.totp.skew
+        let created: CreatedTOTPFactor
+        do {
+            created = try await factors.createTOTPFactor(
+                userId: identity,
+                CreateTOTPFactorRequest(
+                    friendlyName: name, algorithm: form.string("Config.Alg"),
+                    digits: try form.integer("Config.CodeLength", in: 6...8) ?? max(6, service.totp.codeLength),
+                    issuer: service.totp.issuer ?? service.friendlyName),
+                in: project, period: try form.integer("Config.TimeStep", in: 20...60) ?? service.totp.timeStep,
+                secret: secret)
+        } catch let error as VerityError where error.code == .invalidRequest {
+            throw TwilioError(code: 60200, message: "Invalid parameter: \(error.detail ?? "")", status: 400)
+        }
+        let link = TwilioFactorLink(
+            factorId: created.factor.id, serviceSid: service.sid, identity: identity, totpSkew: skew,
+            updatedAt: clock.now())
+        try await store.link(link, entity: newEntity(identity, in: service))
+        guard let factor = try await factors.store.factor(id: created.factor.id) else {
+            throw VerityError(.factorNotFound)
+        }
+        return (factor, link, created)
+    }
+
+    /// The entity's factor `sid`, if the caller may see it (a device sees only its own).
+    func factor(
+        _ sid: String, identity: String, in service: TwilioVerifyService, project: Project, caller: TwilioCaller
+    )
+        async throws -> (FactorRecord, TwilioFactorLink)
+    {
+        let notFound = TwilioError.notFound("/Services/\(service.sid)/Entities/\(identity)/Factors/\(sid)")
+        guard let id = TwilioSID.verityId(sid, prefix: "YF", idPrefix: "fac"),
+            let factor = try await factors.store.factor(id: id, projectId: project.id),
+            let link = try await store.link(factorId: id), link.serviceSid == service.sid, link.identity == identity
+        else { throw notFound }
+        if case .device(let device) = caller, device.id != factor.id { throw notFound }
+        return (factor, link)
+    }
+
+    func factors(identity: String, in service: TwilioVerifyService, project: Project, caller: TwilioCaller)
+        async throws -> [(FactorRecord, TwilioFactorLink)]
+    {
+        let all = try await store.factors(serviceSid: service.sid, identity: identity, projectId: project.id)
+        guard case .device(let device) = caller else { return all }
+        return all.filter { $0.0.id == device.id }
+    }
+
+    /// Verifies the factor when `AuthPayload` comes with an unverified one (push: the device's DER signature over
+    /// the factor SID; TOTP: the current code), and applies the other settings.
+    func updateFactor(
+        _ sid: String, _ form: TwilioForm, identity: String, in service: TwilioVerifyService, project: Project,
+        caller: TwilioCaller
+    ) async throws -> (FactorRecord, TwilioFactorLink) {
+        var (factor, link) = try await factor(sid, identity: identity, in: service, project: project, caller: caller)
+        if let payload = form.string("AuthPayload"), factor.status == .unverified {
+            guard link.failedAttempts < Self.maxFailedVerifications else { throw Self.tooManyFailures }
+            let proven =
+                switch factor.type {
+                case .push: try Self.isValidProof(payload, of: sid, factor: factor)
+                case .totp:
+                    (try? await factors.checkTOTP(payload, factor: factor, window: link.totpSkew ?? 1)) ?? false
+                }
+            guard proven else {
+                let failures = try await store.countFailedAttempt(factorId: factor.id)
+                if failures >= Self.maxFailedVerifications { throw Self.tooManyFailures }
+                throw TwilioError(code: 60311, message: "Factor verification failed", status: 403)
+            }
+            factor = try await factors.store.markVerified(id: factor.id, now: clock.now()) ?? factor
+        }
+        let name = try Self.friendlyName(form.string("FriendlyName"), "FriendlyName")
+        let pushToken = form.string("Config.NotificationToken")
+        if let token = pushToken, !(1...4096).contains(token.count) {
+            throw TwilioError.invalidParameter("Config.NotificationToken")
+        }
+        if name != nil || pushToken != nil || form.string("Config.SdkVersion") != nil
+            || form.string("Config.AppId") != nil
+        {
+            factor =
+                try await factors.store.update(
+                    id: factor.id, pushToken: factor.type == .push ? pushToken : nil, friendlyName: name,
+                    sdkVersion: form.string("Config.SdkVersion"), appId: form.string("Config.AppId")) ?? factor
+            try await store.updateLink(factorId: factor.id, metadata: nil, now: clock.now())
+        }
+        return (factor, link)
+    }
+
+    func deleteFactor(
+        _ sid: String, identity: String, in service: TwilioVerifyService, project: Project, caller: TwilioCaller
+    )
+        async throws
+    {
+        let (factor, _) = try await factor(sid, identity: identity, in: service, project: project, caller: caller)
+        guard try await store.deleteFactor(id: factor.id, projectId: project.id) else {
+            throw TwilioError.notFound("/Services/\(service.sid)/Entities/\(identity)/Factors/\(sid)")
+        }
+    }
+
+    private static let tooManyFailures = TwilioError(
+        code: 60310, message: "Max factor verification attempts reached", status: 429)
+
+    /// Whether `payload` is base64 of the factor key's DER ECDSA signature over the factor SID.
+    private static func isValidProof(_ payload: String, of sid: String, factor: FactorRecord) throws -> Bool {
+        guard payload.count <= 512, let der = Data(base64Encoded: payload),
+            let signature = try? P256.Signing.ECDSASignature(derRepresentation: der)
+        else { return false }
+        return try factor.signingKey().isValidSignature(signature, for: Data(sid.utf8))
+    }
+
+    // MARK: - Device authentication
+
+    /// A device JWT as the Twilio Verify SDKs sign it: ES256 by the factor's key, `cty` `twilio-pba;v=1`, `kid` =
+    /// the factor's credential SID, `sub` = the account SID, `nbf`/`exp` at most ten minutes apart.
+    func authenticateDevice(token: String) async throws -> (FactorRecord, Project) {
+        struct Claims: Decodable {
+            var sub: String
+            var nbf: Double
+            var exp: Double
+        }
+        guard let jws = try? CompactJWS(parsing: token), jws.header.cty == Self.deviceTokenType,
+            let kid = jws.header.kid, let id = TwilioSID.verityId(kid, prefix: "CR", idPrefix: "fac"),
+            let factor = try await factors.store.factor(id: id), factor.type == .push,
+            let key = try? factor.signingKey(), jws.isValidSignature(for: key),
+            let claims = try? jws.decodePayload(Claims.self)
+        else { throw TwilioError.authenticationFailed }
+        let now = clock.now().timeIntervalSince1970
+        guard claims.sub == TwilioSID.account(forProject: factor.projectId), claims.nbf <= now + Self.leeway,
+            claims.exp > now - Self.leeway, claims.exp > claims.nbf,
+            claims.exp - claims.nbf <= Self.maxDeviceTokenLifetime,
+            let project = try await projects.project(id: factor.projectId)
+        else { throw TwilioError.authenticationFailed }
+        return (factor, project)
+    }
+
+    // MARK: - Challenges
+
+    /// A challenge for one of the entity's verified factors: pushed to the device, or answered at once by the TOTP
+    /// code in `AuthPayload`.
+    func createChallenge(_ form: TwilioForm, identity: String, in service: TwilioVerifyService, project: Project)
+        async throws -> ChallengeRecord
+    {
+        let (factor, _) = try await factor(
+            try form.requiredString("FactorSid"), identity: identity, in: service, project: project, caller: .backend)
+        let now = clock.now()
+        var lifetime = 300
+        if let text = form.string("ExpirationDate") {
+            guard let date = try? Date(text, strategy: .iso8601) else {
+                throw TwilioError.invalidParameter("ExpirationDate", "an ISO 8601 date")
+            }
+            lifetime = Int(date.timeIntervalSince(now).rounded())
+            guard (10...3600).contains(lifetime) else {
+                throw TwilioError.invalidParameter("ExpirationDate", "10 seconds to 60 minutes from now")
+            }
+        }
+        let message = form.string("Details.Message")
+        if factor.type == .push, message == nil { throw TwilioError.missingParameter("Details.Message") }
+        let details = try form.strings("Details.Fields").map { text in
+            guard let field = try? JSONDecoder().decode(ChallengeDetail.self, from: Data(text.utf8)) else {
+                throw TwilioError.invalidParameter("Details.Fields", #"each a JSON {"label": …, "value": …}"#)
+            }
+            return field
+        }
+        let code = form.string("AuthPayload")
+        if factor.type == .totp, code == nil { throw TwilioError.missingParameter("AuthPayload") }
+        let created: Challenge
+        do {
+            created = try await challenges.create(
+                CreateChallengeRequest(
+                    factorId: factor.id, message: message ?? "Verify with \(factor.friendlyName)",
+                    details: details,
+                    hiddenDetails: try Self.stringObject(form.string("HiddenDetails"), "HiddenDetails"),
+                    expiresIn: lifetime, code: factor.type == .totp ? code : nil),
+                in: project)
+        } catch let error as VerityError where error.code == .invalidCode {
+            throw TwilioError(code: 60324, message: "Challenge verification failed", status: 403)
+        } catch let error as VerityError where error.code == .invalidRequest {
+            throw TwilioError(code: 60200, message: "Invalid parameter: \(error.detail ?? "")", status: 400)
+        }
+        return try await challenges.current(id: created.id, in: project)
+    }
+
+    /// The entity's challenge `sid`, if the caller may see it (a device sees only its factor's).
+    func challenge(
+        _ sid: String, identity: String, in service: TwilioVerifyService, project: Project, caller: TwilioCaller
+    )
+        async throws -> (ChallengeRecord, FactorRecord)
+    {
+        let notFound = TwilioError.notFound("/Services/\(service.sid)/Entities/\(identity)/Challenges/\(sid)")
+        guard let id = TwilioSID.verityId(sid, prefix: "YC", idPrefix: "chl"),
+            let challenge = try? await challenges.current(id: id, in: project),
+            let factorSid = challenge.factorId.flatMap({ TwilioSID.sid("YF", verityId: $0) }),
+            case let (factor, _)? = try? await factor(
+                factorSid, identity: identity, in: service, project: project, caller: caller)
+        else { throw notFound }
+        return (challenge, factor)
+    }
+
+    /// Records a device's answer: a JWS by the factor's key whose claims repeat `expected` (the challenge as the
+    /// device fetched it) for every signature field, plus `status` `approved` or `denied`. TOTP challenges were
+    /// answered by their code when created.
+    func answer(
+        _ sid: String, authPayload: String, expected: [String: JSONValue], identity: String,
+        in service: TwilioVerifyService, project: Project, caller: TwilioCaller
+    ) async throws -> ChallengeRecord {
+        let (challenge, factor) = try await challenge(
+            sid, identity: identity, in: service, project: project, caller: caller)
+        switch challenge.status(at: clock.now()) {
+        case .pending: break
+        case .expired: throw Self.expired
+        case .approved, .denied: throw Self.alreadyResponded
+        }
+        let failed = TwilioError(code: 60324, message: "Challenge verification failed", status: 403)
+        guard factor.type == .push, authPayload.count <= 5456, let jws = try? CompactJWS(parsing: authPayload),
+            jws.isValidSignature(for: try factor.signingKey()),
+            let claims = try? jws.decodePayload([String: JSONValue].self),
+            Self.signatureFields.allSatisfy({ claims[$0] == expected[$0] && expected[$0] != nil })
+        else { throw failed }
+        let status: ChallengeStatus
+        switch claims["status"] {
+        case .string("approved"): status = .approved
+        case .string("denied"): status = .denied
+        default: throw failed
+        }
+        do {
+            return try await challenges.record(status, of: challenge, by: factor)
+        } catch let error as VerityError where error.code == .challengeExpired {
+            throw Self.expired
+        } catch let error as VerityError where error.code == .challengeAlreadyAnswered {
+            throw Self.alreadyResponded
+        }
+    }
+
+    /// Pushes a pending push challenge to its device again.
+    func notify(_ sid: String, identity: String, in service: TwilioVerifyService, project: Project) async throws
+        -> ChallengeRecord
+    {
+        let (challenge, factor) = try await challenge(
+            sid, identity: identity, in: service, project: project, caller: .backend)
+        switch challenge.status(at: clock.now()) {
+        case .pending where factor.type == .push: break
+        case .pending: throw TwilioError.invalidParameter("ChallengeSid", "only push challenges are notified")
+        case .expired: throw Self.expired
+        case .approved, .denied: throw Self.alreadyResponded
+        }
+        try await challenges.pushAgain(challenge, to: factor, in: project)
+        return challenge
+    }
+
+    private static let expired = TwilioError(code: 60323, message: "Challenge expired", status: 403)
+    private static let alreadyResponded = TwilioError(code: 60322, message: "Challenge already responded", status: 403)
+
+    // MARK: - Parameters
+
+    private static func friendlyName(_ name: String?, _ parameter: String) throws -> String? {
+        guard let name else { return nil }
+        guard (1...64).contains(name.count), !name.contains(where: \.isNewline) else {
+            throw TwilioError.invalidParameter(parameter, "1 to 64 characters")
+        }
+        return name
+    }
+
+    /// A JSON object of string values inside one form value (`Metadata`, `HiddenDetails`), at most 1024 characters.
+    private static func stringObject(_ text: String?, _ parameter: String) throws -> [String: String]? {
+        guard let text else { return nil }
+        guard text.count <= 1024, let object = try? JSONDecoder().decode([String: String].self, from: Data(text.utf8))
+        else { throw TwilioError.invalidParameter(parameter, "a JSON object of strings, at most 1024 characters") }
+        return object
+    }
+}

@@ -1,0 +1,389 @@
+import Foundation
+import Hummingbird
+import VerityCore
+
+/// `/v2/Services/{VA}/Entities`, `…/Factors`, `…/Challenges`, `…/Notifications` and `/AccessTokens`: Verify Push
+/// and TOTP, for the customer's backend and for devices speaking the Twilio Verify SDKs' protocol.
+struct TwilioPushController {
+    let push: TwilioPush
+    let services: TwilioServices
+    let clock: any TimeSource
+    let baseURL: String
+
+    func addRoutes(to group: RouterGroup<VerityRequestContext>) {
+        let entity = "Services/:serviceSid/Entities/:identity"
+        group.post("Services/:serviceSid/Entities", use: createEntity)
+        group.get("Services/:serviceSid/Entities", use: listEntities)
+        group.get(RouterPath(entity), use: fetchEntity)
+        group.delete(RouterPath(entity), use: deleteEntity)
+        group.post(RouterPath(entity + "/Factors"), use: createFactor)
+        group.get(RouterPath(entity + "/Factors"), use: listFactors)
+        group.get(RouterPath(entity + "/Factors/:factorSid"), use: fetchFactor)
+        group.post(RouterPath(entity + "/Factors/:factorSid"), use: updateFactor)
+        group.delete(RouterPath(entity + "/Factors/:factorSid"), use: deleteFactor)
+        group.post(RouterPath(entity + "/Challenges"), use: createChallenge)
+        group.get(RouterPath(entity + "/Challenges"), use: listChallenges)
+        group.get(RouterPath(entity + "/Challenges/:challengeSid"), use: fetchChallenge)
+        group.post(RouterPath(entity + "/Challenges/:challengeSid"), use: updateChallenge)
+        group.post(RouterPath(entity + "/Challenges/:challengeSid/Notifications"), use: createNotification)
+        group.post("Services/:serviceSid/AccessTokens", use: createAccessToken)
+        group.get("Services/:serviceSid/AccessTokens/:tokenSid", use: fetchAccessToken)
+    }
+
+    // MARK: - Entities
+
+    @Sendable func createEntity(_ request: Request, context: VerityRequestContext) async throws -> Response {
+        let scope = try await backendScope(context)
+        let form = try await TwilioForm.body(of: request)
+        let entity = try await push.createEntity(identity: try form.requiredString("Identity"), in: scope.service)
+        return try TwilioJSON.response(object: body(entity, scope), status: .created)
+    }
+
+    @Sendable func listEntities(_ request: Request, context: VerityRequestContext) async throws -> Response {
+        let scope = try await backendScope(context)
+        let page = try TwilioPageRequest(try TwilioForm.query(of: request), sidPrefix: "YE")
+        var found = try await push.store.entities(
+            serviceSid: scope.service.sid, after: page.after, limit: page.pageSize + 1)
+        let hasMore = found.count > page.pageSize
+        if hasMore { found.removeLast() }
+        let meta = TwilioPageMeta(
+            page, listURL: "\(serviceURL(scope))/Entities", key: "entities", nextAfter: hasMore ? found.last?.sid : nil)
+        return try TwilioJSON.response(
+            object: ["entities": .array(found.map { .object(body($0, scope)) }), "meta": try TwilioJSON.value(meta)])
+    }
+
+    @Sendable func fetchEntity(_ request: Request, context: VerityRequestContext) async throws -> Response {
+        let scope = try await backendScope(context)
+        let entity = try await push.entity(try identity(context), in: scope.service)
+        return try TwilioJSON.response(object: body(entity, scope))
+    }
+
+    @Sendable func deleteEntity(_ request: Request, context: VerityRequestContext) async throws -> Response {
+        let scope = try await backendScope(context)
+        try await push.deleteEntity(try identity(context), in: scope.service, project: scope.account.project)
+        return Response(status: .noContent)
+    }
+
+    // MARK: - Factors
+
+    /// A push factor from a device holding an access token (`token:<access token>`), or a TOTP factor from the
+    /// backend (twilio-python's `new_factors.create`).
+    @Sendable func createFactor(_ request: Request, context: VerityRequestContext) async throws -> Response {
+        let form = try await TwilioForm.body(of: request)
+        let identity = try identity(context)
+        if context.project == nil {
+            guard let (user, token) = TwilioAuthenticator.basicCredentials(request), user == "token" else {
+                throw TwilioError.authenticationFailed
+            }
+            let (factor, link, service, project) = try await push.enrollPush(
+                form, accessToken: token, identity: identity, serviceSid: try context.parameters.require("serviceSid"))
+            let scope = Scope(account: try TwilioAccount(project: project), service: service, caller: .device(factor))
+            var object = try await body(factor, link, scope)
+            object["binding"] = .object(["alg": .string("ES256"), "public_key": .string(factor.publicKey ?? "")])
+            return try TwilioJSON.response(object: object, status: .created)
+        }
+        let scope = try await backendScope(context)
+        let (factor, link, created) = try await push.createTOTP(
+            form, identity: identity, in: scope.service, project: scope.account.project)
+        var object = try await body(factor, link, scope)
+        object["binding"] = .object(["secret": .string(created.secret), "uri": .string(created.uri)])
+        return try TwilioJSON.response(object: object, status: .created)
+    }
+
+    @Sendable func listFactors(_ request: Request, context: VerityRequestContext) async throws -> Response {
+        let scope = try await scope(context)
+        let identity = try identity(context)
+        let page = try TwilioPageRequest(try TwilioForm.query(of: request), sidPrefix: "YF")
+        let found = try await push.factors(
+            identity: identity, in: scope.service, project: scope.account.project, caller: scope.caller)
+        var items: [JSONValue] = []
+        for (factor, link) in found { items.append(.object(try await body(factor, link, scope))) }
+        let meta = TwilioPageMeta(
+            page, listURL: "\(entityURL(scope, identity))/Factors", key: "factors", nextAfter: nil)
+        return try TwilioJSON.response(object: ["factors": .array(items), "meta": try TwilioJSON.value(meta)])
+    }
+
+    @Sendable func fetchFactor(_ request: Request, context: VerityRequestContext) async throws -> Response {
+        let scope = try await scope(context)
+        let (factor, link) = try await push.factor(
+            try context.parameters.require("factorSid"), identity: try identity(context), in: scope.service,
+            project: scope.account.project, caller: scope.caller)
+        return try TwilioJSON.response(object: try await body(factor, link, scope))
+    }
+
+    @Sendable func updateFactor(_ request: Request, context: VerityRequestContext) async throws -> Response {
+        let scope = try await scope(context)
+        let (factor, link) = try await push.updateFactor(
+            try context.parameters.require("factorSid"), try await TwilioForm.body(of: request),
+            identity: try identity(context), in: scope.service, project: scope.account.project, caller: scope.caller)
+        return try TwilioJSON.response(object: try await body(factor, link, scope))
+    }
+
+    @Sendable func deleteFactor(_ request: Request, context: VerityRequestContext) async throws -> Response {
+        let scope = try await scope(context)
+        try await push.deleteFactor(
+            try context.parameters.require("factorSid"), identity: try identity(context), in: scope.service,
+            project: scope.account.project, caller: scope.caller)
+        return Response(status: .noContent)
+    }
+
+    // MARK: - Challenges
+
+    @Sendable func createChallenge(_ request: Request, context: VerityRequestContext) async throws -> Response {
+        let scope = try await backendScope(context)
+        let identity = try identity(context)
+        let challenge = try await push.createChallenge(
+            try await TwilioForm.body(of: request), identity: identity, in: scope.service,
+            project: scope.account.project)
+        return try TwilioJSON.response(object: try await body(challenge, identity, scope), status: .created)
+    }
+
+    @Sendable func listChallenges(_ request: Request, context: VerityRequestContext) async throws -> Response {
+        let scope = try await scope(context)
+        let identity = try identity(context)
+        let query = try TwilioForm.query(of: request)
+        let page = try TwilioPageRequest(query, sidPrefix: "YC")
+        var factorId: String?
+        if let sid = query.string("FactorSid") {
+            factorId = try await push.factor(
+                sid, identity: identity, in: scope.service, project: scope.account.project, caller: scope.caller
+            ).0.id
+        } else if case .device(let factor) = scope.caller {
+            factorId = factor.id
+        }
+        let status = try query.string("Status").map { text in
+            guard let status = ChallengeStatus(rawValue: text) else {
+                throw TwilioError.invalidParameter("Status", "pending, expired, approved or denied")
+            }
+            return status
+        }
+        let descending: Bool
+        switch query.string("Order") ?? "asc" {
+        case "asc": descending = false
+        case "desc": descending = true
+        default: throw TwilioError.invalidParameter("Order", "asc or desc")
+        }
+        var found = try await push.store.challenges(
+            serviceSid: scope.service.sid, identity: identity, projectId: scope.account.project.id, factorId: factorId,
+            status: status, descending: descending,
+            after: page.after.flatMap { TwilioSID.verityId($0, prefix: "YC", idPrefix: "chl") },
+            limit: page.pageSize + 1, now: clock.now())
+        let hasMore = found.count > page.pageSize
+        if hasMore { found.removeLast() }
+        var items: [JSONValue] = []
+        for challenge in found { items.append(.object(try await body(challenge, identity, scope))) }
+        let meta = TwilioPageMeta(
+            page, listURL: "\(entityURL(scope, identity))/Challenges", key: "challenges",
+            nextAfter: hasMore ? found.last.flatMap { TwilioSID.sid("YC", verityId: $0.id) } : nil,
+            filters: [
+                "FactorSid": query.string("FactorSid"), "Status": query.string("Status"),
+                "Order": query.string("Order"),
+            ])
+        return try TwilioJSON.response(object: ["challenges": .array(items), "meta": try TwilioJSON.value(meta)])
+    }
+
+    /// The challenge, with the fields a device signs when it answers in `Twilio-Verify-Signature-Fields`.
+    @Sendable func fetchChallenge(_ request: Request, context: VerityRequestContext) async throws -> Response {
+        let scope = try await scope(context)
+        let identity = try identity(context)
+        let (challenge, _) = try await push.challenge(
+            try context.parameters.require("challengeSid"), identity: identity, in: scope.service,
+            project: scope.account.project, caller: scope.caller)
+        var response = try TwilioJSON.response(object: try await body(challenge, identity, scope))
+        response.headers[Self.signatureFieldsHeader] = TwilioPush.signatureFields.joined(separator: ",")
+        return response
+    }
+
+    @Sendable func updateChallenge(_ request: Request, context: VerityRequestContext) async throws -> Response {
+        let scope = try await scope(context)
+        let identity = try identity(context)
+        let sid = try context.parameters.require("challengeSid")
+        let form = try await TwilioForm.body(of: request)
+        let (current, _) = try await push.challenge(
+            sid, identity: identity, in: scope.service, project: scope.account.project, caller: scope.caller)
+        let answered = try await push.answer(
+            sid, authPayload: try form.requiredString("AuthPayload"),
+            expected: try await body(current, identity, scope), identity: identity, in: scope.service,
+            project: scope.account.project, caller: scope.caller)
+        return try TwilioJSON.response(object: try await body(answered, identity, scope))
+    }
+
+    @Sendable func createNotification(_ request: Request, context: VerityRequestContext) async throws -> Response {
+        let scope = try await backendScope(context)
+        let identity = try identity(context)
+        let ttl = try await TwilioForm.body(of: request).integer("Ttl", in: 0...300) ?? 300
+        let challenge = try await push.notify(
+            try context.parameters.require("challengeSid"), identity: identity, in: scope.service,
+            project: scope.account.project)
+        let entity = try await push.entity(identity, in: scope.service)
+        return try TwilioJSON.response(
+            object: [
+                "sid": .string(TwilioSID.make("NT", random: push.random)), "account_sid": .string(scope.account.sid),
+                "service_sid": .string(scope.service.sid), "entity_sid": .string(entity.sid),
+                "identity": .string(identity),
+                "challenge_sid": .string(TwilioSID.sid("YC", verityId: challenge.id) ?? ""),
+                "priority": .string("high"), "ttl": .integer(Int64(ttl)), "date_created": TwilioJSON.date(clock.now()),
+            ], status: .created)
+    }
+
+    // MARK: - Access tokens
+
+    @Sendable func createAccessToken(_ request: Request, context: VerityRequestContext) async throws -> Response {
+        let scope = try await backendScope(context)
+        let (token, secret) = try await push.createAccessToken(
+            try await TwilioForm.body(of: request), in: scope.service, project: scope.account.project)
+        return try TwilioJSON.response(object: body(token, secret: secret, scope), status: .created)
+    }
+
+    /// The token itself is shown only when created: Verity keeps its hash.
+    @Sendable func fetchAccessToken(_ request: Request, context: VerityRequestContext) async throws -> Response {
+        let scope = try await backendScope(context)
+        let token = try await push.accessToken(try context.parameters.require("tokenSid"), in: scope.service)
+        return try TwilioJSON.response(object: body(token, secret: nil, scope))
+    }
+
+    // MARK: - Scope
+
+    private static let signatureFieldsHeader: HTTPFields.Element.Name = {
+        guard let name = HTTPFields.Element.Name("Twilio-Verify-Signature-Fields") else {
+            preconditionFailure("a valid header name")
+        }
+        return name
+    }()
+
+    struct Scope {
+        var account: TwilioAccount
+        var service: TwilioVerifyService
+        var caller: TwilioCaller
+    }
+
+    /// The account, the service in the path and the caller; a device's factor must belong to that service.
+    private func scope(_ context: VerityRequestContext) async throws -> Scope {
+        let account = try TwilioAccount(context)
+        let service = try await services.service(try context.parameters.require("serviceSid"), in: account.project)
+        return Scope(account: account, service: service, caller: context.deviceFactor.map { .device($0) } ?? .backend)
+    }
+
+    /// As ``scope(_:)``, for routes only the customer's backend may call.
+    private func backendScope(_ context: VerityRequestContext) async throws -> Scope {
+        guard context.deviceFactor == nil else { throw TwilioError.authenticationFailed }
+        return try await scope(context)
+    }
+
+    private func identity(_ context: VerityRequestContext) throws -> String {
+        let identity = try context.parameters.require("identity")
+        guard identity.count <= 64 else { throw TwilioError.invalidParameter("Identity") }
+        return identity
+    }
+
+    private func serviceURL(_ scope: Scope) -> String {
+        "\(baseURL)/v2/Services/\(scope.service.sid)"
+    }
+
+    private func entityURL(_ scope: Scope, _ identity: String) -> String {
+        "\(serviceURL(scope))/Entities/\(identity)"
+    }
+
+    // MARK: - Wire shapes (built as JSON values: a customer's keys keep their case)
+
+    private func body(_ entity: TwilioEntity, _ scope: Scope) -> [String: JSONValue] {
+        let url = entityURL(scope, entity.identity)
+        return [
+            "sid": .string(entity.sid), "identity": .string(entity.identity), "account_sid": .string(scope.account.sid),
+            "service_sid": .string(entity.serviceSid), "date_created": TwilioJSON.date(entity.createdAt),
+            "date_updated": TwilioJSON.date(entity.updatedAt), "url": .string(url),
+            "links": .object([
+                "factors": .string("\(url)/Factors"), "new_factors": .string("\(url)/Factors"),
+                "challenges": .string("\(url)/Challenges"),
+            ]),
+        ]
+    }
+
+    private func entitySid(_ identity: String, _ scope: Scope) async throws -> JSONValue {
+        (try await push.store.entity(serviceSid: scope.service.sid, identity: identity)).map { .string($0.sid) }
+            ?? .null
+    }
+
+    private func body(_ factor: FactorRecord, _ link: TwilioFactorLink, _ scope: Scope) async throws
+        -> [String: JSONValue]
+    {
+        let sid = TwilioSID.sid("YF", verityId: factor.id) ?? ""
+        let config: [String: JSONValue] =
+            switch factor.type {
+            case .push:
+                [
+                    "sdk_version": factor.sdkVersion.map(JSONValue.string) ?? .null,
+                    "app_id": factor.appId.map(JSONValue.string) ?? .null,
+                    "notification_platform": .string(Self.platformName(factor.pushPlatform ?? .none)),
+                    "notification_token": factor.pushToken.map(JSONValue.string) ?? .null,
+                    "credential_sid": .string(TwilioSID.sid("CR", verityId: factor.id) ?? ""),
+                ]
+            case .totp:
+                [
+                    "alg": .string((factor.totpAlgorithm ?? "SHA1").lowercased()),
+                    "skew": .integer(Int64(link.totpSkew ?? 1)),
+                    "code_length": .integer(Int64(factor.totpDigits ?? 6)),
+                    "time_step": .integer(Int64(factor.totpPeriod ?? 30)),
+                ]
+            }
+        return [
+            "sid": .string(sid), "account_sid": .string(scope.account.sid), "service_sid": .string(link.serviceSid),
+            "entity_sid": try await entitySid(link.identity, scope), "identity": .string(link.identity),
+            "binding": .null, "options": .null, "date_created": TwilioJSON.date(factor.createdAt),
+            "date_updated": TwilioJSON.date(max(link.updatedAt, factor.verifiedAt ?? factor.createdAt)),
+            "friendly_name": .string(factor.friendlyName), "status": .string(factor.status.rawValue),
+            "factor_type": .string(factor.type.rawValue), "config": .object(config),
+            "metadata": link.metadata.map { .object($0.mapValues(JSONValue.string)) } ?? .null,
+            "url": .string("\(entityURL(scope, link.identity))/Factors/\(sid)"),
+        ]
+    }
+
+    private func body(_ challenge: ChallengeRecord, _ identity: String, _ scope: Scope) async throws
+        -> [String: JSONValue]
+    {
+        let sid = TwilioSID.sid("YC", verityId: challenge.id) ?? ""
+        let url = "\(entityURL(scope, identity))/Challenges/\(sid)"
+        var details: [String: JSONValue] = [
+            "message": .string(challenge.message),
+            "fields": .array(
+                challenge.details.map { .object(["label": .string($0.label), "value": .string($0.value)]) }),
+        ]
+        if scope.service.push.includeDate { details["date"] = TwilioJSON.date(challenge.createdAt) }
+        return [
+            "sid": .string(sid), "account_sid": .string(scope.account.sid), "service_sid": .string(scope.service.sid),
+            "entity_sid": try await entitySid(identity, scope), "identity": .string(identity),
+            "factor_sid": .string(challenge.factorId.flatMap { TwilioSID.sid("YF", verityId: $0) } ?? ""),
+            "date_created": TwilioJSON.date(challenge.createdAt),
+            "date_updated": TwilioJSON.date(challenge.respondedAt ?? challenge.createdAt),
+            "date_responded": challenge.respondedAt.map(TwilioJSON.date) ?? .null,
+            "expiration_date": TwilioJSON.date(challenge.expiresAt),
+            "status": .string(challenge.status(at: clock.now()).rawValue), "responded_reason": .string("none"),
+            "details": .object(details),
+            "hidden_details": challenge.hiddenDetails.isEmpty
+                ? .null : .object(challenge.hiddenDetails.mapValues(JSONValue.string)),
+            "metadata": .null, "factor_type": .string(challenge.type.rawValue), "url": .string(url),
+            "links": .object(["notifications": .string("\(url)/Notifications")]),
+        ]
+    }
+
+    /// Twilio's names: `apn`, `fcm`, `none`.
+    private static func platformName(_ platform: PushPlatform) -> String {
+        switch platform {
+        case .apns: "apn"
+        case .fcm: "fcm"
+        case .none: "none"
+        }
+    }
+
+    private func body(_ token: TwilioAccessToken, secret: String?, _ scope: Scope) -> [String: JSONValue] {
+        [
+            "sid": .string(token.sid), "account_sid": .string(scope.account.sid),
+            "service_sid": .string(token.serviceSid), "entity_identity": .string(token.identity),
+            "factor_type": .string("push"),
+            "factor_friendly_name": token.factorFriendlyName.map(JSONValue.string) ?? .null,
+            "token": secret.map(JSONValue.string) ?? .null, "ttl": .integer(Int64(token.ttl)),
+            "date_created": TwilioJSON.date(token.createdAt),
+            "url": .string("\(serviceURL(scope))/AccessTokens/\(token.sid)"),
+        ]
+    }
+}
