@@ -1,0 +1,343 @@
+import Crypto
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+import VerityCore
+
+@testable import VerityServer
+
+@Suite("Twilio Verify face: Verify Push and TOTP")
+struct TwilioPushTests {
+    let identity = "user-0001-abcd"
+
+    @Test("Entities: create (again is the same one), fetch, list, delete; a bad identity is 60200")
+    func entities() async throws {
+        let node = try await TestNode.make(.sqlite)
+        let auth = try node.twilioAuth()
+        try await node.run { client in
+            let service = try await client.twilioService(auth: auth)
+            let created = try await client.twilio(
+                .post, "/Services/\(service)/Entities", auth: auth, form: ["Identity": identity])
+            #expect(created.status == .created)
+            let entity = try created.json()
+            let sid = try #require(entity["sid"] as? String)
+            #expect(TwilioSID.isValid(sid, prefix: "YE"))
+            #expect(entity["identity"] as? String == identity && entity["service_sid"] as? String == service)
+            let again = try await client.twilio(
+                .post, "/Services/\(service)/Entities", auth: auth, form: ["Identity": identity])
+            #expect(try again.json()["sid"] as? String == sid)
+            let listed = try await client.twilio(.get, "/Services/\(service)/Entities", auth: auth)
+            #expect(try listed.json()["entities"] as? [[String: Any]] != nil)
+            #expect(
+                try await client.twilio(.get, "/Services/\(service)/Entities/\(identity)", auth: auth).status == .ok)
+            for bad in ["short", "has space in it", String(repeating: "a", count: 65)] {
+                let refused = try await client.twilio(
+                    .post, "/Services/\(service)/Entities", auth: auth, form: ["Identity": bad])
+                #expect(refused.status == .badRequest)
+                #expect(try refused.json()["code"] as? Int == 60200)
+            }
+            let deleted = try await client.twilio(.delete, "/Services/\(service)/Entities/\(identity)", auth: auth)
+            #expect(deleted.status == .noContent)
+            let gone = try await client.twilio(.get, "/Services/\(service)/Entities/\(identity)", auth: auth)
+            #expect(gone.status == .notFound)
+            #expect(try gone.json()["code"] as? Int == 20404)
+        }
+    }
+
+    @Test(
+        "Push: access token, enrollment, DER proof, challenge, signed approval; replay 60322, tampering 60324",
+        arguments: TestEngine.available)
+    func pushApproval(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        let auth = try node.twilioAuth()
+        try await node.run { client in
+            let service = try await client.twilioService(auth: auth)
+            let device = try await TwilioTestDevice.enroll(
+                identity, service: service, auth: auth, node: node, client: client)
+
+            // The access token enrolled one device: it is spent.
+            let reuse = try await client.twilio(
+                .post, device.path("/Factors"), auth: TwilioAuth(accountSid: "token", secret: device.accessToken),
+                form: device.enrollmentForm)
+            #expect(reuse.status == .unauthorized)
+
+            let created = try await client.twilio(
+                .post, device.path("/Challenges"), auth: auth,
+                form: [
+                    "FactorSid": device.factorSid, "Details.Message": "Approve sign-in?",
+                    "Details.Fields": #"{"label":"IP","value":"203.0.113.7"}"#,
+                    "HiddenDetails": #"{"ipAddress":"203.0.113.7"}"#,
+                ])
+            #expect(created.status == .created)
+            let challenge = try created.json()
+            let challengeSid = try #require(challenge["sid"] as? String)
+            #expect(TwilioSID.isValid(challengeSid, prefix: "YC"))
+            #expect(challenge["status"] as? String == "pending")
+            // A customer's keys keep their case.
+            #expect(challenge["hidden_details"] as? [String: String] == ["ipAddress": "203.0.113.7"])
+
+            let fetched = try await client.twilio(.get, device.path("/Challenges/\(challengeSid)"), auth: device.auth())
+            #expect(fetched.status == .ok)
+            let header = try #require(HTTPFields.Element.Name("Twilio-Verify-Signature-Fields"))
+            let fields = try #require(fetched.headers[header])
+            #expect(fields == TwilioPush.signatureFields.joined(separator: ","))
+            let body = try fetched.json()
+
+            // Claims that differ from what the server holds, or a signature by another key: 60324.
+            var altered = try device.claims(body, fields: fields, status: "approved")
+            altered["details"] = ["message": "Something else"]
+            let tampered = try await client.twilio(
+                .post, device.path("/Challenges/\(challengeSid)"), auth: device.auth(),
+                form: ["AuthPayload": try device.sign(altered)])
+            #expect(tampered.status == .forbidden)
+            #expect(try tampered.json()["code"] as? Int == 60324)
+            let foreign = try await client.twilio(
+                .post, device.path("/Challenges/\(challengeSid)"), auth: device.auth(),
+                form: [
+                    "AuthPayload": try device.sign(
+                        try device.claims(body, fields: fields, status: "approved"), key: P256.Signing.PrivateKey())
+                ])
+            #expect(try foreign.json()["code"] as? Int == 60324)
+
+            let answer = try device.sign(try device.claims(body, fields: fields, status: "approved"))
+            let approved = try await client.twilio(
+                .post, device.path("/Challenges/\(challengeSid)"), auth: device.auth(), form: ["AuthPayload": answer])
+            #expect(approved.status == .ok)
+            #expect(try approved.json()["status"] as? String == "approved")
+            let replay = try await client.twilio(
+                .post, device.path("/Challenges/\(challengeSid)"), auth: device.auth(), form: ["AuthPayload": answer])
+            #expect(replay.status == .forbidden)
+            #expect(try replay.json()["code"] as? Int == 60322)
+
+            let backend = try await client.twilio(.get, device.path("/Challenges/\(challengeSid)"), auth: auth)
+            #expect(try backend.json()["status"] as? String == "approved")
+            #expect(try backend.json()["date_responded"] as? String == "2027-01-15T08:00:00Z")
+        }
+    }
+
+    @Test("Device JWTs: tampered, foreign key, expired, too long, wrong account or kid are 401 20003 with Date")
+    func deviceAuthentication() async throws {
+        let node = try await TestNode.make(.sqlite)
+        let auth = try node.twilioAuth()
+        try await node.run { client in
+            let service = try await client.twilioService(auth: auth)
+            let device = try await TwilioTestDevice.enroll(
+                identity, service: service, auth: auth, node: node, client: client)
+            let path = device.path("/Factors/\(device.factorSid)")
+            #expect(try await client.twilio(.get, path, auth: device.auth()).status == .ok)
+
+            let valid = try device.jwt()
+            let parts = valid.split(separator: ".")
+            let forgedClaims = Base64URL.encode(Array(#"{"exp":9999999999,"nbf":0,"sub":"\#(auth.accountSid)"}"#.utf8))
+            let now = Int(node.clock.now().timeIntervalSince1970)
+            let refused = [
+                "\(parts[0]).\(forgedClaims).\(parts[2])",
+                try device.jwt(key: P256.Signing.PrivateKey()),
+                try device.jwt(nbf: now - 1300),
+                try device.jwt(lifetime: 3600),
+                try device.jwt(sub: "AC" + String(repeating: "0", count: 32)),
+                try device.jwt(kid: "CR" + String(repeating: "0", count: 32)),
+                try device.jwt(contentType: nil),
+            ]
+            for token in refused {
+                let response = try await client.twilio(.get, path, auth: TwilioAuth(accountSid: "token", secret: token))
+                #expect(response.status == .unauthorized)
+                #expect(try response.json()["code"] as? Int == 20003)
+                #expect(response.headers[.date]?.hasSuffix(" GMT") == true)
+            }
+            // A device may not call the backend's routes.
+            let entity = try await client.twilio(.get, "/Services/\(service)/Entities/\(identity)", auth: device.auth())
+            #expect(entity.status == .unauthorized)
+        }
+    }
+
+    @Test(
+        "TOTP: secret and URI once, 60311 on a wrong code, 60310 after five, challenges answered by code",
+        arguments: TestEngine.available)
+    func totp(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        let auth = try node.twilioAuth()
+        try await node.run { client in
+            let service = try await client.twilioService(auth: auth)
+            let base = "/Services/\(service)/Entities/\(identity)"
+            let created = try await client.twilio(
+                .post, base + "/Factors", auth: auth,
+                form: ["FriendlyName": "Jane", "FactorType": "totp", "Config.TimeStep": "60"])
+            #expect(created.status == .created)
+            let factor = try created.json()
+            let sid = try #require(factor["sid"] as? String)
+            let binding = try #require(factor["binding"] as? [String: String])
+            let secret = try #require(binding["secret"].flatMap(Base32.decode))
+            #expect(binding["uri"]?.hasPrefix("otpauth://totp/") == true)
+            #expect((factor["config"] as? [String: Any])?["time_step"] as? Int == 60)
+            let fetched = try await client.twilio(.get, base + "/Factors/\(sid)", auth: auth)
+            #expect(try fetched.json()["binding"] is NSNull)
+
+            let totp = try TOTP(secret: secret, digits: 6, period: 60)
+            let right = totp.code(at: node.clock.now())
+            let wrong = String(format: "%06d", (try #require(Int(right)) + 1) % 1_000_000)
+            for attempt in 1...5 {
+                let response = try await client.twilio(
+                    .post, base + "/Factors/\(sid)", auth: auth, form: ["AuthPayload": wrong])
+                #expect(response.status == (attempt < 5 ? .forbidden : .tooManyRequests))
+                #expect(try response.json()["code"] as? Int == (attempt < 5 ? 60311 : 60310))
+            }
+            let locked = try await client.twilio(
+                .post, base + "/Factors/\(sid)", auth: auth, form: ["AuthPayload": right])
+            #expect(try locked.json()["code"] as? Int == 60310)
+
+            // A second factor, verified, answers a challenge by its code.
+            let second = try await client.twilio(
+                .post, base + "/Factors", auth: auth, form: ["FriendlyName": "Jane 2", "FactorType": "totp"])
+            let secondSid = try #require(try second.json()["sid"] as? String)
+            let secondSecret = try #require(
+                ((try second.json()["binding"] as? [String: String])?["secret"]).flatMap(Base32.decode))
+            let secondTOTP = try TOTP(secret: secondSecret)
+            let unverified = try await client.twilio(
+                .post, base + "/Challenges", auth: auth,
+                form: ["FactorSid": secondSid, "AuthPayload": secondTOTP.code(at: node.clock.now())])
+            #expect(try unverified.json()["code"] as? Int == 60318)
+            let verified = try await client.twilio(
+                .post, base + "/Factors/\(secondSid)", auth: auth,
+                form: ["AuthPayload": secondTOTP.code(at: node.clock.now())])
+            #expect(try verified.json()["status"] as? String == "verified")
+            node.clock.advance(by: 30)
+            let challenge = try await client.twilio(
+                .post, base + "/Challenges", auth: auth,
+                form: ["FactorSid": secondSid, "AuthPayload": secondTOTP.code(at: node.clock.now())])
+            #expect(challenge.status == .created)
+            #expect(try challenge.json()["status"] as? String == "approved")
+            #expect(try challenge.json()["factor_type"] as? String == "totp")
+        }
+    }
+
+    @Test("Challenges: expiry 60323, status filter, Order=desc and page tokens that keep the filters")
+    func challengeLists() async throws {
+        let node = try await TestNode.make(.sqlite)
+        let auth = try node.twilioAuth()
+        try await node.run { client in
+            let service = try await client.twilioService(auth: auth)
+            let device = try await TwilioTestDevice.enroll(
+                identity, service: service, auth: auth, node: node, client: client)
+            var sids: [String] = []
+            for index in 0..<3 {
+                node.clock.advance(by: 1)
+                let created = try await client.twilio(
+                    .post, device.path("/Challenges"), auth: auth,
+                    form: [
+                        "FactorSid": device.factorSid, "Details.Message": "Approve #\(index)",
+                        "ExpirationDate": (node.clock.now() + 60).formatted(.iso8601),
+                    ])
+                sids.append(try #require(try created.json()["sid"] as? String))
+            }
+            var seen: [String] = []
+            var next: String? = "/twilio/v2" + device.path("/Challenges?Order=desc&PageSize=2")
+            while let url = next {
+                let page = try await client.twilio(.get, url, auth: device.auth(), absolute: true)
+                let body = try page.json()
+                seen += try #require(body["challenges"] as? [[String: Any]]).compactMap { $0["sid"] as? String }
+                next = ((body["meta"] as? [String: Any])?["next_page_url"] as? String).map {
+                    #expect($0.contains("Order=desc"))
+                    return String($0.dropFirst("http://127.0.0.1:8080".count))
+                }
+            }
+            #expect(seen == sids.reversed())
+
+            node.clock.advance(by: 120)
+            let expired = try await client.twilio(.get, device.path("/Challenges?Status=expired"), auth: auth)
+            #expect(try (expired.json()["challenges"] as? [[String: Any]])?.count == 3)
+            let fetched = try await client.twilio(.get, device.path("/Challenges/\(sids[0])"), auth: device.auth())
+            let answer = try device.sign(
+                try device.claims(
+                    try fetched.json(), fields: TwilioPush.signatureFields.joined(separator: ","), status: "approved"))
+            let late = try await client.twilio(
+                .post, device.path("/Challenges/\(sids[0])"), auth: device.auth(), form: ["AuthPayload": answer])
+            #expect(try late.json()["code"] as? Int == 60323)
+            let notify = try await client.twilio(
+                .post, device.path("/Challenges/\(sids[0])/Notifications"), auth: auth, form: [:])
+            #expect(try notify.json()["code"] as? Int == 60323)
+        }
+    }
+}
+
+/// A phone speaking the Twilio Verify SDKs' protocol to the face under test.
+struct TwilioTestDevice {
+    let key = P256.Signing.PrivateKey()
+    let identity: String
+    let service: String
+    let accountSid: String
+    let clock: TestClock
+    var accessToken = ""
+    var factorSid = ""
+    var credentialSid = ""
+
+    func path(_ suffix: String) -> String {
+        "/Services/\(service)/Entities/\(identity)\(suffix)"
+    }
+
+    var enrollmentForm: [String: String] {
+        [
+            "FriendlyName": "Jane's iPhone", "FactorType": "push",
+            "Binding.PublicKey": key.publicKey.derRepresentation.base64EncodedString(), "Binding.Alg": "ES256",
+            "Config.SdkVersion": "3.0.0", "Config.AppId": "com.example.acme", "Config.NotificationPlatform": "none",
+        ]
+    }
+
+    /// An access token from the backend, a factor created with it, and the factor verified by a DER signature over
+    /// its SID.
+    static func enroll(
+        _ identity: String, service: String, auth: TwilioAuth, node: TestNode, client: some TestClientProtocol
+    ) async throws -> TwilioTestDevice {
+        var device = TwilioTestDevice(
+            identity: identity, service: service, accountSid: auth.accountSid, clock: node.clock)
+        let token = try await client.twilio(
+            .post, "/Services/\(service)/AccessTokens", auth: auth,
+            form: ["Identity": identity, "FactorType": "push", "Ttl": "300"])
+        #expect(token.status == .created)
+        device.accessToken = try #require(try token.json()["token"] as? String)
+        let created = try await client.twilio(
+            .post, device.path("/Factors"), auth: TwilioAuth(accountSid: "token", secret: device.accessToken),
+            form: device.enrollmentForm)
+        #expect(created.status == .created)
+        let factor = try created.json()
+        device.factorSid = try #require(factor["sid"] as? String)
+        device.credentialSid = try #require((factor["config"] as? [String: Any])?["credential_sid"] as? String)
+        #expect(factor["status"] as? String == "unverified")
+        let proof = try device.key.signature(for: Data(device.factorSid.utf8)).derRepresentation.base64EncodedString()
+        let verified = try await client.twilio(
+            .post, device.path("/Factors/\(device.factorSid)"), auth: device.auth(), form: ["AuthPayload": proof])
+        #expect(try verified.json()["status"] as? String == "verified")
+        return device
+    }
+
+    /// A device JWT as the SDKs sign them (no `iat`).
+    func jwt(
+        key: P256.Signing.PrivateKey? = nil, nbf: Int? = nil, lifetime: Int = 600, sub: String? = nil,
+        kid: String? = nil, contentType: String? = TwilioPush.deviceTokenType
+    ) throws -> String {
+        let start = nbf ?? Int(clock.now().timeIntervalSince1970)
+        let claims = try JSONSerialization.data(
+            withJSONObject: ["sub": sub ?? accountSid, "nbf": start, "exp": start + lifetime], options: [.sortedKeys])
+        return try CompactJWS.sign(
+            payload: Array(claims), keyID: kid ?? credentialSid, contentType: contentType, using: key ?? self.key)
+    }
+
+    func auth() throws -> TwilioAuth {
+        TwilioAuth(accountSid: "token", secret: try jwt())
+    }
+
+    /// The listed fields of the fetched challenge, and the answer.
+    func claims(_ body: [String: Any], fields: String, status: String) throws -> [String: Any] {
+        var claims = [String: Any]()
+        for field in fields.split(separator: ",") { claims[String(field)] = body[String(field)] ?? NSNull() }
+        claims["status"] = status
+        return claims
+    }
+
+    func sign(_ claims: [String: Any], key: P256.Signing.PrivateKey? = nil) throws -> String {
+        try CompactJWS.sign(
+            payload: Array(try JSONSerialization.data(withJSONObject: claims, options: [.sortedKeys])), keyID: nil,
+            using: key ?? self.key)
+    }
+}
