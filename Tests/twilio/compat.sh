@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # Twilio Verify compatibility: drives the Twilio face of a real `verity serve` (fresh data directory, default
-# settings) with the official twilio-python client, unchanged, through Tests/twilio/test_compat.py. Prints one
+# settings) with the official twilio-python client, unchanged, through Tests/twilio/test_compat.py (services and
+# verifications) and Tests/twilio/test_push_compat.py (entities, factors, challenges and the device protocol). Prints one
 # `ok - …` line per case; exits non-zero on the first broken expectation of the script or any failed case.
 #
-#   python3 -m pip install twilio     # once (CI installs it)
+#   python3 -m pip install twilio cryptography     # once (CI installs them)
 #   bash Tests/twilio/compat.sh
 #   VERITY_BIN=path bash Tests/twilio/compat.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-if ! python3 -c 'import twilio' 2>/dev/null; then
-    echo "twilio (twilio-python) is missing: python3 -m pip install twilio" >&2
+if ! python3 -c 'import twilio, cryptography' 2>/dev/null; then
+    echo "twilio (twilio-python) or cryptography is missing: python3 -m pip install twilio cryptography" >&2
     exit 1
 fi
 if [ -z "${VERITY_BIN:-}" ]; then
@@ -30,7 +31,8 @@ SERVER_PID=$!
 for _ in $(seq 1 100); do curl -sf "$VERITY_BASE/health" >/dev/null && break; sleep 0.1; done
 curl -sf "$VERITY_BASE/health" >/dev/null || fail "server did not answer /health"
 
-python3 Tests/twilio/test_compat.py || fail "a Twilio compatibility case failed"
+python3 Tests/twilio/test_compat.py || fail "a Twilio compatibility case failed (verifications)"
+python3 Tests/twilio/test_push_compat.py || fail "a Twilio compatibility case failed (push and TOTP)"
 
 grep -q "Unhandled error" "$WORK/serve.log" && fail "the server logged an unhandled error"
 grep -qE '\+1415555[0-9]{4}' "$WORK/serve.log" && fail "a full phone number reached the server log"
