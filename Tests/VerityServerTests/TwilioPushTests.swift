@@ -261,6 +261,80 @@ struct TwilioPushTests {
     }
 }
 
+extension TwilioPushTests {
+    @Test(
+        "Webhooks: factor and challenge events queued with their writes, in Twilio's shape",
+        arguments: TestEngine.available)
+    func webhookEvents(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        let auth = try node.twilioAuth()
+        try await node.run { client in
+            let service = try await client.twilioService(auth: auth)
+            let hooks = "/Services/\(service)/Webhooks"
+            let created = try await client.twilio(
+                .post, hooks, auth: auth,
+                form: ["FriendlyName": "Backend", "EventTypes": "*", "WebhookUrl": "http://127.0.0.1:9/events"])
+            #expect(created.status == .created)
+            let sid = try #require(try created.json()["sid"] as? String)
+            #expect(TwilioSID.isValid(sid, prefix: "YW"))
+            let bad = try await client.twilio(
+                .post, hooks, auth: auth, form: ["FriendlyName": "x", "EventTypes": "nope", "WebhookUrl": "ftp://x"])
+            #expect(try bad.json()["code"] as? Int == 60200)
+            // The project now has a signing secret for the events.
+            #expect(try await node.verity.admin.project(id: node.project.id).webhookSecret?.hasPrefix("whsec_") == true)
+
+            let device = try await TwilioTestDevice.enroll(
+                identity, service: service, auth: auth, node: node, client: client)
+            let challenge = try await client.twilio(
+                .post, device.path("/Challenges"), auth: auth,
+                form: ["FactorSid": device.factorSid, "Details.Message": "Approve?"])
+            let challengeSid = try #require(try challenge.json()["sid"] as? String)
+            let fetched = try await client.twilio(.get, device.path("/Challenges/\(challengeSid)"), auth: device.auth())
+            let answer = try device.sign(
+                try device.claims(
+                    try fetched.json(), fields: TwilioPush.signatureFields.joined(separator: ","), status: "denied"))
+            #expect(
+                try await client.twilio(
+                    .post, device.path("/Challenges/\(challengeSid)"), auth: device.auth(),
+                    form: ["AuthPayload": answer]
+                ).status == .ok)
+            #expect(
+                try await client.twilio(.delete, device.path("/Factors/\(device.factorSid)"), auth: auth).status
+                    == .noContent)
+
+            let events = try await node.verity.outboxMessages().map(\.message).filter { $0.channel == .twilioWebhook }
+                .sorted { $0.createdAt < $1.createdAt }
+            let params = try events.map {
+                try JSONDecoder().decode([String: String].self, from: Data(($0.payload ?? "").utf8))
+            }
+            #expect(
+                Set(params.compactMap { $0["type"] })
+                    == ["factor.created", "factor.verified", "challenge.denied", "factor.deleted"])
+            #expect(events.allSatisfy { $0.destination == "http://127.0.0.1:9/events" })
+            let denied = try #require(params.first { $0["type"] == "challenge.denied" })
+            #expect(denied["challenge_sid"] == challengeSid && denied["status"] == "denied")
+            #expect(denied["factor_sid"] == device.factorSid && denied["entity_identity"] == identity)
+            #expect(denied["account_sid"] == auth.accountSid && denied["service_sid"] == service)
+
+            #expect(try await client.twilio(.delete, hooks + "/\(sid)", auth: auth).status == .noContent)
+            #expect(try await client.twilio(.get, hooks + "/\(sid)", auth: auth).status == .notFound)
+        }
+    }
+
+    @Test("X-Twilio-Signature matches twilio-python's RequestValidator")
+    func twilioSignature() {
+        // RequestValidator("12345").compute_signature(url, params), computed with twilio 9.
+        let params = [
+            ("CallSid", "CA1234567890ABCDE"), ("Caller", "+12349013030"), ("Digits", "1234"), ("From", "+12349013030"),
+            ("To", "+18005551212"),
+        ]
+        #expect(
+            TwilioWebhookSignature.signature(
+                url: "https://mycompany.com/myapp.php?foo=1&bar=2", params: params, key: "12345")
+                == "0/KCTR6DLpKmkAf8muzZqo1nDgQ=")
+    }
+}
+
 /// A phone speaking the Twilio Verify SDKs' protocol to the face under test.
 struct TwilioTestDevice {
     let key = P256.Signing.PrivateKey()

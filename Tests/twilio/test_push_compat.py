@@ -12,13 +12,17 @@ import hmac
 import json
 import struct
 import sys
+import threading
 import time
+import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import requests
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
-from twilio_support import BASE, case, client, expect_error, expect_sid, main, make_project, remember_secret
+from twilio.request_validator import RequestValidator
+from twilio_support import BASE, case, client, expect_error, expect_sid, main, make_project, remember_secret, verity
 
 ACME = make_project("Acme Push")
 GLOBEX = make_project("Globex Push")
@@ -397,6 +401,76 @@ def tenancy():
     expect_error(
         lambda: globex.access_tokens.create(identity="user-0013-push", factor_type="push"), 404, 20404
     )
+
+
+class Receiver(BaseHTTPRequestHandler):
+    """The customer's webhook endpoint: keeps every POST (path, headers, form parameters)."""
+
+    received = []
+
+    def do_POST(self):  # noqa: N802 - the name http.server calls
+        body = self.rfile.read(int(self.headers["Content-Length"])).decode()
+        Receiver.received.append((self.path, dict(self.headers), dict(urllib.parse.parse_qsl(body))))
+        self.send_response(204)
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+def events(count, path):
+    deadline = time.time() + 15
+    while time.time() < deadline:
+        found = [event for event in Receiver.received if event[0] == path]
+        if len(found) >= count:
+            return found
+        time.sleep(0.1)
+    raise AssertionError(f"expected {count} event(s) at {path}, got {Receiver.received}")
+
+
+@case("webhooks: CRUD, and factor and challenge events in Twilio's shape, signed for RequestValidator")
+def webhooks():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/verify-events"
+    try:
+        created = SERVICE.webhooks.create(friendly_name="Backend", event_types=["*"], webhook_url=url)
+        expect_sid(created.sid, "YW")
+        assert created.event_types == ["*"] and created.status == "enabled" and created.webhook_url == url
+        disabled = SERVICE.webhooks.create(
+            friendly_name="Off", event_types=["challenge.approved"], webhook_url=url + "-off", status="disabled"
+        )
+        assert [hook.sid for hook in SERVICE.webhooks.list()] == [created.sid, disabled.sid]
+        updated = SERVICE.webhooks(disabled.sid).update(friendly_name="Still off")
+        assert updated.friendly_name == "Still off" and updated.status == "disabled"
+        expect_error(lambda: SERVICE.webhooks.create(friendly_name="x", event_types=["nope"], webhook_url=url), 400, 60200)
+
+        secret = verity("admin", "twilio", "--project", ACME["project"])["webhookSigningSecret"]
+        remember_secret(secret)
+        validator = RequestValidator(secret)
+
+        device = enrolled_device("user-0014-push")
+        challenge = push_challenge(device, hidden_details={"ip": "203.0.113.7"})
+        device.answer(challenge.sid, "approved")
+        received = events(3, "/verify-events")
+        assert [params["type"] for _, _, params in received] == ["factor.created", "factor.verified", "challenge.approved"]
+        for _, headers, params in received:
+            assert headers["Content-Type"] == "application/x-www-form-urlencoded", headers
+            assert validator.validate(url, params, headers["X-Twilio-Signature"]), (headers, params)
+            assert not validator.validate(url, {**params, "status": "denied"}, headers["X-Twilio-Signature"])
+            assert params["account_sid"] == ACME["account_sid"] and params["service_sid"] == SERVICE_SID
+            assert params["entity_identity"] == "user-0014-push" and params["factor_sid"] == device.factor["sid"]
+            assert params["factor_type"] == "push" and params["uuid"]
+        approved = received[2][2]
+        assert approved["challenge_sid"] == challenge.sid and approved["status"] == "approved"
+        assert json.loads(approved["challenge_details"])["message"] == "Approve sign-in to Acme?"
+        assert json.loads(approved["hidden_details"]) == {"ip": "203.0.113.7"}
+        assert not any(path == "/verify-events-off" for path, _, _ in Receiver.received)
+
+        assert SERVICE.webhooks(created.sid).delete() is True
+        expect_error(lambda: SERVICE.webhooks(created.sid).fetch(), 404, 20404)
+    finally:
+        server.shutdown()
 
 
 if __name__ == "__main__":

@@ -148,10 +148,12 @@ struct OutboxWorker: Service {
             notification.token = token
             notification.appId = factor.appId
             return .push(notification)
-        case .webhook:
+        case .webhook, .twilioWebhook:
             guard let secret = delivery.webhookSecret else { return .skip("the project has no webhook secret") }
             return .event(
-                WebhookEvent(id: message.id, url: message.destination, secret: secret, body: message.payload ?? "{}"))
+                WebhookEvent(
+                    id: message.id, url: message.destination, secret: secret, body: message.payload ?? "{}",
+                    format: message.channel == .twilioWebhook ? .twilio : .verity))
         }
     }
 

@@ -24,13 +24,30 @@ struct SignedWebhookPost: Sendable {
             throw DeliveryError(.permanent, "webhook url is not an absolute http(s) url")
         }
         let timestamp = Int(now().timeIntervalSince1970.rounded(.down))
+        try await send(
+            url: url, body: body,
+            headers: [
+                ("Content-Type", "application/json"),
+                (
+                    WebhookSignature.headerName,
+                    WebhookSignature.header(secret: secret, timestamp: timestamp, body: body)
+                ),
+            ],
+            messageId: messageId, timeout: timeout, what: what)
+    }
+
+    /// Posts `body` with `headers` (its type and signature) and `Verity-Message-Id`, under the same rules.
+    func send(
+        url: String, body: [UInt8], headers: [(String, String)], messageId: String, timeout: Duration, what: String
+    )
+        async throws
+    {
+        guard Self.isHTTPURL(url) else {
+            throw DeliveryError(.permanent, "webhook url is not an absolute http(s) url")
+        }
         var request = HTTPClientRequest(url: url)
         request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/json")
-        request.headers.add(
-            name: WebhookSignature.headerName,
-            value: WebhookSignature.header(secret: secret, timestamp: timestamp, body: body)
-        )
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
         request.headers.add(name: Self.messageIDHeaderName, value: messageId)
         request.body = .bytes(ByteBuffer(bytes: body))
 

@@ -151,13 +151,17 @@ struct ChallengeService: Sendable {
     }
 
     /// Records an answer whose signature the caller has checked. The first answer wins.
-    func record(_ status: ChallengeStatus, of challenge: ChallengeRecord, by factor: FactorRecord) async throws
-        -> ChallengeRecord
-    {
+    ///
+    /// - Parameter events: Queues the caller's own events about the answer, in the same transaction.
+    func record(
+        _ status: ChallengeStatus, of challenge: ChallengeRecord, by factor: FactorRecord,
+        events: ChallengeStore.AnswerEvents? = nil
+    ) async throws -> ChallengeRecord {
         let now = clock.now()
         guard
             let answered = try await store.answer(
-                id: challenge.id, status: status, factorId: factor.id, now: now, webhook: webhook(for:url:))
+                id: challenge.id, status: status, factorId: factor.id, now: now, webhook: webhook(for:url:),
+                events: events)
         else {
             let current = try await store.challenge(id: challenge.id, projectId: factor.projectId) ?? challenge
             if current.status(at: now) == .expired {

@@ -7,13 +7,15 @@ public enum OutboxChannel: String, Sendable, Codable, CaseIterable {
     case email
     case push
     case webhook
+    /// A Verify Push event for a Twilio face webhook: form-encoded, signed as Twilio signs (`X-Twilio-Signature`).
+    case twilioWebhook = "twilio_webhook"
 
     /// The code channel this outbox channel carries, if it carries codes.
     var codeChannel: Channel? {
         switch self {
         case .sms: .sms
         case .email: .email
-        case .push, .webhook: nil
+        case .push, .webhook, .twilioWebhook: nil
         }
     }
 }

@@ -11,6 +11,9 @@ struct ChallengeStore: Sendable {
         user_verification, created_at, expires_at, responded_at, responded_factor_id
         """
 
+    /// Queues events about an answered challenge inside the answer's transaction.
+    typealias AnswerEvents = @Sendable (ChallengeRecord, any SQLDatabase) async throws -> Void
+
     /// A message to queue with a challenge change, in the same transaction.
     struct QueuedMessage: Sendable {
         var id: String
@@ -68,9 +71,11 @@ struct ChallengeStore: Sendable {
 
     /// Records the first answer to a pending, unexpired challenge, queuing its webhook in the same transaction.
     /// Returns nil when it was already answered or has expired.
+    /// - Parameter events: Queues more events about the answer in the same transaction (the Twilio face's).
     func answer(
         id: String, status: ChallengeStatus, factorId: String, now: Date,
-        webhook: @Sendable (ChallengeRecord, _ url: String) throws -> QueuedMessage
+        webhook: @Sendable (ChallengeRecord, _ url: String) throws -> QueuedMessage,
+        events: AnswerEvents? = nil
     ) async throws -> ChallengeRecord? {
         try await database.transaction { sql in
             guard
@@ -85,6 +90,7 @@ struct ChallengeStore: Sendable {
             else { return nil }
             let answered = try Self.record(from: row)
             try await Self.enqueueWebhook(for: answered, webhook: webhook, in: sql, now: now)
+            try await events?(answered, sql)
             return answered
         }
     }
@@ -143,7 +149,7 @@ struct ChallengeStore: Sendable {
         }
     }
 
-    private static func enqueue(_ messages: [QueuedMessage], projectId: String, in sql: any SQLDatabase, now: Date)
+    static func enqueue(_ messages: [QueuedMessage], projectId: String, in sql: any SQLDatabase, now: Date)
         async throws
     {
         for message in messages {

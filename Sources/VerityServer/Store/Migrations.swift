@@ -390,6 +390,26 @@ enum Migrations {
                 )
                 """,
             ]),
+        Migration(
+            version: 9, name: "Twilio Verify webhooks",
+            statements: [
+                // A webhook (YW…) of a Twilio service: where its Verify Push events go, form-encoded and signed as
+                // Twilio signs them.
+                """
+                CREATE TABLE twilio_webhooks (
+                    sid TEXT PRIMARY KEY,
+                    service_sid TEXT NOT NULL REFERENCES twilio_services(sid) ON DELETE CASCADE,
+                    friendly_name TEXT NOT NULL,
+                    event_types TEXT NOT NULL,
+                    webhook_url TEXT NOT NULL,
+                    status TEXT NOT NULL,
+                    version TEXT NOT NULL,
+                    created_at DOUBLE PRECISION NOT NULL,
+                    updated_at DOUBLE PRECISION NOT NULL
+                )
+                """,
+                "CREATE INDEX twilio_webhooks_service ON twilio_webhooks (service_sid, created_at, sid)",
+            ]),
     ]
 
     static func run(on database: Database, logger: Logger) async throws {

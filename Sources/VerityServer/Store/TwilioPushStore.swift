@@ -98,8 +98,8 @@ struct TwilioPushStore: Sendable {
 
     // MARK: Factors
 
-    /// Records the Twilio side of a new factor, creating its entity if needed, in one transaction.
-    func link(_ link: TwilioFactorLink, entity: TwilioEntity) async throws {
+    /// Records the Twilio side of a new factor, creating its entity if needed, in one transaction with its events.
+    func link(_ link: TwilioFactorLink, entity: TwilioEntity, events: TwilioEventQueue) async throws {
         try await database.transaction { sql in
             try await sql.raw(
                 """
@@ -117,6 +117,24 @@ struct TwilioPushStore: Sendable {
                         \(bind: link.updatedAt.storedValue))
                 """
             ).run()
+            try await events.enqueue(in: sql)
+        }
+    }
+
+    /// Marks an unverified factor verified, with its events; nil when it was not unverified.
+    func markVerified(factorId: String, now: Date, events: TwilioEventQueue) async throws -> FactorRecord? {
+        try await database.transaction { sql in
+            guard
+                let row = try await sql.raw(
+                    """
+                    UPDATE factors SET status = 'verified', verified_at = \(bind: now.storedValue), nonce = NULL
+                    WHERE id = \(bind: factorId) AND status = 'unverified'
+                    RETURNING \(unsafeRaw: FactorStore.columns)
+                    """
+                ).first()
+            else { return nil }
+            try await events.enqueue(in: sql)
+            return try FactorStore.record(from: row)
         }
     }
 
@@ -180,13 +198,17 @@ struct TwilioPushStore: Sendable {
         }
     }
 
-    /// Deletes a factor and its Twilio side; false when it was not there.
-    func deleteFactor(id: String, projectId: String) async throws -> Bool {
+    /// Deletes a factor and its Twilio side, with its events; false when it was not there.
+    func deleteFactor(id: String, projectId: String, events: TwilioEventQueue) async throws -> Bool {
         try await database.transaction { sql in
             try await sql.raw("DELETE FROM twilio_factors WHERE factor_id = \(bind: id)").run()
-            return try await sql.raw(
-                "DELETE FROM factors WHERE id = \(bind: id) AND project_id = \(bind: projectId) RETURNING id"
-            ).first() != nil
+            guard
+                try await sql.raw(
+                    "DELETE FROM factors WHERE id = \(bind: id) AND project_id = \(bind: projectId) RETURNING id"
+                ).first() != nil
+            else { return false }
+            try await events.enqueue(in: sql)
+            return true
         }
     }
 

@@ -17,7 +17,8 @@ struct TwilioFace {
         let services = TwilioServices(
             store: TwilioServiceStore(database: verity.database), random: verity.random, clock: verity.clock)
         let push = TwilioPush(
-            store: TwilioPushStore(database: verity.database), services: services, factors: verity.factorService,
+            store: TwilioPushStore(database: verity.database), webhooks: TwilioWebhookStore(database: verity.database),
+            services: services, factors: verity.factorService,
             challenges: verity.challengeService, projects: verity.projects, random: verity.random, clock: verity.clock)
         let group = router.group(RouterPath(versionPath))
             .add(middleware: TwilioErrorMiddleware(logger: verity.logger, clock: verity.clock, pathPrefix: versionPath))

@@ -61,6 +61,7 @@ struct TwilioPush: Sendable {
     ]
 
     let store: TwilioPushStore
+    let webhooks: TwilioWebhookStore
     let services: TwilioServices
     let factors: FactorService
     let challenges: ChallengeService
@@ -177,10 +178,12 @@ struct TwilioPush: Sendable {
         let link = TwilioFactorLink(
             factorId: enrolled.factor.id, serviceSid: service.sid, identity: identity, metadata: metadata,
             updatedAt: now)
-        try await store.link(link, entity: newEntity(identity, in: service))
         guard let factor = try await factors.store.factor(id: enrolled.factor.id) else {
             throw VerityError(.factorNotFound)
         }
+        try await store.link(
+            link, entity: newEntity(identity, in: service),
+            events: events([Self.event("factor.created", factor, link)], service: service))
         return (factor, link, service, project)
     }
 
@@ -217,10 +220,12 @@ struct TwilioPush: Sendable {
         let link = TwilioFactorLink(
             factorId: created.factor.id, serviceSid: service.sid, identity: identity, totpSkew: skew,
             updatedAt: clock.now())
-        try await store.link(link, entity: newEntity(identity, in: service))
         guard let factor = try await factors.store.factor(id: created.factor.id) else {
             throw VerityError(.factorNotFound)
         }
+        try await store.link(
+            link, entity: newEntity(identity, in: service),
+            events: events([Self.event("factor.created", factor, link)], service: service))
         return (factor, link, created)
     }
 
@@ -267,7 +272,10 @@ struct TwilioPush: Sendable {
                 if failures >= Self.maxFailedVerifications { throw Self.tooManyFailures }
                 throw TwilioError(code: 60311, message: "Factor verification failed", status: 403)
             }
-            factor = try await factors.store.markVerified(id: factor.id, now: clock.now()) ?? factor
+            factor =
+                try await store.markVerified(
+                    factorId: factor.id, now: clock.now(),
+                    events: events([Self.event("factor.verified", factor, link)], service: service)) ?? factor
         }
         let name = try Self.friendlyName(form.string("FriendlyName"), "FriendlyName")
         let pushToken = form.string("Config.NotificationToken")
@@ -291,8 +299,11 @@ struct TwilioPush: Sendable {
     )
         async throws
     {
-        let (factor, _) = try await factor(sid, identity: identity, in: service, project: project, caller: caller)
-        guard try await store.deleteFactor(id: factor.id, projectId: project.id) else {
+        let (factor, link) = try await factor(sid, identity: identity, in: service, project: project, caller: caller)
+        let deleted = try await store.deleteFactor(
+            id: factor.id, projectId: project.id,
+            events: events([Self.event("factor.deleted", factor, link)], service: service))
+        guard deleted else {
             throw TwilioError.notFound("/Services/\(service.sid)/Entities/\(identity)/Factors/\(sid)")
         }
     }
@@ -405,6 +416,7 @@ struct TwilioPush: Sendable {
     ) async throws -> ChallengeRecord {
         let (challenge, factor) = try await challenge(
             sid, identity: identity, in: service, project: project, caller: caller)
+        guard let link = try await store.link(factorId: factor.id) else { throw VerityError(.factorNotFound) }
         switch challenge.status(at: clock.now()) {
         case .pending: break
         case .expired: throw Self.expired
@@ -423,7 +435,12 @@ struct TwilioPush: Sendable {
         default: throw failed
         }
         do {
-            return try await challenges.record(status, of: challenge, by: factor)
+            let queue = events([], service: service)
+            return try await challenges.record(status, of: challenge, by: factor) { answered, sql in
+                var queue = queue
+                queue.events = [Self.event("challenge.\(answered.status.rawValue)", factor, link, challenge: answered)]
+                try await queue.enqueue(in: sql)
+            }
         } catch let error as VerityError where error.code == .challengeExpired {
             throw Self.expired
         } catch let error as VerityError where error.code == .challengeAlreadyAnswered {
@@ -445,6 +462,123 @@ struct TwilioPush: Sendable {
         }
         try await challenges.pushAgain(challenge, to: factor, in: project)
         return challenge
+    }
+
+    // MARK: - Webhooks
+
+    static let eventTypes: Set = [
+        "*", "factor.created", "factor.verified", "factor.deleted", "challenge.approved", "challenge.denied",
+    ]
+
+    /// Creates (`sid` nil) or changes a service's webhook from `FriendlyName`, `EventTypes` (repeated),
+    /// `WebhookUrl`, `Status` and `Version`.
+    ///
+    /// Events are signed with the project's webhook signing secret, made now if the project has none yet
+    /// (`verity admin twilio` shows it).
+    func saveWebhook(_ sid: String?, _ form: TwilioForm, in service: TwilioVerifyService, project: Project)
+        async throws -> TwilioWebhook
+    {
+        let now = clock.now()
+        var webhook: TwilioWebhook
+        if let sid {
+            webhook = try await self.webhook(sid, in: service)
+        } else {
+            guard !form.strings("EventTypes").isEmpty else { throw TwilioError.missingParameter("EventTypes") }
+            webhook = TwilioWebhook(
+                sid: TwilioSID.make("YW", random: random), serviceSid: service.sid,
+                friendlyName: try form.requiredString("FriendlyName"), eventTypes: [],
+                url: try form.requiredString("WebhookUrl"), enabled: true, version: "v2", createdAt: now,
+                updatedAt: now)
+        }
+        if let name = try Self.friendlyName(form.string("FriendlyName"), "FriendlyName") { webhook.friendlyName = name }
+        let types = form.strings("EventTypes")
+        if !types.isEmpty {
+            guard types.allSatisfy(Self.eventTypes.contains) else {
+                throw TwilioError.invalidParameter("EventTypes", Self.eventTypes.sorted().joined(separator: ", "))
+            }
+            webhook.eventTypes = types
+        }
+        if let url = form.string("WebhookUrl") {
+            guard SignedWebhookPost.isHTTPURL(url), url.count <= 2048 else {
+                throw TwilioError.invalidParameter("WebhookUrl", "an absolute http(s) URL")
+            }
+            webhook.url = url
+        }
+        switch form.string("Status") {
+        case nil: break
+        case "enabled": webhook.enabled = true
+        case "disabled": webhook.enabled = false
+        default: throw TwilioError.invalidParameter("Status", "enabled or disabled")
+        }
+        switch form.string("Version") {
+        case nil: break
+        case let version? where version == "v1" || version == "v2": webhook.version = version
+        default: throw TwilioError.invalidParameter("Version", "v1 or v2")
+        }
+        webhook.updatedAt = now
+        if sid == nil {
+            if project.webhookSecret == nil {
+                var project = project
+                project.webhookSecret = "whsec_" + Identifiers(random: random).secret(bytes: 32)
+                try await projects.update(project)
+            }
+            try await webhooks.insert(webhook)
+        } else if try await !webhooks.update(webhook) {
+            throw TwilioError.notFound("/Services/\(service.sid)/Webhooks/\(webhook.sid)")
+        }
+        return webhook
+    }
+
+    func webhook(_ sid: String, in service: TwilioVerifyService) async throws -> TwilioWebhook {
+        guard TwilioSID.isValid(sid, prefix: "YW"),
+            let webhook = try await webhooks.webhook(sid: sid, serviceSid: service.sid)
+        else { throw TwilioError.notFound("/Services/\(service.sid)/Webhooks/\(sid)") }
+        return webhook
+    }
+
+    func deleteWebhook(_ sid: String, in service: TwilioVerifyService) async throws {
+        guard TwilioSID.isValid(sid, prefix: "YW"), try await webhooks.delete(sid: sid, serviceSid: service.sid) else {
+            throw TwilioError.notFound("/Services/\(service.sid)/Webhooks/\(sid)")
+        }
+    }
+
+    /// An event as Twilio's Verify Push webhooks carry it (`uuid`, `type` and `sent_at` are added per delivery).
+    private static func event(
+        _ type: String, _ factor: FactorRecord, _ link: TwilioFactorLink, challenge: ChallengeRecord? = nil
+    ) -> TwilioEvent {
+        var params = [
+            "account_sid": TwilioSID.account(forProject: factor.projectId) ?? "", "service_sid": link.serviceSid,
+            "entity_identity": link.identity, "factor_sid": TwilioSID.sid("YF", verityId: factor.id) ?? "",
+            "factor_type": factor.type.rawValue, "factor_friendly_name": factor.friendlyName,
+            "metadata": json(link.metadata ?? [:]),
+        ]
+        if let challenge {
+            let details: [String: JSONValue] = [
+                "message": .string(challenge.message),
+                "fields": .array(
+                    challenge.details.map { .object(["label": .string($0.label), "value": .string($0.value)]) }),
+            ]
+            params["challenge_sid"] = TwilioSID.sid("YC", verityId: challenge.id) ?? ""
+            params["challenge_details"] = json(details)
+            params["hidden_details"] = json(challenge.hiddenDetails)
+            params["status"] = challenge.status.rawValue
+            params["updated_date"] = (challenge.respondedAt ?? challenge.createdAt).formatted(TwilioJSON.dateFormat)
+        }
+        return TwilioEvent(type: type, params: params)
+    }
+
+    /// `events` queued for the service's webhooks, in the transaction of the write they report.
+    private func events(_ events: [TwilioEvent], service: TwilioVerifyService) -> TwilioEventQueue {
+        let identifiers = Identifiers(random: random)
+        return TwilioEventQueue(
+            events: events, serviceSid: service.sid, projectId: service.projectId, now: clock.now(),
+            messageId: { identifiers.make("msg") })
+    }
+
+    private static func json(_ value: some Encodable) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 
     private static let expired = TwilioError(code: 60323, message: "Challenge expired", status: 403)

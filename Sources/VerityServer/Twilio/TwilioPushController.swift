@@ -28,6 +28,11 @@ struct TwilioPushController {
         group.post(RouterPath(entity + "/Challenges/:challengeSid/Notifications"), use: createNotification)
         group.post("Services/:serviceSid/AccessTokens", use: createAccessToken)
         group.get("Services/:serviceSid/AccessTokens/:tokenSid", use: fetchAccessToken)
+        group.post("Services/:serviceSid/Webhooks", use: saveWebhook)
+        group.get("Services/:serviceSid/Webhooks", use: listWebhooks)
+        group.get("Services/:serviceSid/Webhooks/:webhookSid", use: fetchWebhook)
+        group.post("Services/:serviceSid/Webhooks/:webhookSid", use: saveWebhook)
+        group.delete("Services/:serviceSid/Webhooks/:webhookSid", use: deleteWebhook)
     }
 
     // MARK: - Entities
@@ -242,6 +247,42 @@ struct TwilioPushController {
         return try TwilioJSON.response(object: body(token, secret: nil, scope))
     }
 
+    // MARK: - Webhooks
+
+    /// Creates a webhook (on the collection) or changes one (on its SID).
+    @Sendable func saveWebhook(_ request: Request, context: VerityRequestContext) async throws -> Response {
+        let scope = try await backendScope(context)
+        let sid = context.parameters.get("webhookSid")
+        let webhook = try await push.saveWebhook(
+            sid, try await TwilioForm.body(of: request), in: scope.service, project: scope.account.project)
+        return try TwilioJSON.response(object: body(webhook, scope), status: sid == nil ? .created : .ok)
+    }
+
+    @Sendable func listWebhooks(_ request: Request, context: VerityRequestContext) async throws -> Response {
+        let scope = try await backendScope(context)
+        let page = try TwilioPageRequest(try TwilioForm.query(of: request), sidPrefix: "YW")
+        var found = try await push.webhooks.webhooks(
+            serviceSid: scope.service.sid, after: page.after, limit: page.pageSize + 1)
+        let hasMore = found.count > page.pageSize
+        if hasMore { found.removeLast() }
+        let meta = TwilioPageMeta(
+            page, listURL: "\(serviceURL(scope))/Webhooks", key: "webhooks", nextAfter: hasMore ? found.last?.sid : nil)
+        return try TwilioJSON.response(
+            object: ["webhooks": .array(found.map { .object(body($0, scope)) }), "meta": try TwilioJSON.value(meta)])
+    }
+
+    @Sendable func fetchWebhook(_ request: Request, context: VerityRequestContext) async throws -> Response {
+        let scope = try await backendScope(context)
+        let webhook = try await push.webhook(try context.parameters.require("webhookSid"), in: scope.service)
+        return try TwilioJSON.response(object: body(webhook, scope))
+    }
+
+    @Sendable func deleteWebhook(_ request: Request, context: VerityRequestContext) async throws -> Response {
+        let scope = try await backendScope(context)
+        try await push.deleteWebhook(try context.parameters.require("webhookSid"), in: scope.service)
+        return Response(status: .noContent)
+    }
+
     // MARK: - Scope
 
     private static let signatureFieldsHeader: HTTPFields.Element.Name = {
@@ -373,6 +414,18 @@ struct TwilioPushController {
         case .fcm: "fcm"
         case .none: "none"
         }
+    }
+
+    private func body(_ webhook: TwilioWebhook, _ scope: Scope) -> [String: JSONValue] {
+        [
+            "sid": .string(webhook.sid), "service_sid": .string(webhook.serviceSid),
+            "account_sid": .string(scope.account.sid), "friendly_name": .string(webhook.friendlyName),
+            "event_types": .array(webhook.eventTypes.map(JSONValue.string)),
+            "status": .string(webhook.enabled ? "enabled" : "disabled"), "version": .string(webhook.version),
+            "webhook_url": .string(webhook.url), "webhook_method": .string("POST"),
+            "date_created": TwilioJSON.date(webhook.createdAt), "date_updated": TwilioJSON.date(webhook.updatedAt),
+            "url": .string("\(serviceURL(scope))/Webhooks/\(webhook.sid)"),
+        ]
     }
 
     private func body(_ token: TwilioAccessToken, secret: String?, _ scope: Scope) -> [String: JSONValue] {

@@ -1,0 +1,157 @@
+import Foundation
+import SQLKit
+
+/// A webhook (`YW…`) of a Twilio service.
+struct TwilioWebhook: Sendable, Equatable {
+    var sid: String
+    var serviceSid: String
+    var friendlyName: String
+    /// `*`, or some of `factor.created`, `factor.verified`, `factor.deleted`, `challenge.approved`, `challenge.denied`.
+    var eventTypes: [String]
+    var url: String
+    var enabled: Bool
+    var version: String
+    var createdAt: Date
+    var updatedAt: Date
+}
+
+/// A Verify Push event (`factor.verified`, `challenge.approved`, …) and its parameters, as Twilio posts them.
+struct TwilioEvent: Sendable, Equatable {
+    var type: String
+    var params: [String: String]
+}
+
+/// Events to queue in a write's own transaction, for each enabled webhook of the service that takes them; so an
+/// event is never lost, nor sent for a write that did not happen.
+struct TwilioEventQueue: Sendable {
+    var events: [TwilioEvent]
+    var serviceSid: String
+    var projectId: String
+    var now: Date
+    var messageId: @Sendable () -> String
+
+    func enqueue(in sql: any SQLDatabase) async throws {
+        guard !events.isEmpty else { return }
+        let webhooks = try await sql.raw(
+            """
+            SELECT \(unsafeRaw: TwilioWebhookStore.columns) FROM twilio_webhooks
+            WHERE service_sid = \(bind: serviceSid) AND status = 'enabled'
+            """
+        ).all().map(TwilioWebhookStore.webhook(from:))
+        var messages: [ChallengeStore.QueuedMessage] = []
+        for event in events {
+            for webhook in webhooks where webhook.eventTypes.contains(event.type) || webhook.eventTypes.contains("*") {
+                let id = messageId()
+                var params = event.params
+                params["uuid"] = id
+                params["type"] = event.type
+                params["sent_at"] = now.formatted(TwilioJSON.dateFormat)
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys]
+                messages.append(
+                    .init(
+                        id: id, channel: .twilioWebhook, destination: webhook.url,
+                        payload: String(decoding: try encoder.encode(params), as: UTF8.self)))
+            }
+        }
+        try await ChallengeStore.enqueue(messages, projectId: projectId, in: sql, now: now)
+    }
+}
+
+/// The Twilio face's webhooks.
+struct TwilioWebhookStore: Sendable {
+    let database: Database
+
+    static let columns =
+        "sid, service_sid, friendly_name, event_types, webhook_url, status, version, created_at, updated_at"
+
+    func insert(_ webhook: TwilioWebhook) async throws {
+        try await database.read { sql in
+            try await sql.raw(
+                """
+                INSERT INTO twilio_webhooks (\(unsafeRaw: Self.columns))
+                VALUES (\(bind: webhook.sid), \(bind: webhook.serviceSid), \(bind: webhook.friendlyName),
+                        \(bind: try Self.json(webhook.eventTypes)), \(bind: webhook.url),
+                        \(bind: webhook.enabled ? "enabled" : "disabled"), \(bind: webhook.version),
+                        \(bind: webhook.createdAt.storedValue), \(bind: webhook.updatedAt.storedValue))
+                """
+            ).run()
+        }
+    }
+
+    func update(_ webhook: TwilioWebhook) async throws -> Bool {
+        try await database.read { sql in
+            try await sql.raw(
+                """
+                UPDATE twilio_webhooks
+                SET friendly_name = \(bind: webhook.friendlyName), event_types = \(bind: try Self.json(webhook.eventTypes)),
+                    webhook_url = \(bind: webhook.url), status = \(bind: webhook.enabled ? "enabled" : "disabled"),
+                    version = \(bind: webhook.version), updated_at = \(bind: webhook.updatedAt.storedValue)
+                WHERE sid = \(bind: webhook.sid) AND service_sid = \(bind: webhook.serviceSid)
+                RETURNING sid
+                """
+            ).first() != nil
+        }
+    }
+
+    func webhook(sid: String, serviceSid: String) async throws -> TwilioWebhook? {
+        try await database.lookupConfirmingMiss { sql in
+            try await sql.raw(
+                """
+                SELECT \(unsafeRaw: Self.columns) FROM twilio_webhooks
+                WHERE sid = \(bind: sid) AND service_sid = \(bind: serviceSid)
+                """
+            ).first().map(Self.webhook(from:))
+        }
+    }
+
+    /// One page of the service's webhooks in creation order, starting after the webhook `after` names.
+    func webhooks(serviceSid: String, after: String?, limit: Int) async throws -> [TwilioWebhook] {
+        try await database.read { sql in
+            let start: SQLQueryString =
+                if let after {
+                    """
+                    AND (created_at, sid) > (SELECT created_at, sid FROM twilio_webhooks
+                                             WHERE sid = \(bind: after) AND service_sid = \(bind: serviceSid))
+                    """
+                } else {
+                    ""
+                }
+            return try await sql.raw(
+                """
+                SELECT \(unsafeRaw: Self.columns) FROM twilio_webhooks
+                WHERE service_sid = \(bind: serviceSid) \(start)
+                ORDER BY created_at, sid LIMIT \(bind: limit)
+                """
+            ).all().map(Self.webhook(from:))
+        }
+    }
+
+    func delete(sid: String, serviceSid: String) async throws -> Bool {
+        try await database.read { sql in
+            try await sql.raw(
+                """
+                DELETE FROM twilio_webhooks WHERE sid = \(bind: sid) AND service_sid = \(bind: serviceSid)
+                RETURNING sid
+                """
+            ).first() != nil
+        }
+    }
+
+    static func webhook(from row: any SQLRow) throws -> TwilioWebhook {
+        TwilioWebhook(
+            sid: try row.decode(column: "sid", as: String.self),
+            serviceSid: try row.decode(column: "service_sid", as: String.self),
+            friendlyName: try row.decode(column: "friendly_name", as: String.self),
+            eventTypes: try JSONDecoder().decode(
+                [String].self, from: Data(try row.decode(column: "event_types", as: String.self).utf8)),
+            url: try row.decode(column: "webhook_url", as: String.self),
+            enabled: try row.decode(column: "status", as: String.self) == "enabled",
+            version: try row.decode(column: "version", as: String.self),
+            createdAt: try row.date("created_at"), updatedAt: try row.date("updated_at"))
+    }
+
+    private static func json(_ value: [String]) throws -> String {
+        String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
+    }
+}
