@@ -321,6 +321,29 @@ extension TwilioPushTests {
         }
     }
 
+    @Test("Pushes for the Twilio face carry the keys Twilio Verify apps read")
+    func twilioPushPayloads() throws {
+        let challengeId = "chl_" + String(repeating: "0", count: 25) + "4"
+        let factorId = "fac_" + String(repeating: "0", count: 25) + "8"
+        let notification = PushNotification(
+            id: "msg_1", platform: .apns, token: "ab", appId: nil, title: "Acme", body: "Approve sign-in?",
+            challengeId: challengeId, factorId: factorId, expiresAt: 0, style: .twilio)
+        let apns = try #require(
+            try JSONSerialization.jsonObject(with: Data(try APNsPushSender.payload(notification))) as? [String: Any])
+        #expect(apns["type"] as? String == "verify_push_challenge")
+        #expect(apns["challenge_sid"] as? String == TwilioSID.sid("YC", verityId: challengeId))
+        #expect(apns["factor_sid"] as? String == TwilioSID.sid("YF", verityId: factorId))
+        #expect(apns["message"] as? String == "Approve sign-in?")
+        #expect((apns["aps"] as? [String: Any])?["category"] as? String == "verify_push_challenge")
+        #expect(apns["challengeId"] == nil && apns["challenge_sid"] as? String != "")
+        let fcm = try #require(
+            try JSONSerialization.jsonObject(with: Data(try FCMPushSender.body(notification, ttl: 60)))
+                as? [String: Any])
+        let data = try #require((fcm["message"] as? [String: Any])?["data"] as? [String: String])
+        #expect(data["type"] == "verify_push_challenge" && data["message"] == "Approve sign-in?")
+        #expect(data["challenge_sid"] == TwilioSID.sid("YC", verityId: challengeId))
+    }
+
     @Test("X-Twilio-Signature matches twilio-python's RequestValidator")
     func twilioSignature() {
         // RequestValidator("12345").compute_signature(url, params), computed with twilio 9.

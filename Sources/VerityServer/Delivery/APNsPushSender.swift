@@ -293,9 +293,10 @@ public struct APNsPushSender: PushSender {
     /// The JSON payload: the alert, sound, `mutable-content`, category, and Verity's custom keys.
     static func payload(_ notification: PushNotification) throws -> [UInt8] {
         let payload = Payload(
-            aps: .init(alert: .init(title: notification.title, body: notification.body)),
-            challengeId: notification.challengeId,
-            factorId: notification.factorId
+            aps: .init(
+                alert: .init(title: notification.title, body: notification.body),
+                category: notification.style == .twilio ? "verify_push_challenge" : APNsPushSender.category),
+            custom: notification.customKeys
         )
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes]
@@ -316,7 +317,7 @@ public struct APNsPushSender: PushSender {
             var alert: Alert
             var sound = "default"
             var mutableContent = 1
-            var category = APNsPushSender.category
+            var category: String
 
             enum CodingKeys: String, CodingKey {
                 case alert, sound, category
@@ -325,9 +326,23 @@ public struct APNsPushSender: PushSender {
         }
 
         var aps: APS
-        var type = "verity.challenge"
-        var challengeId: String
-        var factorId: String
+        /// `type` and the ids, beside `aps` (``PushNotification/customKeys``).
+        var custom: [String: String]
+
+        private struct Key: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Key.self)
+            try container.encode(aps, forKey: Key(stringValue: "aps"))
+            for (key, value) in custom.sorted(by: { $0.key < $1.key }) {
+                try container.encode(value, forKey: Key(stringValue: key))
+            }
+        }
     }
 
     /// APNs' error body: `{"reason": "BadDeviceToken"}`, with a `timestamp` (milliseconds) for 410.

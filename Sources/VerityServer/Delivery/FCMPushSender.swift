@@ -298,13 +298,8 @@ public struct FCMPushSender: PushSender {
         let body = SendRequest(
             message: .init(
                 token: notification.token,
-                data: [
-                    "type": "verity.challenge",
-                    "challengeId": notification.challengeId,
-                    "factorId": notification.factorId,
-                    "title": notification.title,
-                    "body": notification.body,
-                ],
+                data: notification.customKeys.merging(
+                    ["title": notification.title, "body": notification.body]) { key, _ in key },
                 android: .init(priority: "high", ttl: "\(ttl)s")
             )
         )

@@ -15,10 +15,33 @@ public struct PushNotification: Codable, Sendable, Equatable {
     public var factorId: String
     /// Seconds since 1970 after which delivering is pointless (APNs `apns-expiration`, FCM `ttl`).
     public var expiresAt: Int
+    /// The keys the app reads; nil is ``Style/verity``.
+    public var style: Style?
+
+    public enum Style: String, Codable, Sendable {
+        /// `type: verity.challenge`, `challengeId`, `factorId`: what VerityKit reads.
+        case verity
+        /// `type: verify_push_challenge`, `challenge_sid`, `factor_sid`, `message`: what apps built on the Twilio
+        /// Verify SDKs read, for factors enrolled through the Twilio face.
+        case twilio
+    }
+
+    /// The custom keys of the notification: APNs puts them beside `aps`, FCM sends them as its data.
+    var customKeys: [String: String] {
+        switch style ?? .verity {
+        case .verity:
+            return ["type": "verity.challenge", "challengeId": challengeId, "factorId": factorId]
+        case .twilio:
+            return [
+                "type": "verify_push_challenge", "challenge_sid": TwilioSID.sid("YC", verityId: challengeId) ?? "",
+                "factor_sid": TwilioSID.sid("YF", verityId: factorId) ?? "", "message": body,
+            ]
+        }
+    }
 
     public init(
         id: String, platform: PushPlatform, token: String, appId: String?, title: String, body: String,
-        challengeId: String, factorId: String, expiresAt: Int
+        challengeId: String, factorId: String, expiresAt: Int, style: Style? = nil
     ) {
         self.id = id
         self.platform = platform
@@ -29,6 +52,7 @@ public struct PushNotification: Codable, Sendable, Equatable {
         self.challengeId = challengeId
         self.factorId = factorId
         self.expiresAt = expiresAt
+        self.style = style
     }
 }
 

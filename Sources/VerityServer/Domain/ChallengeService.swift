@@ -19,7 +19,10 @@ struct ChallengeService: Sendable {
 
     // MARK: - Backend
 
-    func create(_ request: CreateChallengeRequest, in project: Project) async throws -> Challenge {
+    /// - Parameter pushStyle: The keys the app reads in the push (the Twilio face's apps read Twilio's).
+    func create(_ request: CreateChallengeRequest, in project: Project, pushStyle: PushNotification.Style? = nil)
+        async throws -> Challenge
+    {
         let now = clock.now()
         let lifetime = request.expiresIn ?? Self.defaultLifetime
         guard Self.lifetimeRange.contains(lifetime) else {
@@ -80,7 +83,7 @@ struct ChallengeService: Sendable {
                 throw VerityError(.noVerifiedFactors, "The user has no verified push factor to challenge.")
             }
         }
-        let pushes = try recipients.map { try push(of: challenge, to: $0, in: project) }
+        let pushes = try recipients.map { try push(of: challenge, to: $0, in: project, style: pushStyle) }
         try await store.insert(challenge, messages: pushes, now: now)
         metrics.challenge(.pending, type: .push)
         outboxSignal.notify()
@@ -202,27 +205,29 @@ struct ChallengeService: Sendable {
     }
 
     /// Pushes a pending challenge to its factor's device again (the Twilio face's `Notifications`).
-    func pushAgain(_ challenge: ChallengeRecord, to factor: FactorRecord, in project: Project) async throws {
+    func pushAgain(
+        _ challenge: ChallengeRecord, to factor: FactorRecord, in project: Project, style: PushNotification.Style? = nil
+    ) async throws {
         guard challenge.status(at: clock.now()) == .pending else {
             throw VerityError(.challengeAlreadyAnswered, "Only a pending challenge can be pushed again.")
         }
         try await store.queue(
-            [try push(of: challenge, to: factor, in: project)], projectId: project.id, now: clock.now())
+            [try push(of: challenge, to: factor, in: project, style: style)], projectId: project.id, now: clock.now())
         outboxSignal.notify()
     }
 
     // MARK: - Helpers
 
-    private func push(of challenge: ChallengeRecord, to factor: FactorRecord, in project: Project) throws
-        -> ChallengeStore.QueuedMessage
-    {
+    private func push(
+        of challenge: ChallengeRecord, to factor: FactorRecord, in project: Project, style: PushNotification.Style?
+    ) throws -> ChallengeStore.QueuedMessage {
         ChallengeStore.QueuedMessage(
             id: identifiers.make("msg"), channel: .push, destination: factor.id,
             payload: try Self.json(
                 PushNotification(
                     id: "", platform: factor.pushPlatform ?? .none, token: "", appId: nil, title: project.name,
                     body: challenge.message, challengeId: challenge.id, factorId: factor.id,
-                    expiresAt: Int(challenge.expiresAt.timeIntervalSince1970))))
+                    expiresAt: Int(challenge.expiresAt.timeIntervalSince1970), style: style)))
     }
 
     /// The event message for the project's webhook endpoint at `url`.

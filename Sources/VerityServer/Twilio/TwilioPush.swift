@@ -382,7 +382,7 @@ struct TwilioPush: Sendable {
                     details: details,
                     hiddenDetails: try Self.stringObject(form.string("HiddenDetails"), "HiddenDetails"),
                     expiresIn: lifetime, code: factor.type == .totp ? code : nil),
-                in: project)
+                in: project, pushStyle: .twilio)
         } catch let error as VerityError where error.code == .invalidCode {
             throw TwilioError(code: 60324, message: "Challenge verification failed", status: 403)
         } catch let error as VerityError where error.code == .invalidRequest {
@@ -460,7 +460,7 @@ struct TwilioPush: Sendable {
         case .expired: throw Self.expired
         case .approved, .denied: throw Self.alreadyResponded
         }
-        try await challenges.pushAgain(challenge, to: factor, in: project)
+        try await challenges.pushAgain(challenge, to: factor, in: project, style: .twilio)
         return challenge
     }
 
