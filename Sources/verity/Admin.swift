@@ -5,7 +5,10 @@ import VerityServer
 struct Admin: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Manage projects, API keys, users and roles (works while the server runs).",
-        subcommands: [ProjectCommand.self, KeyCommand.self, UserCommand.self, RoleCommand.self, TwilioCommand.self])
+        subcommands: [
+            ProjectCommand.self, KeyCommand.self, SigningKeysCommand.self, UserCommand.self, RoleCommand.self,
+            TwilioCommand.self,
+        ])
 }
 
 extension Project {
@@ -196,6 +199,28 @@ extension ProjectCommand {
             print(
                 "New signing key \(key.kid ?? "") for \(id): in the JWKS now; it signs once the current key retires "
                     + "(in 2 minutes), or at once if it is the project's first.")
+        }
+    }
+}
+
+/// `verity admin keys rotate`: the session signing keys (the JWKS), not the API keys of `verity admin key`.
+struct SigningKeysCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "keys", abstract: "Rotate a project's session signing keys (the keys of its JWKS).",
+        subcommands: [Rotate.self])
+
+    struct Rotate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add a new session signing key; the old one signs for two more minutes, then retires.",
+            discussion: "The same as `verity admin project rotate-signing-key ID`.")
+        @Option(help: "The project id (prj_…).") var project: String
+        @OptionGroup var storage: StorageOptions
+
+        func run() async throws {
+            var command = ProjectCommand.RotateSigningKey()
+            command.id = project
+            command.storage = storage
+            try await command.run()
         }
     }
 }
