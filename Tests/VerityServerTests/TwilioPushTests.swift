@@ -247,12 +247,7 @@ struct TwilioPushTests {
             node.clock.advance(by: 120)
             let expired = try await client.twilio(.get, device.path("/Challenges?Status=expired"), auth: auth)
             #expect(try (expired.json()["challenges"] as? [[String: Any]])?.count == 3)
-            let fetched = try await client.twilio(.get, device.path("/Challenges/\(sids[0])"), auth: device.auth())
-            let answer = try device.sign(
-                try device.claims(
-                    try fetched.json(), fields: TwilioPush.signatureFields.joined(separator: ","), status: "approved"))
-            let late = try await client.twilio(
-                .post, device.path("/Challenges/\(sids[0])"), auth: device.auth(), form: ["AuthPayload": answer])
+            let late = try await device.answer(sids[0], "approved", client: client)
             #expect(try late.json()["code"] as? Int == 60323)
             let notify = try await client.twilio(
                 .post, device.path("/Challenges/\(sids[0])/Notifications"), auth: auth, form: [:])
@@ -289,15 +284,7 @@ extension TwilioPushTests {
                 .post, device.path("/Challenges"), auth: auth,
                 form: ["FactorSid": device.factorSid, "Details.Message": "Approve?"])
             let challengeSid = try #require(try challenge.json()["sid"] as? String)
-            let fetched = try await client.twilio(.get, device.path("/Challenges/\(challengeSid)"), auth: device.auth())
-            let answer = try device.sign(
-                try device.claims(
-                    try fetched.json(), fields: TwilioPush.signatureFields.joined(separator: ","), status: "denied"))
-            #expect(
-                try await client.twilio(
-                    .post, device.path("/Challenges/\(challengeSid)"), auth: device.auth(),
-                    form: ["AuthPayload": answer]
-                ).status == .ok)
+            #expect(try await device.answer(challengeSid, "denied", client: client).status == .ok)
             #expect(
                 try await client.twilio(.delete, device.path("/Factors/\(device.factorSid)"), auth: auth).status
                     == .noContent)
@@ -430,6 +417,16 @@ struct TwilioTestDevice {
         for field in fields.split(separator: ",") { claims[String(field)] = body[String(field)] ?? NSNull() }
         claims["status"] = status
         return claims
+    }
+
+    /// Answers as the SDK does: fetch the challenge, sign its listed fields and `status`, post the JWS.
+    func answer(_ challengeSid: String, _ status: String, client: some TestClientProtocol) async throws -> TestResponse
+    {
+        let fetched = try await client.twilio(.get, path("/Challenges/\(challengeSid)"), auth: auth())
+        let signed = try sign(
+            try claims(try fetched.json(), fields: TwilioPush.signatureFields.joined(separator: ","), status: status))
+        return try await client.twilio(
+            .post, path("/Challenges/\(challengeSid)"), auth: auth(), form: ["AuthPayload": signed])
     }
 
     func sign(_ claims: [String: Any], key: P256.Signing.PrivateKey? = nil) throws -> String {

@@ -453,7 +453,9 @@ def webhooks():
         challenge = push_challenge(device, hidden_details={"ip": "203.0.113.7"})
         device.answer(challenge.sid, "approved")
         received = events(3, "/verify-events")
-        assert [params["type"] for _, _, params in received] == ["factor.created", "factor.verified", "challenge.approved"]
+        # The outbox delivers in parallel: events may arrive in any order.
+        by_type = {params["type"]: params for _, _, params in received}
+        assert sorted(by_type) == ["challenge.approved", "factor.created", "factor.verified"], sorted(by_type)
         for _, headers, params in received:
             assert headers["Content-Type"] == "application/x-www-form-urlencoded", headers
             assert validator.validate(url, params, headers["X-Twilio-Signature"]), (headers, params)
@@ -461,7 +463,7 @@ def webhooks():
             assert params["account_sid"] == ACME["account_sid"] and params["service_sid"] == SERVICE_SID
             assert params["entity_identity"] == "user-0014-push" and params["factor_sid"] == device.factor["sid"]
             assert params["factor_type"] == "push" and params["uuid"]
-        approved = received[2][2]
+        approved = by_type["challenge.approved"]
         assert approved["challenge_sid"] == challenge.sid and approved["status"] == "approved"
         assert json.loads(approved["challenge_details"])["message"] == "Approve sign-in to Acme?"
         assert json.loads(approved["hidden_details"]) == {"ip": "203.0.113.7"}

@@ -12,18 +12,23 @@ struct TwilioPushStore: Sendable {
     /// Creates the entity unless it exists; either way returns it.
     func entity(creating entity: TwilioEntity) async throws -> TwilioEntity {
         try await database.transaction { sql in
-            try await sql.raw(
-                """
-                INSERT INTO twilio_entities (service_sid, identity, sid, created_at, updated_at)
-                VALUES (\(bind: entity.serviceSid), \(bind: entity.identity), \(bind: entity.sid),
-                        \(bind: entity.createdAt.storedValue), \(bind: entity.createdAt.storedValue))
-                ON CONFLICT (service_sid, identity) DO NOTHING
-                """
-            ).run()
+            try await Self.insert(entity, in: sql)
             guard let stored = try await Self.entity(serviceSid: entity.serviceSid, identity: entity.identity, in: sql)
             else { throw StoreError.corruptValue(column: "twilio_entities") }
             return stored
         }
+    }
+
+    /// Creates the entity unless the identity has one in this service already.
+    private static func insert(_ entity: TwilioEntity, in sql: any SQLDatabase) async throws {
+        try await sql.raw(
+            """
+            INSERT INTO twilio_entities (service_sid, identity, sid, created_at, updated_at)
+            VALUES (\(bind: entity.serviceSid), \(bind: entity.identity), \(bind: entity.sid),
+                    \(bind: entity.createdAt.storedValue), \(bind: entity.createdAt.storedValue))
+            ON CONFLICT (service_sid, identity) DO NOTHING
+            """
+        ).run()
     }
 
     func entity(serviceSid: String, identity: String) async throws -> TwilioEntity? {
@@ -46,15 +51,8 @@ struct TwilioPushStore: Sendable {
     /// One page of the service's entities in creation order, starting after the entity `after` names.
     func entities(serviceSid: String, after: String?, limit: Int) async throws -> [TwilioEntity] {
         try await database.read { sql in
-            let start: SQLQueryString =
-                if let after {
-                    """
-                    AND (created_at, sid) > (SELECT created_at, sid FROM twilio_entities
-                                             WHERE sid = \(bind: after) AND service_sid = \(bind: serviceSid))
-                    """
-                } else {
-                    ""
-                }
+            let start = SQLQueryString.twilioPageStart(
+                after: after, table: "twilio_entities", scope: "service_sid", serviceSid)
             return try await sql.raw(
                 """
                 SELECT service_sid, identity, sid, created_at, updated_at FROM twilio_entities
@@ -101,14 +99,7 @@ struct TwilioPushStore: Sendable {
     /// Records the Twilio side of a new factor, creating its entity if needed, in one transaction with its events.
     func link(_ link: TwilioFactorLink, entity: TwilioEntity, events: TwilioEventQueue) async throws {
         try await database.transaction { sql in
-            try await sql.raw(
-                """
-                INSERT INTO twilio_entities (service_sid, identity, sid, created_at, updated_at)
-                VALUES (\(bind: entity.serviceSid), \(bind: entity.identity), \(bind: entity.sid),
-                        \(bind: entity.createdAt.storedValue), \(bind: entity.createdAt.storedValue))
-                ON CONFLICT (service_sid, identity) DO NOTHING
-                """
-            ).run()
+            try await Self.insert(entity, in: sql)
             try await sql.raw(
                 """
                 INSERT INTO twilio_factors (factor_id, service_sid, identity, metadata, totp_skew, updated_at)

@@ -40,15 +40,8 @@ struct TwilioServiceStore: Sendable {
     /// One page of the project's services in creation order, starting after the service `after` names.
     func services(projectId: String, after: String?, limit: Int) async throws -> [TwilioVerifyService] {
         try await database.read { sql in
-            let start: SQLQueryString =
-                if let after {
-                    """
-                    AND (created_at, sid) > (SELECT created_at, sid FROM twilio_services
-                                             WHERE sid = \(bind: after) AND project_id = \(bind: projectId))
-                    """
-                } else {
-                    ""
-                }
+            let start = SQLQueryString.twilioPageStart(
+                after: after, table: "twilio_services", scope: "project_id", projectId)
             return try await sql.raw(
                 """
                 SELECT \(unsafeRaw: Self.columns) FROM twilio_services
@@ -107,5 +100,19 @@ struct TwilioServiceStore: Sendable {
                 codeLength: try row.decode(column: "totp_code_length", as: Int.self),
                 skew: try row.decode(column: "totp_skew", as: Int.self)),
             createdAt: try row.date("created_at"), updatedAt: try row.date("updated_at"))
+    }
+}
+
+extension SQLQueryString {
+    /// `AND (created_at, sid) > (…)`: where a page of a Twilio list in creation order starts, after the row `after`
+    /// names (in the same scope); nothing for the first page.
+    static func twilioPageStart(after: String?, table: String, scope column: String, _ scope: String)
+        -> SQLQueryString
+    {
+        guard let after else { return "" }
+        return """
+            AND (created_at, sid) > (SELECT created_at, sid FROM \(unsafeRaw: table)
+                                     WHERE sid = \(bind: after) AND \(unsafeRaw: column) = \(bind: scope))
+            """
     }
 }

@@ -108,15 +108,8 @@ struct TwilioWebhookStore: Sendable {
     /// One page of the service's webhooks in creation order, starting after the webhook `after` names.
     func webhooks(serviceSid: String, after: String?, limit: Int) async throws -> [TwilioWebhook] {
         try await database.read { sql in
-            let start: SQLQueryString =
-                if let after {
-                    """
-                    AND (created_at, sid) > (SELECT created_at, sid FROM twilio_webhooks
-                                             WHERE sid = \(bind: after) AND service_sid = \(bind: serviceSid))
-                    """
-                } else {
-                    ""
-                }
+            let start = SQLQueryString.twilioPageStart(
+                after: after, table: "twilio_webhooks", scope: "service_sid", serviceSid)
             return try await sql.raw(
                 """
                 SELECT \(unsafeRaw: Self.columns) FROM twilio_webhooks

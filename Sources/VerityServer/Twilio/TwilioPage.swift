@@ -57,3 +57,19 @@ struct TwilioPageMeta: Encodable, Sendable {
         self.key = key
     }
 }
+
+extension TwilioPageMeta {
+    /// One page of a list in creation order, and its `meta`: asks `fetch` for one item more than a page (after the
+    /// SID the request's token names) to know whether another page follows.
+    static func page<Item>(
+        _ query: TwilioForm, sidPrefix: String, listURL: String, key: String,
+        fetch: (_ after: String?, _ limit: Int) async throws -> [Item], sid: (Item) -> String
+    ) async throws -> ([Item], TwilioPageMeta) {
+        let request = try TwilioPageRequest(query, sidPrefix: sidPrefix)
+        var found = try await fetch(request.after, request.pageSize + 1)
+        let hasMore = found.count > request.pageSize
+        if hasMore { found.removeLast() }
+        let meta = TwilioPageMeta(request, listURL: listURL, key: key, nextAfter: hasMore ? found.last.map(sid) : nil)
+        return (found, meta)
+    }
+}

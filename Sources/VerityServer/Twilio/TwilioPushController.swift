@@ -46,13 +46,11 @@ struct TwilioPushController {
 
     @Sendable func listEntities(_ request: Request, context: VerityRequestContext) async throws -> Response {
         let scope = try await backendScope(context)
-        let page = try TwilioPageRequest(try TwilioForm.query(of: request), sidPrefix: "YE")
-        var found = try await push.store.entities(
-            serviceSid: scope.service.sid, after: page.after, limit: page.pageSize + 1)
-        let hasMore = found.count > page.pageSize
-        if hasMore { found.removeLast() }
-        let meta = TwilioPageMeta(
-            page, listURL: "\(serviceURL(scope))/Entities", key: "entities", nextAfter: hasMore ? found.last?.sid : nil)
+        let (found, meta) = try await TwilioPageMeta.page(
+            try TwilioForm.query(of: request), sidPrefix: "YE", listURL: "\(serviceURL(scope))/Entities",
+            key: "entities",
+            fetch: { try await push.store.entities(serviceSid: scope.service.sid, after: $0, limit: $1) },
+            sid: \.sid)
         return try TwilioJSON.response(
             object: ["entities": .array(found.map { .object(body($0, scope)) }), "meta": try TwilioJSON.value(meta)])
     }
@@ -260,13 +258,11 @@ struct TwilioPushController {
 
     @Sendable func listWebhooks(_ request: Request, context: VerityRequestContext) async throws -> Response {
         let scope = try await backendScope(context)
-        let page = try TwilioPageRequest(try TwilioForm.query(of: request), sidPrefix: "YW")
-        var found = try await push.webhooks.webhooks(
-            serviceSid: scope.service.sid, after: page.after, limit: page.pageSize + 1)
-        let hasMore = found.count > page.pageSize
-        if hasMore { found.removeLast() }
-        let meta = TwilioPageMeta(
-            page, listURL: "\(serviceURL(scope))/Webhooks", key: "webhooks", nextAfter: hasMore ? found.last?.sid : nil)
+        let (found, meta) = try await TwilioPageMeta.page(
+            try TwilioForm.query(of: request), sidPrefix: "YW", listURL: "\(serviceURL(scope))/Webhooks",
+            key: "webhooks",
+            fetch: { try await push.webhooks.webhooks(serviceSid: scope.service.sid, after: $0, limit: $1) },
+            sid: \.sid)
         return try TwilioJSON.response(
             object: ["webhooks": .array(found.map { .object(body($0, scope)) }), "meta": try TwilioJSON.value(meta)])
     }

@@ -23,13 +23,9 @@ struct TwilioServiceController {
 
     @Sendable func list(_ request: Request, context: VerityRequestContext) async throws -> Response {
         let account = try TwilioAccount(context)
-        let page = try TwilioPageRequest(try TwilioForm.query(of: request), sidPrefix: "VA")
-        // One more than a page says whether there is a next one.
-        var found = try await services.list(after: page.after, limit: page.pageSize + 1, in: account.project)
-        let hasMore = found.count > page.pageSize
-        if hasMore { found.removeLast() }
-        let meta = TwilioPageMeta(
-            page, listURL: "\(baseURL)/v2/Services", key: "services", nextAfter: hasMore ? found.last?.sid : nil)
+        let (found, meta) = try await TwilioPageMeta.page(
+            try TwilioForm.query(of: request), sidPrefix: "VA", listURL: "\(baseURL)/v2/Services", key: "services",
+            fetch: { try await services.list(after: $0, limit: $1, in: account.project) }, sid: \.sid)
         return try TwilioJSON.response(ServiceList(services: found.map { body($0, account: account) }, meta: meta))
     }
 
