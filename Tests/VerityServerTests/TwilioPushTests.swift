@@ -308,6 +308,87 @@ extension TwilioPushTests {
         }
     }
 
+    @Test(
+        "Hostile input to the push and TOTP routes is a 4xx Twilio error that changes nothing",
+        arguments: TestEngine.available)
+    func hostileInput(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        let auth = try node.twilioAuth()
+        try await node.run { client in
+            let service = try await client.twilioService(auth: auth)
+            let device = try await TwilioTestDevice.enroll(
+                identity, service: service, auth: auth, node: node, client: client)
+            let challenges = device.path("/Challenges")
+            let refused: [(String, [String: String], Int, Int)] = [
+                (challenges, ["FactorSid": device.factorSid], 400, 60200),
+                (
+                    challenges, ["FactorSid": device.factorSid, "Details.Message": "x", "Details.Fields": "{"], 400,
+                    60200
+                ),
+                (
+                    challenges, ["FactorSid": device.factorSid, "Details.Message": "x", "HiddenDetails": "[1]"], 400,
+                    60200
+                ),
+                (
+                    challenges, ["FactorSid": device.factorSid, "Details.Message": "x", "ExpirationDate": "soon"], 400,
+                    60200
+                ),
+                (
+                    challenges,
+                    ["FactorSid": device.factorSid, "Details.Message": "x", "ExpirationDate": "2030-01-01T00:00:00Z"],
+                    400, 60200
+                ),
+                (
+                    challenges, ["FactorSid": "YF" + String(repeating: "0", count: 32), "Details.Message": "x"], 404,
+                    20404
+                ),
+                (challenges, ["FactorSid": "not-a-sid", "Details.Message": "x"], 404, 20404),
+                (
+                    challenges,
+                    ["FactorSid": device.factorSid, "Details.Message": String(repeating: "x", count: 300)], 400, 60200
+                ),
+                (device.path("/Factors"), ["FriendlyName": "x", "FactorType": "sms"], 400, 60200),
+                (
+                    device.path("/Factors"), ["FriendlyName": "x", "FactorType": "totp", "Config.CodeLength": "3"], 400,
+                    60200
+                ),
+                (
+                    device.path("/Factors"), ["FriendlyName": "x", "FactorType": "totp", "Binding.Secret": "!!"], 400,
+                    60200
+                ),
+                ("/Services/\(service)/AccessTokens", ["Identity": identity, "FactorType": "totp"], 400, 60200),
+                (
+                    "/Services/\(service)/AccessTokens", ["Identity": identity, "FactorType": "push", "Ttl": "9"], 400,
+                    60200
+                ),
+                ("/Services/\(service)/Webhooks", ["FriendlyName": "x", "WebhookUrl": "http://h/"], 400, 60200),
+                (device.path("/Challenges/YC\(String(repeating: "0", count: 32))"), ["AuthPayload": "x"], 404, 20404),
+            ]
+            for (path, form, status, code) in refused {
+                try await client.twilio(.post, path, auth: auth, form: form).expectTwilioError(status, code: code)
+            }
+            // A push factor with a key that is not P-256, from a fresh access token: refused, and nothing stored.
+            let token = try await client.twilio(
+                .post, "/Services/\(service)/AccessTokens", auth: auth,
+                form: ["Identity": "user-0002-abcd", "FactorType": "push"])
+            var form = device.enrollmentForm
+            form["Binding.PublicKey"] = Data("not a key".utf8).base64EncodedString()
+            try await client.twilio(
+                .post, "/Services/\(service)/Entities/user-0002-abcd/Factors",
+                auth: TwilioAuth(accountSid: "token", secret: try #require(try token.json()["token"] as? String)),
+                form: form
+            ).expectTwilioError(400, code: 60200)
+            try await client.twilio(.get, "/Services/\(service)/Entities/user-0002-abcd", auth: auth)
+                .expectTwilioError(404, code: 20404)
+            let listed = try await client.twilio(.get, challenges, auth: auth)
+            #expect(try (listed.json()["challenges"] as? [[String: Any]])?.isEmpty == true)
+            for query in ["Status=maybe", "Order=sideways", "PageToken=PAxyz", "PageSize=0"] {
+                try await client.twilio(.get, challenges + "?" + query, auth: auth).expectTwilioError(400, code: 60200)
+            }
+            #expect(!node.logs.text.contains("Unhandled error"))
+        }
+    }
+
     @Test("Pushes for the Twilio face carry the keys Twilio Verify apps read")
     func twilioPushPayloads() throws {
         let challengeId = "chl_" + String(repeating: "0", count: 25) + "4"
