@@ -123,11 +123,14 @@ public enum StepUpMethod: String, Codable, Sendable {
     case otp
     /// A push challenge to the user's verified push factor, approved on the device.
     case push
+    /// A code from the user's authenticator app (a verified TOTP factor); nothing is sent.
+    case totp
 }
 
 /// `POST /v1/auth/stepup/start` (with the session token): every field is optional.
 public struct StepUpStartRequest: Codable, Sendable, Equatable {
-    /// Which second factor; by default push when the user has a verified push factor, otherwise a code.
+    /// Which second factor; by default push when the user has a verified push factor, then TOTP when they have a
+    /// verified TOTP factor, otherwise a code.
     public var method: StepUpMethod?
     /// A BCP 47 language tag for the code message.
     public var locale: String?
@@ -138,7 +141,8 @@ public struct StepUpStartRequest: Codable, Sendable, Equatable {
     }
 }
 
-/// What a step-up start did: a code went out (`otp`) or a push challenge is waiting on the device (`push`).
+/// What a step-up start did: a code went out (`otp`), a push challenge is waiting on the device (`push`), or the
+/// user is to type a code from their authenticator app (`totp`).
 public struct StepUpStartResponse: Codable, Sendable, Equatable {
     public var method: StepUpMethod
     /// The channel the code went to (`otp` only).
@@ -147,11 +151,12 @@ public struct StepUpStartResponse: Codable, Sendable, Equatable {
     public var maskedDestination: String?
     /// The push challenge to approve (`push` only).
     public var challengeId: String?
-    public var expiresAt: Date
+    /// When the code or the challenge expires; `nil` for `totp`, whose codes change every time step.
+    public var expiresAt: Date?
 
     public init(
         method: StepUpMethod, channel: Channel? = nil, maskedDestination: String? = nil, challengeId: String? = nil,
-        expiresAt: Date
+        expiresAt: Date? = nil
     ) {
         self.method = method
         self.channel = channel
@@ -163,12 +168,16 @@ public struct StepUpStartResponse: Codable, Sendable, Equatable {
 
 /// `POST /v1/auth/stepup/verify` (with the session token): the code, or the push challenge once approved.
 public struct StepUpVerifyRequest: Codable, Sendable, Equatable {
+    /// The code sent by the step-up start, or with `method: totp` the authenticator app's code.
     public var code: String?
     public var challengeId: String?
+    /// What `code` is: `otp` (the default) or `totp`.
+    public var method: StepUpMethod?
 
-    public init(code: String? = nil, challengeId: String? = nil) {
+    public init(code: String? = nil, challengeId: String? = nil, method: StepUpMethod? = nil) {
         self.code = code
         self.challengeId = challengeId
+        self.method = method
     }
 }
 

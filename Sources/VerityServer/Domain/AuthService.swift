@@ -32,10 +32,8 @@ struct AuthService: Sendable {
         try DestinationPolicy.requireAllowed(destination, in: project)
         let language = try VerificationService.language(for: request.locale)
         let now = clock.now()
-        let fixedCode = try await testCode(for: destination, in: project)
+        let fixedCode = try await testCodeOrLimit(destination, clientAddress: clientAddress, in: project, now: now)
         if fixedCode == nil {
-            try await limitClient(clientAddress, in: project, now: now)
-            try await limiter.take("login:\(project.id):\(destination.value)", limits.perLoginId, now: now)
             try await limiter.take("project:\(project.id)", limits.perProject, now: now)
             try await limiter.takeNumberBlock(destination, limits.perNumberBlock, in: project, now: now)
         }
@@ -43,9 +41,11 @@ struct AuthService: Sendable {
         if let user = try await users.user(loginKey: key, projectId: project.id), user.disabled {
             throw SessionService.disabled
         }
+        // A test number is never sent to, so asking again only answers the pending code: no send is counted and
+        // the send cap never applies.
         let (record, sent) = try await verifications.send(
             to: destination, channel: channel, language: language, purpose: .signIn, in: project,
-            resend: request.resend ?? true, deliver: fixedCode == nil, now: now)
+            resend: fixedCode == nil && request.resend ?? true, deliver: fixedCode == nil, now: now)
         return OTPStartResponse(
             verificationId: record.id, channel: channel, maskedDestination: destination.masked,
             expiresAt: record.expiresAt, sent: sent)
@@ -56,31 +56,32 @@ struct AuthService: Sendable {
     {
         try VerificationService.requireCodeFormat(request.code)
         let now = clock.now()
-        let found: VerificationRecord?
+        let verification: VerificationRecord
+        let fixedCode: String?
         switch (request.loginId, request.verificationId) {
         case (let loginId?, nil):
+            // Limited before the look-up, so that whether a code is pending cannot be probed without limit.
             let (destination, _) = try Self.destination(loginId, channel: nil)
-            found = try await verifications.store.pendingVerification(
-                destination: destination.value, purpose: .signIn, projectId: project.id)
+            fixedCode = try await testCodeOrLimit(destination, clientAddress: clientAddress, in: project, now: now)
+            verification = try Self.signInCode(
+                try await verifications.store.pendingVerification(
+                    destination: destination.value, purpose: .signIn, projectId: project.id))
         case (nil, let id?):
             guard id.hasPrefix("ver_"), id.count <= 64 else { throw VerificationService.notFound }
-            found = try await verifications.store.verification(id: id, projectId: project.id)
+            verification = try Self.signInCode(
+                try await verifications.store.verification(id: id, projectId: project.id))
+            fixedCode = try await testCodeOrLimit(
+                try Destination(verification.destination, channel: verification.channel), clientAddress: clientAddress,
+                in: project, now: now)
         default:
             throw VerityError(.invalidRequest, "Name the sign-in with exactly one of `loginId` or `verificationId`.")
-        }
-        guard let verification = found, verification.purpose == .signIn else { throw VerificationService.notFound }
-        let destination = try Destination(verification.destination, channel: verification.channel)
-        let fixedCode = try await testCode(for: destination, in: project)
-        if fixedCode == nil {
-            try await limitClient(clientAddress, in: project, now: now)
-            try await limiter.take("login:\(project.id):\(destination.value)", limits.perLoginId, now: now)
         }
         switch try await verifications.attempt(request.code, on: verification, fixedCode: fixedCode, now: now) {
         case .wrong(let counted):
             throw Self.wrongCode(counted)
         case .approved:
             return try await sessions.signIn(
-                try UserLogins([destination.value]), amr: ["otp", verification.channel.rawValue], in: project)
+                try UserLogins([verification.destination]), amr: ["otp", verification.channel.rawValue], in: project)
         }
     }
 
@@ -97,10 +98,10 @@ struct AuthService: Sendable {
     {
         let now = clock.now()
         try await limitClient(clientAddress, in: project, now: now)
-        let hasPush = try await factors.factors(userId: auth.user.id, in: project).contains {
-            $0.type == .push && $0.status == .verified
-        }
-        switch request.method ?? (hasPush ? .push : .otp) {
+        let verified = try await factors.factors(userId: auth.user.id, in: project).filter { $0.status == .verified }
+        let hasPush = verified.contains { $0.type == .push }
+        let hasTOTP = verified.contains { $0.type == .totp }
+        switch request.method ?? (hasPush ? .push : hasTOTP ? .totp : .otp) {
         case .push:
             guard hasPush else {
                 throw VerityError(.noSecondFactor, "The user has no verified push factor to approve a step-up.")
@@ -112,37 +113,62 @@ struct AuthService: Sendable {
                     expiresIn: Self.stepUpChallengeLifetime),
                 in: project)
             return StepUpStartResponse(method: .push, challengeId: challenge.id, expiresAt: challenge.expiresAt)
+        case .totp:
+            guard hasTOTP else {
+                throw VerityError(.noSecondFactor, "The user has no verified TOTP factor (authenticator app).")
+            }
+            return StepUpStartResponse(method: .totp)
         case .otp:
             guard let destination = try Self.otherLogin(of: auth) else {
                 throw VerityError(
                     .noSecondFactor,
                     "A code step-up goes to a login id the session did not use; this user has no other one.")
             }
-            try await limiter.take("login:\(project.id):\(destination.value)", limits.perLoginId, now: now)
+            let fixedCode = try await testCode(for: destination, in: project)
+            if fixedCode == nil {
+                try await limiter.take("login:\(project.id):\(destination.value)", limits.perLoginId, now: now)
+            }
             let channel: Channel = if case .email = destination { .email } else { .sms }
             let (record, _) = try await verifications.send(
                 to: destination, channel: channel, language: try VerificationService.language(for: request.locale),
-                purpose: .stepUp, in: project, now: now)
+                purpose: .stepUp, in: project, resend: fixedCode == nil, deliver: fixedCode == nil, now: now)
             return StepUpStartResponse(
                 method: .otp, channel: channel, maskedDestination: destination.masked, expiresAt: record.expiresAt)
         }
     }
 
-    func verifyStepUp(_ request: StepUpVerifyRequest, auth: SessionAuth, in project: Project) async throws
-        -> AuthResponse
+    func verifyStepUp(_ request: StepUpVerifyRequest, auth: SessionAuth, clientAddress: String?, in project: Project)
+        async throws -> AuthResponse
     {
-        switch (request.code, request.challengeId) {
-        case (let code?, nil):
+        let now = clock.now()
+        try await limitClient(clientAddress, in: project, now: now)
+        switch (request.code, request.challengeId, request.method) {
+        case (let code?, nil, .totp):
+            try VerificationService.requireCodeFormat(code)
+            // Authenticator codes have no attempt counter of their own: the user's bucket bounds the guesses.
+            try await limiter.take("totp:\(project.id):\(auth.user.id)", limits.perLoginId, now: now)
+            for factor in try await factors.factors(userId: auth.user.id, in: project)
+            where factor.type == .totp && factor.status == .verified {
+                if try await factors.checkTOTP(code, factor: try await factors.factor(id: factor.id, in: project)) {
+                    return try await sessions.stepUp(auth, method: "totp", in: project)
+                }
+            }
+            throw VerityError(.wrongCode, "The authenticator code is wrong or was already used; wait for the next one.")
+        case (let code?, nil, .otp?), (let code?, nil, nil):
             try VerificationService.requireCodeFormat(code)
             guard let destination = try Self.otherLogin(of: auth),
                 let verification = try await verifications.store.pendingVerification(
                     destination: destination.value, purpose: .stepUp, projectId: project.id)
             else { throw VerificationService.notFound }
-            switch try await verifications.attempt(code, on: verification, now: clock.now()) {
+            let fixedCode = try await testCode(for: destination, in: project)
+            if fixedCode == nil {
+                try await limiter.take("login:\(project.id):\(destination.value)", limits.perLoginId, now: now)
+            }
+            switch try await verifications.attempt(code, on: verification, fixedCode: fixedCode, now: now) {
             case .wrong(let counted): throw Self.wrongCode(counted)
             case .approved: return try await sessions.stepUp(auth, method: verification.channel.rawValue, in: project)
             }
-        case (nil, let challengeId?):
+        case (nil, let challengeId?, .push?), (nil, let challengeId?, nil):
             let challenge = try await challenges.fetch(id: challengeId, wait: nil, in: project)
             guard challenge.userId == auth.user.id,
                 challenge.hiddenDetails[Self.stepUpSessionDetail] == auth.session.id
@@ -155,7 +181,9 @@ struct AuthService: Sendable {
             case .expired: throw VerityError(.challengeExpired, "The push challenge expired; start the step-up again.")
             }
         default:
-            throw VerityError(.invalidRequest, "Give exactly one of `code` or `challengeId`.")
+            throw VerityError(
+                .invalidRequest,
+                "Give exactly one of `code` (with `method` `otp` or `totp`) or `challengeId` (with `method` `push`).")
         }
     }
 
@@ -167,8 +195,26 @@ struct AuthService: Sendable {
         return try await testNumbers.code(phone: number.e164, projectId: project.id)
     }
 
-    private func limitClient(_ address: String?, in project: Project, now: Date) async throws {
-        try await limiter.take("client:\(project.id):\(address ?? "unknown")", limits.perClientAddress, now: now)
+    /// Takes from the per-client bucket of the app-facing routes.
+    func limitClient(_ address: String?, in project: Project, now: Date? = nil) async throws {
+        try await limiter.take(
+            "client:\(project.id):\(address ?? "unknown")", limits.perClientAddress, now: now ?? clock.now())
+    }
+
+    /// The fixed code of a test number; for any other login id, takes from the per-client and per-login-id buckets.
+    private func testCodeOrLimit(_ destination: Destination, clientAddress: String?, in project: Project, now: Date)
+        async throws -> String?
+    {
+        if let fixedCode = try await testCode(for: destination, in: project) { return fixedCode }
+        try await limitClient(clientAddress, in: project, now: now)
+        try await limiter.take("login:\(project.id):\(destination.value)", limits.perLoginId, now: now)
+        return nil
+    }
+
+    /// A sign-in code: a verification with the sign-in purpose (never the API's or a step-up's).
+    private static func signInCode(_ found: VerificationRecord?) throws -> VerificationRecord {
+        guard let found, found.purpose == .signIn else { throw VerificationService.notFound }
+        return found
     }
 
     /// A login id and the channel its code goes by: an email address by email, a phone number by SMS.
