@@ -39,14 +39,22 @@ struct AuthController {
             body.refreshToken, clientAddress: context.clientAddress, in: try context.requireProject())
     }
 
+    /// Ends one session: the one of the refresh token in the body, or else of the session token.
     @Sendable func logout(_ request: Request, context: VerityRequestContext) async throws -> Response {
-        let body = try await request.decodeJSON(RefreshRequest.self, context: context)
-        try await sessions.logout(body.refreshToken, in: try context.requireProject())
+        let project = try context.requireProject()
+        try await auth.limitClient(context.clientAddress, in: project)
+        let body = try await request.decodeJSON(LogoutRequest.self, context: context, empty: LogoutRequest())
+        if let refreshToken = body.refreshToken {
+            try await sessions.logout(refreshToken, in: project)
+        } else {
+            try await sessions.logout(try await session(request, project), in: project)
+        }
         return Response(status: .noContent)
     }
 
     @Sendable func logoutAll(_ request: Request, context: VerityRequestContext) async throws -> Response {
         let project = try context.requireProject()
+        try await auth.limitClient(context.clientAddress, in: project)
         try await sessions.logoutAll(try await session(request, project), in: project)
         return Response(status: .noContent)
     }
@@ -67,13 +75,18 @@ struct AuthController {
         let project = try context.requireProject()
         let auth = try await session(request, project)
         let body = try await request.decodeJSON(StepUpVerifyRequest.self, context: context)
-        return try await self.auth.verifyStepUp(body, auth: auth, in: project)
+        return try await self.auth.verifyStepUp(body, auth: auth, clientAddress: context.clientAddress, in: project)
     }
 
     private func session(_ request: Request, _ project: Project) async throws -> SessionAuth {
         guard let token = request.bearerToken else { throw SessionService.invalidSession }
         return try await sessions.authenticate(bearer: token, in: project)
     }
+}
+
+/// `POST /v1/auth/logout`: the refresh token of the session to end; without it, the session token's session ends.
+private struct LogoutRequest: Decodable {
+    var refreshToken: String?
 }
 
 /// Puts the project named by `X-Verity-Project` (its public id) in the context, for the app-facing routes.

@@ -95,6 +95,12 @@ struct SessionService: Sendable {
         }
     }
 
+    /// Ends the session a session token belongs to.
+    func logout(_ auth: SessionAuth, in project: Project) async throws {
+        try await store.revoke(sessionId: auth.session.id, now: clock.now())
+        logger.info("Session ended", metadata: ["session": "\(auth.session.id)", "project": "\(project.id)"])
+    }
+
     /// Ends every session of the user.
     func logoutAll(_ auth: SessionAuth, in project: Project) async throws {
         try await store.revokeAll(userId: auth.user.id, projectId: project.id, now: clock.now())

@@ -193,6 +193,13 @@ struct SessionStore: Sendable {
         }
     }
 
+    /// Revokes one session by its id (logout with the session token).
+    func revoke(sessionId: String, now: Date) async throws {
+        try await database.transaction { sql in
+            try await Self.revoke(sessionId: sessionId, reason: "logout", now: now, in: sql)
+        }
+    }
+
     /// Revokes every session of a user (logout everywhere).
     func revokeAll(userId: String, projectId: String, now: Date) async throws {
         try await database.transaction { sql in
