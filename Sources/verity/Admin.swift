@@ -185,8 +185,8 @@ extension ProjectCommand {
             abstract: "Add a new session signing key; the old one signs for two more minutes, then retires.",
             discussion: """
                 The new key is in the project's JWKS at once (so verifiers learn it before they meet it) and
-                starts signing two minutes later. A retired key stays in the JWKS for 24 hours, longer than
-                any token it signed lives.
+                starts signing two minutes later. A retired key stays in the JWKS for 25 hours, longer than
+                any token it signed lives (sessions last at most 24 hours).
                 """)
         @Argument(help: "The project id (prj_…).") var id: String
         @OptionGroup var storage: StorageOptions

@@ -11,8 +11,9 @@ import VerityCore
 public struct SigningKeyService: Sendable {
     /// How long after a rotation the new key starts signing.
     public static let activationDelay: TimeInterval = 120
-    /// How long a retired key stays in the JWKS.
-    public static let retiredKeyPublication: TimeInterval = 24 * 3600
+    /// How long a retired key stays in the JWKS: the longest session lifetime a project may set, plus an hour for
+    /// verifiers' clock leeway, so that the last token the key signed expires before the key leaves.
+    public static let retiredKeyPublication = TimeInterval(ProjectSettings.sessionLifetimeRange.upperBound) + 3600
 
     let store: SigningKeyStore
     let sealer: SecretSealer
