@@ -39,7 +39,8 @@ import VerityCore
 /// ids.
 public actor VeritySession {
     /// Seconds before the session token expires from which it counts as expiring: ``validSessionJWT()`` refreshes it
-    /// first, and the automatic refresh runs this long before expiry.
+    /// first, and the automatic refresh runs this long before expiry. A token that lives less than four minutes is
+    /// refreshed a quarter of its lifetime before it expires instead.
     public static let refreshMargin: TimeInterval = 60
     /// Seconds to wait before the automatic refresh tries again after it failed without ending the session (no
     /// connection, a server error).
@@ -66,6 +67,9 @@ public actor VeritySession {
     private var phoneVerifications: [String: Task<OTPStartResponse, any Error>] = [:]
     private var subscribers: [UUID: AsyncStream<Session?>.Continuation] = [:]
     private var automaticRefresh: Task<Void, Never>?
+    /// When, by this device's clock, the current session token came from the server: its refresh is due that long
+    /// into its lifetime whatever the device's clock says the absolute time is.
+    private var receivedAt: (sessionJwt: String, date: Date)?
 
     /// Creates the sign-in entry point for one project.
     ///
@@ -196,8 +200,8 @@ public actor VeritySession {
 
     // MARK: - Using the session
 
-    /// A session token that is valid for at least ``refreshMargin`` seconds more, refreshing the session first when
-    /// needed.
+    /// A session token that is valid for at least ``refreshMargin`` seconds more (a quarter of its lifetime for a
+    /// token that lives less than four minutes), refreshing the session first when needed.
     ///
     /// - Returns: The session token, for an `Authorization: Bearer …` header.
     /// - Throws: ``VerityKitError/notSignedIn`` without a session; the errors of ``refresh()`` when a refresh was
@@ -208,7 +212,7 @@ public actor VeritySession {
         }
         restoreIfNeeded()
         guard let session = current else { throw VerityKitError.notSignedIn }
-        guard session.sessionExpiresAt.timeIntervalSince(clock()) > Self.refreshMargin else {
+        guard clock() < refreshDue(session) else {
             return try await refresh().sessionJwt
         }
         return session.sessionJwt
@@ -320,11 +324,12 @@ public actor VeritySession {
 
     // MARK: - Step-up
 
-    /// Starts a step-up: sends a code to the user's other login id, or a push challenge to their device.
+    /// Starts a step-up: sends a code to the user's other login id, or a push challenge to their device, or (TOTP)
+    /// only confirms that the user has an authenticator app to take a code from.
     ///
     /// - Parameters:
-    ///   - method: ``StepUpMethod/otp`` or ``StepUpMethod/push``; `nil` lets the server choose (push when the user has
-    ///     a verified push factor).
+    ///   - method: ``StepUpMethod/otp``, ``StepUpMethod/push`` or ``StepUpMethod/totp``; `nil` lets the server choose
+    ///     (push when the user has a verified push factor, then TOTP, then a code).
     ///   - locale: A BCP 47 language tag for the code message, or `nil` for the project's default.
     /// - Returns: What was started: where the code went, or the push challenge to wait for.
     /// - Throws: ``VerityKitError``; ``VerityKitError/server(_:)`` with `no_second_factor` when the user has none.
@@ -343,6 +348,17 @@ public actor VeritySession {
     /// - Throws: ``VerityKitError``; ``VerityKitError/server(_:)`` with `wrong_code` when the code is wrong.
     public func completeStepUp(code: String) async throws -> Session {
         try await completeStepUp(with: StepUpVerifyRequest(code: code))
+    }
+
+    /// Completes a TOTP step-up with a code from the user's authenticator app.
+    ///
+    /// - Parameter totpCode: The code the authenticator app shows now.
+    /// - Returns: The stepped-up session (``Session/isSteppedUp``, `totp` in ``Session/amr``), which keeps its refresh
+    ///   token.
+    /// - Throws: ``VerityKitError``; ``VerityKitError/server(_:)`` with `wrong_code` when the code is wrong or was
+    ///   already used.
+    public func completeStepUp(totpCode: String) async throws -> Session {
+        try await completeStepUp(with: StepUpVerifyRequest(code: totpCode, method: .totp))
     }
 
     /// Completes a push step-up once the challenge from ``stepUp(method:locale:)`` was approved on the device.
@@ -489,6 +505,9 @@ public actor VeritySession {
 
     private func setSession(_ session: Session, event: String) {
         isRestored = true
+        if receivedAt?.sessionJwt != session.sessionJwt {
+            receivedAt = (session.sessionJwt, clock())
+        }
         current = session
         do {
             try store.set(try StoredSession(session).encoded(), forKey: storageKey)
@@ -551,11 +570,28 @@ public actor VeritySession {
 
     // MARK: - Automatic refresh
 
-    /// Replaces the scheduled refresh with one ``refreshMargin`` seconds before `session` expires, or `delay`
-    /// seconds from now.
+    /// When `session` needs a refresh: a margin before its token expires.
+    ///
+    /// The margin is ``refreshMargin``, or a quarter of the token's lifetime (`exp` − `iat`) when that is shorter, so a
+    /// short-lived token is not refreshed again and again. A token this instance received is measured from when it
+    /// arrived, so a device clock that is off does not make it look expired (or fresh) when it is not.
+    private func refreshDue(_ session: Session) -> Date {
+        guard let issued = session.claims["iat"]?.doubleValue, let expires = session.claims["exp"]?.doubleValue,
+            expires > issued
+        else { return session.sessionExpiresAt.addingTimeInterval(-Self.refreshMargin) }
+        let lifetime = expires - issued
+        let margin = min(Self.refreshMargin, lifetime / 4)
+        if let receivedAt, receivedAt.sessionJwt == session.sessionJwt {
+            return receivedAt.date.addingTimeInterval(lifetime - margin)
+        }
+        return session.sessionExpiresAt.addingTimeInterval(-margin)
+    }
+
+    /// Replaces the scheduled refresh with one when `session` is due (``refreshDue(_:)``), or `delay` seconds from
+    /// now.
     private func scheduleAutomaticRefresh(for session: Session, in delay: TimeInterval? = nil) {
         automaticRefresh?.cancel()
-        let seconds = delay ?? max(0, session.sessionExpiresAt.timeIntervalSince(clock()) - Self.refreshMargin)
+        let seconds = delay ?? max(0, refreshDue(session).timeIntervalSince(clock()))
         let refreshToken = session.refreshToken
         let sleep = self.sleep
         // Weak, so that a pending refresh does not keep a discarded instance alive.
