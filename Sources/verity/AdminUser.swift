@@ -191,4 +191,5 @@ func show(_ user: User, json: Bool) throws {
         print("  claims: \(String(decoding: try encoder.encode(user.customClaims), as: UTF8.self))")
     }
     print("  created \(user.createdAt.formatted(.iso8601))")
+    print("  last sign-in \(user.lastSignInAt?.formatted(.iso8601) ?? "never")")
 }
