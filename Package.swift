@@ -120,6 +120,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "VerityCore",
+                "VerityJWT",
                 "VerityKit",
                 "VerityServer",
                 "VerityTestSupport",

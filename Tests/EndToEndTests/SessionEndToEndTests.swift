@@ -1,7 +1,10 @@
 import Foundation
 import Testing
 import VerityCore
+import VerityJWT
 import VerityKit
+
+@testable import VerityServer
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -71,6 +74,36 @@ struct SessionEndToEndTests {
             #expect(await restarted.session == nil)
             let dead = try await Self.rawRefresh(refreshed.refreshToken, server: server)
             #expect(dead.status == 401)
+        }
+    }
+
+    @Test(
+        "A backend validates session tokens with VerityJWT, fetching the JWKS over HTTP, also across a key rotation",
+        arguments: TestEngine.available)
+    func backendValidates(engine: TestEngine) async throws {
+        try await LiveServer.run(engine) { server in
+            let app = Self.app(server)
+            let session = try await Self.signIn(app, "+14155550120", server: server)
+            let clock = server.clock
+            let verifier = SessionVerifier(
+                issuer: "\(ServerConfiguration().resolvedPublicURL)/v1/projects/\(server.projectId)",
+                audience: server.projectId,
+                keySource: URLSessionJWKSSource(
+                    url: server.baseURL.appending(path: "v1/projects/\(server.projectId)/.well-known/jwks.json")),
+                now: { clock.now() })
+            let claims = try await verifier.verify(session.sessionJwt)
+            #expect(claims.subject == session.user.id)
+            #expect(claims.authenticationMethods == ["otp", "sms"])
+
+            // After a rotation the refreshed token has a kid the verifier has not seen: it refetches the JWKS.
+            _ = try await server.verity.signingKeys.rotate(projectId: server.projectId)
+            server.clock.advance(by: SigningKeyService.activationDelay + 1)
+            let refreshed = try await app.refresh()
+            #expect(
+                try CompactJWS(parsing: refreshed.sessionJwt).header.kid
+                    != (try CompactJWS(parsing: session.sessionJwt).header.kid))
+            #expect(try await verifier.verify(refreshed.sessionJwt).subject == session.user.id)
+            #expect(try await verifier.verify(session.sessionJwt).subject == session.user.id)
         }
     }
 

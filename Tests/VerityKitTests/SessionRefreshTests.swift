@@ -128,6 +128,37 @@ struct SessionRefreshTests {
     }
 }
 
+extension SessionRefreshTests {
+    @Test("a one-minute token is refreshed a quarter of its lifetime before it expires, not at once and not in a loop")
+    func shortLivedToken() async throws {
+        let harness = try SessionHarness()
+        let session = try await harness.signIn(try SessionFixture.auth(lifetime: 60))
+        try await eventually { await harness.sleeper.pendingCount == 1 }
+        #expect(await harness.sleeper.requested == [.seconds(45)])
+
+        harness.clock.advance(by: 44)
+        #expect(try await harness.verity.validSessionJWT() == session.sessionJwt)
+        #expect(await harness.requests.count == 1)
+        harness.clock.advance(by: 2)
+        try await harness.enqueue(try SessionFixture.auth(generation: 2, issuedAt: harness.clock.now, lifetime: 60))
+        #expect(try await harness.verity.validSessionJWT() != session.sessionJwt)
+        #expect(await harness.requests.count == 2)
+    }
+
+    @Test("a device clock ten minutes fast does not make a fresh token look expired")
+    func fastDeviceClock() async throws {
+        let harness = try SessionHarness()
+        // The server issued the token ten minutes before the device's clock says it is.
+        let session = try await harness.signIn(
+            try SessionFixture.auth(issuedAt: harness.clock.now.addingTimeInterval(-600), lifetime: 300))
+        try await eventually { await harness.sleeper.pendingCount == 1 }
+        #expect(await harness.sleeper.requested == [.seconds(240)])
+        #expect(try await harness.verity.validSessionJWT() == session.sessionJwt)
+        #expect(try await harness.verity.validSessionJWT() == session.sessionJwt)
+        #expect(await harness.requests.count == 1)
+    }
+}
+
 @Suite("Using the session")
 struct WithSessionTests {
     @Test("me sends the session token and the project header")
@@ -375,6 +406,25 @@ struct StepUpTests {
             try decodeBody(StepUpVerifyRequest.self, of: verify)
                 == StepUpVerifyRequest(challengeId: Fixture.challengeId))
         #expect(steppedUp.isSteppedUp)
+        #expect(steppedUp.refreshToken == session.refreshToken)
+    }
+
+    @Test("a TOTP step-up sends the authenticator code with method totp")
+    func totpStepUp() async throws {
+        let harness = try SessionHarness()
+        let session = try await harness.signIn()
+        try await harness.enqueue(StepUpStartResponse(method: .totp))
+        try await harness.enqueue(
+            try SessionFixture.auth(
+                generation: 2, includesRefreshToken: false, amr: ["otp", "email", "totp"], acr: "mfa"))
+
+        #expect(try await harness.verity.stepUp().method == .totp)
+        let steppedUp = try await harness.verity.completeStepUp(totpCode: "287082")
+
+        #expect(
+            try decodeBody(StepUpVerifyRequest.self, of: try await harness.request(2))
+                == StepUpVerifyRequest(code: "287082", method: .totp))
+        #expect(steppedUp.amr.contains("totp") && steppedUp.isSteppedUp)
         #expect(steppedUp.refreshToken == session.refreshToken)
     }
 

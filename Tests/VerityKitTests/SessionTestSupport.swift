@@ -26,7 +26,7 @@ enum SessionFixture {
     /// A well-formed session token whose signature is 64 arbitrary bytes: VerityKit only reads the payload.
     static func sessionJWT(
         generation: Int = 1, sessionId: String = sessionId, amr: [String] = ["otp", "email"], acr: String? = nil,
-        custom: [String: JSONValue] = [:], issuedAt: Date = Fixture.now
+        custom: [String: JSONValue] = [:], issuedAt: Date = Fixture.now, lifetime: TimeInterval = lifetime
     ) throws -> String {
         var claims: [String: JSONValue] = [
             "iss": .string("https://verity.test/v1/projects/\(projectId)"),
@@ -60,10 +60,12 @@ enum SessionFixture {
     /// A sign-in, refresh or step-up answer.
     static func auth(
         generation: Int = 1, includesRefreshToken: Bool = true, amr: [String] = ["otp", "email"], acr: String? = nil,
-        custom: [String: JSONValue] = [:], issuedAt: Date = Fixture.now, user: User = user
+        custom: [String: JSONValue] = [:], issuedAt: Date = Fixture.now, user: User = user,
+        lifetime: TimeInterval = lifetime
     ) throws -> AuthResponse {
         AuthResponse(
-            sessionJwt: try sessionJWT(generation: generation, amr: amr, acr: acr, custom: custom, issuedAt: issuedAt),
+            sessionJwt: try sessionJWT(
+                generation: generation, amr: amr, acr: acr, custom: custom, issuedAt: issuedAt, lifetime: lifetime),
             sessionExpiresAt: issuedAt.addingTimeInterval(lifetime),
             refreshToken: includesRefreshToken ? refreshToken(generation) : nil,
             refreshExpiresAt: issuedAt.addingTimeInterval(30 * 86_400), user: user, firstSeen: generation == 1)

@@ -459,6 +459,120 @@ struct SessionAPITests {
     }
 
     @Test(
+        "Step-up by an authenticator app: a TOTP code gives amr totp and acr mfa; a wrong or reused code is refused",
+        arguments: TestEngine.available)
+    func stepUpByTOTP(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        try await node.run { client in
+            let signIn = try await client.signIn("+14155550112", node: node)
+            let created = try await client.send(
+                .post, "/v1/users/\(signIn.user.id)/factors/totp", key: node.apiKey, json: #"{"friendlyName":"A"}"#)
+            let factor = try created.decode(CreatedTOTPFactor.self)
+            let totp = try TOTP(secret: try #require(Base32.decode(factor.secret)))
+            // An unverified factor does not count.
+            let unverified = try await client.auth(
+                .post, "stepup/start", project: node.project, json: #"{"method":"totp"}"#, session: signIn.sessionJwt)
+            #expect(try unverified.problem().code == "no_second_factor")
+            let first = totp.code(at: node.clock.now())
+            #expect(
+                try await client.send(
+                    .post, "/v1/factors/\(factor.factor.id)/verify", key: node.apiKey, json: #"{"code":"\#(first)"}"#
+                ).status == .ok)
+
+            // With no push factor, the server picks the authenticator app.
+            let started = try await client.auth(
+                .post, "stepup/start", project: node.project, session: signIn.sessionJwt)
+            #expect(try started.decode(StepUpStartResponse.self) == StepUpStartResponse(method: .totp))
+            let reused = try await client.auth(
+                .post, "stepup/verify", project: node.project, json: #"{"code":"\#(first)","method":"totp"}"#,
+                session: signIn.sessionJwt)
+            #expect(reused.status == .unauthorized)
+            #expect(try reused.problem().code == "wrong_code")
+
+            node.clock.advance(by: 30)
+            let code = totp.code(at: node.clock.now())
+            let verified = try await client.auth(
+                .post, "stepup/verify", project: node.project, json: #"{"code":"\#(code)","method":"totp"}"#,
+                session: signIn.sessionJwt)
+            #expect(verified.status == .ok)
+            let claims = try await Self.independentlyVerified(
+                try verified.decode(AuthResponse.self).sessionJwt, client: client, project: node.project)
+            #expect(claims["amr"] as? [String] == ["otp", "sms", "totp"])
+            #expect(claims["acr"] as? String == "mfa")
+
+            // A code without `method` is a sent step-up code, and there is none pending.
+            let plain = try await client.auth(
+                .post, "stepup/verify", project: node.project, json: #"{"code":"\#(code)"}"#,
+                session: signIn.sessionJwt)
+            #expect(try plain.problem().code == "verification_not_found")
+            let mixed = try await client.auth(
+                .post, "stepup/verify", project: node.project, json: #"{"challengeId":"chl_x","method":"totp"}"#,
+                session: signIn.sessionJwt)
+            #expect(try mixed.problem().code == "invalid_request")
+        }
+    }
+
+    @Test(
+        "Sign-in is limited per login id, also when no code is pending; logout and step-up are limited per client",
+        arguments: TestEngine.available)
+    func perLoginIdLimit(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine) { configuration in
+            configuration.rateLimits.perLoginId = RateLimitPolicy(capacity: 2, period: 3600)
+        }
+        try await node.run { client in
+            // Probing whether a code is pending costs from the login id's bucket too.
+            for _ in 1...2 {
+                let probe = try await client.auth(
+                    .post, "otp/verify", project: node.project, json: #"{"loginId":"+14155550113","code":"123456"}"#)
+                #expect(try probe.problem().code == "verification_not_found")
+            }
+            let limited = try await client.auth(
+                .post, "otp/verify", project: node.project, json: #"{"loginId":"+14155550113","code":"123456"}"#)
+            #expect(limited.status == .tooManyRequests)
+            #expect(try limited.problem().code == "rate_limited")
+            let start = try await client.auth(
+                .post, "otp/start", project: node.project, json: #"{"loginId":"+14155550113"}"#)
+            #expect(start.status == .tooManyRequests)
+            // Another login id from the same client is not affected.
+            let other = try await client.auth(
+                .post, "otp/start", project: node.project, json: #"{"loginId":"+14155550114"}"#)
+            #expect(other.status == .ok)
+        }
+
+        let strict = try await TestNode.make(engine) { configuration in
+            configuration.rateLimits.perClientAddress = RateLimitPolicy(capacity: 2, period: 3600)
+        }
+        try await strict.run { client in
+            let signIn = try await client.signIn("+14155550115", node: strict)
+            let logout = try await client.auth(.post, "logout", project: strict.project, session: signIn.sessionJwt)
+            #expect(logout.status == .tooManyRequests)
+            let stepUp = try await client.auth(
+                .post, "stepup/verify", project: strict.project, json: #"{"code":"123456"}"#,
+                session: signIn.sessionJwt)
+            #expect(stepUp.status == .tooManyRequests)
+        }
+    }
+
+    @Test("Logout with only the session token ends that session and no other", arguments: TestEngine.available)
+    func logoutBySessionToken(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        try await node.run { client in
+            let phone = try await client.signIn("+14155550116", node: node)
+            let laptop = try await client.signIn("+14155550116", node: node, codeCount: 2)
+            let logout = try await client.auth(.post, "logout", project: node.project, session: phone.sessionJwt)
+            #expect(logout.status == .noContent)
+            #expect(
+                try await client.auth(.get, "me", project: node.project, session: phone.sessionJwt).status
+                    == .unauthorized)
+            #expect(try await client.refresh(phone.refreshToken, project: node.project).status == .unauthorized)
+            #expect(
+                try await client.auth(.get, "me", project: node.project, session: laptop.sessionJwt).status == .ok)
+            let neither = try await client.auth(.post, "logout", project: node.project)
+            #expect(neither.status == .unauthorized)
+        }
+    }
+
+    @Test(
         "Test numbers: nothing is sent, the fixed code works, no rate limit, at most 10",
         arguments: TestEngine.available)
     func testNumbers(engine: TestEngine) async throws {
@@ -482,6 +596,12 @@ struct SessionAPITests {
                     .post, "otp/verify", project: node.project, json: #"{"loginId":"+16505551234","code":"123456"}"#)
                 #expect(verified.status == .ok)
                 #expect(try verified.decode(AuthResponse.self).firstSeen == (attempt == 1))
+            }
+            // Asking again and again (resend by default) never meets the cap of five sends.
+            for _ in 1...7 {
+                let again = try await client.auth(
+                    .post, "otp/start", project: node.project, json: #"{"loginId":"+16505551234"}"#)
+                #expect(again.status == .ok)
             }
             try await Task.sleep(for: .milliseconds(200))
             #expect(node.sender.messages(to: "+16505551234").isEmpty)
@@ -517,6 +637,33 @@ struct SessionAPITests {
             #expect(
                 try await client.send(.delete, "/v1/test-numbers/%2B16505551234", key: node.apiKey).status
                     == .notFound)
+        }
+    }
+
+    @Test("A step-up code to a test number is never sent, and the fixed code works", arguments: TestEngine.available)
+    func testNumberStepUp(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        try await node.run { client in
+            _ = try await client.send(
+                .post, "/v1/test-numbers", key: node.apiKey, json: #"{"phoneNumber":"+16505551234","code":"123456"}"#)
+            let byEmail = try await client.signIn("tess@example.com", node: node)
+            _ = try await client.send(
+                .patch, "/v1/users/\(byEmail.user.id)", key: node.apiKey,
+                json: #"{"loginIds":["tess@example.com","+16505551234"]}"#)
+            for _ in 1...7 {
+                let stepUp = try await client.auth(
+                    .post, "stepup/start", project: node.project, session: byEmail.sessionJwt)
+                #expect(try stepUp.decode(StepUpStartResponse.self).channel == .sms)
+            }
+            let steppedUp = try await client.auth(
+                .post, "stepup/verify", project: node.project, json: #"{"code":"123456"}"#,
+                session: byEmail.sessionJwt)
+            #expect(steppedUp.status == .ok)
+            let claims = try await Self.independentlyVerified(
+                try steppedUp.decode(AuthResponse.self).sessionJwt, client: client, project: node.project)
+            #expect(claims["amr"] as? [String] == ["otp", "email", "sms"])
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(node.sender.messages(to: "+16505551234").isEmpty)
         }
     }
 

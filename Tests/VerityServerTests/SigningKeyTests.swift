@@ -36,7 +36,7 @@ struct SigningKeyTests {
     }
 
     @Test(
-        "Tokens the server signs verify with an independent verifier against the served JWKS",
+        "Tokens the server signs verify with VerityJWT against the served JWKS; a forged key with the same kid does not",
         arguments: TestEngine.available)
     func signAndVerify(engine: TestEngine) async throws {
         let node = try await TestNode.make(engine)
@@ -83,14 +83,43 @@ struct SigningKeyTests {
         let after = try await keys.sign(try Self.claims(node), projectId: node.project.id)
         #expect(try CompactJWS(parsing: after).header.kid == newKid)
         try await node.run { client in
-            // Tokens of both keys verify.
+            // Tokens of both keys verify, with VerityJWT and with nothing but swift-crypto.
             let verifier = try await Self.verifier(node, client: client)
             for token in [first, before, after] {
                 #expect(try await verifier.verify(token).subject == "usr_1")
+                let claims = try await SessionAPITests.independentlyVerified(
+                    token, client: client, project: node.project)
+                #expect(claims["sub"] as? String == "usr_1")
             }
 
             node.clock.advance(by: SigningKeyService.retiredKeyPublication)
             #expect(try await keys.keySet(projectId: node.project.id).keys.compactMap(\.kid) == [newKid])
+        }
+    }
+
+    @Test(
+        "A retired key stays in the JWKS until the last token it signed at the longest session lifetime has expired",
+        arguments: TestEngine.available)
+    func retirementOutlivesTokens(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        let keys = node.verity.signingKeys
+        let longest = TimeInterval(ProjectSettings.sessionLifetimeRange.upperBound)
+        let firstKid = try #require(
+            try CompactJWS(parsing: try await keys.sign(try Self.claims(node), projectId: node.project.id)).header.kid)
+        _ = try await keys.rotate(projectId: node.project.id)
+        // The old key's last token, signed just before the new key takes over, for the longest lifetime.
+        node.clock.advance(by: SigningKeyService.activationDelay - 1)
+        let last = try await keys.sign(try Self.claims(node, lifetime: longest), projectId: node.project.id)
+        #expect(try CompactJWS(parsing: last).header.kid == firstKid)
+        try await node.run { client in
+            // A minute after it expired (a verifier's leeway), its key is still published.
+            node.clock.advance(by: longest + 60)
+            let claims = try await SessionAPITests.independentlyVerified(last, client: client, project: node.project)
+            #expect(claims["sub"] as? String == "usr_1")
+            #expect(try await keys.keySet(projectId: node.project.id).keys.contains { $0.kid == firstKid })
+
+            node.clock.advance(by: SigningKeyService.retiredKeyPublication)
+            #expect(try await !keys.keySet(projectId: node.project.id).keys.contains { $0.kid == firstKid })
         }
     }
 
