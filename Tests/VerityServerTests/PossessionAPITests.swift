@@ -297,3 +297,127 @@ struct PossessionAPITests {
         }
     }
 }
+
+extension TestFlow {
+    /// The instant link's path (`/p/ver_….secret`) from the newest message to `phone`, after `count` messages.
+    func linkPath(to phone: String, count: Int = 1) async throws -> String {
+        let message = try #require(try await node.sender.waitForMessages(to: phone, count: count).last)
+        let url = try #require(message.body.split(separator: " ").last.map(String.init))
+        return try #require(URL(string: url)?.path)
+    }
+
+    /// The flow as the server stores it, read the way a step reads it when it starts.
+    func record() async throws -> PossessionRecord {
+        try #require(
+            try await node.verity.possessionService(limits: node.configuration.rateLimits).store.flow(
+                id: started.correlationId, projectId: node.project.id))
+    }
+}
+
+extension PossessionAPITests {
+    @Test("After a number change the old number's code proves nothing", arguments: TestEngine.available)
+    func oldCodeAfterNumberChange(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        try await node.run { client in
+            let flow = try await TestFlow.start(
+                #"{"phoneNumber":"+14155550121","flow":"mobile"}"#, node: node, client: client)
+            _ = try await flow.step("otp/start", client: client)
+            let old = try await node.sender.code(to: "+14155550121")
+            let changed = try await flow.step(
+                "otp/change-number", json: #"{"phoneNumber":"+14155550122"}"#, client: client)
+            #expect(changed.status == .ok)
+            let new = try await node.sender.code(to: "+14155550122")
+            if old != new {
+                let refused = try await flow.step("otp/finish", json: #"{"code":"\#(old)"}"#, client: client)
+                #expect(refused.status != .ok)
+                #expect(try await flow.state(client: client).status != .succeeded)
+                _ = try await flow.step("otp/retry", client: client)
+            }
+            let done = try await flow.step("otp/finish", json: #"{"code":"\#(new)"}"#, client: client)
+            #expect(try done.decode(PossessionState.self).status == .succeeded)
+            #expect(try await flow.validate(client: client).phoneNumber == "+14155550122")
+        }
+    }
+
+    /// The moment inside a number change that the audit found: the flow already names the new number while a
+    /// request holding the old number's code (or link) finishes. Success must stay bound to the number proven.
+    @Test("A code or link checked across a number change cannot prove the new number", arguments: TestEngine.available)
+    func numberChangeInBetween(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        let service = node.verity.possessionService(limits: node.configuration.rateLimits)
+        try await node.run { client in
+            let mobile = try await TestFlow.start(
+                #"{"phoneNumber":"+14155550123","flow":"mobile"}"#, node: node, client: client)
+            _ = try await mobile.step("otp/start", client: client)
+            let code = try await node.sender.code(to: "+14155550123")
+            let before = try await mobile.record()
+            _ = try await service.store.step(
+                id: before.id, from: [.otpSent], set: "phone = '+14155550124'", now: node.clock.now())
+            await #expect(throws: VerityError.self) {
+                try await service.finishOTP(before, code: code, in: node.project)
+            }
+            #expect(try await mobile.state(client: client).status == .otpSent)
+            let validation = try await mobile.validate(client: client)
+            #expect(!validation.success)
+
+            let desktop = try await TestFlow.start(
+                #"{"phoneNumber":"+14155550125","flow":"desktop"}"#, node: node, client: client)
+            _ = try await desktop.step("link/start", client: client)
+            let path = try await desktop.linkPath(to: "+14155550125")
+            _ = try await service.store.step(
+                id: desktop.started.correlationId, from: [.linkSent], set: "phone = '+14155550126'",
+                now: node.clock.now())
+            #expect(try await client.send(.get, path, key: nil).status == .notFound)
+            #expect(try await client.send(.post, path, key: nil).status == .notFound)
+            #expect(try await desktop.state(client: client).status == .linkSent)
+        }
+    }
+
+    @Test("A wrong code after a concurrent retry used the last one fails the flow", arguments: TestEngine.available)
+    func wrongCodeDecidedByStoredRetries(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        let service = node.verity.possessionService(limits: node.configuration.rateLimits)
+        try await node.run { client in
+            let flow = try await TestFlow.start(
+                #"{"phoneNumber":"+14155550127","flow":"mobile"}"#, node: node, client: client)
+            _ = try await flow.step("otp/start", client: client)
+            let digits = wrongCode(for: try await node.sender.code(to: "+14155550127"))
+            let wrong = #"{"code":"\#(digits)"}"#
+            for _ in 1...2 {
+                #expect(try await flow.step("otp/finish", json: wrong, client: client).status == .unauthorized)
+                #expect(try await flow.step("otp/retry", client: client).status == .ok)
+            }
+            // A finish that read the flow now (retries 2)...
+            let stale = try await flow.record()
+            // ...while another wrong code and the last retry go through.
+            #expect(try await flow.step("otp/finish", json: wrong, client: client).status == .unauthorized)
+            #expect(try await flow.step("otp/retry", client: client).status == .ok)
+            let error = await #expect(throws: VerityError.self) {
+                try await service.finishOTP(stale, code: digits, in: node.project)
+            }
+            #expect(error?.code == .retryLimitReached)
+            #expect(try await flow.state(client: client).status == .failed)
+        }
+    }
+
+    @Test("A code that took its five wrong entries (over resends) fails the flow", arguments: TestEngine.available)
+    func deadCodeFailsFlow(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        try await node.run { client in
+            let flow = try await TestFlow.start(
+                #"{"phoneNumber":"+14155550128","flow":"mobile"}"#, node: node, client: client)
+            _ = try await flow.step("otp/start", client: client)
+            let wrong = #"{"code":"\#(wrongCode(for: try await node.sender.code(to: "+14155550128")))"}"#
+            for _ in 1...3 {
+                #expect(try await flow.step("otp/finish", json: wrong, client: client).status == .unauthorized)
+                #expect(try await flow.step("otp/resend", client: client).status == .ok)
+            }
+            #expect(try await flow.step("otp/finish", json: wrong, client: client).status == .unauthorized)
+            #expect(try await flow.step("otp/retry", client: client).status == .ok)
+            let fifth = try await flow.step("otp/finish", json: wrong, client: client)
+            #expect(try fifth.problem().code == "retry_limit_reached")
+            #expect(try await flow.state(client: client).status == .failed)
+            #expect(try await flow.validate(client: client).reason == "failed")
+        }
+    }
+}

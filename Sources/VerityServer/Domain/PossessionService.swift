@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SQLKit
 import VerityCore
 
 /// A carrier-based ("silent") check that a request comes from the phone holding a number, tried before a code.
@@ -142,31 +143,62 @@ public struct PossessionService: Sendable {
             throw VerityError(.verificationNotFound, "The code expired or was replaced; resend it (otp/resend).")
         }
         let fixed = try await testNumbers.code(phone: phone, projectId: project.id)
-        switch try await verifications.attempt(code, on: verification, fixedCode: fixed, now: now) {
+        let attempt: VerificationService.Attempt
+        do {
+            attempt = try await verifications.attempt(code, on: verification, fixedCode: fixed, now: now)
+        } catch let error as VerityError where error.code == .maxCheckAttemptsReached {
+            // The code took all the wrong entries a code allows (resends send the same code): the check fails.
+            throw try await failure(
+                of: flow, from: [.otpSent, .otpWrong], proving: phone, set: "status = 'failed'", now: now)
+        }
+        // Every outcome is conditional on the number this code was sent to: after a number change the code of the
+        // old number proves nothing, even when it was checked just before the change.
+        let proving: SQLQueryString = "phone = \(bind: phone)"
+        switch attempt {
         case .approved:
             guard
                 let done = try await store.step(
                     id: flow.id, from: [.otpSent],
-                    set: "status = 'succeeded', method = 'otp', completed_at = \(bind: now.storedValue)", now: now)
-            else { throw try await whyNot(flow, now: now) }
+                    set: "status = 'succeeded', method = 'otp', completed_at = \(bind: now.storedValue)",
+                    when: proving, now: now)
+            else { throw try await whyNot(flow, now: now, proving: phone) }
             metrics.possession(.succeeded)
             logger.info("Possession proven", metadata: ["possession": "\(flow.id)", "method": "otp"])
             return try await view(done, in: project)
-        case .wrong:
-            let retriesLeft = Self.maxRetries - flow.retries
-            _ = try await store.step(
-                id: flow.id, from: [.otpSent],
-                set: "status = \(bind: retriesLeft > 0 ? "otp_wrong" : "failed")", now: now)
-            guard retriesLeft > 0 else {
-                metrics.possession(.failed)
-                throw VerityError(
-                    .retryLimitReached, "The code is wrong and no retries are left; the check failed.",
-                    remainingAttempts: 0)
+        case .wrong(let counted):
+            // The update decides from the stored retries (a concurrent otp/retry may have used one since this
+            // request read the flow); a dead code fails the check whatever retries are left.
+            guard counted.status != .maxAttemptsReached else {
+                throw try await failure(
+                    of: flow, from: [.otpSent, .otpWrong], proving: phone, set: "status = 'failed'", now: now)
             }
-            throw VerityError(
-                .wrongCode, "The code is wrong; call otp/retry to enter it again (\(retriesLeft) left).",
-                remainingAttempts: retriesLeft)
+            throw try await failure(
+                of: flow, from: [.otpSent], proving: phone,
+                set: "status = CASE WHEN retries < \(bind: Self.maxRetries) THEN 'otp_wrong' ELSE 'failed' END",
+                now: now)
         }
+    }
+
+    /// Records a wrong code (or a dead one, which fails the flow even from `otp_wrong`) with `changes`, and returns
+    /// the error that says what the flow became.
+    private func failure(
+        of flow: PossessionRecord, from: [PossessionStatus], proving phone: String, set changes: SQLQueryString,
+        now: Date
+    ) async throws -> VerityError {
+        guard
+            let marked = try await store.step(
+                id: flow.id, from: from, set: changes, when: "phone = \(bind: phone)", now: now)
+        else { return try await whyNot(flow, now: now, proving: phone) }
+        guard marked.status == .otpWrong else {
+            metrics.possession(.failed)
+            return VerityError(
+                .retryLimitReached, "The code is wrong and no retries are left; the check failed.",
+                remainingAttempts: 0)
+        }
+        let retriesLeft = Self.maxRetries - marked.retries
+        return VerityError(
+            .wrongCode, "The code is wrong; call otp/retry to enter it again (\(retriesLeft) left).",
+            remainingAttempts: retriesLeft)
     }
 
     /// Allows another code entry after a wrong one.
@@ -259,7 +291,8 @@ public struct PossessionService: Sendable {
 
     // MARK: - The hosted instant-link page
 
-    /// What the page for `token` shows: the flow, if the link is good and still pending.
+    /// What the page for `token` shows: the flow, if the link is good and still the one the flow waits for (not
+    /// used, expired, or replaced by a number change).
     func linkTarget(_ token: String) async throws -> (flow: PossessionRecord, verification: VerificationRecord)? {
         let parts = token.split(separator: ".", maxSplits: 1).map(String.init)
         guard token.utf8.count <= 200, parts.count == 2, parts[0].hasPrefix("ver_"),
@@ -270,6 +303,10 @@ public struct PossessionService: Sendable {
             case let flowId = String(verification.purpose.rawValue.dropFirst("possession_link:".count)),
             let flow = try await store.flow(id: flowId, projectId: verification.projectId)
         else { return nil }
+        let now = clock.now()
+        guard verification.status(at: now) == .pending, flow.status(at: now) == .linkSent,
+            flow.phone == verification.destination
+        else { return nil }
         return (flow, verification)
     }
 
@@ -277,13 +314,13 @@ public struct PossessionService: Sendable {
     func confirmLink(_ token: String) async throws -> PossessionRecord? {
         guard let (flow, verification) = try await linkTarget(token) else { return nil }
         let now = clock.now()
-        guard flow.status(at: now) == .linkSent,
+        guard
             try await verifications.store.approve(
                 id: verification.id, maxChecks: VerificationService.maxChecks, now: now) != nil,
             let done = try await store.step(
                 id: flow.id, from: [.linkSent],
                 set: "status = 'succeeded', method = 'instant_link', completed_at = \(bind: now.storedValue)",
-                now: now)
+                when: "phone = \(bind: verification.destination)", now: now)
         else { return nil }
         metrics.possession(.succeeded)
         logger.info("Possession proven", metadata: ["possession": "\(flow.id)", "method": "instant_link"])
@@ -351,8 +388,10 @@ public struct PossessionService: Sendable {
         case resends, retries, numberChanges
     }
 
-    /// A step matched nothing: re-read the flow and say why.
-    private func whyNot(_ flow: PossessionRecord, now: Date, limit: Limit? = nil) async throws -> VerityError {
+    /// A step matched nothing: re-read the flow and say why. `proving` is the number a checked code was sent to.
+    private func whyNot(_ flow: PossessionRecord, now: Date, limit: Limit? = nil, proving: String? = nil)
+        async throws -> VerityError
+    {
         let current = try await store.flow(id: flow.id, projectId: flow.projectId) ?? flow
         switch current.status(at: now) {
         case .expired:
@@ -360,6 +399,10 @@ public struct PossessionService: Sendable {
         case .succeeded, .failed:
             return Self.outOfOrder("This possession check is finished (\(current.status.rawValue)).")
         default: break
+        }
+        if let proving, current.phone != proving {
+            return VerityError(
+                .verificationNotFound, "The number was changed; enter the code sent to the new number.")
         }
         switch limit {
         case .resends? where current.resends >= Self.maxResends:
