@@ -420,4 +420,147 @@ extension PossessionAPITests {
             #expect(try await flow.validate(client: client).reason == "failed")
         }
     }
+
+    @Test("A send the rate limits refuse leaves the flow as it was", arguments: TestEngine.available)
+    func refusedSendCountsNothing(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine) { configuration in
+            configuration.rateLimits.perDestination = RateLimitPolicy(capacity: 1, period: 3600)
+            configuration.rateLimits.perNumberBlock = RateLimitPolicy(capacity: 2, period: 3600)
+        }
+        try await node.run { client in
+            let one = try await TestFlow.start(
+                #"{"phoneNumber":"+14155550130","flow":"mobile"}"#, node: node, client: client)
+            #expect(try await one.step("otp/start", client: client).status == .ok)
+            let two = try await TestFlow.start(
+                #"{"phoneNumber":"+14155550130","flow":"mobile"}"#, node: node, client: client)
+            for _ in 1...2 {
+                // Refused again, not `step_out_of_order`: the first refusal did not move the flow.
+                #expect(try await two.step("otp/start", client: client).problem().code == "rate_limited")
+            }
+            #expect(try await two.state(client: client).status == .created)
+
+            #expect(try await one.step("otp/resend", client: client).problem().code == "rate_limited")
+            #expect(try await one.state(client: client).resendsLeft == 3)
+            let changed = try await one.step(
+                "otp/change-number", json: #"{"phoneNumber":"+14155550131"}"#, client: client)
+            #expect(try changed.decode(PossessionState.self).numberChangesLeft == 2)
+            // The number block (…130 to …131 used it twice) refuses a third number; the flow keeps …131.
+            let refused = try await one.step(
+                "otp/change-number", json: #"{"phoneNumber":"+14155550132"}"#, client: client)
+            #expect(try refused.problem().code == "rate_limited")
+            let state = try await one.state(client: client)
+            #expect(state.numberChangesLeft == 2 && state.maskedPhoneNumber?.hasSuffix("31") == true)
+            let code = try await node.sender.code(to: "+14155550131")
+            let done = try await one.step("otp/finish", json: #"{"code":"\#(code)"}"#, client: client)
+            #expect(try done.decode(PossessionState.self).status == .succeeded)
+            #expect(try await one.validate(client: client).phoneNumber == "+14155550131")
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(node.sender.messages(to: "+14155550130").count == 1)
+            #expect(node.sender.messages(to: "+14155550132").isEmpty)
+        }
+    }
+
+    @Test(
+        "A desktop flow for a test number sends nothing and succeeds with instant_link",
+        arguments: TestEngine.available)
+    func desktopTestNumber(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        try await node.run { client in
+            for number in ["+16505551235", "+16505551236"] {
+                let added = try await client.send(
+                    .post, "/v1/test-numbers", key: node.apiKey, json: #"{"phoneNumber":"\#(number)","code":"123456"}"#)
+                #expect(added.status.code < 300)
+            }
+            let flow = try await TestFlow.start(
+                #"{"phoneNumber":"+16505551235","flow":"desktop"}"#, node: node, client: client)
+            let started = try await flow.step("link/start", client: client).decode(PossessionState.self)
+            #expect(started.status == .succeeded)
+            #expect(try await flow.step("link/resend", client: client).problem().code == "step_out_of_order")
+            let validation = try await flow.validate(client: client)
+            #expect(validation.success && validation.method == .instantLink)
+
+            // A change to a test number counts as opened too.
+            let other = try await TestFlow.start(
+                #"{"phoneNumber":"+14155550133","flow":"desktop"}"#, node: node, client: client)
+            _ = try await other.step("link/start", client: client)
+            let first = try await other.linkPath(to: "+14155550133")
+            let changed = try await other.step(
+                "otp/change-number", json: #"{"phoneNumber":"+16505551236"}"#, client: client)
+            #expect(try changed.decode(PossessionState.self).status == .succeeded)
+            #expect(try await client.send(.get, first, key: nil).status == .notFound)
+            #expect(try await other.validate(client: client).phoneNumber == "+16505551236")
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(
+                node.sender.messages(to: "+16505551235").isEmpty && node.sender.messages(to: "+16505551236").isEmpty)
+        }
+    }
+
+    @Test("Desktop: link/resend sends 3 times, the 4th is refused", arguments: TestEngine.available)
+    func linkResendLimit(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        try await node.run { client in
+            let flow = try await TestFlow.start(
+                #"{"phoneNumber":"+14155550134","flow":"desktop"}"#, node: node, client: client)
+            _ = try await flow.step("link/start", client: client)
+            for left in (0..<3).reversed() {
+                let resent = try await flow.step("link/resend", client: client)
+                #expect(try resent.decode(PossessionState.self).resendsLeft == left)
+            }
+            let fourth = try await flow.step("link/resend", client: client)
+            #expect(fourth.status == .tooManyRequests)
+            #expect(try fourth.problem().code == "resend_limit_reached")
+            let path = try await flow.linkPath(to: "+14155550134", count: 4)
+            #expect(try await client.send(.post, path, key: nil).status == .ok)
+            #expect(try await flow.validate(client: client).success)
+        }
+    }
+
+    @Test(
+        "Desktop: a number change kills the old link (its page says so); the new one proves the new number",
+        arguments: TestEngine.available)
+    func desktopChangeNumber(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        try await node.run { client in
+            let flow = try await TestFlow.start(
+                #"{"phoneNumber":"+14155550135","flow":"desktop","locale":"fr"}"#, node: node, client: client)
+            _ = try await flow.step("link/start", client: client)
+            let old = try await flow.linkPath(to: "+14155550135")
+            let changed = try await flow.step(
+                "otp/change-number", json: #"{"phoneNumber":"+14155550136"}"#, client: client)
+            #expect(try changed.decode(PossessionState.self).numberChangesLeft == 2)
+            let dead = try await client.send(.get, old, key: nil, headers: [.acceptLanguage: "fr-FR,fr;q=0.9"])
+            #expect(dead.status == .notFound)
+            #expect(String(buffer: dead.body).contains("Ce lien a expiré ou a déjà été utilisé."))
+            #expect(try await client.send(.post, old, key: nil).status == .notFound)
+            let new = try await flow.linkPath(to: "+14155550136")
+            #expect(try await client.send(.post, new, key: nil).status == .ok)
+            let validation = try await flow.validate(client: client)
+            #expect(validation.success && validation.phoneNumber == "+14155550136")
+        }
+    }
+
+    @Test("A desktop link lives as long as its flow, not just a code's two minutes", arguments: TestEngine.available)
+    func linkLifetime(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        try await node.run { client in
+            let late = try await TestFlow.start(
+                #"{"phoneNumber":"+14155550137","flow":"desktop"}"#, node: node, client: client)
+            _ = try await late.step("link/start", client: client)
+            let path = try await late.linkPath(to: "+14155550137")
+            let expired = try await TestFlow.start(
+                #"{"phoneNumber":"+14155550138","flow":"desktop"}"#, node: node, client: client)
+            _ = try await expired.step("link/start", client: client)
+            let gone = try await expired.linkPath(to: "+14155550138")
+            let linkExpiresAt = try #require(try await late.state(client: client).codeExpiresAt)
+            #expect(abs(linkExpiresAt.timeIntervalSince(late.started.expiresAt)) < 1)
+
+            node.clock.advance(by: 600)
+            #expect(try await client.send(.get, path, key: nil).status == .ok)
+            #expect(try await client.send(.post, path, key: nil).status == .ok)
+            #expect(try await late.validate(client: client).success)
+            node.clock.advance(by: 301)
+            #expect(try await client.send(.get, gone, key: nil).status == .notFound)
+            #expect(try await expired.validate(client: client).reason == "expired")
+        }
+    }
 }

@@ -123,12 +123,8 @@ public struct PossessionService: Sendable {
             throw Self.outOfOrder("A desktop flow sends an instant link: call link/start.")
         }
         let phone = try phoneToProve(flow, given: phoneNumber, in: project)
-        let now = clock.now()
-        guard
-            let started = try await store.step(
-                id: flow.id, from: [.created], set: "status = 'otp_sent', phone = \(bind: phone.e164)", now: now)
-        else { throw try await whyNot(flow, now: now) }
-        try await send(started, in: project, now: now)
+        let started = try await sendingStep(
+            flow, to: phone, from: [.created], set: "phone = \(bind: phone.e164)", in: project)
         return try await view(started, in: project)
     }
 
@@ -214,15 +210,10 @@ public struct PossessionService: Sendable {
 
     /// Sends the code (or, on desktop, the link) again.
     func resend(_ flow: PossessionRecord, in project: Project) async throws -> PossessionState {
-        let now = clock.now()
-        let from: [PossessionStatus] = flow.flow == .mobile ? [.otpSent, .otpWrong] : [.linkSent]
-        let status = flow.flow == .mobile ? "otp_sent" : "link_sent"
-        guard
-            let resent = try await store.step(
-                id: flow.id, from: from, set: "status = \(bind: status), resends = resends + 1",
-                when: "resends < \(bind: Self.maxResends)", now: now)
-        else { throw try await whyNot(flow, now: now, limit: .resends) }
-        try await send(resent, in: project, now: now)
+        guard let known = flow.phone else { throw try await whyNot(flow, now: clock.now(), limit: .resends) }
+        let resent = try await sendingStep(
+            flow, to: try Destination.phoneNumber(known), from: Self.waiting(flow), set: "resends = resends + 1",
+            when: "resends < \(bind: Self.maxResends) AND phone = \(bind: known)", limit: .resends, in: project)
         return try await view(resent, in: project)
     }
 
@@ -235,22 +226,11 @@ public struct PossessionService: Sendable {
         }
         let phone = try Destination.phoneNumber(phoneNumber)
         try DestinationPolicy.requireAllowed(.phone(phone), in: project)
-        let now = clock.now()
-        let from: [PossessionStatus] = flow.flow == .mobile ? [.otpSent, .otpWrong] : [.linkSent]
-        let status = flow.flow == .mobile ? "otp_sent" : "link_sent"
-        guard
-            let changed = try await store.step(
-                id: flow.id, from: from,
-                set: "status = \(bind: status), phone = \(bind: phone.e164), number_changes = number_changes + 1",
-                when: "number_changes < \(bind: Self.maxNumberChanges)", now: now)
-        else { throw try await whyNot(flow, now: now, limit: .numberChanges) }
-        if let old = flow.phone,
-            let pending = try await verifications.store.pendingVerification(
-                destination: old, purpose: purpose(of: flow), projectId: project.id)
-        {
-            _ = try await verifications.store.cancel(id: pending.id, projectId: project.id, now: now)
-        }
-        try await send(changed, in: project, now: now)
+        let changed = try await sendingStep(
+            flow, to: phone, from: Self.waiting(flow),
+            set: "phone = \(bind: phone.e164), number_changes = number_changes + 1",
+            when: "number_changes < \(bind: Self.maxNumberChanges)", limit: .numberChanges,
+            in: project)
         return try await view(changed, in: project)
     }
 
@@ -259,12 +239,8 @@ public struct PossessionService: Sendable {
     {
         guard flow.flow == .desktop else { throw Self.outOfOrder("A mobile flow uses a code: call otp/start.") }
         let phone = try phoneToProve(flow, given: phoneNumber, in: project)
-        let now = clock.now()
-        guard
-            let started = try await store.step(
-                id: flow.id, from: [.created], set: "status = 'link_sent', phone = \(bind: phone.e164)", now: now)
-        else { throw try await whyNot(flow, now: now) }
-        try await send(started, in: project, now: now)
+        let started = try await sendingStep(
+            flow, to: phone, from: [.created], set: "phone = \(bind: phone.e164)", in: project)
         return try await view(started, in: project)
     }
 
@@ -333,21 +309,66 @@ public struct PossessionService: Sendable {
         flow.flow == .mobile ? .possessionCode(flow.id) : .possessionLink(flow.id)
     }
 
-    /// Sends (or sends again) the flow's code or link to its phone; test numbers get nothing for a code.
-    private func send(_ flow: PossessionRecord, in project: Project, now: Date) async throws {
-        guard let phone = flow.phone else { throw VerityError(.phoneNumberRequired) }
-        let destination = Destination.phone(try Destination.phoneNumber(phone))
-        let fixed = try await testNumbers.code(phone: phone, projectId: project.id)
-        if fixed == nil {
-            let (limiter, limits) = (verifications.limiter, verifications.limits)
-            try await limiter.take("destination:\(project.id):\(phone)", limits.perDestination, now: now)
-            try await limiter.takeNumberBlock(destination, limits.perNumberBlock, in: project, now: now)
+    /// The states a resend or a number change starts from.
+    private static func waiting(_ flow: PossessionRecord) -> [PossessionStatus] {
+        flow.flow == .mobile ? [.otpSent, .otpWrong] : [.linkSent]
+    }
+
+    /// A step that sends the code (mobile) or the link (desktop) to `phone`: the flow's update, the cancelling of
+    /// what went to another number, the rate limits and the outbox message are one transaction, so a refused send
+    /// (`rate_limited`) leaves the flow as it was, and no step counts without its message.
+    ///
+    /// A test number never gets a message: its code is fixed on mobile, and on desktop its link counts as opened at
+    /// once (the flow succeeds with method `instant_link`), like Prove's sandbox. Test numbers skip the rate limits.
+    private func sendingStep(
+        _ flow: PossessionRecord, to phone: PhoneNumber, from: [PossessionStatus], set changes: SQLQueryString,
+        when condition: SQLQueryString = "1 = 1", limit: Limit? = nil, in project: Project
+    ) async throws -> PossessionRecord {
+        let now = clock.now()
+        let fixed = try await testNumbers.code(phone: phone.e164, projectId: project.id)
+        let instant = flow.flow == .desktop && fixed != nil
+        let status: SQLQueryString =
+            switch (flow.flow, instant) {
+            case (.mobile, _): "status = 'otp_sent'"
+            case (.desktop, false): "status = 'link_sent'"
+            case (.desktop, true):
+                "status = 'succeeded', method = 'instant_link', completed_at = \(bind: now.storedValue)"
+            }
+        let purpose = purpose(of: flow)
+        let destination = Destination.phone(phone)
+        // A desktop link lives as long as the flow: the person may be away from the phone for a while. A code lives
+        // the project's possession code lifetime.
+        let lifetime =
+            flow.flow == .desktop
+            ? flow.expiresAt.timeIntervalSince(now) : TimeInterval(project.settings.possessionCodeLifetime)
+        let (verifications, store) = (self.verifications, self.store)
+        let moved = try await store.transaction { sql -> PossessionRecord? in
+            guard
+                let moved = try await store.step(
+                    id: flow.id, from: from, set: status + ", " + changes, when: condition, now: now, in: sql)
+            else { return nil }
+            try await store.cancelCodes(
+                purpose: purpose, projectId: project.id, keeping: instant ? nil : phone.e164, now: now, in: sql)
+            guard !instant else { return moved }
+            if fixed == nil {
+                let (limiter, limits) = (verifications.limiter, verifications.limits)
+                try await limiter.take(
+                    "destination:\(project.id):\(phone.e164)", limits.perDestination, now: now, in: sql)
+                try await limiter.takeNumberBlock(
+                    destination, limits.perNumberBlock, in: project, now: now, transaction: sql)
+            }
+            _ = try await verifications.send(
+                to: destination, channel: .sms, language: flow.locale, purpose: purpose, in: project,
+                deliver: fixed == nil, lifetime: lifetime, now: now, transaction: sql)
+            return moved
         }
-        _ = try await verifications.send(
-            to: destination, channel: .sms, language: flow.locale,
-            purpose: purpose(of: flow),
-            in: project, deliver: flow.flow == .desktop || fixed == nil,
-            lifetime: TimeInterval(project.settings.possessionCodeLifetime), now: now)
+        guard let moved else { throw try await whyNot(flow, now: now, limit: limit) }
+        if fixed == nil { verifications.outboxSignal.notify() }
+        if moved.status == .succeeded {
+            metrics.possession(.succeeded)
+            logger.info("Possession proven", metadata: ["possession": "\(flow.id)", "method": "instant_link"])
+        }
+        return moved
     }
 
     /// The number a start step proves: the backend's, or the app's when the backend gave none.
