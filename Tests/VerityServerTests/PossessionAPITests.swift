@@ -563,4 +563,20 @@ extension PossessionAPITests {
             #expect(try await expired.validate(client: client).reason == "expired")
         }
     }
+
+    @Test("Validate answers only within the flow's lifetime", arguments: TestEngine.available)
+    func validateAfterExpiry(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        try await node.run { client in
+            let flow = try await TestFlow.start(
+                #"{"phoneNumber":"+14155550145","flow":"mobile"}"#, node: node, client: client)
+            _ = try await flow.step("otp/start", client: client)
+            let code = try await node.sender.code(to: "+14155550145")
+            _ = try await flow.step("otp/finish", json: #"{"code":"\#(code)"}"#, client: client)
+            node.clock.advance(by: 901)
+            let late = try await flow.validate(client: client)
+            #expect(!late.success && late.reason == "expired")
+            #expect(late.phoneNumber == "+14155550145" && late.method == .otp)
+        }
+    }
 }

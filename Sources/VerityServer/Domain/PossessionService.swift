@@ -70,7 +70,8 @@ public struct PossessionService: Sendable {
             correlationId: record.id, authToken: token, flow: record.flow, expiresAt: record.expiresAt)
     }
 
-    /// The outcome, once: a second call answers `success: false`, `reason: already_validated`.
+    /// The outcome, once and within the flow's lifetime (like Prove's validate): a second call answers
+    /// `success: false`, `reason: already_validated`; a first call after the flow expired, `reason: expired`.
     func validate(id: String, in project: Project) async throws -> PossessionValidation {
         guard let flow = try await store.flow(id: id, projectId: project.id) else { throw Self.notFound }
         let now = clock.now()
@@ -80,7 +81,7 @@ public struct PossessionService: Sendable {
         case .succeeded:
             success = try await store.markValidated(id: flow.id, now: now) != nil
             if success { metrics.possession(.validated) }
-            reason = success ? nil : "already_validated"
+            if !success { reason = flow.validatedAt == nil && flow.expiresAt <= now ? "expired" : "already_validated" }
         case .failed: reason = "failed"
         case .expired: reason = "expired"
         case .created, .otpSent, .otpWrong, .linkSent: reason = "pending"

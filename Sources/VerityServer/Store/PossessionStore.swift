@@ -114,13 +114,14 @@ struct PossessionStore: Sendable {
         ).run()
     }
 
-    /// Marks a succeeded flow validated; nil when it was validated before (or is not succeeded).
+    /// Marks a succeeded flow validated; nil when it was validated before, is not succeeded, or its lifetime is over.
     func markValidated(id: String, now: Date) async throws -> PossessionRecord? {
         try await database.read { sql in
             try await sql.raw(
                 """
                 UPDATE possession_flows SET validated_at = \(bind: now.storedValue)
                 WHERE id = \(bind: id) AND status = 'succeeded' AND validated_at IS NULL
+                  AND expires_at > \(bind: now.storedValue)
                 RETURNING \(unsafeRaw: Self.columns)
                 """
             ).first().map(Self.record(from:))
