@@ -315,6 +315,21 @@ extension TestFlow {
 }
 
 extension PossessionAPITests {
+    @Test("Start, the texted code, validate: nothing else", arguments: TestEngine.available)
+    func plainHappyPath(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        try await node.run { client in
+            let flow = try await TestFlow.start(
+                #"{"phoneNumber":"+14155550120","flow":"mobile"}"#, node: node, client: client)
+            #expect(try await flow.step("otp/start", client: client).status == .ok)
+            let code = try await node.sender.code(to: "+14155550120")
+            let done = try await flow.step("otp/finish", json: #"{"code":"\#(code)"}"#, client: client)
+            #expect(try done.decode(PossessionState.self).status == .succeeded)
+            let validation = try await flow.validate(client: client)
+            #expect(validation.success && validation.phoneNumber == "+14155550120" && validation.method == .otp)
+        }
+    }
+
     @Test("After a number change the old number's code proves nothing", arguments: TestEngine.available)
     func oldCodeAfterNumberChange(engine: TestEngine) async throws {
         let node = try await TestNode.make(engine)
@@ -561,6 +576,53 @@ extension PossessionAPITests {
             node.clock.advance(by: 301)
             #expect(try await client.send(.get, gone, key: nil).status == .notFound)
             #expect(try await expired.validate(client: client).reason == "expired")
+        }
+    }
+
+    @Test(
+        "The hosted page speaks the flow's language; a dead link's page follows Accept-Language",
+        arguments: TestEngine.available)
+    func pageLocales(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        let pages: [(locale: String, button: String, done: String, invalid: String)] = [
+            (
+                "en", "Yes, this is my phone", "Done. You can go back to Acme",
+                "This link has expired or was already used."
+            ),
+            ("es", "Sí, es mi teléfono", "Listo. Puedes volver a Acme", "Este enlace ha caducado o ya se usó."),
+            (
+                "fr", "Oui, c&#39;est mon téléphone", "C&#39;est fait. Vous pouvez revenir à Acme",
+                "Ce lien a expiré ou a déjà été utilisé."
+            ),
+            (
+                "de", "Ja, das ist mein Telefon", "Fertig. Sie können zu Acme",
+                "Dieser Link ist abgelaufen oder wurde bereits verwendet."
+            ),
+        ]
+        try await node.run { client in
+            for (index, page) in pages.enumerated() {
+                let phone = "+1415555014\(index)"
+                let flow = try await TestFlow.start(
+                    #"{"phoneNumber":"\#(phone)","flow":"desktop","locale":"\#(page.locale)"}"#, node: node,
+                    client: client)
+                _ = try await flow.step("link/start", client: client)
+                let path = try await flow.linkPath(to: phone)
+                let shown = String(buffer: try await client.send(.get, path, key: nil).body)
+                #expect(
+                    shown.contains(#"<html lang="\#(page.locale)">"#) && shown.contains(page.button), "\(page.locale)")
+                let done = String(buffer: try await client.send(.post, path, key: nil).body)
+                #expect(done.contains(page.done), "\(page.locale)")
+                // The used link names no flow any more: its page takes the browser's language.
+                let used = try await client.send(
+                    .get, path, key: nil, headers: [.acceptLanguage: "\(page.locale)-XX;q=0.9, en;q=0.1"])
+                #expect(used.status == .notFound)
+                #expect(String(buffer: used.body).contains(page.invalid), "\(page.locale)")
+                #expect(String(buffer: used.body).contains(#"<html lang="\#(page.locale)">"#), "\(page.locale)")
+            }
+            let unknown = try await client.send(.get, "/p/ver_nope.abc", key: nil, headers: [.acceptLanguage: "ja-JP"])
+            #expect(String(buffer: unknown.body).contains(pages[0].invalid))
+            let none = try await client.send(.get, "/p/ver_nope.abc", key: nil)
+            #expect(String(buffer: none.body).contains(#"<html lang="en">"#))
         }
     }
 
