@@ -14,7 +14,8 @@ public struct URLSessionTransport: Transport {
     /// - Parameters:
     ///   - session: The session to send with. The default is an ephemeral session, so no cookies, credentials or
     ///     cached responses outlive the transport.
-    ///   - timeout: Seconds to wait for each request before giving up.
+    ///   - timeout: Seconds to wait for each request before giving up; a request that needs longer (a long poll,
+    ///     ``TransportRequest/timeout``) gets its own.
     public init(session: URLSession = URLSession(configuration: .ephemeral), timeout: TimeInterval = 30) {
         self.session = session
         self.timeout = timeout
@@ -27,7 +28,8 @@ public struct URLSessionTransport: Transport {
     /// - Throws: ``VerityKitError/network(_:)`` when there is no HTTP response.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         var urlRequest = URLRequest(
-            url: request.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
+            url: request.url, cachePolicy: .reloadIgnoringLocalCacheData,
+            timeoutInterval: max(timeout, request.timeout ?? 0))
         urlRequest.httpMethod = request.method.rawValue
         for (name, value) in request.headers {
             urlRequest.setValue(value, forHTTPHeaderField: name)

@@ -103,6 +103,8 @@ public protocol PossessionUI: Sendable {
 public struct VerityPossession: Sendable {
     /// How long one wait for an instant link lasts at most, in seconds (the server's limit).
     public static let maxWait = 60
+    /// Seconds a wait request may take beyond the wait itself before it times out (the network, a busy server).
+    static let waitMargin: TimeInterval = 15
 
     private let client: VerityAPIClient
 
@@ -164,7 +166,11 @@ public struct VerityPossession: Sendable {
             switch action {
             case .wait(let seconds):
                 let wait = min(max(seconds, 1), Self.maxWait)
-                let state = try await flow.call(.get, "", query: [URLQueryItem(name: "wait", value: String(wait))])
+                // The server holds the request up to `wait` seconds: it must not time out before (URLSessionTransport's
+                // default is 30 s).
+                let state = try await flow.call(
+                    .get, "", query: [URLQueryItem(name: "wait", value: String(wait))],
+                    timeout: TimeInterval(wait) + Self.waitMargin)
                 switch state.status {
                 case .expired: throw PossessionError.expired
                 case .failed: throw PossessionError.alreadyFinished
@@ -226,12 +232,12 @@ public struct VerityPossession: Sendable {
 
         func call(
             _ method: TransportRequest.Method, _ path: String, body: (some Encodable & Sendable)? = nil as String?,
-            query: [URLQueryItem] = []
+            query: [URLQueryItem] = [], timeout: TimeInterval? = nil
         ) async throws -> PossessionState {
             do {
                 let response = try await client.send(
                     method, "v1/possession/\(correlationId)\(path)", query: query,
-                    body: try body.map(VerityAPIClient.encode), bearerToken: token)
+                    body: try body.map(VerityAPIClient.encode), bearerToken: token, timeout: timeout)
                 return try client.decode(PossessionState.self, from: response, status: 200)
             } catch let error as VerityKitError {
                 throw PossessionError(error)
