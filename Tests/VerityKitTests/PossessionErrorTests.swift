@@ -11,12 +11,26 @@ struct PossessionErrorTests {
         arguments: [
             (ErrorCode.resendLimitReached, PossessionError.resendLimitReached),
             (.retryLimitReached, .retryLimitReached), (.numberChangeLimitReached, .numberChangeLimitReached),
-            (.possessionExpired, .expired), (.unauthorized, .expired), (.stepOutOfOrder, .alreadyFinished),
-            (.invalidPhoneNumber, .invalidPhoneNumber), (.phoneNumberRequired, .invalidPhoneNumber),
-            (.verificationNotFound, .codeExpired),
+            (.possessionExpired, .expired), (.unauthorized, .invalidToken), (.stepOutOfOrder, .stepOutOfOrder),
+            (.rateLimited, .rateLimited), (.invalidPhoneNumber, .invalidPhoneNumber),
+            (.phoneNumberRequired, .invalidPhoneNumber), (.verificationNotFound, .codeExpired),
         ])
     func mapping(code: ErrorCode, expected: PossessionError) {
         #expect(PossessionError(.server(Problem(code: code))) == expected)
+    }
+
+    @Test("Each error has its own stable code; a forged token and a refused step end the check or not")
+    func codes() {
+        let all: [PossessionError] = [
+            .wrongCode(retriesLeft: 1), .invalidPhoneNumber, .codeExpired, .resendLimitReached, .retryLimitReached,
+            .numberChangeLimitReached, .expired, .alreadyFinished, .stepOutOfOrder, .invalidToken, .rateLimited,
+            .cancelled, .other(.network("down")),
+        ]
+        #expect(Set(all.map(\.code)).count == all.count)
+        #expect(PossessionError.stepOutOfOrder.code == "step_out_of_order")
+        #expect(PossessionError.invalidToken.code == "invalid_token" && PossessionError.invalidToken.endsCheck)
+        #expect(PossessionError.rateLimited.code == "rate_limited" && !PossessionError.rateLimited.endsCheck)
+        #expect(!PossessionError.stepOutOfOrder.endsCheck)
     }
 
     @Test("A wrong code carries the retries left; only some errors end the check")
@@ -92,5 +106,34 @@ struct PossessionRunnerTests {
         #expect(requests[1].url.query == "wait=30")
         #expect(requests[1].timeout == 45)
         #expect((requests[1].timeout ?? 0) > 30)
+    }
+
+    @Test("A refused step on a flow that succeeded meanwhile is the success; otherwise it is step_out_of_order")
+    func stepOutOfOrder() async throws {
+        let transport = RecordingTransport()
+        await transport.enqueue(try Self.state(.desktop, .linkSent))
+        await transport.enqueue(try Fixture.problem(.stepOutOfOrder))
+        await transport.enqueue(try Self.state(.desktop, .succeeded))
+        let outcome = try await Self.runner(transport).authenticate(
+            authToken: Self.token, ui: ScriptScreens(links: [.resend]))
+        #expect(outcome.status == .succeeded)
+
+        let other = RecordingTransport()
+        await other.enqueue(try Self.state(.mobile, .otpSent))
+        await other.enqueue(try Fixture.problem(.stepOutOfOrder))
+        await other.enqueue(try Self.state(.mobile, .otpSent))
+        await other.enqueue(try Fixture.problem(.rateLimited))
+        let screens = ScriptScreens(codes: [.resend, .resend, .cancel])
+        await #expect(throws: PossessionError.cancelled) {
+            try await Self.runner(other).authenticate(authToken: Self.token, ui: screens)
+        }
+        #expect(await screens.errors == [nil, .stepOutOfOrder, .rateLimited])
+    }
+
+    @Test("A malformed token is an invalid token, not an expired check")
+    func malformedToken() async throws {
+        await #expect(throws: PossessionError.invalidToken) {
+            try await Self.runner(RecordingTransport()).authenticate(authToken: "vpt_nope", ui: ScriptScreens())
+        }
     }
 }
