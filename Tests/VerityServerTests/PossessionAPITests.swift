@@ -299,6 +299,32 @@ struct PossessionAPITests {
 }
 
 extension TestFlow {
+    /// Starts a flow for `phone` and sends its code (mobile) or link (desktop), as the app's first step does.
+    static func sent(
+        to phone: String, flow: PossessionFlowType = .mobile, locale: String? = nil, node: TestNode,
+        client: some TestClientProtocol
+    ) async throws -> TestFlow {
+        let locale = locale.map { #","locale":"\#($0)""# } ?? ""
+        let started = try await start(
+            #"{"phoneNumber":"\#(phone)","flow":"\#(flow.rawValue)"\#(locale)}"#, node: node, client: client)
+        let sent = try await started.step(flow == .mobile ? "otp/start" : "link/start", client: client)
+        #expect(sent.status == .ok)
+        return started
+    }
+
+    /// A mobile flow for `phone` that the texted code already proved (not validated yet).
+    static func proven(to phone: String, node: TestNode, client: some TestClientProtocol) async throws -> TestFlow {
+        let flow = try await sent(to: phone, node: node, client: client)
+        let done = try await flow.finish(try await node.sender.code(to: phone), client: client)
+        #expect(try done.decode(PossessionState.self).status == .succeeded)
+        return flow
+    }
+
+    /// Enters `code` (`otp/finish`).
+    func finish(_ code: String, client: some TestClientProtocol) async throws -> TestResponse {
+        try await step("otp/finish", json: #"{"code":"\#(code)"}"#, client: client)
+    }
+
     /// The instant link's path (`/p/ver_….secret`) from the newest message to `phone`, after `count` messages.
     func linkPath(to phone: String, count: Int = 1) async throws -> String {
         let message = try #require(try await node.sender.waitForMessages(to: phone, count: count).last)
@@ -319,11 +345,9 @@ extension PossessionAPITests {
     func plainHappyPath(engine: TestEngine) async throws {
         let node = try await TestNode.make(engine)
         try await node.run { client in
-            let flow = try await TestFlow.start(
-                #"{"phoneNumber":"+14155550120","flow":"mobile"}"#, node: node, client: client)
-            #expect(try await flow.step("otp/start", client: client).status == .ok)
+            let flow = try await TestFlow.sent(to: "+14155550120", node: node, client: client)
             let code = try await node.sender.code(to: "+14155550120")
-            let done = try await flow.step("otp/finish", json: #"{"code":"\#(code)"}"#, client: client)
+            let done = try await flow.finish(code, client: client)
             #expect(try done.decode(PossessionState.self).status == .succeeded)
             let validation = try await flow.validate(client: client)
             #expect(validation.success && validation.phoneNumber == "+14155550120" && validation.method == .otp)
@@ -334,21 +358,19 @@ extension PossessionAPITests {
     func oldCodeAfterNumberChange(engine: TestEngine) async throws {
         let node = try await TestNode.make(engine)
         try await node.run { client in
-            let flow = try await TestFlow.start(
-                #"{"phoneNumber":"+14155550121","flow":"mobile"}"#, node: node, client: client)
-            _ = try await flow.step("otp/start", client: client)
+            let flow = try await TestFlow.sent(to: "+14155550121", node: node, client: client)
             let old = try await node.sender.code(to: "+14155550121")
             let changed = try await flow.step(
                 "otp/change-number", json: #"{"phoneNumber":"+14155550122"}"#, client: client)
             #expect(changed.status == .ok)
             let new = try await node.sender.code(to: "+14155550122")
             if old != new {
-                let refused = try await flow.step("otp/finish", json: #"{"code":"\#(old)"}"#, client: client)
+                let refused = try await flow.finish(old, client: client)
                 #expect(refused.status != .ok)
                 #expect(try await flow.state(client: client).status != .succeeded)
                 _ = try await flow.step("otp/retry", client: client)
             }
-            let done = try await flow.step("otp/finish", json: #"{"code":"\#(new)"}"#, client: client)
+            let done = try await flow.finish(new, client: client)
             #expect(try done.decode(PossessionState.self).status == .succeeded)
             #expect(try await flow.validate(client: client).phoneNumber == "+14155550122")
         }
@@ -361,9 +383,7 @@ extension PossessionAPITests {
         let node = try await TestNode.make(engine)
         let service = node.verity.possessionService(limits: node.configuration.rateLimits)
         try await node.run { client in
-            let mobile = try await TestFlow.start(
-                #"{"phoneNumber":"+14155550123","flow":"mobile"}"#, node: node, client: client)
-            _ = try await mobile.step("otp/start", client: client)
+            let mobile = try await TestFlow.sent(to: "+14155550123", node: node, client: client)
             let code = try await node.sender.code(to: "+14155550123")
             let before = try await mobile.record()
             _ = try await service.store.step(
@@ -375,9 +395,7 @@ extension PossessionAPITests {
             let validation = try await mobile.validate(client: client)
             #expect(!validation.success)
 
-            let desktop = try await TestFlow.start(
-                #"{"phoneNumber":"+14155550125","flow":"desktop"}"#, node: node, client: client)
-            _ = try await desktop.step("link/start", client: client)
+            let desktop = try await TestFlow.sent(to: "+14155550125", flow: .desktop, node: node, client: client)
             let path = try await desktop.linkPath(to: "+14155550125")
             _ = try await service.store.step(
                 id: desktop.started.correlationId, from: [.linkSent], set: "phone = '+14155550126'",
@@ -393,9 +411,7 @@ extension PossessionAPITests {
         let node = try await TestNode.make(engine)
         let service = node.verity.possessionService(limits: node.configuration.rateLimits)
         try await node.run { client in
-            let flow = try await TestFlow.start(
-                #"{"phoneNumber":"+14155550127","flow":"mobile"}"#, node: node, client: client)
-            _ = try await flow.step("otp/start", client: client)
+            let flow = try await TestFlow.sent(to: "+14155550127", node: node, client: client)
             let digits = wrongCode(for: try await node.sender.code(to: "+14155550127"))
             let wrong = #"{"code":"\#(digits)"}"#
             for _ in 1...2 {
@@ -419,9 +435,7 @@ extension PossessionAPITests {
     func deadCodeFailsFlow(engine: TestEngine) async throws {
         let node = try await TestNode.make(engine)
         try await node.run { client in
-            let flow = try await TestFlow.start(
-                #"{"phoneNumber":"+14155550128","flow":"mobile"}"#, node: node, client: client)
-            _ = try await flow.step("otp/start", client: client)
+            let flow = try await TestFlow.sent(to: "+14155550128", node: node, client: client)
             let wrong = #"{"code":"\#(wrongCode(for: try await node.sender.code(to: "+14155550128")))"}"#
             for _ in 1...3 {
                 #expect(try await flow.step("otp/finish", json: wrong, client: client).status == .unauthorized)
@@ -443,9 +457,7 @@ extension PossessionAPITests {
             configuration.rateLimits.perNumberBlock = RateLimitPolicy(capacity: 2, period: 3600)
         }
         try await node.run { client in
-            let one = try await TestFlow.start(
-                #"{"phoneNumber":"+14155550130","flow":"mobile"}"#, node: node, client: client)
-            #expect(try await one.step("otp/start", client: client).status == .ok)
+            let one = try await TestFlow.sent(to: "+14155550130", node: node, client: client)
             let two = try await TestFlow.start(
                 #"{"phoneNumber":"+14155550130","flow":"mobile"}"#, node: node, client: client)
             for _ in 1...2 {
@@ -466,7 +478,7 @@ extension PossessionAPITests {
             let state = try await one.state(client: client)
             #expect(state.numberChangesLeft == 2 && state.maskedPhoneNumber?.hasSuffix("31") == true)
             let code = try await node.sender.code(to: "+14155550131")
-            let done = try await one.step("otp/finish", json: #"{"code":"\#(code)"}"#, client: client)
+            let done = try await one.finish(code, client: client)
             #expect(try done.decode(PossessionState.self).status == .succeeded)
             #expect(try await one.validate(client: client).phoneNumber == "+14155550131")
             try await Task.sleep(for: .milliseconds(200))
@@ -495,9 +507,7 @@ extension PossessionAPITests {
             #expect(validation.success && validation.method == .instantLink)
 
             // A change to a test number counts as opened too.
-            let other = try await TestFlow.start(
-                #"{"phoneNumber":"+14155550133","flow":"desktop"}"#, node: node, client: client)
-            _ = try await other.step("link/start", client: client)
+            let other = try await TestFlow.sent(to: "+14155550133", flow: .desktop, node: node, client: client)
             let first = try await other.linkPath(to: "+14155550133")
             let changed = try await other.step(
                 "otp/change-number", json: #"{"phoneNumber":"+16505551236"}"#, client: client)
@@ -514,9 +524,7 @@ extension PossessionAPITests {
     func linkResendLimit(engine: TestEngine) async throws {
         let node = try await TestNode.make(engine)
         try await node.run { client in
-            let flow = try await TestFlow.start(
-                #"{"phoneNumber":"+14155550134","flow":"desktop"}"#, node: node, client: client)
-            _ = try await flow.step("link/start", client: client)
+            let flow = try await TestFlow.sent(to: "+14155550134", flow: .desktop, node: node, client: client)
             for left in (0..<3).reversed() {
                 let resent = try await flow.step("link/resend", client: client)
                 #expect(try resent.decode(PossessionState.self).resendsLeft == left)
@@ -536,9 +544,8 @@ extension PossessionAPITests {
     func desktopChangeNumber(engine: TestEngine) async throws {
         let node = try await TestNode.make(engine)
         try await node.run { client in
-            let flow = try await TestFlow.start(
-                #"{"phoneNumber":"+14155550135","flow":"desktop","locale":"fr"}"#, node: node, client: client)
-            _ = try await flow.step("link/start", client: client)
+            let flow = try await TestFlow.sent(
+                to: "+14155550135", flow: .desktop, locale: "fr", node: node, client: client)
             let old = try await flow.linkPath(to: "+14155550135")
             let changed = try await flow.step(
                 "otp/change-number", json: #"{"phoneNumber":"+14155550136"}"#, client: client)
@@ -558,13 +565,9 @@ extension PossessionAPITests {
     func linkLifetime(engine: TestEngine) async throws {
         let node = try await TestNode.make(engine)
         try await node.run { client in
-            let late = try await TestFlow.start(
-                #"{"phoneNumber":"+14155550137","flow":"desktop"}"#, node: node, client: client)
-            _ = try await late.step("link/start", client: client)
+            let late = try await TestFlow.sent(to: "+14155550137", flow: .desktop, node: node, client: client)
             let path = try await late.linkPath(to: "+14155550137")
-            let expired = try await TestFlow.start(
-                #"{"phoneNumber":"+14155550138","flow":"desktop"}"#, node: node, client: client)
-            _ = try await expired.step("link/start", client: client)
+            let expired = try await TestFlow.sent(to: "+14155550138", flow: .desktop, node: node, client: client)
             let gone = try await expired.linkPath(to: "+14155550138")
             let linkExpiresAt = try #require(try await late.state(client: client).codeExpiresAt)
             #expect(abs(linkExpiresAt.timeIntervalSince(late.started.expiresAt)) < 1)
@@ -630,11 +633,7 @@ extension PossessionAPITests {
     func validateAfterExpiry(engine: TestEngine) async throws {
         let node = try await TestNode.make(engine)
         try await node.run { client in
-            let flow = try await TestFlow.start(
-                #"{"phoneNumber":"+14155550145","flow":"mobile"}"#, node: node, client: client)
-            _ = try await flow.step("otp/start", client: client)
-            let code = try await node.sender.code(to: "+14155550145")
-            _ = try await flow.step("otp/finish", json: #"{"code":"\#(code)"}"#, client: client)
+            let flow = try await TestFlow.proven(to: "+14155550145", node: node, client: client)
             node.clock.advance(by: 901)
             let late = try await flow.validate(client: client)
             #expect(!late.success && late.reason == "expired")

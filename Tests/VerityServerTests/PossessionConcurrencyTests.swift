@@ -31,31 +31,18 @@ struct PossessionConcurrencyTests {
         try await node.verity.outboxMessages(destination: phone).count
     }
 
-    @Test("10 resends at once: 3 go out, 7 hit resend_limit_reached", arguments: TestEngine.available)
-    func resends(engine: TestEngine) async throws {
+    @Test(
+        "10 code or link resends at once: 3 go out, 7 hit resend_limit_reached",
+        arguments: TestEngine.available, [PossessionFlowType.mobile, .desktop])
+    func resends(engine: TestEngine, kind: PossessionFlowType) async throws {
         let node = try await TestNode.make(engine)
         try await node.run { client in
-            let flow = try await TestFlow.start(
-                #"{"phoneNumber":"+14155550200","flow":"mobile"}"#, node: node, client: client)
-            _ = try await flow.step("otp/start", client: client)
-            let answers = try await Self.together(10) { _ in try await flow.step("otp/resend", client: client) }
+            let flow = try await TestFlow.sent(to: "+14155550200", flow: kind, node: node, client: client)
+            let resend = kind == .mobile ? "otp/resend" : "link/resend"
+            let answers = try await Self.together(10) { _ in try await flow.step(resend, client: client) }
             #expect(answers.filter { $0.status == 200 }.count == 3)
             #expect(answers.filter { $0.code == "resend_limit_reached" }.count == 7)
             #expect(try await Self.outboxCount(node, to: "+14155550200") == 4)
-        }
-    }
-
-    @Test("10 link resends at once: 3 go out, 7 hit resend_limit_reached", arguments: TestEngine.available)
-    func linkResends(engine: TestEngine) async throws {
-        let node = try await TestNode.make(engine)
-        try await node.run { client in
-            let flow = try await TestFlow.start(
-                #"{"phoneNumber":"+14155550201","flow":"desktop"}"#, node: node, client: client)
-            _ = try await flow.step("link/start", client: client)
-            let answers = try await Self.together(10) { _ in try await flow.step("link/resend", client: client) }
-            #expect(answers.filter { $0.status == 200 }.count == 3)
-            #expect(answers.filter { $0.code == "resend_limit_reached" }.count == 7)
-            #expect(try await Self.outboxCount(node, to: "+14155550201") == 4)
         }
     }
 
@@ -65,9 +52,7 @@ struct PossessionConcurrencyTests {
     func numberChanges(engine: TestEngine) async throws {
         let node = try await TestNode.make(engine)
         try await node.run { client in
-            let flow = try await TestFlow.start(
-                #"{"phoneNumber":"+14155550210","flow":"mobile"}"#, node: node, client: client)
-            _ = try await flow.step("otp/start", client: client)
+            let flow = try await TestFlow.sent(to: "+14155550210", node: node, client: client)
             let answers = try await Self.together(10) { index in
                 try await flow.step(
                     "otp/change-number", json: #"{"phoneNumber":"+1415555022\#(index)"}"#, client: client)
@@ -88,7 +73,7 @@ struct PossessionConcurrencyTests {
             let record = try await flow.record()
             #expect(pending == [record.phone].compactMap { $0 })
             let code = try await node.sender.code(to: try #require(record.phone))
-            let done = try await flow.step("otp/finish", json: #"{"code":"\#(code)"}"#, client: client)
+            let done = try await flow.finish(code, client: client)
             #expect(try done.decode(PossessionState.self).status == .succeeded)
             #expect(try await flow.validate(client: client).phoneNumber == record.phone)
         }
@@ -98,9 +83,7 @@ struct PossessionConcurrencyTests {
     func retries(engine: TestEngine) async throws {
         let node = try await TestNode.make(engine)
         try await node.run { client in
-            let flow = try await TestFlow.start(
-                #"{"phoneNumber":"+14155550202","flow":"mobile"}"#, node: node, client: client)
-            _ = try await flow.step("otp/start", client: client)
+            let flow = try await TestFlow.sent(to: "+14155550202", node: node, client: client)
             let code = try await node.sender.code(to: "+14155550202")
             _ = try await flow.step("otp/finish", json: #"{"code":"\#(wrongCode(for: code))"}"#, client: client)
             let answers = try await Self.together(10) { _ in try await flow.step("otp/retry", client: client) }
@@ -114,11 +97,7 @@ struct PossessionConcurrencyTests {
     func validates(engine: TestEngine) async throws {
         let node = try await TestNode.make(engine)
         try await node.run { client in
-            let flow = try await TestFlow.start(
-                #"{"phoneNumber":"+14155550203","flow":"mobile"}"#, node: node, client: client)
-            _ = try await flow.step("otp/start", client: client)
-            let code = try await node.sender.code(to: "+14155550203")
-            _ = try await flow.step("otp/finish", json: #"{"code":"\#(code)"}"#, client: client)
+            let flow = try await TestFlow.proven(to: "+14155550203", node: node, client: client)
             let outcomes = try await withThrowingTaskGroup(of: PossessionValidation.self) { group in
                 for _ in 0..<10 { group.addTask { try await flow.validate(client: client) } }
                 return try await group.reduce(into: [PossessionValidation]()) { $0.append($1) }
@@ -136,11 +115,9 @@ struct PossessionConcurrencyTests {
         try await node.run { client in
             for round in 0..<8 {
                 let (old, new) = ("+1415555023\(round)", "+1415555024\(round)")
-                let flow = try await TestFlow.start(
-                    #"{"phoneNumber":"\#(old)","flow":"mobile"}"#, node: node, client: client)
-                _ = try await flow.step("otp/start", client: client)
+                let flow = try await TestFlow.sent(to: old, node: node, client: client)
                 let code = try await node.sender.code(to: old)
-                async let finish = flow.step("otp/finish", json: #"{"code":"\#(code)"}"#, client: client)
+                async let finish = flow.finish(code, client: client)
                 async let change = flow.step(
                     "otp/change-number", json: #"{"phoneNumber":"\#(new)"}"#, client: client)
                 let (finished, changed) = try await (finish.status, change.status)
