@@ -27,9 +27,10 @@ public struct URLSessionTransport: Transport {
     /// - Returns: The response.
     /// - Throws: ``VerityKitError/network(_:)`` when there is no HTTP response.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
-        var urlRequest = URLRequest(
-            url: request.url, cachePolicy: .reloadIgnoringLocalCacheData,
-            timeoutInterval: max(timeout, request.timeout ?? 0))
+        var urlRequest = URLRequest(url: request.url, cachePolicy: .reloadIgnoringLocalCacheData)
+        // Set through the property: swift-corelibs-foundation (Linux) ignores the initialiser's timeout and would
+        // apply the session's 60 s instead.
+        urlRequest.timeoutInterval = max(timeout, request.timeout ?? 0)
         urlRequest.httpMethod = request.method.rawValue
         for (name, value) in request.headers {
             urlRequest.setValue(value, forHTTPHeaderField: name)

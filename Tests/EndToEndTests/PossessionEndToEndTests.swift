@@ -136,6 +136,25 @@ struct PossessionEndToEndTests {
         }
     }
 
+    @Test(
+        "Desktop: a wait longer than the transport's timeout still answers (the wait request gets its own)",
+        arguments: TestEngine.available)
+    func waitOutlastsTransportTimeout(engine: TestEngine) async throws {
+        try await LiveServer.run(engine) { server in
+            let started = try await server.backend.startPossession(
+                StartPossessionRequest(phoneNumber: "+14155550114", flow: .desktop))
+            let runner = VerityPossession(
+                configuration: VerityConfiguration(baseURL: server.baseURL), transport: URLSessionTransport(timeout: 1))
+            let screens = ScriptedScreens(links: [{ .wait(seconds: 3) }])
+            // The wait ends unconfirmed after 3 s and the screen is asked again (then cancels); a request timed out
+            // after the transport's 1 s would have ended the check with a network error instead.
+            await #expect(throws: PossessionError.cancelled) {
+                try await runner.authenticate(authToken: started.authToken, ui: screens)
+            }
+            #expect(await screens.states.map(\.status) == [.linkSent, .linkSent])
+        }
+    }
+
     @Test("Mobile: a wrong code, then the right one; validate succeeds once", arguments: TestEngine.available)
     func wrongThenRight(engine: TestEngine) async throws {
         try await LiveServer.run(engine) { server in
