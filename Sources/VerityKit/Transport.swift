@@ -22,6 +22,9 @@ public struct TransportRequest: Sendable, Equatable {
     public var headers: [String: String]
     /// The body, or `nil` for none.
     public var body: Data?
+    /// Seconds this request needs at least before a transport gives up on it, when that is more than usual (a long
+    /// poll that the server may hold open this long); `nil` for the transport's own timeout.
+    public var timeout: TimeInterval?
 
     /// Creates a request.
     ///
@@ -30,11 +33,15 @@ public struct TransportRequest: Sendable, Equatable {
     ///   - url: The absolute URL.
     ///   - headers: The header fields.
     ///   - body: The body, or `nil` for none.
-    public init(method: Method, url: URL, headers: [String: String] = [:], body: Data? = nil) {
+    ///   - timeout: The least time the request needs before timing out, or `nil` for the transport's default.
+    public init(
+        method: Method, url: URL, headers: [String: String] = [:], body: Data? = nil, timeout: TimeInterval? = nil
+    ) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
+        self.timeout = timeout
     }
 
     /// The value of the header field `name`, compared without regard to case.

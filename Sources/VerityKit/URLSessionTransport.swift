@@ -14,7 +14,8 @@ public struct URLSessionTransport: Transport {
     /// - Parameters:
     ///   - session: The session to send with. The default is an ephemeral session, so no cookies, credentials or
     ///     cached responses outlive the transport.
-    ///   - timeout: Seconds to wait for each request before giving up.
+    ///   - timeout: Seconds to wait for each request before giving up; a request that needs longer (a long poll,
+    ///     ``TransportRequest/timeout``) gets its own.
     public init(session: URLSession = URLSession(configuration: .ephemeral), timeout: TimeInterval = 30) {
         self.session = session
         self.timeout = timeout
@@ -26,8 +27,10 @@ public struct URLSessionTransport: Transport {
     /// - Returns: The response.
     /// - Throws: ``VerityKitError/network(_:)`` when there is no HTTP response.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
-        var urlRequest = URLRequest(
-            url: request.url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
+        var urlRequest = URLRequest(url: request.url, cachePolicy: .reloadIgnoringLocalCacheData)
+        // Set through the property: swift-corelibs-foundation (Linux) ignores the initialiser's timeout and would
+        // apply the session's 60 s instead.
+        urlRequest.timeoutInterval = max(timeout, request.timeout ?? 0)
         urlRequest.httpMethod = request.method.rawValue
         for (name, value) in request.headers {
             urlRequest.setValue(value, forHTTPHeaderField: name)

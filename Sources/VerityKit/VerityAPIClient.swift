@@ -19,10 +19,11 @@ struct VerityAPIClient: Sendable {
     ///   - body: The JSON body, already encoded, or `nil`.
     ///   - headers: Extra header fields, for example the project header of the `/v1/auth/…` endpoints.
     ///   - bearerToken: The credential for the `Authorization` header, or `nil` to send none.
+    ///   - timeout: The least time the request needs (a long poll), or `nil` for the transport's default.
     /// - Throws: ``VerityKitError/network(_:)`` when there is no answer.
     func send(
         _ method: TransportRequest.Method, _ path: String, query: [URLQueryItem] = [], body: Data? = nil,
-        headers extraHeaders: [String: String] = [:], bearerToken: String?
+        headers extraHeaders: [String: String] = [:], bearerToken: String?, timeout: TimeInterval? = nil
     ) async throws -> TransportResponse {
         var url = baseURL.appendingPathComponent(path)
         if !query.isEmpty {
@@ -39,7 +40,7 @@ struct VerityAPIClient: Sendable {
         headers["Accept"] = "application/json"
         if let bearerToken { headers["Authorization"] = "Bearer \(bearerToken)" }
         if body != nil { headers["Content-Type"] = "application/json" }
-        let request = TransportRequest(method: method, url: url, headers: headers, body: body)
+        let request = TransportRequest(method: method, url: url, headers: headers, body: body, timeout: timeout)
 
         logger.log(.debug, "\(method.rawValue) /\(path)")
         let response: TransportResponse

@@ -40,10 +40,18 @@ public enum PossessionError: Error, Sendable, Equatable {
     case retryLimitReached
     /// The flow allows no more number changes.
     case numberChangeLimitReached
-    /// The check's time ran out (or its token is unknown): the backend must start a new one.
+    /// The check's time ran out: the backend must start a new one.
     case expired
     /// The check is already finished (succeeded or failed) and cannot run again.
     case alreadyFinished
+    /// The server refused the step in the flow's current state (another request moved the flow on); the user may
+    /// choose another action.
+    case stepOutOfOrder
+    /// The auth token is not the one of a check the server knows (malformed, forged, or of another flow): the
+    /// backend must start a new check.
+    case invalidToken
+    /// Too many codes or links went to this number or its neighbours for now; the user may try again later.
+    case rateLimited
     /// The user cancelled.
     case cancelled
     /// Anything else: the underlying error.
@@ -59,8 +67,10 @@ public enum PossessionError: Error, Sendable, Equatable {
         case .resendLimitReached?: self = .resendLimitReached
         case .retryLimitReached?: self = .retryLimitReached
         case .numberChangeLimitReached?: self = .numberChangeLimitReached
-        case .possessionExpired?, .unauthorized?: self = .expired
-        case .stepOutOfOrder?: self = .alreadyFinished
+        case .possessionExpired?: self = .expired
+        case .unauthorized?: self = .invalidToken
+        case .stepOutOfOrder?: self = .stepOutOfOrder
+        case .rateLimited?: self = .rateLimited
         default: self = .other(error)
         }
     }
@@ -68,8 +78,28 @@ public enum PossessionError: Error, Sendable, Equatable {
     /// Whether the check cannot go on after this error.
     public var endsCheck: Bool {
         switch self {
-        case .retryLimitReached, .expired, .alreadyFinished, .cancelled, .other: true
+        case .retryLimitReached, .expired, .alreadyFinished, .invalidToken, .cancelled, .other: true
         default: false
+        }
+    }
+
+    /// The stable name of this kind of error, for logs and analytics (`wrong_code`, `step_out_of_order`, …); it
+    /// never changes meaning.
+    public var code: String {
+        switch self {
+        case .wrongCode: "wrong_code"
+        case .invalidPhoneNumber: "invalid_phone_number"
+        case .codeExpired: "code_expired"
+        case .resendLimitReached: "resend_limit_reached"
+        case .retryLimitReached: "retry_limit_reached"
+        case .numberChangeLimitReached: "number_change_limit_reached"
+        case .expired: "expired"
+        case .alreadyFinished: "already_finished"
+        case .stepOutOfOrder: "step_out_of_order"
+        case .invalidToken: "invalid_token"
+        case .rateLimited: "rate_limited"
+        case .cancelled: "cancelled"
+        case .other: "other"
         }
     }
 }
@@ -103,6 +133,8 @@ public protocol PossessionUI: Sendable {
 public struct VerityPossession: Sendable {
     /// How long one wait for an instant link lasts at most, in seconds (the server's limit).
     public static let maxWait = 60
+    /// Seconds a wait request may take beyond the wait itself before it times out (the network, a busy server).
+    static let waitMargin: TimeInterval = 15
 
     private let client: VerityAPIClient
 
@@ -129,7 +161,7 @@ public struct VerityPossession: Sendable {
     ///   before).
     public func authenticate(authToken: String, ui: some PossessionUI) async throws -> PossessionState {
         guard let correlationId = StartedPossession.correlationId(inAuthToken: authToken) else {
-            throw PossessionError.expired
+            throw PossessionError.invalidToken
         }
         let flow = Flow(client: client, token: authToken, correlationId: correlationId)
         var state = try await flow.call(.get, "")
@@ -139,6 +171,8 @@ public struct VerityPossession: Sendable {
         default: break
         }
         state = try await flow.start(state, ui: ui)
+        // A desktop flow for a test number succeeds at link/start: nothing is sent and the link counts as opened.
+        if state.status == .succeeded { return state }
         return state.flow == .mobile ? try await runCode(flow, state, ui: ui) : try await runLink(flow, state, ui: ui)
     }
 
@@ -164,7 +198,11 @@ public struct VerityPossession: Sendable {
             switch action {
             case .wait(let seconds):
                 let wait = min(max(seconds, 1), Self.maxWait)
-                let state = try await flow.call(.get, "", query: [URLQueryItem(name: "wait", value: String(wait))])
+                // The server holds the request up to `wait` seconds: it must not time out before (URLSessionTransport's
+                // default is 30 s).
+                let state = try await flow.call(
+                    .get, "", query: [URLQueryItem(name: "wait", value: String(wait))],
+                    timeout: TimeInterval(wait) + Self.waitMargin)
                 switch state.status {
                 case .expired: throw PossessionError.expired
                 case .failed: throw PossessionError.alreadyFinished
@@ -226,15 +264,26 @@ public struct VerityPossession: Sendable {
 
         func call(
             _ method: TransportRequest.Method, _ path: String, body: (some Encodable & Sendable)? = nil as String?,
-            query: [URLQueryItem] = []
+            query: [URLQueryItem] = [], timeout: TimeInterval? = nil
         ) async throws -> PossessionState {
+            let failure: PossessionError
             do {
                 let response = try await client.send(
                     method, "v1/possession/\(correlationId)\(path)", query: query,
-                    body: try body.map(VerityAPIClient.encode), bearerToken: token)
+                    body: try body.map(VerityAPIClient.encode), bearerToken: token, timeout: timeout)
                 return try client.decode(PossessionState.self, from: response, status: 200)
             } catch let error as VerityKitError {
-                throw PossessionError(error)
+                failure = PossessionError(error)
+            }
+            guard failure == .stepOutOfOrder, !path.isEmpty else { throw failure }
+            // The server answers a step on a finished flow and a step out of turn alike; the flow's state tells which.
+            // A flow that succeeded meanwhile (the link was confirmed while the user asked for a resend) succeeded.
+            guard let state = try? await call(.get, "") else { throw failure }
+            switch state.status {
+            case .succeeded: return state
+            case .failed: throw PossessionError.alreadyFinished
+            case .expired: throw PossessionError.expired
+            default: throw failure
             }
         }
     }

@@ -297,3 +297,347 @@ struct PossessionAPITests {
         }
     }
 }
+
+extension TestFlow {
+    /// Starts a flow for `phone` and sends its code (mobile) or link (desktop), as the app's first step does.
+    static func sent(
+        to phone: String, flow: PossessionFlowType = .mobile, locale: String? = nil, node: TestNode,
+        client: some TestClientProtocol
+    ) async throws -> TestFlow {
+        let locale = locale.map { #","locale":"\#($0)""# } ?? ""
+        let started = try await start(
+            #"{"phoneNumber":"\#(phone)","flow":"\#(flow.rawValue)"\#(locale)}"#, node: node, client: client)
+        let sent = try await started.step(flow == .mobile ? "otp/start" : "link/start", client: client)
+        #expect(sent.status == .ok)
+        return started
+    }
+
+    /// A mobile flow for `phone` that the texted code already proved (not validated yet).
+    static func proven(to phone: String, node: TestNode, client: some TestClientProtocol) async throws -> TestFlow {
+        let flow = try await sent(to: phone, node: node, client: client)
+        let done = try await flow.finish(try await node.sender.code(to: phone), client: client)
+        #expect(try done.decode(PossessionState.self).status == .succeeded)
+        return flow
+    }
+
+    /// Enters `code` (`otp/finish`).
+    func finish(_ code: String, client: some TestClientProtocol) async throws -> TestResponse {
+        try await step("otp/finish", json: #"{"code":"\#(code)"}"#, client: client)
+    }
+
+    /// The instant link's path (`/p/ver_….secret`) from the newest message to `phone`, after `count` messages.
+    func linkPath(to phone: String, count: Int = 1) async throws -> String {
+        let message = try #require(try await node.sender.waitForMessages(to: phone, count: count).last)
+        let url = try #require(message.body.split(separator: " ").last.map(String.init))
+        return try #require(URL(string: url)?.path)
+    }
+
+    /// The flow as the server stores it, read the way a step reads it when it starts.
+    func record() async throws -> PossessionRecord {
+        try #require(
+            try await node.verity.possessionService(limits: node.configuration.rateLimits).store.flow(
+                id: started.correlationId, projectId: node.project.id))
+    }
+}
+
+extension PossessionAPITests {
+    @Test("Start, the texted code, validate: nothing else", arguments: TestEngine.available)
+    func plainHappyPath(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        try await node.run { client in
+            let flow = try await TestFlow.sent(to: "+14155550120", node: node, client: client)
+            let code = try await node.sender.code(to: "+14155550120")
+            let done = try await flow.finish(code, client: client)
+            #expect(try done.decode(PossessionState.self).status == .succeeded)
+            let validation = try await flow.validate(client: client)
+            #expect(validation.success && validation.phoneNumber == "+14155550120" && validation.method == .otp)
+        }
+    }
+
+    @Test("After a number change the old number's code proves nothing", arguments: TestEngine.available)
+    func oldCodeAfterNumberChange(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        try await node.run { client in
+            let flow = try await TestFlow.sent(to: "+14155550121", node: node, client: client)
+            let old = try await node.sender.code(to: "+14155550121")
+            let changed = try await flow.step(
+                "otp/change-number", json: #"{"phoneNumber":"+14155550122"}"#, client: client)
+            #expect(changed.status == .ok)
+            let new = try await node.sender.code(to: "+14155550122")
+            if old != new {
+                let refused = try await flow.finish(old, client: client)
+                #expect(refused.status != .ok)
+                #expect(try await flow.state(client: client).status != .succeeded)
+                _ = try await flow.step("otp/retry", client: client)
+            }
+            let done = try await flow.finish(new, client: client)
+            #expect(try done.decode(PossessionState.self).status == .succeeded)
+            #expect(try await flow.validate(client: client).phoneNumber == "+14155550122")
+        }
+    }
+
+    /// The moment inside a number change that the audit found: the flow already names the new number while a
+    /// request holding the old number's code (or link) finishes. Success must stay bound to the number proven.
+    @Test("A code or link checked across a number change cannot prove the new number", arguments: TestEngine.available)
+    func numberChangeInBetween(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        let service = node.verity.possessionService(limits: node.configuration.rateLimits)
+        try await node.run { client in
+            let mobile = try await TestFlow.sent(to: "+14155550123", node: node, client: client)
+            let code = try await node.sender.code(to: "+14155550123")
+            let before = try await mobile.record()
+            _ = try await service.store.step(
+                id: before.id, from: [.otpSent], set: "phone = '+14155550124'", now: node.clock.now())
+            await #expect(throws: VerityError.self) {
+                try await service.finishOTP(before, code: code, in: node.project)
+            }
+            #expect(try await mobile.state(client: client).status == .otpSent)
+            let validation = try await mobile.validate(client: client)
+            #expect(!validation.success)
+
+            let desktop = try await TestFlow.sent(to: "+14155550125", flow: .desktop, node: node, client: client)
+            let path = try await desktop.linkPath(to: "+14155550125")
+            _ = try await service.store.step(
+                id: desktop.started.correlationId, from: [.linkSent], set: "phone = '+14155550126'",
+                now: node.clock.now())
+            #expect(try await client.send(.get, path, key: nil).status == .notFound)
+            #expect(try await client.send(.post, path, key: nil).status == .notFound)
+            #expect(try await desktop.state(client: client).status == .linkSent)
+        }
+    }
+
+    @Test("A wrong code after a concurrent retry used the last one fails the flow", arguments: TestEngine.available)
+    func wrongCodeDecidedByStoredRetries(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        let service = node.verity.possessionService(limits: node.configuration.rateLimits)
+        try await node.run { client in
+            let flow = try await TestFlow.sent(to: "+14155550127", node: node, client: client)
+            let digits = wrongCode(for: try await node.sender.code(to: "+14155550127"))
+            let wrong = #"{"code":"\#(digits)"}"#
+            for _ in 1...2 {
+                #expect(try await flow.step("otp/finish", json: wrong, client: client).status == .unauthorized)
+                #expect(try await flow.step("otp/retry", client: client).status == .ok)
+            }
+            // A finish that read the flow now (retries 2)...
+            let stale = try await flow.record()
+            // ...while another wrong code and the last retry go through.
+            #expect(try await flow.step("otp/finish", json: wrong, client: client).status == .unauthorized)
+            #expect(try await flow.step("otp/retry", client: client).status == .ok)
+            let error = await #expect(throws: VerityError.self) {
+                try await service.finishOTP(stale, code: digits, in: node.project)
+            }
+            #expect(error?.code == .retryLimitReached)
+            #expect(try await flow.state(client: client).status == .failed)
+        }
+    }
+
+    @Test("A code that took its five wrong entries (over resends) fails the flow", arguments: TestEngine.available)
+    func deadCodeFailsFlow(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        try await node.run { client in
+            let flow = try await TestFlow.sent(to: "+14155550128", node: node, client: client)
+            let wrong = #"{"code":"\#(wrongCode(for: try await node.sender.code(to: "+14155550128")))"}"#
+            for _ in 1...3 {
+                #expect(try await flow.step("otp/finish", json: wrong, client: client).status == .unauthorized)
+                #expect(try await flow.step("otp/resend", client: client).status == .ok)
+            }
+            #expect(try await flow.step("otp/finish", json: wrong, client: client).status == .unauthorized)
+            #expect(try await flow.step("otp/retry", client: client).status == .ok)
+            let fifth = try await flow.step("otp/finish", json: wrong, client: client)
+            #expect(try fifth.problem().code == "retry_limit_reached")
+            #expect(try await flow.state(client: client).status == .failed)
+            #expect(try await flow.validate(client: client).reason == "failed")
+        }
+    }
+
+    @Test("A send the rate limits refuse leaves the flow as it was", arguments: TestEngine.available)
+    func refusedSendCountsNothing(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine) { configuration in
+            configuration.rateLimits.perDestination = RateLimitPolicy(capacity: 1, period: 3600)
+            configuration.rateLimits.perNumberBlock = RateLimitPolicy(capacity: 2, period: 3600)
+        }
+        try await node.run { client in
+            let one = try await TestFlow.sent(to: "+14155550130", node: node, client: client)
+            let two = try await TestFlow.start(
+                #"{"phoneNumber":"+14155550130","flow":"mobile"}"#, node: node, client: client)
+            for _ in 1...2 {
+                // Refused again, not `step_out_of_order`: the first refusal did not move the flow.
+                #expect(try await two.step("otp/start", client: client).problem().code == "rate_limited")
+            }
+            #expect(try await two.state(client: client).status == .created)
+
+            #expect(try await one.step("otp/resend", client: client).problem().code == "rate_limited")
+            #expect(try await one.state(client: client).resendsLeft == 3)
+            let changed = try await one.step(
+                "otp/change-number", json: #"{"phoneNumber":"+14155550131"}"#, client: client)
+            #expect(try changed.decode(PossessionState.self).numberChangesLeft == 2)
+            // The number block (…130 to …131 used it twice) refuses a third number; the flow keeps …131.
+            let refused = try await one.step(
+                "otp/change-number", json: #"{"phoneNumber":"+14155550132"}"#, client: client)
+            #expect(try refused.problem().code == "rate_limited")
+            let state = try await one.state(client: client)
+            #expect(state.numberChangesLeft == 2 && state.maskedPhoneNumber?.hasSuffix("31") == true)
+            let code = try await node.sender.code(to: "+14155550131")
+            let done = try await one.finish(code, client: client)
+            #expect(try done.decode(PossessionState.self).status == .succeeded)
+            #expect(try await one.validate(client: client).phoneNumber == "+14155550131")
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(node.sender.messages(to: "+14155550130").count == 1)
+            #expect(node.sender.messages(to: "+14155550132").isEmpty)
+        }
+    }
+
+    @Test(
+        "A desktop flow for a test number sends nothing and succeeds with instant_link",
+        arguments: TestEngine.available)
+    func desktopTestNumber(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        try await node.run { client in
+            for number in ["+16505551235", "+16505551236"] {
+                let added = try await client.send(
+                    .post, "/v1/test-numbers", key: node.apiKey, json: #"{"phoneNumber":"\#(number)","code":"123456"}"#)
+                #expect(added.status.code < 300)
+            }
+            let flow = try await TestFlow.start(
+                #"{"phoneNumber":"+16505551235","flow":"desktop"}"#, node: node, client: client)
+            let started = try await flow.step("link/start", client: client).decode(PossessionState.self)
+            #expect(started.status == .succeeded)
+            #expect(try await flow.step("link/resend", client: client).problem().code == "step_out_of_order")
+            let validation = try await flow.validate(client: client)
+            #expect(validation.success && validation.method == .instantLink)
+
+            // A change to a test number counts as opened too.
+            let other = try await TestFlow.sent(to: "+14155550133", flow: .desktop, node: node, client: client)
+            let first = try await other.linkPath(to: "+14155550133")
+            let changed = try await other.step(
+                "otp/change-number", json: #"{"phoneNumber":"+16505551236"}"#, client: client)
+            #expect(try changed.decode(PossessionState.self).status == .succeeded)
+            #expect(try await client.send(.get, first, key: nil).status == .notFound)
+            #expect(try await other.validate(client: client).phoneNumber == "+16505551236")
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(
+                node.sender.messages(to: "+16505551235").isEmpty && node.sender.messages(to: "+16505551236").isEmpty)
+        }
+    }
+
+    @Test("Desktop: link/resend sends 3 times, the 4th is refused", arguments: TestEngine.available)
+    func linkResendLimit(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        try await node.run { client in
+            let flow = try await TestFlow.sent(to: "+14155550134", flow: .desktop, node: node, client: client)
+            for left in (0..<3).reversed() {
+                let resent = try await flow.step("link/resend", client: client)
+                #expect(try resent.decode(PossessionState.self).resendsLeft == left)
+            }
+            let fourth = try await flow.step("link/resend", client: client)
+            #expect(fourth.status == .tooManyRequests)
+            #expect(try fourth.problem().code == "resend_limit_reached")
+            let path = try await flow.linkPath(to: "+14155550134", count: 4)
+            #expect(try await client.send(.post, path, key: nil).status == .ok)
+            #expect(try await flow.validate(client: client).success)
+        }
+    }
+
+    @Test(
+        "Desktop: a number change kills the old link (its page says so); the new one proves the new number",
+        arguments: TestEngine.available)
+    func desktopChangeNumber(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        try await node.run { client in
+            let flow = try await TestFlow.sent(
+                to: "+14155550135", flow: .desktop, locale: "fr", node: node, client: client)
+            let old = try await flow.linkPath(to: "+14155550135")
+            let changed = try await flow.step(
+                "otp/change-number", json: #"{"phoneNumber":"+14155550136"}"#, client: client)
+            #expect(try changed.decode(PossessionState.self).numberChangesLeft == 2)
+            let dead = try await client.send(.get, old, key: nil, headers: [.acceptLanguage: "fr-FR,fr;q=0.9"])
+            #expect(dead.status == .notFound)
+            #expect(String(buffer: dead.body).contains("Ce lien a expiré ou a déjà été utilisé."))
+            #expect(try await client.send(.post, old, key: nil).status == .notFound)
+            let new = try await flow.linkPath(to: "+14155550136")
+            #expect(try await client.send(.post, new, key: nil).status == .ok)
+            let validation = try await flow.validate(client: client)
+            #expect(validation.success && validation.phoneNumber == "+14155550136")
+        }
+    }
+
+    @Test("A desktop link lives as long as its flow, not just a code's two minutes", arguments: TestEngine.available)
+    func linkLifetime(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        try await node.run { client in
+            let late = try await TestFlow.sent(to: "+14155550137", flow: .desktop, node: node, client: client)
+            let path = try await late.linkPath(to: "+14155550137")
+            let expired = try await TestFlow.sent(to: "+14155550138", flow: .desktop, node: node, client: client)
+            let gone = try await expired.linkPath(to: "+14155550138")
+            let linkExpiresAt = try #require(try await late.state(client: client).codeExpiresAt)
+            #expect(abs(linkExpiresAt.timeIntervalSince(late.started.expiresAt)) < 1)
+
+            node.clock.advance(by: 600)
+            #expect(try await client.send(.get, path, key: nil).status == .ok)
+            #expect(try await client.send(.post, path, key: nil).status == .ok)
+            #expect(try await late.validate(client: client).success)
+            node.clock.advance(by: 301)
+            #expect(try await client.send(.get, gone, key: nil).status == .notFound)
+            #expect(try await expired.validate(client: client).reason == "expired")
+        }
+    }
+
+    @Test(
+        "The hosted page speaks the flow's language; a dead link's page follows Accept-Language",
+        arguments: TestEngine.available)
+    func pageLocales(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        let pages: [(locale: String, button: String, done: String, invalid: String)] = [
+            (
+                "en", "Yes, this is my phone", "Done. You can go back to Acme",
+                "This link has expired or was already used."
+            ),
+            ("es", "Sí, es mi teléfono", "Listo. Puedes volver a Acme", "Este enlace ha caducado o ya se usó."),
+            (
+                "fr", "Oui, c&#39;est mon téléphone", "C&#39;est fait. Vous pouvez revenir à Acme",
+                "Ce lien a expiré ou a déjà été utilisé."
+            ),
+            (
+                "de", "Ja, das ist mein Telefon", "Fertig. Sie können zu Acme",
+                "Dieser Link ist abgelaufen oder wurde bereits verwendet."
+            ),
+        ]
+        try await node.run { client in
+            for (index, page) in pages.enumerated() {
+                let phone = "+1415555014\(index)"
+                let flow = try await TestFlow.start(
+                    #"{"phoneNumber":"\#(phone)","flow":"desktop","locale":"\#(page.locale)"}"#, node: node,
+                    client: client)
+                _ = try await flow.step("link/start", client: client)
+                let path = try await flow.linkPath(to: phone)
+                let shown = String(buffer: try await client.send(.get, path, key: nil).body)
+                #expect(
+                    shown.contains(#"<html lang="\#(page.locale)">"#) && shown.contains(page.button), "\(page.locale)")
+                let done = String(buffer: try await client.send(.post, path, key: nil).body)
+                #expect(done.contains(page.done), "\(page.locale)")
+                // The used link names no flow any more: its page takes the browser's language.
+                let used = try await client.send(
+                    .get, path, key: nil, headers: [.acceptLanguage: "\(page.locale)-XX;q=0.9, en;q=0.1"])
+                #expect(used.status == .notFound)
+                #expect(String(buffer: used.body).contains(page.invalid), "\(page.locale)")
+                #expect(String(buffer: used.body).contains(#"<html lang="\#(page.locale)">"#), "\(page.locale)")
+            }
+            let unknown = try await client.send(.get, "/p/ver_nope.abc", key: nil, headers: [.acceptLanguage: "ja-JP"])
+            #expect(String(buffer: unknown.body).contains(pages[0].invalid))
+            let none = try await client.send(.get, "/p/ver_nope.abc", key: nil)
+            #expect(String(buffer: none.body).contains(#"<html lang="en">"#))
+        }
+    }
+
+    @Test("Validate answers only within the flow's lifetime", arguments: TestEngine.available)
+    func validateAfterExpiry(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        try await node.run { client in
+            let flow = try await TestFlow.proven(to: "+14155550145", node: node, client: client)
+            node.clock.advance(by: 901)
+            let late = try await flow.validate(client: client)
+            #expect(!late.success && late.reason == "expired")
+            #expect(late.phoneNumber == "+14155550145" && late.method == .otp)
+        }
+    }
+}

@@ -2,7 +2,8 @@
 # Checks the hosted instant-link page in a real headless browser: against a real `verity serve` on a fresh data
 # directory, a backend starts a desktop possession check, the app sends the instant link, and headless Chromium
 # (through chromedriver, W3C WebDriver, see webdriver.py) opens the link from the SMS at phone width, confirms, and
-# lands on the done page; the backend then validates the flow. Once in English (with screenshots), once in German.
+# lands on the done page; the backend then validates the flow. Once in English (with screenshots), once in German;
+# both reopen the used link and see the "no longer valid" page in the browser's language.
 #
 # Needs chromium and chromedriver (Debian: apt-get install chromium chromium-driver). Environment:
 #   VERITY_BIN        the verity binary (default: `swift build --product verity`, then .build/debug/verity)
@@ -159,7 +160,8 @@ grep -q "Acme" "$WORK/outbox.txt" && grep -qF "$LINK" "$WORK/outbox.txt" || fail
 python3 Tests/browser/webdriver.py --driver "$DRIVER_URL" --chromium "$CHROMIUM" --link "$LINK" --lang de \
     --project Acme --title "Telefon bestätigen" --button "Ja, das ist mein Telefon" \
     --confirm --done "Fertig. Sie können zu Acme auf Ihrem anderen Gerät zurückkehren." --continue-text Weiter \
-    --next https://shop.example/done --artifacts "$ARTIFACTS" | tee "$WORK/browser-de.out" || fail "browser check (de)"
+    --next https://shop.example/done --invalid "Dieser Link ist abgelaufen oder wurde bereits verwendet." \
+    --artifacts "$ARTIFACTS" | tee "$WORK/browser-de.out" || fail "browser check (de)"
 passed=$((passed + $(grep -c '^ok - ' "$WORK/browser-de.out")))
 validate "$FLOW_ID"
 [ "$(echo "$RESPONSE" | json "['success']")" = "True" ] && [ "$(echo "$RESPONSE" | json "['method']")" = "instant_link" ] \

@@ -176,8 +176,11 @@ def run(args):
         "goog:chromeOptions": {
             "args": [
                 "--headless=new", "--no-sandbox", "--disable-gpu", f"--window-size={args.width},{args.height}",
-                "--disable-dev-shm-usage", f"--lang={args.lang}",
+                "--disable-dev-shm-usage", f"--lang={args.lang}", f"--accept-lang={args.lang}",
             ],
+            # Headless Chromium ignores --lang for the Accept-Language header; a page that names no flow (a used
+            # link) is localised from that header, so set it the way the browser's language setting does.
+            "prefs": {"intl.accept_languages": args.lang},
         },
     }
     if args.chromium:

@@ -126,9 +126,9 @@ struct InstantLinkPageController {
 
     @Sendable func show(_ request: Request, context: VerityRequestContext) async throws -> Response {
         let token = try context.pathParameter("token")
-        guard let (flow, _) = try await possession.linkTarget(token),
-            flow.status(at: possession.clock.now()) == .linkSent
-        else { return Self.page(.invalid, language: Self.language(request), status: .notFound) }
+        guard let (flow, _) = try await possession.linkTarget(token) else {
+            return Self.page(.invalid, language: Self.language(request), status: .notFound)
+        }
         let name = try await projects.project(id: flow.projectId)?.name ?? ""
         return Self.page(.confirm(project: name, token: token), language: flow.locale)
     }

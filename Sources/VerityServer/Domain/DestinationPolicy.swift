@@ -1,4 +1,5 @@
 import Foundation
+import SQLKit
 import VerityCore
 
 /// Where codes may go: the project's countries, never to premium-rate numbers, and not in bursts to neighbouring
@@ -42,10 +43,12 @@ enum DestinationPolicy {
 
 extension RateLimiter {
     /// Takes the limit on starts to the 1,000-number block of a phone destination; email destinations have none.
-    func takeNumberBlock(_ destination: Destination, _ policy: RateLimitPolicy, in project: Project, now: Date)
-        async throws
-    {
+    func takeNumberBlock(
+        _ destination: Destination, _ policy: RateLimitPolicy, in project: Project, now: Date,
+        transaction: (any SQLDatabase)? = nil
+    ) async throws {
         guard case .phone(let number) = destination else { return }
-        try await take("block:\(project.id):\(DestinationPolicy.numberBlock(of: number))", policy, now: now)
+        try await take(
+            "block:\(project.id):\(DestinationPolicy.numberBlock(of: number))", policy, now: now, in: transaction)
     }
 }

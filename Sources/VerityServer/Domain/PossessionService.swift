@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SQLKit
 import VerityCore
 
 /// A carrier-based ("silent") check that a request comes from the phone holding a number, tried before a code.
@@ -69,7 +70,8 @@ public struct PossessionService: Sendable {
             correlationId: record.id, authToken: token, flow: record.flow, expiresAt: record.expiresAt)
     }
 
-    /// The outcome, once: a second call answers `success: false`, `reason: already_validated`.
+    /// The outcome, once and within the flow's lifetime (like Prove's validate): a second call answers
+    /// `success: false`, `reason: already_validated`; a first call after the flow expired, `reason: expired`.
     func validate(id: String, in project: Project) async throws -> PossessionValidation {
         guard let flow = try await store.flow(id: id, projectId: project.id) else { throw Self.notFound }
         let now = clock.now()
@@ -79,7 +81,7 @@ public struct PossessionService: Sendable {
         case .succeeded:
             success = try await store.markValidated(id: flow.id, now: now) != nil
             if success { metrics.possession(.validated) }
-            reason = success ? nil : "already_validated"
+            if !success { reason = flow.validatedAt == nil && flow.expiresAt <= now ? "expired" : "already_validated" }
         case .failed: reason = "failed"
         case .expired: reason = "expired"
         case .created, .otpSent, .otpWrong, .linkSent: reason = "pending"
@@ -122,12 +124,8 @@ public struct PossessionService: Sendable {
             throw Self.outOfOrder("A desktop flow sends an instant link: call link/start.")
         }
         let phone = try phoneToProve(flow, given: phoneNumber, in: project)
-        let now = clock.now()
-        guard
-            let started = try await store.step(
-                id: flow.id, from: [.created], set: "status = 'otp_sent', phone = \(bind: phone.e164)", now: now)
-        else { throw try await whyNot(flow, now: now) }
-        try await send(started, in: project, now: now)
+        let started = try await sendingStep(
+            flow, to: phone, from: [.created], set: "phone = \(bind: phone.e164)", in: project)
         return try await view(started, in: project)
     }
 
@@ -142,31 +140,62 @@ public struct PossessionService: Sendable {
             throw VerityError(.verificationNotFound, "The code expired or was replaced; resend it (otp/resend).")
         }
         let fixed = try await testNumbers.code(phone: phone, projectId: project.id)
-        switch try await verifications.attempt(code, on: verification, fixedCode: fixed, now: now) {
+        let attempt: VerificationService.Attempt
+        do {
+            attempt = try await verifications.attempt(code, on: verification, fixedCode: fixed, now: now)
+        } catch let error as VerityError where error.code == .maxCheckAttemptsReached {
+            // The code took all the wrong entries a code allows (resends send the same code): the check fails.
+            throw try await failure(
+                of: flow, from: [.otpSent, .otpWrong], proving: phone, set: "status = 'failed'", now: now)
+        }
+        // Every outcome is conditional on the number this code was sent to: after a number change the code of the
+        // old number proves nothing, even when it was checked just before the change.
+        let proving: SQLQueryString = "phone = \(bind: phone)"
+        switch attempt {
         case .approved:
             guard
                 let done = try await store.step(
                     id: flow.id, from: [.otpSent],
-                    set: "status = 'succeeded', method = 'otp', completed_at = \(bind: now.storedValue)", now: now)
-            else { throw try await whyNot(flow, now: now) }
+                    set: "status = 'succeeded', method = 'otp', completed_at = \(bind: now.storedValue)",
+                    when: proving, now: now)
+            else { throw try await whyNot(flow, now: now, proving: phone) }
             metrics.possession(.succeeded)
             logger.info("Possession proven", metadata: ["possession": "\(flow.id)", "method": "otp"])
             return try await view(done, in: project)
-        case .wrong:
-            let retriesLeft = Self.maxRetries - flow.retries
-            _ = try await store.step(
-                id: flow.id, from: [.otpSent],
-                set: "status = \(bind: retriesLeft > 0 ? "otp_wrong" : "failed")", now: now)
-            guard retriesLeft > 0 else {
-                metrics.possession(.failed)
-                throw VerityError(
-                    .retryLimitReached, "The code is wrong and no retries are left; the check failed.",
-                    remainingAttempts: 0)
+        case .wrong(let counted):
+            // The update decides from the stored retries (a concurrent otp/retry may have used one since this
+            // request read the flow); a dead code fails the check whatever retries are left.
+            guard counted.status != .maxAttemptsReached else {
+                throw try await failure(
+                    of: flow, from: [.otpSent, .otpWrong], proving: phone, set: "status = 'failed'", now: now)
             }
-            throw VerityError(
-                .wrongCode, "The code is wrong; call otp/retry to enter it again (\(retriesLeft) left).",
-                remainingAttempts: retriesLeft)
+            throw try await failure(
+                of: flow, from: [.otpSent], proving: phone,
+                set: "status = CASE WHEN retries < \(bind: Self.maxRetries) THEN 'otp_wrong' ELSE 'failed' END",
+                now: now)
         }
+    }
+
+    /// Records a wrong code (or a dead one, which fails the flow even from `otp_wrong`) with `changes`, and returns
+    /// the error that says what the flow became.
+    private func failure(
+        of flow: PossessionRecord, from: [PossessionStatus], proving phone: String, set changes: SQLQueryString,
+        now: Date
+    ) async throws -> VerityError {
+        guard
+            let marked = try await store.step(
+                id: flow.id, from: from, set: changes, when: "phone = \(bind: phone)", now: now)
+        else { return try await whyNot(flow, now: now, proving: phone) }
+        guard marked.status == .otpWrong else {
+            metrics.possession(.failed)
+            return VerityError(
+                .retryLimitReached, "The code is wrong and no retries are left; the check failed.",
+                remainingAttempts: 0)
+        }
+        let retriesLeft = Self.maxRetries - marked.retries
+        return VerityError(
+            .wrongCode, "The code is wrong; call otp/retry to enter it again (\(retriesLeft) left).",
+            remainingAttempts: retriesLeft)
     }
 
     /// Allows another code entry after a wrong one.
@@ -182,15 +211,10 @@ public struct PossessionService: Sendable {
 
     /// Sends the code (or, on desktop, the link) again.
     func resend(_ flow: PossessionRecord, in project: Project) async throws -> PossessionState {
-        let now = clock.now()
-        let from: [PossessionStatus] = flow.flow == .mobile ? [.otpSent, .otpWrong] : [.linkSent]
-        let status = flow.flow == .mobile ? "otp_sent" : "link_sent"
-        guard
-            let resent = try await store.step(
-                id: flow.id, from: from, set: "status = \(bind: status), resends = resends + 1",
-                when: "resends < \(bind: Self.maxResends)", now: now)
-        else { throw try await whyNot(flow, now: now, limit: .resends) }
-        try await send(resent, in: project, now: now)
+        guard let known = flow.phone else { throw try await whyNot(flow, now: clock.now(), limit: .resends) }
+        let resent = try await sendingStep(
+            flow, to: try Destination.phoneNumber(known), from: Self.waiting(flow), set: "resends = resends + 1",
+            when: "resends < \(bind: Self.maxResends) AND phone = \(bind: known)", limit: .resends, in: project)
         return try await view(resent, in: project)
     }
 
@@ -203,22 +227,11 @@ public struct PossessionService: Sendable {
         }
         let phone = try Destination.phoneNumber(phoneNumber)
         try DestinationPolicy.requireAllowed(.phone(phone), in: project)
-        let now = clock.now()
-        let from: [PossessionStatus] = flow.flow == .mobile ? [.otpSent, .otpWrong] : [.linkSent]
-        let status = flow.flow == .mobile ? "otp_sent" : "link_sent"
-        guard
-            let changed = try await store.step(
-                id: flow.id, from: from,
-                set: "status = \(bind: status), phone = \(bind: phone.e164), number_changes = number_changes + 1",
-                when: "number_changes < \(bind: Self.maxNumberChanges)", now: now)
-        else { throw try await whyNot(flow, now: now, limit: .numberChanges) }
-        if let old = flow.phone,
-            let pending = try await verifications.store.pendingVerification(
-                destination: old, purpose: purpose(of: flow), projectId: project.id)
-        {
-            _ = try await verifications.store.cancel(id: pending.id, projectId: project.id, now: now)
-        }
-        try await send(changed, in: project, now: now)
+        let changed = try await sendingStep(
+            flow, to: phone, from: Self.waiting(flow),
+            set: "phone = \(bind: phone.e164), number_changes = number_changes + 1",
+            when: "number_changes < \(bind: Self.maxNumberChanges)", limit: .numberChanges,
+            in: project)
         return try await view(changed, in: project)
     }
 
@@ -227,12 +240,8 @@ public struct PossessionService: Sendable {
     {
         guard flow.flow == .desktop else { throw Self.outOfOrder("A mobile flow uses a code: call otp/start.") }
         let phone = try phoneToProve(flow, given: phoneNumber, in: project)
-        let now = clock.now()
-        guard
-            let started = try await store.step(
-                id: flow.id, from: [.created], set: "status = 'link_sent', phone = \(bind: phone.e164)", now: now)
-        else { throw try await whyNot(flow, now: now) }
-        try await send(started, in: project, now: now)
+        let started = try await sendingStep(
+            flow, to: phone, from: [.created], set: "phone = \(bind: phone.e164)", in: project)
         return try await view(started, in: project)
     }
 
@@ -259,7 +268,8 @@ public struct PossessionService: Sendable {
 
     // MARK: - The hosted instant-link page
 
-    /// What the page for `token` shows: the flow, if the link is good and still pending.
+    /// What the page for `token` shows: the flow, if the link is good and still the one the flow waits for (not
+    /// used, expired, or replaced by a number change).
     func linkTarget(_ token: String) async throws -> (flow: PossessionRecord, verification: VerificationRecord)? {
         let parts = token.split(separator: ".", maxSplits: 1).map(String.init)
         guard token.utf8.count <= 200, parts.count == 2, parts[0].hasPrefix("ver_"),
@@ -270,6 +280,10 @@ public struct PossessionService: Sendable {
             case let flowId = String(verification.purpose.rawValue.dropFirst("possession_link:".count)),
             let flow = try await store.flow(id: flowId, projectId: verification.projectId)
         else { return nil }
+        let now = clock.now()
+        guard verification.status(at: now) == .pending, flow.status(at: now) == .linkSent,
+            flow.phone == verification.destination
+        else { return nil }
         return (flow, verification)
     }
 
@@ -277,13 +291,13 @@ public struct PossessionService: Sendable {
     func confirmLink(_ token: String) async throws -> PossessionRecord? {
         guard let (flow, verification) = try await linkTarget(token) else { return nil }
         let now = clock.now()
-        guard flow.status(at: now) == .linkSent,
+        guard
             try await verifications.store.approve(
                 id: verification.id, maxChecks: VerificationService.maxChecks, now: now) != nil,
             let done = try await store.step(
                 id: flow.id, from: [.linkSent],
                 set: "status = 'succeeded', method = 'instant_link', completed_at = \(bind: now.storedValue)",
-                now: now)
+                when: "phone = \(bind: verification.destination)", now: now)
         else { return nil }
         metrics.possession(.succeeded)
         logger.info("Possession proven", metadata: ["possession": "\(flow.id)", "method": "instant_link"])
@@ -296,21 +310,66 @@ public struct PossessionService: Sendable {
         flow.flow == .mobile ? .possessionCode(flow.id) : .possessionLink(flow.id)
     }
 
-    /// Sends (or sends again) the flow's code or link to its phone; test numbers get nothing for a code.
-    private func send(_ flow: PossessionRecord, in project: Project, now: Date) async throws {
-        guard let phone = flow.phone else { throw VerityError(.phoneNumberRequired) }
-        let destination = Destination.phone(try Destination.phoneNumber(phone))
-        let fixed = try await testNumbers.code(phone: phone, projectId: project.id)
-        if fixed == nil {
-            let (limiter, limits) = (verifications.limiter, verifications.limits)
-            try await limiter.take("destination:\(project.id):\(phone)", limits.perDestination, now: now)
-            try await limiter.takeNumberBlock(destination, limits.perNumberBlock, in: project, now: now)
+    /// The states a resend or a number change starts from.
+    private static func waiting(_ flow: PossessionRecord) -> [PossessionStatus] {
+        flow.flow == .mobile ? [.otpSent, .otpWrong] : [.linkSent]
+    }
+
+    /// A step that sends the code (mobile) or the link (desktop) to `phone`: the flow's update, the cancelling of
+    /// what went to another number, the rate limits and the outbox message are one transaction, so a refused send
+    /// (`rate_limited`) leaves the flow as it was, and no step counts without its message.
+    ///
+    /// A test number never gets a message: its code is fixed on mobile, and on desktop its link counts as opened at
+    /// once (the flow succeeds with method `instant_link`), like Prove's sandbox. Test numbers skip the rate limits.
+    private func sendingStep(
+        _ flow: PossessionRecord, to phone: PhoneNumber, from: [PossessionStatus], set changes: SQLQueryString,
+        when condition: SQLQueryString = "1 = 1", limit: Limit? = nil, in project: Project
+    ) async throws -> PossessionRecord {
+        let now = clock.now()
+        let fixed = try await testNumbers.code(phone: phone.e164, projectId: project.id)
+        let instant = flow.flow == .desktop && fixed != nil
+        let status: SQLQueryString =
+            switch (flow.flow, instant) {
+            case (.mobile, _): "status = 'otp_sent'"
+            case (.desktop, false): "status = 'link_sent'"
+            case (.desktop, true):
+                "status = 'succeeded', method = 'instant_link', completed_at = \(bind: now.storedValue)"
+            }
+        let purpose = purpose(of: flow)
+        let destination = Destination.phone(phone)
+        // A desktop link lives as long as the flow: the person may be away from the phone for a while. A code lives
+        // the project's possession code lifetime.
+        let lifetime =
+            flow.flow == .desktop
+            ? flow.expiresAt.timeIntervalSince(now) : TimeInterval(project.settings.possessionCodeLifetime)
+        let (verifications, store) = (self.verifications, self.store)
+        let moved = try await store.transaction { sql -> PossessionRecord? in
+            guard
+                let moved = try await store.step(
+                    id: flow.id, from: from, set: status + ", " + changes, when: condition, now: now, in: sql)
+            else { return nil }
+            try await store.cancelCodes(
+                purpose: purpose, projectId: project.id, keeping: instant ? nil : phone.e164, now: now, in: sql)
+            guard !instant else { return moved }
+            if fixed == nil {
+                let (limiter, limits) = (verifications.limiter, verifications.limits)
+                try await limiter.take(
+                    "destination:\(project.id):\(phone.e164)", limits.perDestination, now: now, in: sql)
+                try await limiter.takeNumberBlock(
+                    destination, limits.perNumberBlock, in: project, now: now, transaction: sql)
+            }
+            _ = try await verifications.send(
+                to: destination, channel: .sms, language: flow.locale, purpose: purpose, in: project,
+                deliver: fixed == nil, lifetime: lifetime, now: now, transaction: sql)
+            return moved
         }
-        _ = try await verifications.send(
-            to: destination, channel: .sms, language: flow.locale,
-            purpose: purpose(of: flow),
-            in: project, deliver: flow.flow == .desktop || fixed == nil,
-            lifetime: TimeInterval(project.settings.possessionCodeLifetime), now: now)
+        guard let moved else { throw try await whyNot(flow, now: now, limit: limit) }
+        if fixed == nil { verifications.outboxSignal.notify() }
+        if moved.status == .succeeded {
+            metrics.possession(.succeeded)
+            logger.info("Possession proven", metadata: ["possession": "\(flow.id)", "method": "instant_link"])
+        }
+        return moved
     }
 
     /// The number a start step proves: the backend's, or the app's when the backend gave none.
@@ -351,8 +410,10 @@ public struct PossessionService: Sendable {
         case resends, retries, numberChanges
     }
 
-    /// A step matched nothing: re-read the flow and say why.
-    private func whyNot(_ flow: PossessionRecord, now: Date, limit: Limit? = nil) async throws -> VerityError {
+    /// A step matched nothing: re-read the flow and say why. `proving` is the number a checked code was sent to.
+    private func whyNot(_ flow: PossessionRecord, now: Date, limit: Limit? = nil, proving: String? = nil)
+        async throws -> VerityError
+    {
         let current = try await store.flow(id: flow.id, projectId: flow.projectId) ?? flow
         switch current.status(at: now) {
         case .expired:
@@ -360,6 +421,10 @@ public struct PossessionService: Sendable {
         case .succeeded, .failed:
             return Self.outOfOrder("This possession check is finished (\(current.status.rawValue)).")
         default: break
+        }
+        if let proving, current.phone != proving {
+            return VerityError(
+                .verificationNotFound, "The number was changed; enter the code sent to the new number.")
         }
         switch limit {
         case .resends? where current.resends >= Self.maxResends:

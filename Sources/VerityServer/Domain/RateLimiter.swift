@@ -1,4 +1,5 @@
 import Foundation
+import SQLKit
 import VerityCore
 
 /// A token bucket: up to `capacity` requests at once, refilled at `capacity` per `period`.
@@ -49,9 +50,13 @@ public struct RateLimits: Sendable, Equatable {
 struct RateLimiter: Sendable {
     let store: RateLimitStore
 
-    func take(_ bucket: String, _ policy: RateLimitPolicy, now: Date) async throws {
+    /// Takes a token from `bucket`; with `transaction`, inside it, so a rollback gives the token back.
+    func take(_ bucket: String, _ policy: RateLimitPolicy, now: Date, in transaction: (any SQLDatabase)? = nil)
+        async throws
+    {
         let (allowed, tokens) = try await store.take(
-            bucket: bucket, capacity: Double(policy.capacity), refillPerSecond: policy.refillPerSecond, now: now)
+            bucket: bucket, capacity: Double(policy.capacity), refillPerSecond: policy.refillPerSecond, now: now,
+            in: transaction)
         guard allowed else {
             let wait = Int(((1 - tokens) / policy.refillPerSecond).rounded(.up))
             throw VerityError(

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SQLKit
 import VerityCore
 
 /// The rules of one-time-code verifications.
@@ -51,11 +52,12 @@ struct VerificationService: Sendable {
     ///   - deliver: Whether to send anything (false for test numbers).
     ///   - lifetime: How long the code works; the project's code lifetime when nil.
     ///   - codeLength: Digits in a new code; the project's code length when nil.
+    ///   - transaction: A transaction the caller runs and commits (it then notifies the outbox after the commit).
     /// - Returns: The pending verification and whether a message was queued.
     func send(
         to destination: Destination, channel: Channel, language: String, purpose: VerificationPurpose,
         in project: Project, resend: Bool = true, deliver: Bool = true, lifetime: TimeInterval? = nil,
-        codeLength: Int? = nil, now: Date
+        codeLength: Int? = nil, now: Date, transaction: (any SQLDatabase)? = nil
     ) async throws -> (VerificationRecord, sent: Bool) {
         let candidate = VerificationRecord(
             id: identifiers.make("ver"), projectId: project.id, channel: channel,
@@ -67,7 +69,7 @@ struct VerificationService: Sendable {
         )
         let outcome = try await store.startOrResend(
             new: candidate, maxSends: Self.maxSends, messageId: identifiers.make("msg"), resend: resend,
-            deliver: deliver, now: now)
+            deliver: deliver, now: now, in: transaction)
         switch outcome {
         case .created(let record, _), .resent(let record, _):
             if deliver { outboxSignal.notify() }

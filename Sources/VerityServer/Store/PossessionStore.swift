@@ -74,14 +74,19 @@ struct PossessionStore: Sendable {
         }
     }
 
+    /// Runs `body` in one transaction: a step and the message it sends commit together or not at all.
+    func transaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        try await database.transaction(body)
+    }
+
     /// Applies `changes` when the flow is in one of `from`, unexpired, and `condition` holds; nil otherwise (the
-    /// caller re-reads the flow to say why).
+    /// caller re-reads the flow to say why). With `transaction`, the update runs in it.
     func step(
         id: String, from: [PossessionStatus], set changes: SQLQueryString, when condition: SQLQueryString = "1 = 1",
-        now: Date
+        now: Date, in transaction: (any SQLDatabase)? = nil
     ) async throws -> PossessionRecord? {
         let states = SQLList(from.map { SQLBind($0.rawValue) })
-        return try await database.read { sql in
+        let statement: @Sendable (any SQLDatabase) async throws -> PossessionRecord? = { sql in
             try await sql.raw(
                 """
                 UPDATE possession_flows SET \(changes)
@@ -91,15 +96,32 @@ struct PossessionStore: Sendable {
                 """
             ).first().map(Self.record(from:))
         }
+        if let transaction { return try await statement(transaction) }
+        return try await database.read(statement)
     }
 
-    /// Marks a succeeded flow validated; nil when it was validated before (or is not succeeded).
+    /// Cancels the flow's pending codes or links of `purpose`, except the one to `keeping` (the number the flow now
+    /// proves): after a number change, nothing sent to the old number may prove the new one.
+    func cancelCodes(
+        purpose: VerificationPurpose, projectId: String, keeping: String?, now: Date, in transaction: any SQLDatabase
+    ) async throws {
+        try await transaction.raw(
+            """
+            UPDATE verifications SET status = 'canceled', updated_at = \(bind: now.storedValue)
+            WHERE project_id = \(bind: projectId) AND purpose = \(bind: purpose.rawValue) AND status = 'pending'
+              AND destination <> \(bind: keeping ?? "")
+            """
+        ).run()
+    }
+
+    /// Marks a succeeded flow validated; nil when it was validated before, is not succeeded, or its lifetime is over.
     func markValidated(id: String, now: Date) async throws -> PossessionRecord? {
         try await database.read { sql in
             try await sql.raw(
                 """
                 UPDATE possession_flows SET validated_at = \(bind: now.storedValue)
                 WHERE id = \(bind: id) AND status = 'succeeded' AND validated_at IS NULL
+                  AND expires_at > \(bind: now.storedValue)
                 RETURNING \(unsafeRaw: Self.columns)
                 """
             ).first().map(Self.record(from:))

@@ -6,13 +6,14 @@ struct RateLimitStore: Sendable {
     let database: Database
 
     /// Refills the bucket for the time passed and takes one token if there is one, in one statement.
-    /// Returns whether a token was taken and how many are left.
-    func take(bucket: String, capacity: Double, refillPerSecond: Double, now: Date) async throws -> (
-        allowed: Bool, tokens: Double
-    ) {
+    /// Returns whether a token was taken and how many are left. With `transaction`, the statement runs in it (and
+    /// rolls back with it).
+    func take(
+        bucket: String, capacity: Double, refillPerSecond: Double, now: Date, in transaction: (any SQLDatabase)? = nil
+    ) async throws -> (allowed: Bool, tokens: Double) {
         let refilled = database.least(
             "\(capacity)", "rate_buckets.tokens + (\(now.storedValue) - rate_buckets.updated_at) * \(refillPerSecond)")
-        return try await database.read { sql in
+        let statement: @Sendable (any SQLDatabase) async throws -> (allowed: Bool, tokens: Double) = { sql in
             // The numbers above are the server's own configuration and clock, never client input.
             try await sql.raw(
                 """
@@ -32,5 +33,7 @@ struct RateLimitStore: Sendable {
                 )
             } ?? (false, 0)
         }
+        if let transaction { return try await statement(transaction) }
+        return try await database.read(statement)
     }
 }

@@ -29,12 +29,13 @@ struct VerificationStore: Sendable {
     /// - Parameters:
     ///   - resend: Whether a pending verification is sent again; when false it is returned untouched.
     ///   - deliver: Whether to queue a message at all (false for test numbers, whose code is fixed).
+    ///   - transaction: A transaction the caller runs, to do this as part of it; nil for a transaction of its own.
     func startOrResend(
         new candidate: VerificationRecord, maxSends: Int, messageId: String, resend: Bool = true,
-        deliver: Bool = true, now: Date
+        deliver: Bool = true, now: Date, in transaction: (any SQLDatabase)? = nil
     ) async throws -> StartOutcome {
         let purpose = candidate.purpose.rawValue
-        return try await database.transaction { sql in
+        let body: @Sendable (any SQLDatabase) async throws -> StartOutcome = { sql in
             // A pending verification past its lifetime no longer counts as pending.
             try await sql.raw(
                 """
@@ -99,6 +100,8 @@ struct VerificationStore: Sendable {
             }
             throw StoreError.corruptValue(column: "verifications.status")
         }
+        if let transaction { return try await body(transaction) }
+        return try await database.transaction(body)
     }
 
     private static func enqueue(_ sql: any SQLDatabase, messageId: String, for record: VerificationRecord, now: Date)
