@@ -199,6 +199,38 @@ def totp_factor():
     assert challenge.status == "approved" and challenge.factor_type == "totp", challenge.status
 
 
+@case("device auth: a phone's JWT is 401 20003 on every route of the customer's backend")
+def device_on_backend_routes():
+    device = enrolled_device("user-0016-push")
+    verification = SERVICE.verifications.create(to="+14155552001", channel="sms")
+    jwt = ("token", device.auth_jwt())
+    calls = [
+        ("GET", "/Services", None),
+        ("POST", "/Services", {"FriendlyName": "Mine"}),
+        ("GET", f"/Services/{SERVICE_SID}", None),
+        ("POST", f"/Services/{SERVICE_SID}", {"FriendlyName": "Mine"}),
+        ("DELETE", f"/Services/{SERVICE_SID}", None),
+        ("POST", f"/Services/{SERVICE_SID}/Verifications", {"To": "+14155552002", "Channel": "sms"}),
+        ("GET", f"/Services/{SERVICE_SID}/Verifications/{verification.sid}", None),
+        ("POST", f"/Services/{SERVICE_SID}/Verifications/{verification.sid}", {"Status": "approved"}),
+        ("POST", f"/Services/{SERVICE_SID}/VerificationCheck", {"To": "+14155552001", "Code": "123456"}),
+        ("GET", f"/Services/{SERVICE_SID}/Webhooks", None),
+        ("POST", f"/Services/{SERVICE_SID}/AccessTokens", {"Identity": "user-0016-push", "FactorType": "push"}),
+        ("GET", f"/Services/{SERVICE_SID}/Entities", None),
+        ("GET", f"/Services/{SERVICE_SID}/Entities/user-0016-push", None),
+        ("DELETE", f"/Services/{SERVICE_SID}/Entities/user-0016-push", None),
+    ]
+    for method, path, data in calls:
+        response = requests.request(method, f"{BASE}/twilio/v2{path}", data=data, auth=jwt, timeout=10)
+        expect_device_error(response, 401, 20003)
+    challenge = push_challenge(device)
+    notify = device.call("POST", f"/Challenges/{challenge.sid}/Notifications", {})
+    expect_device_error(notify, 401, 20003)
+    assert SERVICE.verifications(verification.sid).fetch().status == "pending"
+    assert SERVICE.entities("user-0016-push").fetch().identity == "user-0016-push"
+    assert device.call("GET", f"/Factors/{device.factor['sid']}").status_code == 200
+
+
 @case("totp: a challenge created on an unverified factor is refused with 60318")
 def totp_unverified():
     identity = "user-0003-totp"

@@ -322,7 +322,9 @@ struct TwilioPush: Sendable {
     // MARK: - Device authentication
 
     /// A device JWT as the Twilio Verify SDKs sign it: ES256 by the factor's key, `cty` `twilio-pba;v=1`, `kid` =
-    /// the factor's credential SID, `sub` = the account SID, `nbf`/`exp` at most ten minutes apart.
+    /// the factor's credential SID, `sub` = the account SID, `nbf`/`exp` at most ten minutes apart. Only a factor
+    /// enrolled through this face (one with a Twilio side) signs in here: a native Verity factor has its own device
+    /// protocol and no service or entity.
     func authenticateDevice(token: String) async throws -> (FactorRecord, Project) {
         struct Claims: Decodable {
             var sub: String
@@ -339,6 +341,7 @@ struct TwilioPush: Sendable {
         guard claims.sub == TwilioSID.account(forProject: factor.projectId), claims.nbf <= now + Self.leeway,
             claims.exp > now - Self.leeway, claims.exp > claims.nbf,
             claims.exp - claims.nbf <= Self.maxDeviceTokenLifetime,
+            try await store.link(factorId: factor.id) != nil,
             let project = try await projects.project(id: factor.projectId)
         else { throw TwilioError.authenticationFailed }
         return (factor, project)

@@ -296,15 +296,18 @@ struct TwilioPushController {
 
     /// The account, the service in the path and the caller; a device's factor must belong to that service.
     private func scope(_ context: VerityRequestContext) async throws -> Scope {
-        let account = try TwilioAccount(context)
-        let service = try await services.service(try context.parameters.require("serviceSid"), in: account.project)
-        return Scope(account: account, service: service, caller: context.deviceFactor.map { .device($0) } ?? .backend)
+        try await scope(context, allowingDevice: true)
     }
 
     /// As ``scope(_:)``, for routes only the customer's backend may call.
     private func backendScope(_ context: VerityRequestContext) async throws -> Scope {
-        guard context.deviceFactor == nil else { throw TwilioError.authenticationFailed }
-        return try await scope(context)
+        try await scope(context, allowingDevice: false)
+    }
+
+    private func scope(_ context: VerityRequestContext, allowingDevice: Bool) async throws -> Scope {
+        let account = try TwilioAccount(context, allowingDevice: allowingDevice)
+        let service = try await services.service(try context.parameters.require("serviceSid"), in: account.project)
+        return Scope(account: account, service: service, caller: context.deviceFactor.map { .device($0) } ?? .backend)
     }
 
     private func identity(_ context: VerityRequestContext) throws -> String {
