@@ -116,4 +116,42 @@ struct TwilioBoundaryTests {
             #expect(try await client.send(.get, "/v1/factors/\(native.factorId)", key: node.apiKey).status == .ok)
         }
     }
+
+    @Test("Unknown paths under the prefix are 404 20404, a wrong method 405 20004; the native API keeps its own 404")
+    func unmatchedRoutes() async throws {
+        let node = try await TestNode.make(.sqlite)
+        let auth = try node.twilioAuth()
+        try await node.run { client in
+            let service = try await client.twilioService(auth: auth)
+            try await client.twilio(.get, "/Services/\(service)/RateLimits", auth: auth).expectTwilioError(
+                404, code: 20404, message: "The requested resource /Services/\(service)/RateLimits was not found")
+            try await client.twilio(.post, "/Services/\(service)/RateLimits", auth: auth, form: ["UniqueName": "x"])
+                .expectTwilioError(404, code: 20404)
+            for path in ["/Nope", "/Services/\(service)/Entities/\(identity)/Factors/x/y", "/services"] {
+                try await client.twilio(.get, path, auth: auth).expectTwilioError(404, code: 20404)
+            }
+            try await client.twilio(.get, "/twilio/v2", auth: auth, absolute: true).expectTwilioError(404, code: 20404)
+            try await client.twilio(.get, "/twilio/v2/", auth: auth, absolute: true).expectTwilioError(404, code: 20404)
+            try await client.twilio(.get, "/Nope", auth: nil).expectTwilioError(404, code: 20404)
+            let wrongMethods: [(HTTPRequest.Method, String)] = [
+                (.delete, "/Services/\(service)/Verifications"), (.put, "/Services"), (.patch, "/Services/\(service)"),
+                (.get, "/Services/\(service)/VerificationCheck"),
+                (.delete, "/Services/\(service)/Entities/\(identity)/Challenges"),
+            ]
+            for (method, path) in wrongMethods {
+                try await client.twilio(method, path, auth: auth).expectTwilioError(
+                    405, code: 20004, message: "Method not allowed")
+            }
+            let native = try await client.execute(uri: "/v1/nope", method: .get)
+            #expect(native.status == .notFound)
+            #expect(native.headers[.contentType] == "application/problem+json")
+        }
+        let root = try await TestNode.make(.sqlite, configure: { $0.twilioVerifyPrefix = "" })
+        try await root.run { client in
+            try await client.twilio(.get, "/v2/Nope", auth: try root.twilioAuth(), absolute: true)
+                .expectTwilioError(404, code: 20404, message: "The requested resource /Nope was not found")
+            let native = try await client.execute(uri: "/v1/nope", method: .get)
+            #expect(native.headers[.contentType] == "application/problem+json")
+        }
+    }
 }

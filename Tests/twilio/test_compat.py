@@ -10,6 +10,7 @@ import sys
 import urllib.error
 import urllib.request
 
+import requests
 from twilio.base.exceptions import TwilioException
 from twilio_support import BASE, case, client, code_sent, codes_sent, expect_error, expect_sid, main, make_project, verity, wrong
 
@@ -204,6 +205,38 @@ def error_body():
         "more_info": "https://www.twilio.com/docs/errors/20003",
         "status": 401,
     }, body
+
+
+def raw_error(response, status, code):
+    """Checks a raw error response: Twilio's status, code and exactly Twilio's keys."""
+    assert response.status_code == status, f"{response.status_code}, wanted {status}: {response.text}"
+    body = response.json()
+    assert set(body) == {"code", "message", "more_info", "status"}, body
+    assert body["code"] == code and body["status"] == status, body
+    assert body["more_info"] == f"https://www.twilio.com/docs/errors/{code}", body
+    return body
+
+
+@case("routes: an unknown resource is 404 20404 and a wrong method 405 20004, in Twilio's error body")
+def unknown_routes():
+    service = VERIFY.services(SERVICE)
+    error = expect_error(lambda: service.rate_limits("RK" + "0" * 32).fetch(), 404, 20404)
+    assert f"/Services/{SERVICE}/RateLimits/RK" in error.msg, error.msg
+    expect_error(lambda: service.rate_limits.create(unique_name="per_ip"), 404, 20404)
+    expect_error(lambda: service.messaging_configurations("US").fetch(), 404, 20404)
+    # twilio-python's pager raises a plain TwilioException on any non-200 page, against Twilio too.
+    try:
+        service.rate_limits.list()
+        raise AssertionError("listing rate limits succeeded")
+    except TwilioException as error:
+        assert "HTTP 404" in str(error) and '"code":20404' in str(error), error
+    credentials = (ACME["account_sid"], ACME["key"])
+    raw_error(requests.get(f"{BASE}/twilio/v2/Nothing", auth=credentials, timeout=10), 404, 20404)
+    body = raw_error(
+        requests.delete(f"{BASE}/twilio/v2/Services/{SERVICE}/Verifications", auth=credentials, timeout=10), 405, 20004
+    )
+    assert body["message"] == "Method not allowed", body
+    raw_error(requests.put(f"{BASE}/twilio/v2/Services/{SERVICE}", auth=credentials, timeout=10), 405, 20004)
 
 
 if __name__ == "__main__":
