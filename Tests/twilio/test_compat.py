@@ -140,6 +140,10 @@ def check_limit():
     statuses = [service.verification_checks.create(to=to, code=wrong(code)).status for _ in range(5)]
     assert statuses == ["pending"] * 4 + ["max_attempts_reached"], statuses
     expect_error(lambda: service.verification_checks.create(verification_sid=verification.sid, code=code), 429, 60202)
+    # By To as well: the number's latest verification is out of checks until it expires.
+    expect_error(
+        lambda: service.verification_checks.create(to=to, code=code), 429, 60202, "Max check attempts reached"
+    )
 
 
 @case("verify: an invalid number is 400 60200, an unsupported channel too, and nothing is sent")

@@ -86,8 +86,9 @@ struct TwilioVerificationController {
         let now = clock.now()
         let record: VerificationRecord
         let approved: Bool
+        // By `To` too, a verification out of checks is 429 60202 until it expires, as on Twilio.
         switch try await verifications.check(
-            checked, purpose: service.verificationPurpose, in: account.project, now: now)
+            checked, purpose: service.verificationPurpose, in: account.project, now: now, limitByDestination: true)
         {
         case .approved(let verification): (record, approved) = (verification, true)
         case .wrong(let verification): (record, approved) = (verification, false)
