@@ -354,7 +354,7 @@ struct TwilioPush: Sendable {
     func createChallenge(_ form: TwilioForm, identity: String, in service: TwilioVerifyService, project: Project)
         async throws -> ChallengeRecord
     {
-        let (factor, _) = try await factor(
+        let (factor, link) = try await factor(
             try form.requiredString("FactorSid"), identity: identity, in: service, project: project, caller: .backend)
         let now = clock.now()
         var lifetime = 300
@@ -385,7 +385,8 @@ struct TwilioPush: Sendable {
                     details: details,
                     hiddenDetails: try Self.stringObject(form.string("HiddenDetails"), "HiddenDetails"),
                     expiresIn: lifetime, code: factor.type == .totp ? code : nil),
-                in: project, pushStyle: .twilio)
+                in: project, pushStyle: .twilio, totpWindow: link.totpSkew ?? 1,
+                events: answerEvents(factor, link, service: service))
         } catch let error as VerityError where error.code == .invalidCode {
             throw TwilioError(code: 60324, message: "Challenge verification failed", status: 403)
         } catch let error as VerityError where error.code == .invalidRequest {
@@ -438,12 +439,8 @@ struct TwilioPush: Sendable {
         default: throw failed
         }
         do {
-            let queue = events([], service: service)
-            return try await challenges.record(status, of: challenge, by: factor) { answered, sql in
-                var queue = queue
-                queue.events = [Self.event("challenge.\(answered.status.rawValue)", factor, link, challenge: answered)]
-                try await queue.enqueue(in: sql)
-            }
+            return try await challenges.record(
+                status, of: challenge, by: factor, events: answerEvents(factor, link, service: service))
         } catch let error as VerityError where error.code == .challengeExpired {
             throw Self.expired
         } catch let error as VerityError where error.code == .challengeAlreadyAnswered {
@@ -568,6 +565,19 @@ struct TwilioPush: Sendable {
             params["updated_date"] = (challenge.respondedAt ?? challenge.createdAt).formatted(TwilioJSON.dateFormat)
         }
         return TwilioEvent(type: type, params: params)
+    }
+
+    /// Queues `challenge.approved` or `challenge.denied` for a challenge's answer, by the device (push) or by the code
+    /// it was created with (TOTP).
+    private func answerEvents(_ factor: FactorRecord, _ link: TwilioFactorLink, service: TwilioVerifyService)
+        -> ChallengeStore.AnswerEvents
+    {
+        let queue = events([], service: service)
+        return { answered, sql in
+            var queue = queue
+            queue.events = [Self.event("challenge.\(answered.status.rawValue)", factor, link, challenge: answered)]
+            try await queue.enqueue(in: sql)
+        }
     }
 
     /// `events` queued for the service's webhooks, in the transaction of the write they report.
