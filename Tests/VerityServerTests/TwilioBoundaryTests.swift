@@ -154,4 +154,72 @@ struct TwilioBoundaryTests {
             #expect(native.headers[.contentType] == "application/problem+json")
         }
     }
+
+    @Test(
+        "Deleting a service deletes its factors (and the Verity factors behind them), access tokens and entities",
+        arguments: TestEngine.available)
+    func serviceDeletion(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        let auth = try node.twilioAuth()
+        try await node.run { client in
+            let service = try await client.twilioService(auth: auth)
+            let kept = try await client.twilioService(auth: auth)
+            let device = try await TwilioTestDevice.enroll(
+                identity, service: service, auth: auth, node: node, client: client)
+            let other = try await TwilioTestDevice.enroll(
+                "user-0002-abcd", service: kept, auth: auth, node: node, client: client)
+            let totp = try await client.twilio(
+                .post, device.path("/Factors"), auth: auth, form: ["FriendlyName": "Jane", "FactorType": "totp"])
+            let totpSid = try #require(try totp.json()["sid"] as? String)
+            let unused = try #require(
+                try await client.twilio(
+                    .post, "/Services/\(service)/AccessTokens", auth: auth,
+                    form: ["Identity": "user-0003-abcd", "FactorType": "push"]
+                ).json()["token"] as? String)
+            let challenge = try #require(
+                try await client.twilio(
+                    .post, device.path("/Challenges"), auth: auth,
+                    form: ["FactorSid": device.factorSid, "Details.Message": "Approve?"]
+                ).json()["sid"] as? String)
+
+            #expect(try await client.twilio(.delete, "/Services/\(service)", auth: auth).status == .noContent)
+
+            // The phone's key no longer signs in, here or on the native device API.
+            try await client.twilio(.get, device.path("/Factors/\(device.factorSid)"), auth: device.auth())
+                .expectTwilioError(401, code: 20003)
+            for sid in [device.factorSid, totpSid] {
+                let id = try #require(TwilioSID.verityId(sid, prefix: "YF", idPrefix: "fac"))
+                #expect(try await client.send(.get, "/v1/factors/\(id)", key: node.apiKey).status == .notFound)
+            }
+            let factors = try await client.send(.get, "/v1/users/\(identity)/factors", key: node.apiKey)
+            #expect(try factors.decode(Page<Factor>.self).items.isEmpty)
+            // Its pending challenge can no longer be approved.
+            let challengeId = try #require(TwilioSID.verityId(challenge, prefix: "YC", idPrefix: "chl"))
+            let fetched = try await client.send(.get, "/v1/challenges/\(challengeId)", key: node.apiKey)
+            #expect(try fetched.decode(Challenge.self).status == .expired)
+            // An access token it issued enrolls nothing.
+            var form = TwilioTestDevice(
+                identity: "user-0003-abcd", service: service, accountSid: auth.accountSid, clock: node.clock
+            ).enrollmentForm
+            form["FriendlyName"] = "Late"
+            try await client.twilio(
+                .post, "/Services/\(service)/Entities/user-0003-abcd/Factors",
+                auth: TwilioAuth(accountSid: "token", secret: unused), form: form
+            ).expectTwilioError(401, code: 20003)
+            // The other service's factor is untouched.
+            #expect(
+                try await client.twilio(.get, other.path("/Factors/\(other.factorSid)"), auth: other.auth()).status
+                    == .ok)
+            let left = try await node.verity.database.read { sql in
+                try await sql.raw(
+                    """
+                    SELECT (SELECT COUNT(*) FROM twilio_factors WHERE service_sid = \(bind: service))
+                         + (SELECT COUNT(*) FROM twilio_access_tokens WHERE service_sid = \(bind: service))
+                         + (SELECT COUNT(*) FROM twilio_entities WHERE service_sid = \(bind: service)) AS left_over
+                    """
+                ).first()?.decode(column: "left_over", as: Int.self)
+            }
+            #expect(left == 0)
+        }
+    }
 }

@@ -231,6 +231,37 @@ def device_on_backend_routes():
     assert device.call("GET", f"/Factors/{device.factor['sid']}").status_code == 200
 
 
+@case("services: deleting a service deletes its factors: their device JWTs and access tokens are refused")
+def service_delete_cascade():
+    doomed_sid = VERIFY.services.create(friendly_name="Doomed").sid
+    doomed = VERIFY.services(doomed_sid)
+    token = doomed.access_tokens.create(identity="user-0017-push", factor_type="push", ttl=300)
+    remember_secret(token.token)
+    device = Device("user-0017-push")
+    device.call = lambda method, path, data=None, password=None, params=None: requests.request(
+        method,
+        f"{BASE}/twilio/v2/Services/{doomed_sid}/Entities/user-0017-push{path}",
+        data=data,
+        params=params,
+        auth=("token", password if password is not None else device.auth_jwt()),
+        timeout=10,
+    )
+    device.enroll(token.token)
+    assert device.verify()["status"] == "verified"
+    unused = doomed.access_tokens.create(identity="user-0018-push", factor_type="push", ttl=300)
+    remember_secret(unused.token)
+    assert doomed.delete() is True
+    expect_device_error(device.call("GET", f"/Factors/{device.factor['sid']}"), 401, 20003)
+    late = requests.post(
+        f"{BASE}/twilio/v2/Services/{doomed_sid}/Entities/user-0018-push/Factors",
+        data={"FriendlyName": "x", "FactorType": "push", "Binding.PublicKey": device.public_key, "Binding.Alg": "ES256"},
+        auth=("token", unused.token),
+        timeout=10,
+    )
+    expect_device_error(late, 401, 20003)
+    expect_error(lambda: doomed.entities("user-0017-push").fetch(), 404, 20404)
+
+
 @case("totp: a challenge created on an unverified factor is refused with 60318")
 def totp_unverified():
     identity = "user-0003-totp"

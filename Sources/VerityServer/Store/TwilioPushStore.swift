@@ -64,19 +64,11 @@ struct TwilioPushStore: Sendable {
     }
 
     /// Deletes the entity with its factors and their pending challenges; false when there was none.
-    func deleteEntity(serviceSid: String, identity: String, projectId: String) async throws -> Bool {
+    func deleteEntity(serviceSid: String, identity: String, projectId: String, now: Date) async throws -> Bool {
         try await database.transaction { sql in
-            let factorIds = try await sql.raw(
-                """
-                DELETE FROM twilio_factors WHERE service_sid = \(bind: serviceSid) AND identity = \(bind: identity)
-                RETURNING factor_id
-                """
-            ).all().map { try $0.decode(column: "factor_id", as: String.self) }
-            for id in factorIds {
-                try await sql.raw(
-                    "DELETE FROM factors WHERE id = \(bind: id) AND project_id = \(bind: projectId)"
-                ).run()
-            }
+            try await Self.deleteFactors(
+                "service_sid = \(bind: serviceSid) AND identity = \(bind: identity)", projectId: projectId, now: now,
+                in: sql)
             return try await sql.raw(
                 """
                 DELETE FROM twilio_entities WHERE service_sid = \(bind: serviceSid) AND identity = \(bind: identity)
@@ -190,17 +182,44 @@ struct TwilioPushStore: Sendable {
     }
 
     /// Deletes a factor and its Twilio side, with its events; false when it was not there.
-    func deleteFactor(id: String, projectId: String, events: TwilioEventQueue) async throws -> Bool {
+    func deleteFactor(id: String, projectId: String, now: Date, events: TwilioEventQueue) async throws -> Bool {
         try await database.transaction { sql in
-            try await sql.raw("DELETE FROM twilio_factors WHERE factor_id = \(bind: id)").run()
             guard
-                try await sql.raw(
-                    "DELETE FROM factors WHERE id = \(bind: id) AND project_id = \(bind: projectId) RETURNING id"
-                ).first() != nil
+                try await !Self.deleteFactors("factor_id = \(bind: id)", projectId: projectId, now: now, in: sql)
+                    .isEmpty
             else { return false }
             try await events.enqueue(in: sql)
             return true
         }
+    }
+
+    /// Deletes the Twilio factors that `filter` (over `twilio_factors`) selects and the project's Verity factors
+    /// behind them, so their device JWTs no longer sign in anywhere, in the caller's transaction. Their pending
+    /// challenges expire now (the expiry service then reports them as it reports any expiry). Returns the ids of the
+    /// Verity factors deleted.
+    @discardableResult
+    static func deleteFactors(_ filter: SQLQueryString, projectId: String, now: Date, in sql: any SQLDatabase)
+        async throws -> [String]
+    {
+        let linked = try await sql.raw("DELETE FROM twilio_factors WHERE \(filter) RETURNING factor_id").all()
+            .map { try $0.decode(column: "factor_id", as: String.self) }
+        var deleted: [String] = []
+        for id in linked {
+            guard
+                try await sql.raw(
+                    "DELETE FROM factors WHERE id = \(bind: id) AND project_id = \(bind: projectId) RETURNING id"
+                ).first() != nil
+            else { continue }
+            deleted.append(id)
+            try await sql.raw(
+                """
+                UPDATE challenges SET expires_at = \(bind: now.storedValue)
+                WHERE factor_id = \(bind: id) AND project_id = \(bind: projectId) AND status = 'pending'
+                  AND expires_at > \(bind: now.storedValue)
+                """
+            ).run()
+        }
+        return deleted
     }
 
     private static func link(from row: any SQLRow) throws -> TwilioFactorLink {

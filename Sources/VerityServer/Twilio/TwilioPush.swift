@@ -91,7 +91,10 @@ struct TwilioPush: Sendable {
     }
 
     func deleteEntity(_ identity: String, in service: TwilioVerifyService, project: Project) async throws {
-        guard try await store.deleteEntity(serviceSid: service.sid, identity: identity, projectId: project.id) else {
+        guard
+            try await store.deleteEntity(
+                serviceSid: service.sid, identity: identity, projectId: project.id, now: clock.now())
+        else {
             throw TwilioError.notFound("/Services/\(service.sid)/Entities/\(identity)")
         }
     }
@@ -301,7 +304,7 @@ struct TwilioPush: Sendable {
     {
         let (factor, link) = try await factor(sid, identity: identity, in: service, project: project, caller: caller)
         let deleted = try await store.deleteFactor(
-            id: factor.id, projectId: project.id,
+            id: factor.id, projectId: project.id, now: clock.now(),
             events: events([Self.event("factor.deleted", factor, link)], service: service))
         guard deleted else {
             throw TwilioError.notFound("/Services/\(service.sid)/Entities/\(identity)/Factors/\(sid)")
