@@ -586,4 +586,48 @@ extension TwilioPushTests {
             #expect(denied["type"] == "challenge.denied" && denied["factor_sid"] == strict.sid)
         }
     }
+
+    @Test(
+        "Factors list page by page (PageSize, PageToken); a device sees only its own", arguments: TestEngine.available)
+    func factorPages(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        let auth = try node.twilioAuth()
+        try await node.run { client in
+            let service = try await client.twilioService(auth: auth)
+            let device = try await TwilioTestDevice.enroll(
+                identity, service: service, auth: auth, node: node, client: client)
+            var sids = [device.factorSid]
+            for index in 0..<2 {
+                node.clock.advance(by: 1)
+                let created = try await client.twilio(
+                    .post, device.path("/Factors"), auth: auth,
+                    form: ["FriendlyName": "T\(index)", "FactorType": "totp"])
+                sids.append(try #require(try created.json()["sid"] as? String))
+            }
+            var seen: [String] = []
+            var next: String? = "/twilio/v2" + device.path("/Factors?PageSize=2")
+            var pages = 0
+            while let url = next {
+                let page = try await client.twilio(.get, url, auth: auth, absolute: true)
+                #expect(page.status == .ok)
+                let body = try page.json()
+                let items = try #require(body["factors"] as? [[String: Any]])
+                #expect(items.count <= 2)
+                seen += items.compactMap { $0["sid"] as? String }
+                let meta = try #require(body["meta"] as? [String: Any])
+                #expect(meta["key"] as? String == "factors" && meta["page_size"] as? Int == 2)
+                next = (meta["next_page_url"] as? String).map {
+                    #expect($0.contains("PageToken=PA"))
+                    return String($0.dropFirst("http://127.0.0.1:8080".count))
+                }
+                pages += 1
+            }
+            #expect(seen == sids)
+            #expect(pages == 2)
+            let own = try await client.twilio(.get, device.path("/Factors?PageSize=1"), auth: device.auth())
+            let body = try own.json()
+            #expect((body["factors"] as? [[String: Any]])?.compactMap { $0["sid"] as? String } == [device.factorSid])
+            #expect((body["meta"] as? [String: Any])?["next_page_url"] is NSNull)
+        }
+    }
 }

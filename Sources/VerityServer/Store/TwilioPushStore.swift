@@ -132,23 +132,27 @@ struct TwilioPushStore: Sendable {
         }
     }
 
-    /// The entity's factors with their Twilio side, oldest first.
-    func factors(serviceSid: String, identity: String, projectId: String) async throws
-        -> [(FactorRecord, TwilioFactorLink)]
-    {
+    /// One page of the entity's factors with their Twilio side, oldest first, starting after the factor `after`
+    /// (a Verity id) names; only `factorId` when given (a device sees its own).
+    func factors(
+        serviceSid: String, identity: String, projectId: String, factorId: String?, after: String?, limit: Int
+    ) async throws -> [(FactorRecord, TwilioFactorLink)] {
         try await database.read { sql in
             let columns = FactorStore.columns.split(separator: ",").map {
                 "f." + $0.trimmingCharacters(in: .whitespaces)
             }
             .joined(separator: ", ")
+            let only: SQLQueryString = factorId.map { "AND f.id = \(bind: $0)" } ?? ""
+            let start = SQLQueryString.twilioPageStart(
+                after: after, table: "factors", key: "id", scope: "project_id", projectId)
             return try await sql.raw(
                 """
                 SELECT \(unsafeRaw: columns), t.factor_id, t.service_sid, t.identity, t.metadata, t.totp_skew,
                        t.failed_attempts, t.updated_at AS link_updated_at
                 FROM twilio_factors t JOIN factors f ON f.id = t.factor_id
                 WHERE t.service_sid = \(bind: serviceSid) AND t.identity = \(bind: identity)
-                  AND f.project_id = \(bind: projectId)
-                ORDER BY f.created_at, f.id
+                  AND f.project_id = \(bind: projectId) \(only) \(start)
+                ORDER BY f.created_at, f.id LIMIT \(bind: limit)
                 """
             ).all().map { row in
                 (try FactorStore.record(from: row), try Self.link(from: row, updatedColumn: "link_updated_at"))

@@ -122,13 +122,15 @@ struct TwilioServiceStore: Sendable {
 extension SQLQueryString {
     /// `AND (created_at, sid) > (…)`: where a page of a Twilio list in creation order starts, after the row `after`
     /// names (in the same scope); nothing for the first page.
-    static func twilioPageStart(after: String?, table: String, scope column: String, _ scope: String)
-        -> SQLQueryString
-    {
+    ///
+    /// - Parameter key: The table's unique column after `created_at` in the list's order (`id` for Verity's rows).
+    static func twilioPageStart(
+        after: String?, table: String, key: String = "sid", scope column: String, _ scope: String
+    ) -> SQLQueryString {
         guard let after else { return "" }
         return """
-            AND (created_at, sid) > (SELECT created_at, sid FROM \(unsafeRaw: table)
-                                     WHERE sid = \(bind: after) AND \(unsafeRaw: column) = \(bind: scope))
+            AND (created_at, \(unsafeRaw: key)) > (SELECT created_at, \(unsafeRaw: key) FROM \(unsafeRaw: table)
+                WHERE \(unsafeRaw: key) = \(bind: after) AND \(unsafeRaw: column) = \(bind: scope))
             """
     }
 }

@@ -247,12 +247,17 @@ struct TwilioPush: Sendable {
         return (factor, link)
     }
 
-    func factors(identity: String, in service: TwilioVerifyService, project: Project, caller: TwilioCaller)
-        async throws -> [(FactorRecord, TwilioFactorLink)]
-    {
-        let all = try await store.factors(serviceSid: service.sid, identity: identity, projectId: project.id)
-        guard case .device(let device) = caller else { return all }
-        return all.filter { $0.0.id == device.id }
+    /// One page of the entity's factors the caller may see (a device sees only its own), after the factor SID
+    /// `after` names.
+    func factors(
+        identity: String, in service: TwilioVerifyService, project: Project, caller: TwilioCaller, after: String?,
+        limit: Int
+    ) async throws -> [(FactorRecord, TwilioFactorLink)] {
+        var only: String?
+        if case .device(let device) = caller { only = device.id }
+        return try await store.factors(
+            serviceSid: service.sid, identity: identity, projectId: project.id, factorId: only,
+            after: after.flatMap { TwilioSID.verityId($0, prefix: "YF", idPrefix: "fac") }, limit: limit)
     }
 
     /// Verifies the factor when `AuthPayload` comes with an unverified one (push: the device's DER signature over
