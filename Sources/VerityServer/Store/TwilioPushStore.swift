@@ -107,17 +107,9 @@ struct TwilioPushStore: Sendable {
     /// Marks an unverified factor verified, with its events; nil when it was not unverified.
     func markVerified(factorId: String, now: Date, events: TwilioEventQueue) async throws -> FactorRecord? {
         try await database.transaction { sql in
-            guard
-                let row = try await sql.raw(
-                    """
-                    UPDATE factors SET status = 'verified', verified_at = \(bind: now.storedValue), nonce = NULL
-                    WHERE id = \(bind: factorId) AND status = 'unverified'
-                    RETURNING \(unsafeRaw: FactorStore.columns)
-                    """
-                ).first()
-            else { return nil }
+            guard let verified = try await FactorStore.markVerified(id: factorId, now: now, in: sql) else { return nil }
             try await events.enqueue(in: sql)
-            return try FactorStore.record(from: row)
+            return verified
         }
     }
 
