@@ -296,6 +296,26 @@ struct TwilioVerifyTests {
         }
     }
 
+    @Test("Verify: PSD2 Amount and Payee on a check are refused (400 60204), not ignored")
+    func psd2Check() async throws {
+        let node = try await TestNode.make(.sqlite)
+        let auth = try node.twilioAuth()
+        try await node.run { client in
+            let service = try await client.twilioService(auth: auth)
+            _ = try await client.twilioStart(phone, service: service, auth: auth)
+            let code = try await node.sender.code(to: phone)
+            for extra in [["Amount": "€39.99"], ["Payee": "Acme"]] {
+                try await client.twilio(
+                    .post, "/Services/\(service)/VerificationCheck", auth: auth,
+                    form: extra.merging(["To": phone, "Code": code]) { $1 }
+                ).expectTwilioError(400, code: 60204)
+            }
+            let approved = try await client.twilio(
+                .post, "/Services/\(service)/VerificationCheck", auth: auth, form: ["To": phone, "Code": code])
+            #expect(try approved.json()["status"] as? String == "approved")
+        }
+    }
+
     @Test(
         "Verify: invalid input is 400 with Twilio's code",
         arguments: [
@@ -307,6 +327,15 @@ struct TwilioVerifyTests {
             (["Channel": "sms"], 60200, "Invalid parameter: To"),
             (["To": "+14155550100"], 60200, "Invalid parameter: Channel"),
             (["To": "+14155550100", "Channel": "sms", "Locale": "not a locale!"], 60200, "Invalid parameter: Locale"),
+            (["To": "+14155550100", "Channel": "sms", "CustomCode": "1234"], 60204, "Service does not support"),
+            (
+                ["To": "+14155550100", "Channel": "sms", "Amount": "€39.99"], 60204,
+                "Service does not support this feature: Amount"
+            ),
+            (
+                ["To": "+14155550100", "Channel": "sms", "Payee": "Acme"], 60204,
+                "Service does not support this feature: Payee"
+            ),
         ])
     func invalidStart(form: [String: String], code: Int, message: String) async throws {
         let node = try await TestNode.make(.sqlite)

@@ -221,6 +221,19 @@ def raw_error(response, status, code):
     return body
 
 
+@case("verify: PSD2 Amount and Payee are refused with 400 60204 rather than ignored")
+def psd2_refused():
+    service = VERIFY.services(SERVICE)
+    expect_error(
+        lambda: service.verifications.create(to="+14155553001", channel="sms", amount="€39.99", payee="Acme"),
+        400,
+        60204,
+        "Amount",
+    )
+    assert verity("outbox", "list", "--to", "+14155553001") == []
+    expect_error(lambda: service.verification_checks.create(to="+14155553001", code="123456", payee="Acme"), 400, 60204)
+
+
 @case("routes: an unknown resource is 404 20404 and a wrong method 405 20004, in Twilio's error body")
 def unknown_routes():
     service = VERIFY.services(SERVICE)
