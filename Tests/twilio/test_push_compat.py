@@ -199,6 +199,22 @@ def totp_factor():
     assert challenge.status == "approved" and challenge.factor_type == "totp", challenge.status
 
 
+@case("totp: five wrong codes lock the factor's verification: 4 x 403 60311, then 429 60310, even for the right code")
+def totp_attempt_limit():
+    identity = "user-0015-totp"
+    factor = SERVICE.entities(identity).new_factors.create(friendly_name="Jane", factor_type="totp")
+    secret = factor.binding["secret"]
+    remember_secret(secret)
+    right = totp(secret)
+    wrong_code = str((int(right) + 1) % 10**6).zfill(6)
+    update = SERVICE.entities(identity).factors(factor.sid).update
+    for _ in range(4):
+        expect_error(lambda: update(auth_payload=wrong_code), 403, 60311, "Factor verification failed")
+    expect_error(lambda: update(auth_payload=wrong_code), 429, 60310, "Max factor verification attempts reached")
+    expect_error(lambda: update(auth_payload=right), 429, 60310)
+    assert SERVICE.entities(identity).factors(factor.sid).fetch().status == "unverified"
+
+
 @case("device auth: a phone's JWT is 401 20003 on every route of the customer's backend")
 def device_on_backend_routes():
     device = enrolled_device("user-0016-push")
