@@ -516,3 +516,118 @@ struct TwilioTestDevice {
             using: key ?? self.key)
     }
 }
+
+extension TwilioPushTests {
+    /// A verified TOTP factor with `Config.Skew` = `skew` and its code generator.
+    private func verifiedTOTP(
+        skew: Int, name: String, service: String, auth: TwilioAuth, node: TestNode, client: some TestClientProtocol
+    ) async throws -> (sid: String, totp: TOTP) {
+        let created = try await client.twilio(
+            .post, "/Services/\(service)/Entities/\(identity)/Factors", auth: auth,
+            form: ["FriendlyName": name, "FactorType": "totp", "Config.Skew": "\(skew)"])
+        #expect(created.status == .created)
+        let factor = try created.json()
+        #expect((factor["config"] as? [String: Any])?["skew"] as? Int == skew)
+        let sid = try #require(factor["sid"] as? String)
+        let secret = try #require(((factor["binding"] as? [String: String])?["secret"]).flatMap(Base32.decode))
+        let totp = try TOTP(secret: secret)
+        let verified = try await client.twilio(
+            .post, "/Services/\(service)/Entities/\(identity)/Factors/\(sid)", auth: auth,
+            form: ["AuthPayload": totp.code(at: node.clock.now())])
+        #expect(try verified.json()["status"] as? String == "verified")
+        return (sid, totp)
+    }
+
+    @Test(
+        "TOTP challenges honour the factor's Config.Skew and send challenge.approved|denied events",
+        arguments: TestEngine.available)
+    func totpSkewAndEvents(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        let auth = try node.twilioAuth()
+        try await node.run { client in
+            let service = try await client.twilioService(auth: auth)
+            #expect(
+                try await client.twilio(
+                    .post, "/Services/\(service)/Webhooks", auth: auth,
+                    form: ["FriendlyName": "Backend", "EventTypes": "*", "WebhookUrl": "http://127.0.0.1:9/events"]
+                ).status == .created)
+            let wide = try await verifiedTOTP(
+                skew: 2, name: "Wide", service: service, auth: auth, node: node, client: client)
+            let strict = try await verifiedTOTP(
+                skew: 0, name: "Strict", service: service, auth: auth, node: node, client: client)
+            let challenges = "/Services/\(service)/Entities/\(identity)/Challenges"
+            node.clock.advance(by: 4 * 30)
+            // Two steps late: inside a skew of 2 (outside the default 1).
+            let late = try await client.twilio(
+                .post, challenges, auth: auth,
+                form: ["FactorSid": wide.sid, "AuthPayload": wide.totp.code(at: node.clock.now() - 60)])
+            #expect(try late.json()["status"] as? String == "approved")
+            // One step late: outside a skew of 0 (inside the default 1).
+            let strictLate = try await client.twilio(
+                .post, challenges, auth: auth,
+                form: ["FactorSid": strict.sid, "AuthPayload": strict.totp.code(at: node.clock.now() - 30)])
+            #expect(try strictLate.json()["status"] as? String == "denied")
+            let strictNow = try await client.twilio(
+                .post, challenges, auth: auth,
+                form: ["FactorSid": strict.sid, "AuthPayload": strict.totp.code(at: node.clock.now())])
+            #expect(try strictNow.json()["status"] as? String == "approved")
+
+            let events = try await node.verity.outboxMessages().map(\.message).filter { $0.channel == .twilioWebhook }
+            let params = try events.map {
+                try JSONDecoder().decode([String: String].self, from: Data(($0.payload ?? "").utf8))
+            }
+            let answers = params.filter { $0["type"]?.hasPrefix("challenge.") == true }
+            #expect(answers.count == 3)
+            let approved = try #require(answers.first { $0["challenge_sid"] == (try? late.json()["sid"] as? String) })
+            #expect(approved["type"] == "challenge.approved" && approved["status"] == "approved")
+            #expect(approved["factor_type"] == "totp" && approved["factor_sid"] == wide.sid)
+            let denied = try #require(
+                answers.first { $0["challenge_sid"] == (try? strictLate.json()["sid"] as? String) })
+            #expect(denied["type"] == "challenge.denied" && denied["factor_sid"] == strict.sid)
+        }
+    }
+
+    @Test(
+        "Factors list page by page (PageSize, PageToken); a device sees only its own", arguments: TestEngine.available)
+    func factorPages(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        let auth = try node.twilioAuth()
+        try await node.run { client in
+            let service = try await client.twilioService(auth: auth)
+            let device = try await TwilioTestDevice.enroll(
+                identity, service: service, auth: auth, node: node, client: client)
+            var sids = [device.factorSid]
+            for index in 0..<2 {
+                node.clock.advance(by: 1)
+                let created = try await client.twilio(
+                    .post, device.path("/Factors"), auth: auth,
+                    form: ["FriendlyName": "T\(index)", "FactorType": "totp"])
+                sids.append(try #require(try created.json()["sid"] as? String))
+            }
+            var seen: [String] = []
+            var next: String? = "/twilio/v2" + device.path("/Factors?PageSize=2")
+            var pages = 0
+            while let url = next {
+                let page = try await client.twilio(.get, url, auth: auth, absolute: true)
+                #expect(page.status == .ok)
+                let body = try page.json()
+                let items = try #require(body["factors"] as? [[String: Any]])
+                #expect(items.count <= 2)
+                seen += items.compactMap { $0["sid"] as? String }
+                let meta = try #require(body["meta"] as? [String: Any])
+                #expect(meta["key"] as? String == "factors" && meta["page_size"] as? Int == 2)
+                next = (meta["next_page_url"] as? String).map {
+                    #expect($0.contains("PageToken=PA"))
+                    return String($0.dropFirst("http://127.0.0.1:8080".count))
+                }
+                pages += 1
+            }
+            #expect(seen == sids)
+            #expect(pages == 2)
+            let own = try await client.twilio(.get, device.path("/Factors?PageSize=1"), auth: device.auth())
+            let body = try own.json()
+            #expect((body["factors"] as? [[String: Any]])?.compactMap { $0["sid"] as? String } == [device.factorSid])
+            #expect((body["meta"] as? [String: Any])?["next_page_url"] is NSNull)
+        }
+    }
+}

@@ -245,6 +245,78 @@ struct TwilioVerifyTests {
     }
 
     @Test(
+        "Verify: out of checks, a check by To is 429 60202 (as by SID) until the verification expires",
+        arguments: TestEngine.available)
+    func checkLimitByTo(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        let auth = try node.twilioAuth()
+        try await node.run { client in
+            let service = try await client.twilioService(auth: auth)
+            let check = "/Services/\(service)/VerificationCheck"
+            let sid = try await client.twilioStart(phone, service: service, auth: auth)
+            let code = try await node.sender.code(to: phone)
+            for _ in 1...5 {
+                #expect(
+                    try await client.twilio(
+                        .post, check, auth: auth, form: ["To": phone, "Code": wrongCode(for: code)]
+                    )
+                    .status == .ok)
+            }
+            for form in [["To": phone, "Code": code], ["VerificationSid": sid, "Code": code]] {
+                try await client.twilio(.post, check, auth: auth, form: form)
+                    .expectTwilioError(429, code: 60202, message: "Max check attempts reached")
+            }
+            // Another service's checks of the number are not affected.
+            let other = try await client.twilioService(auth: auth)
+            try await client.twilio(
+                .post, "/Services/\(other)/VerificationCheck", auth: auth, form: ["To": phone, "Code": code]
+            ).expectTwilioError(404, code: 20404)
+            // A new verification is the latest: checks by To go to it.
+            let next = try await client.twilioStart(phone, service: service, auth: auth)
+            #expect(next != sid)
+            let nextCode = try await node.sender.code(to: phone, count: 2)
+            let approved = try await client.twilio(.post, check, auth: auth, form: ["To": phone, "Code": nextCode])
+            #expect(try approved.json()["status"] as? String == "approved")
+            try await client.twilio(.post, check, auth: auth, form: ["To": phone, "Code": nextCode])
+                .expectTwilioError(404, code: 20404)
+
+            // Once the verification out of checks has expired, the number has nothing to check.
+            let second = "+14155550101"
+            _ = try await client.twilioStart(second, service: service, auth: auth)
+            let secondCode = try await node.sender.code(to: second)
+            for _ in 1...5 {
+                _ = try await client.twilio(
+                    .post, check, auth: auth, form: ["To": second, "Code": wrongCode(for: secondCode)])
+            }
+            try await client.twilio(.post, check, auth: auth, form: ["To": second, "Code": secondCode])
+                .expectTwilioError(429, code: 60202)
+            node.clock.advance(by: 601)
+            try await client.twilio(.post, check, auth: auth, form: ["To": second, "Code": secondCode])
+                .expectTwilioError(404, code: 20404)
+        }
+    }
+
+    @Test("Verify: PSD2 Amount and Payee on a check are refused (400 60204), not ignored")
+    func psd2Check() async throws {
+        let node = try await TestNode.make(.sqlite)
+        let auth = try node.twilioAuth()
+        try await node.run { client in
+            let service = try await client.twilioService(auth: auth)
+            _ = try await client.twilioStart(phone, service: service, auth: auth)
+            let code = try await node.sender.code(to: phone)
+            for extra in [["Amount": "€39.99"], ["Payee": "Acme"]] {
+                try await client.twilio(
+                    .post, "/Services/\(service)/VerificationCheck", auth: auth,
+                    form: extra.merging(["To": phone, "Code": code]) { $1 }
+                ).expectTwilioError(400, code: 60204)
+            }
+            let approved = try await client.twilio(
+                .post, "/Services/\(service)/VerificationCheck", auth: auth, form: ["To": phone, "Code": code])
+            #expect(try approved.json()["status"] as? String == "approved")
+        }
+    }
+
+    @Test(
         "Verify: invalid input is 400 with Twilio's code",
         arguments: [
             (["To": "+1555", "Channel": "sms"], 60200, "Invalid parameter: To"),
@@ -255,6 +327,15 @@ struct TwilioVerifyTests {
             (["Channel": "sms"], 60200, "Invalid parameter: To"),
             (["To": "+14155550100"], 60200, "Invalid parameter: Channel"),
             (["To": "+14155550100", "Channel": "sms", "Locale": "not a locale!"], 60200, "Invalid parameter: Locale"),
+            (["To": "+14155550100", "Channel": "sms", "CustomCode": "1234"], 60204, "Service does not support"),
+            (
+                ["To": "+14155550100", "Channel": "sms", "Amount": "€39.99"], 60204,
+                "Service does not support this feature: Amount"
+            ),
+            (
+                ["To": "+14155550100", "Channel": "sms", "Payee": "Acme"], 60204,
+                "Service does not support this feature: Payee"
+            ),
         ])
     func invalidStart(form: [String: String], code: Int, message: String) async throws {
         let node = try await TestNode.make(.sqlite)

@@ -5,11 +5,13 @@ sets). Prints one `ok - ...` line per case and exits non-zero if any case fails.
 """
 
 import datetime
+import functools
 import json
 import sys
 import urllib.error
 import urllib.request
 
+import requests
 from twilio.base.exceptions import TwilioException
 from twilio_support import BASE, case, client, code_sent, codes_sent, expect_error, expect_sid, main, make_project, verity, wrong
 
@@ -55,14 +57,13 @@ def services_invalid():
     )
 
 
-@case("verify: start, wrong code is 200 pending / valid false, right code approves, then 404 20404")
-def verification_happy_path():
-    to = "+14155550100"
+def verification_rules(to, channel):
+    """Start, the same code on re-send, a wrong code (200 pending / valid false), the right one, then 404 20404."""
     service = VERIFY.services(SERVICE)
-    verification = service.verifications.create(to=to, channel="sms")
+    verification = service.verifications.create(to=to, channel=channel)
     expect_sid(verification.sid, "VE")
     assert verification.status == "pending" and verification.valid is False
-    assert verification.to == to and verification.channel == "sms"
+    assert verification.to == to and verification.channel == channel
     assert verification.service_sid == SERVICE and verification.account_sid == ACME["account_sid"]
     assert isinstance(verification.date_created, datetime.datetime), verification.date_created
     assert len(verification.send_code_attempts) == 1
@@ -71,9 +72,12 @@ def verification_happy_path():
 
     fetched = service.verifications(verification.sid).fetch()
     assert fetched.status == "pending"
+    again = service.verifications.create(to=to, channel=channel)
+    assert again.sid == verification.sid and len(again.send_code_attempts) == 2, again.send_code_attempts
+    assert codes_sent(to, 2) == [code, code]
 
     checked = service.verification_checks.create(to=to, code=wrong(code))
-    assert checked.status == "pending" and checked.valid is False
+    assert checked.status == "pending" and checked.valid is False and checked.channel == channel
 
     approved = service.verification_checks.create(to=to, code=code)
     assert approved.status == "approved" and approved.valid is True and approved.sid == verification.sid
@@ -81,6 +85,39 @@ def verification_happy_path():
     expect_error(lambda: service.verification_checks.create(to=to, code=code), 404, 20404)
     expect_error(lambda: service.verification_checks.create(verification_sid=verification.sid, code=code), 404, 20404)
     expect_error(lambda: service.verifications(verification.sid).fetch(), 404, 20404)
+
+
+def send_limit(to, channel):
+    service = VERIFY.services(SERVICE)
+    for _ in range(5):
+        service.verifications.create(to=to, channel=channel)
+    expect_error(lambda: service.verifications.create(to=to, channel=channel), 429, 60203, "Max send attempts reached")
+
+
+def check_limit(to, channel):
+    service = VERIFY.services(SERVICE)
+    verification = service.verifications.create(to=to, channel=channel)
+    code = code_sent(to)
+    statuses = [service.verification_checks.create(to=to, code=wrong(code)).status for _ in range(5)]
+    assert statuses == ["pending"] * 4 + ["max_attempts_reached"], statuses
+    expect_error(lambda: service.verification_checks.create(verification_sid=verification.sid, code=code), 429, 60202)
+    # By To as well: the destination's latest verification is out of checks until it expires.
+    expect_error(
+        lambda: service.verification_checks.create(to=to, code=code), 429, 60202, "Max check attempts reached"
+    )
+
+
+# Every rule holds for both channels.
+for channel, rules_to, send_to, check_to in [
+    ("sms", "+14155550100", "+14155550103", "+14155550104"),
+    ("email", "rules@example.com", "send-limit@example.com", "check-limit@example.com"),
+]:
+    case(f"{channel}: start, wrong code is 200 pending / valid false, re-send is the same code, right code approves, "
+         "then 404 20404")(functools.partial(verification_rules, rules_to, channel))
+    case(f"{channel}: the 6th send to one destination is 429 60203")(functools.partial(send_limit, send_to, channel))
+    case(f"{channel}: after 5 wrong codes the next check is 429 60202, by To and by SID, even with the right code")(
+        functools.partial(check_limit, check_to, channel)
+    )
 
 
 @case("verify: starting again while pending re-sends the same code under the same SID")
@@ -119,26 +156,6 @@ def update_status():
     approved = service.verifications(second.sid).update(status="approved")
     assert approved.status == "approved" and approved.valid is True
     expect_error(lambda: service.verifications(second.sid).fetch(), 404, 20404)
-
-
-@case("verify: the 6th send to a number is 429 60203")
-def send_limit():
-    to = "+14155550103"
-    service = VERIFY.services(SERVICE)
-    for _ in range(5):
-        service.verifications.create(to=to, channel="sms")
-    expect_error(lambda: service.verifications.create(to=to, channel="sms"), 429, 60203)
-
-
-@case("verify: after 5 wrong codes the next check is 429 60202, even with the right code")
-def check_limit():
-    to = "+14155550104"
-    service = VERIFY.services(SERVICE)
-    verification = service.verifications.create(to=to, channel="sms")
-    code = code_sent(to)
-    statuses = [service.verification_checks.create(to=to, code=wrong(code)).status for _ in range(5)]
-    assert statuses == ["pending"] * 4 + ["max_attempts_reached"], statuses
-    expect_error(lambda: service.verification_checks.create(verification_sid=verification.sid, code=code), 429, 60202)
 
 
 @case("verify: an invalid number is 400 60200, an unsupported channel too, and nothing is sent")
@@ -204,6 +221,88 @@ def error_body():
         "more_info": "https://www.twilio.com/docs/errors/20003",
         "status": 401,
     }, body
+
+
+def raw_error(response, status, code):
+    """Checks a raw error response: Twilio's status, code and exactly Twilio's keys."""
+    assert response.status_code == status, f"{response.status_code}, wanted {status}: {response.text}"
+    body = response.json()
+    assert set(body) == {"code", "message", "more_info", "status"}, body
+    assert body["code"] == code and body["status"] == status, body
+    assert body["more_info"] == f"https://www.twilio.com/docs/errors/{code}", body
+    return body
+
+
+@case("email: an invalid address is 400 60200, in Twilio's error body")
+def email_invalid():
+    service = VERIFY.services(SERVICE)
+    for address in ["nobody@", "not an address", "@example.com"]:
+        expect_error(
+            lambda: service.verifications.create(to=address, channel="email"), 400, 60200, "Invalid parameter: To"
+        )
+    response = requests.post(
+        f"{BASE}/twilio/v2/Services/{SERVICE}/Verifications",
+        data={"To": "nobody@", "Channel": "email"},
+        auth=(ACME["account_sid"], ACME["key"]),
+        timeout=10,
+    )
+    raw_error(response, 400, 60200)
+
+
+@case("verify: PSD2 Amount and Payee are refused with 400 60204 rather than ignored")
+def psd2_refused():
+    service = VERIFY.services(SERVICE)
+    expect_error(
+        lambda: service.verifications.create(to="+14155553001", channel="sms", amount="€39.99", payee="Acme"),
+        400,
+        60204,
+        "Amount",
+    )
+    assert verity("outbox", "list", "--to", "+14155553001") == []
+    expect_error(lambda: service.verification_checks.create(to="+14155553001", code="123456", payee="Acme"), 400, 60204)
+
+
+@case("routes: an unknown resource is 404 20404 and a wrong method 405 20004, in Twilio's error body")
+def unknown_routes():
+    service = VERIFY.services(SERVICE)
+    error = expect_error(lambda: service.rate_limits("RK" + "0" * 32).fetch(), 404, 20404)
+    assert f"/Services/{SERVICE}/RateLimits/RK" in error.msg, error.msg
+    expect_error(lambda: service.rate_limits.create(unique_name="per_ip"), 404, 20404)
+    expect_error(lambda: service.messaging_configurations("US").fetch(), 404, 20404)
+    # twilio-python's pager raises a plain TwilioException on any non-200 page, against Twilio too.
+    try:
+        service.rate_limits.list()
+        raise AssertionError("listing rate limits succeeded")
+    except TwilioException as error:
+        assert "HTTP 404" in str(error) and '"code":20404' in str(error), error
+    credentials = (ACME["account_sid"], ACME["key"])
+    raw_error(requests.get(f"{BASE}/twilio/v2/Nothing", auth=credentials, timeout=10), 404, 20404)
+    body = raw_error(
+        requests.delete(f"{BASE}/twilio/v2/Services/{SERVICE}/Verifications", auth=credentials, timeout=10), 405, 20004
+    )
+    assert body["message"] == "Method not allowed", body
+    raw_error(requests.put(f"{BASE}/twilio/v2/Services/{SERVICE}", auth=credentials, timeout=10), 405, 20004)
+
+
+@case("paging: meta has first_page_url, previous_page_url null, url, key and an absolute next_page_url")
+def paging_meta():
+    for index in range(2):
+        VERIFY.services.create(friendly_name=f"Meta {index}")
+    response = requests.get(
+        f"{BASE}/twilio/v2/Services", params={"PageSize": 2}, auth=(ACME["account_sid"], ACME["key"]), timeout=10
+    )
+    assert response.status_code == 200, response.text
+    meta = response.json()["meta"]
+    assert meta["key"] == "services" and meta["page"] == 0 and meta["page_size"] == 2, meta
+    assert meta["first_page_url"] == f"{BASE}/twilio/v2/Services?PageSize=2&Page=0", meta
+    assert meta["url"] == meta["first_page_url"], meta
+    assert meta["previous_page_url"] is None, meta
+    assert meta["next_page_url"].startswith(f"{BASE}/twilio/v2/Services?PageSize=2&Page=1&PageToken=PA"), meta
+    second = requests.get(meta["next_page_url"], auth=(ACME["account_sid"], ACME["key"]), timeout=10).json()["meta"]
+    assert second["page"] == 1 and second["url"] == meta["next_page_url"], second
+    assert second["first_page_url"] == meta["first_page_url"] and second["previous_page_url"] is None, second
+    page = VERIFY.services.page(page_size=2)
+    assert page.previous_page_url is None and page.next_page_url == meta["next_page_url"], page.next_page_url
 
 
 if __name__ == "__main__":

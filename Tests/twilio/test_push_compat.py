@@ -199,6 +199,85 @@ def totp_factor():
     assert challenge.status == "approved" and challenge.factor_type == "totp", challenge.status
 
 
+@case("totp: five wrong codes lock the factor's verification: 4 x 403 60311, then 429 60310, even for the right code")
+def totp_attempt_limit():
+    identity = "user-0015-totp"
+    factor = SERVICE.entities(identity).new_factors.create(friendly_name="Jane", factor_type="totp")
+    secret = factor.binding["secret"]
+    remember_secret(secret)
+    right = totp(secret)
+    wrong_code = str((int(right) + 1) % 10**6).zfill(6)
+    update = SERVICE.entities(identity).factors(factor.sid).update
+    for _ in range(4):
+        expect_error(lambda: update(auth_payload=wrong_code), 403, 60311, "Factor verification failed")
+    expect_error(lambda: update(auth_payload=wrong_code), 429, 60310, "Max factor verification attempts reached")
+    expect_error(lambda: update(auth_payload=right), 429, 60310)
+    assert SERVICE.entities(identity).factors(factor.sid).fetch().status == "unverified"
+
+
+@case("device auth: a phone's JWT is 401 20003 on every route of the customer's backend")
+def device_on_backend_routes():
+    device = enrolled_device("user-0016-push")
+    verification = SERVICE.verifications.create(to="+14155552001", channel="sms")
+    jwt = ("token", device.auth_jwt())
+    calls = [
+        ("GET", "/Services", None),
+        ("POST", "/Services", {"FriendlyName": "Mine"}),
+        ("GET", f"/Services/{SERVICE_SID}", None),
+        ("POST", f"/Services/{SERVICE_SID}", {"FriendlyName": "Mine"}),
+        ("DELETE", f"/Services/{SERVICE_SID}", None),
+        ("POST", f"/Services/{SERVICE_SID}/Verifications", {"To": "+14155552002", "Channel": "sms"}),
+        ("GET", f"/Services/{SERVICE_SID}/Verifications/{verification.sid}", None),
+        ("POST", f"/Services/{SERVICE_SID}/Verifications/{verification.sid}", {"Status": "approved"}),
+        ("POST", f"/Services/{SERVICE_SID}/VerificationCheck", {"To": "+14155552001", "Code": "123456"}),
+        ("GET", f"/Services/{SERVICE_SID}/Webhooks", None),
+        ("POST", f"/Services/{SERVICE_SID}/AccessTokens", {"Identity": "user-0016-push", "FactorType": "push"}),
+        ("GET", f"/Services/{SERVICE_SID}/Entities", None),
+        ("GET", f"/Services/{SERVICE_SID}/Entities/user-0016-push", None),
+        ("DELETE", f"/Services/{SERVICE_SID}/Entities/user-0016-push", None),
+    ]
+    for method, path, data in calls:
+        response = requests.request(method, f"{BASE}/twilio/v2{path}", data=data, auth=jwt, timeout=10)
+        expect_device_error(response, 401, 20003)
+    challenge = push_challenge(device)
+    notify = device.call("POST", f"/Challenges/{challenge.sid}/Notifications", {})
+    expect_device_error(notify, 401, 20003)
+    assert SERVICE.verifications(verification.sid).fetch().status == "pending"
+    assert SERVICE.entities("user-0016-push").fetch().identity == "user-0016-push"
+    assert device.call("GET", f"/Factors/{device.factor['sid']}").status_code == 200
+
+
+@case("services: deleting a service deletes its factors: their device JWTs and access tokens are refused")
+def service_delete_cascade():
+    doomed_sid = VERIFY.services.create(friendly_name="Doomed").sid
+    doomed = VERIFY.services(doomed_sid)
+    token = doomed.access_tokens.create(identity="user-0017-push", factor_type="push", ttl=300)
+    remember_secret(token.token)
+    device = Device("user-0017-push")
+    device.call = lambda method, path, data=None, password=None, params=None: requests.request(
+        method,
+        f"{BASE}/twilio/v2/Services/{doomed_sid}/Entities/user-0017-push{path}",
+        data=data,
+        params=params,
+        auth=("token", password if password is not None else device.auth_jwt()),
+        timeout=10,
+    )
+    device.enroll(token.token)
+    assert device.verify()["status"] == "verified"
+    unused = doomed.access_tokens.create(identity="user-0018-push", factor_type="push", ttl=300)
+    remember_secret(unused.token)
+    assert doomed.delete() is True
+    expect_device_error(device.call("GET", f"/Factors/{device.factor['sid']}"), 401, 20003)
+    late = requests.post(
+        f"{BASE}/twilio/v2/Services/{doomed_sid}/Entities/user-0018-push/Factors",
+        data={"FriendlyName": "x", "FactorType": "push", "Binding.PublicKey": device.public_key, "Binding.Alg": "ES256"},
+        auth=("token", unused.token),
+        timeout=10,
+    )
+    expect_device_error(late, 401, 20003)
+    expect_error(lambda: doomed.entities("user-0017-push").fetch(), 404, 20404)
+
+
 @case("totp: a challenge created on an unverified factor is refused with 60318")
 def totp_unverified():
     identity = "user-0003-totp"

@@ -19,10 +19,15 @@ struct ChallengeService: Sendable {
 
     // MARK: - Backend
 
-    /// - Parameter pushStyle: The keys the app reads in the push (the Twilio face's apps read Twilio's).
-    func create(_ request: CreateChallengeRequest, in project: Project, pushStyle: PushNotification.Style? = nil)
-        async throws -> Challenge
-    {
+    /// - Parameters:
+    ///   - pushStyle: The keys the app reads in the push (the Twilio face's apps read Twilio's).
+    ///   - totpWindow: Time steps a TOTP code may be early or late (a Twilio factor's `Config.Skew`).
+    ///   - events: Queues the caller's own events about a TOTP challenge's answer, in the same transaction (as
+    ///     ``record(_:of:by:events:)`` does for a push answer).
+    func create(
+        _ request: CreateChallengeRequest, in project: Project, pushStyle: PushNotification.Style? = nil,
+        totpWindow: Int = 1, events: ChallengeStore.AnswerEvents? = nil
+    ) async throws -> Challenge {
         let now = clock.now()
         let lifetime = request.expiresIn ?? Self.defaultLifetime
         guard Self.lifetimeRange.contains(lifetime) else {
@@ -61,11 +66,11 @@ struct ChallengeService: Sendable {
             guard let code = request.code else {
                 throw VerityError(.invalidRequest, "A TOTP challenge needs the user's `code`.")
             }
-            let approved = try await factors.checkTOTP(code, factor: factor)
+            let approved = try await factors.checkTOTP(code, factor: factor, window: totpWindow)
             challenge.status = approved ? .approved : .denied
             challenge.respondedAt = now
             challenge.respondedFactorId = factor.id
-            try await store.insertAnswered(challenge, now: now, webhook: webhook(for:url:))
+            try await store.insertAnswered(challenge, now: now, webhook: webhook(for:url:), events: events)
             metrics.challenge(challenge.status, type: .totp)
             outboxSignal.notify()
             return challenge.response(at: now)

@@ -156,11 +156,16 @@ struct VerificationService: Sendable {
     }
 
     /// Checks a code against the verification of `purpose` named by id or by destination.
-    func check(_ request: CheckVerificationRequest, purpose: VerificationPurpose, in project: Project, now: Date)
-        async throws -> Attempt
-    {
+    ///
+    /// - Parameter limitByDestination: Whether a check by destination whose latest unexpired verification ran out of
+    ///   checks reports `max_check_attempts_reached`, as a check by id does (Twilio's 60202), rather than finding no
+    ///   pending verification.
+    func check(
+        _ request: CheckVerificationRequest, purpose: VerificationPurpose, in project: Project, now: Date,
+        limitByDestination: Bool = false
+    ) async throws -> Attempt {
         try Self.requireCodeFormat(request.code)
-        let found: VerificationRecord?
+        var found: VerificationRecord?
         switch (request.id, request.to) {
         case (let id?, nil):
             found = try await store.verification(id: id, projectId: project.id)
@@ -168,6 +173,11 @@ struct VerificationService: Sendable {
             let destination = try Destination(loginId: to)
             found = try await store.pendingVerification(
                 destination: destination.value, purpose: purpose, projectId: project.id)
+            if found == nil, limitByDestination {
+                found = try await store.latestUnexpiredVerification(
+                    destination: destination.value, purpose: purpose, projectId: project.id, now: now
+                ).flatMap { $0.status == .maxAttemptsReached ? $0 : nil }
+            }
         default:
             throw VerityError(.invalidRequest, "Name the verification with exactly one of `id` or `to`.")
         }

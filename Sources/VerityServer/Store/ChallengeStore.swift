@@ -138,14 +138,16 @@ struct ChallengeStore: Sendable {
         }
     }
 
-    /// Stores a challenge answered on creation (TOTP) and queues its webhook.
+    /// Stores a challenge answered on creation (TOTP) and queues its webhook, and the caller's `events`, as
+    /// ``answer(id:status:factorId:now:webhook:events:)`` does for a later answer.
     func insertAnswered(
         _ challenge: ChallengeRecord, now: Date,
-        webhook: @Sendable (ChallengeRecord, _ url: String) throws -> QueuedMessage
+        webhook: @Sendable (ChallengeRecord, _ url: String) throws -> QueuedMessage, events: AnswerEvents? = nil
     ) async throws {
         try await database.transaction { sql in
             try await insert(challenge, in: sql)
             try await Self.enqueueWebhook(for: challenge, webhook: webhook, in: sql, now: now)
+            try await events?(challenge, sql)
         }
     }
 

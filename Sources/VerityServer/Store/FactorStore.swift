@@ -112,15 +112,18 @@ struct FactorStore: Sendable {
 
     /// Marks an unverified factor verified; nil when it was not unverified.
     func markVerified(id: String, now: Date) async throws -> FactorRecord? {
-        try await database.read { sql in
-            try await sql.raw(
-                """
-                UPDATE factors SET status = 'verified', verified_at = \(bind: now.storedValue), nonce = NULL
-                WHERE id = \(bind: id) AND status = 'unverified'
-                RETURNING \(unsafeRaw: Self.columns)
-                """
-            ).first().map(Self.record(from:))
-        }
+        try await database.read { sql in try await Self.markVerified(id: id, now: now, in: sql) }
+    }
+
+    /// ``markVerified(id:now:)`` in the caller's transaction (the Twilio face queues its events with it).
+    static func markVerified(id: String, now: Date, in sql: any SQLDatabase) async throws -> FactorRecord? {
+        try await sql.raw(
+            """
+            UPDATE factors SET status = 'verified', verified_at = \(bind: now.storedValue), nonce = NULL
+            WHERE id = \(bind: id) AND status = 'unverified'
+            RETURNING \(unsafeRaw: Self.columns)
+            """
+        ).first().map(Self.record(from:))
     }
 
     /// Changes the given settings; nil leaves one as it is.

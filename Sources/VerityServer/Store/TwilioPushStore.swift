@@ -64,19 +64,11 @@ struct TwilioPushStore: Sendable {
     }
 
     /// Deletes the entity with its factors and their pending challenges; false when there was none.
-    func deleteEntity(serviceSid: String, identity: String, projectId: String) async throws -> Bool {
+    func deleteEntity(serviceSid: String, identity: String, projectId: String, now: Date) async throws -> Bool {
         try await database.transaction { sql in
-            let factorIds = try await sql.raw(
-                """
-                DELETE FROM twilio_factors WHERE service_sid = \(bind: serviceSid) AND identity = \(bind: identity)
-                RETURNING factor_id
-                """
-            ).all().map { try $0.decode(column: "factor_id", as: String.self) }
-            for id in factorIds {
-                try await sql.raw(
-                    "DELETE FROM factors WHERE id = \(bind: id) AND project_id = \(bind: projectId)"
-                ).run()
-            }
+            try await Self.deleteFactors(
+                "service_sid = \(bind: serviceSid) AND identity = \(bind: identity)", projectId: projectId, now: now,
+                in: sql)
             return try await sql.raw(
                 """
                 DELETE FROM twilio_entities WHERE service_sid = \(bind: serviceSid) AND identity = \(bind: identity)
@@ -115,17 +107,9 @@ struct TwilioPushStore: Sendable {
     /// Marks an unverified factor verified, with its events; nil when it was not unverified.
     func markVerified(factorId: String, now: Date, events: TwilioEventQueue) async throws -> FactorRecord? {
         try await database.transaction { sql in
-            guard
-                let row = try await sql.raw(
-                    """
-                    UPDATE factors SET status = 'verified', verified_at = \(bind: now.storedValue), nonce = NULL
-                    WHERE id = \(bind: factorId) AND status = 'unverified'
-                    RETURNING \(unsafeRaw: FactorStore.columns)
-                    """
-                ).first()
-            else { return nil }
+            guard let verified = try await FactorStore.markVerified(id: factorId, now: now, in: sql) else { return nil }
             try await events.enqueue(in: sql)
-            return try FactorStore.record(from: row)
+            return verified
         }
     }
 
@@ -140,23 +124,27 @@ struct TwilioPushStore: Sendable {
         }
     }
 
-    /// The entity's factors with their Twilio side, oldest first.
-    func factors(serviceSid: String, identity: String, projectId: String) async throws
-        -> [(FactorRecord, TwilioFactorLink)]
-    {
+    /// One page of the entity's factors with their Twilio side, oldest first, starting after the factor `after`
+    /// (a Verity id) names; only `factorId` when given (a device sees its own).
+    func factors(
+        serviceSid: String, identity: String, projectId: String, factorId: String?, after: String?, limit: Int
+    ) async throws -> [(FactorRecord, TwilioFactorLink)] {
         try await database.read { sql in
             let columns = FactorStore.columns.split(separator: ",").map {
                 "f." + $0.trimmingCharacters(in: .whitespaces)
             }
             .joined(separator: ", ")
+            let only: SQLQueryString = factorId.map { "AND f.id = \(bind: $0)" } ?? ""
+            let start = SQLQueryString.twilioPageStart(
+                after: after, table: "factors", key: "id", scope: "project_id", projectId)
             return try await sql.raw(
                 """
                 SELECT \(unsafeRaw: columns), t.factor_id, t.service_sid, t.identity, t.metadata, t.totp_skew,
                        t.failed_attempts, t.updated_at AS link_updated_at
                 FROM twilio_factors t JOIN factors f ON f.id = t.factor_id
                 WHERE t.service_sid = \(bind: serviceSid) AND t.identity = \(bind: identity)
-                  AND f.project_id = \(bind: projectId)
-                ORDER BY f.created_at, f.id
+                  AND f.project_id = \(bind: projectId) \(only) \(start)
+                ORDER BY f.created_at, f.id LIMIT \(bind: limit)
                 """
             ).all().map { row in
                 (try FactorStore.record(from: row), try Self.link(from: row, updatedColumn: "link_updated_at"))
@@ -190,17 +178,44 @@ struct TwilioPushStore: Sendable {
     }
 
     /// Deletes a factor and its Twilio side, with its events; false when it was not there.
-    func deleteFactor(id: String, projectId: String, events: TwilioEventQueue) async throws -> Bool {
+    func deleteFactor(id: String, projectId: String, now: Date, events: TwilioEventQueue) async throws -> Bool {
         try await database.transaction { sql in
-            try await sql.raw("DELETE FROM twilio_factors WHERE factor_id = \(bind: id)").run()
             guard
-                try await sql.raw(
-                    "DELETE FROM factors WHERE id = \(bind: id) AND project_id = \(bind: projectId) RETURNING id"
-                ).first() != nil
+                try await !Self.deleteFactors("factor_id = \(bind: id)", projectId: projectId, now: now, in: sql)
+                    .isEmpty
             else { return false }
             try await events.enqueue(in: sql)
             return true
         }
+    }
+
+    /// Deletes the Twilio factors that `filter` (over `twilio_factors`) selects and the project's Verity factors
+    /// behind them, so their device JWTs no longer sign in anywhere, in the caller's transaction. Their pending
+    /// challenges expire now (the expiry service then reports them as it reports any expiry). Returns the ids of the
+    /// Verity factors deleted.
+    @discardableResult
+    static func deleteFactors(_ filter: SQLQueryString, projectId: String, now: Date, in sql: any SQLDatabase)
+        async throws -> [String]
+    {
+        let linked = try await sql.raw("DELETE FROM twilio_factors WHERE \(filter) RETURNING factor_id").all()
+            .map { try $0.decode(column: "factor_id", as: String.self) }
+        var deleted: [String] = []
+        for id in linked {
+            guard
+                try await sql.raw(
+                    "DELETE FROM factors WHERE id = \(bind: id) AND project_id = \(bind: projectId) RETURNING id"
+                ).first() != nil
+            else { continue }
+            deleted.append(id)
+            try await sql.raw(
+                """
+                UPDATE challenges SET expires_at = \(bind: now.storedValue)
+                WHERE factor_id = \(bind: id) AND project_id = \(bind: projectId) AND status = 'pending'
+                  AND expires_at > \(bind: now.storedValue)
+                """
+            ).run()
+        }
+        return deleted
     }
 
     private static func link(from row: any SQLRow) throws -> TwilioFactorLink {

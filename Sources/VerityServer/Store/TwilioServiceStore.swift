@@ -72,15 +72,31 @@ struct TwilioServiceStore: Sendable {
         }
     }
 
-    /// Deletes a service; false when the project has no such service.
-    func delete(sid: String, projectId: String) async throws -> Bool {
-        try await database.read { sql in
+    /// Deletes a service with everything of it, in one transaction: its entities and webhooks (by cascade), its
+    /// factors with the Verity factors behind them (see ``TwilioPushStore/deleteFactors(_:projectId:now:in:)``), and
+    /// its access tokens with their enrollment tokens. False when the project has no such service.
+    func delete(sid: String, projectId: String, now: Date) async throws -> Bool {
+        try await database.transaction { sql in
+            guard
+                try await sql.raw(
+                    """
+                    DELETE FROM twilio_services WHERE sid = \(bind: sid) AND project_id = \(bind: projectId)
+                    RETURNING sid
+                    """
+                ).first() != nil
+            else { return false }
+            try await TwilioPushStore.deleteFactors(
+                "service_sid = \(bind: sid)", projectId: projectId, now: now, in: sql)
             try await sql.raw(
                 """
-                DELETE FROM twilio_services WHERE sid = \(bind: sid) AND project_id = \(bind: projectId)
-                RETURNING sid
+                DELETE FROM enrollment_tokens WHERE project_id = \(bind: projectId) AND token_hash IN
+                    (SELECT token_hash FROM twilio_access_tokens WHERE service_sid = \(bind: sid))
                 """
-            ).first() != nil
+            ).run()
+            try await sql.raw(
+                "DELETE FROM twilio_access_tokens WHERE service_sid = \(bind: sid) AND project_id = \(bind: projectId)"
+            ).run()
+            return true
         }
     }
 
@@ -106,13 +122,15 @@ struct TwilioServiceStore: Sendable {
 extension SQLQueryString {
     /// `AND (created_at, sid) > (…)`: where a page of a Twilio list in creation order starts, after the row `after`
     /// names (in the same scope); nothing for the first page.
-    static func twilioPageStart(after: String?, table: String, scope column: String, _ scope: String)
-        -> SQLQueryString
-    {
+    ///
+    /// - Parameter key: The table's unique column after `created_at` in the list's order (`id` for Verity's rows).
+    static func twilioPageStart(
+        after: String?, table: String, key: String = "sid", scope column: String, _ scope: String
+    ) -> SQLQueryString {
         guard let after else { return "" }
         return """
-            AND (created_at, sid) > (SELECT created_at, sid FROM \(unsafeRaw: table)
-                                     WHERE sid = \(bind: after) AND \(unsafeRaw: column) = \(bind: scope))
+            AND (created_at, \(unsafeRaw: key)) > (SELECT created_at, \(unsafeRaw: key) FROM \(unsafeRaw: table)
+                WHERE \(unsafeRaw: key) = \(bind: after) AND \(unsafeRaw: column) = \(bind: scope))
             """
     }
 }

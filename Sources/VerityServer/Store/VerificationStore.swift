@@ -168,6 +168,26 @@ struct VerificationStore: Sendable {
         }
     }
 
+    /// The latest verification of `purpose` to `destination` that has not expired, whatever its status.
+    ///
+    /// A verification starts only once the one before it stopped being pending, so of two created in the same
+    /// instant the one out of checks is the older.
+    func latestUnexpiredVerification(destination: String, purpose: VerificationPurpose, projectId: String, now: Date)
+        async throws -> VerificationRecord?
+    {
+        try await database.lookupConfirmingMiss { sql in
+            try await sql.raw(
+                """
+                SELECT \(unsafeRaw: Self.columns) FROM verifications
+                WHERE project_id = \(bind: projectId) AND purpose = \(bind: purpose.rawValue)
+                  AND destination = \(bind: destination) AND expires_at > \(bind: now.storedValue)
+                ORDER BY created_at DESC, CASE WHEN status = 'max_attempts_reached' THEN 1 ELSE 0 END, id DESC
+                LIMIT 1
+                """
+            ).first().map(Self.record(from:))
+        }
+    }
+
     /// Approves a verification that is still pending, unexpired and under the attempt limit.
     /// Returns nil when another request got there first or the verification stopped being checkable.
     func approve(id: String, maxChecks: Int, now: Date) async throws -> VerificationRecord? {

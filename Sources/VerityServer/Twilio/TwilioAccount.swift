@@ -6,8 +6,14 @@ struct TwilioAccount: Sendable {
     /// `AC…`, derived from the project id.
     let sid: String
 
-    init(_ context: VerityRequestContext) throws {
-        guard let project = context.project else { throw TwilioError.authenticationFailed }
+    /// The account of a call from the customer's backend. A phone's device login (user `token` with a factor's
+    /// JWT) is refused here: it may only call the few routes that pass `allowingDevice`, and only for its factor.
+    ///
+    /// - Parameter allowingDevice: Whether the route also serves devices (factor and challenge routes).
+    init(_ context: VerityRequestContext, allowingDevice: Bool = false) throws {
+        guard let project = context.project, allowingDevice || context.deviceFactor == nil else {
+            throw TwilioError.authenticationFailed
+        }
         try self.init(project: project)
     }
 

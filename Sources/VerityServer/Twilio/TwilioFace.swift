@@ -29,5 +29,7 @@ struct TwilioFace {
             services: services, verifications: verifications, clock: verity.clock, baseURL: baseURL
         ).addRoutes(to: group)
         TwilioPushController(push: push, services: services, clock: verity.clock, baseURL: baseURL).addRoutes(to: group)
+        router.add(
+            middleware: TwilioUnmatchedRoutes(versionPath: versionPath, routes: router.routes, clock: verity.clock))
     }
 }

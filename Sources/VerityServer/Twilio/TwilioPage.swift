@@ -61,15 +61,19 @@ struct TwilioPageMeta: Encodable, Sendable {
 extension TwilioPageMeta {
     /// One page of a list in creation order, and its `meta`: asks `fetch` for one item more than a page (after the
     /// SID the request's token names) to know whether another page follows.
+    ///
+    /// - Parameter filters: The list's filters, repeated in the page URLs (see the initialiser).
     static func page<Item>(
         _ query: TwilioForm, sidPrefix: String, listURL: String, key: String,
+        filters: KeyValuePairs<String, String?> = [:],
         fetch: (_ after: String?, _ limit: Int) async throws -> [Item], sid: (Item) -> String
     ) async throws -> ([Item], TwilioPageMeta) {
         let request = try TwilioPageRequest(query, sidPrefix: sidPrefix)
         var found = try await fetch(request.after, request.pageSize + 1)
         let hasMore = found.count > request.pageSize
         if hasMore { found.removeLast() }
-        let meta = TwilioPageMeta(request, listURL: listURL, key: key, nextAfter: hasMore ? found.last.map(sid) : nil)
+        let meta = TwilioPageMeta(
+            request, listURL: listURL, key: key, nextAfter: hasMore ? found.last.map(sid) : nil, filters: filters)
         return (found, meta)
     }
 }

@@ -91,7 +91,10 @@ struct TwilioPush: Sendable {
     }
 
     func deleteEntity(_ identity: String, in service: TwilioVerifyService, project: Project) async throws {
-        guard try await store.deleteEntity(serviceSid: service.sid, identity: identity, projectId: project.id) else {
+        guard
+            try await store.deleteEntity(
+                serviceSid: service.sid, identity: identity, projectId: project.id, now: clock.now())
+        else {
             throw TwilioError.notFound("/Services/\(service.sid)/Entities/\(identity)")
         }
     }
@@ -244,12 +247,17 @@ struct TwilioPush: Sendable {
         return (factor, link)
     }
 
-    func factors(identity: String, in service: TwilioVerifyService, project: Project, caller: TwilioCaller)
-        async throws -> [(FactorRecord, TwilioFactorLink)]
-    {
-        let all = try await store.factors(serviceSid: service.sid, identity: identity, projectId: project.id)
-        guard case .device(let device) = caller else { return all }
-        return all.filter { $0.0.id == device.id }
+    /// One page of the entity's factors the caller may see (a device sees only its own), after the factor SID
+    /// `after` names.
+    func factors(
+        identity: String, in service: TwilioVerifyService, project: Project, caller: TwilioCaller, after: String?,
+        limit: Int
+    ) async throws -> [(FactorRecord, TwilioFactorLink)] {
+        var only: String?
+        if case .device(let device) = caller { only = device.id }
+        return try await store.factors(
+            serviceSid: service.sid, identity: identity, projectId: project.id, factorId: only,
+            after: after.flatMap { TwilioSID.verityId($0, prefix: "YF", idPrefix: "fac") }, limit: limit)
     }
 
     /// Verifies the factor when `AuthPayload` comes with an unverified one (push: the device's DER signature over
@@ -301,7 +309,7 @@ struct TwilioPush: Sendable {
     {
         let (factor, link) = try await factor(sid, identity: identity, in: service, project: project, caller: caller)
         let deleted = try await store.deleteFactor(
-            id: factor.id, projectId: project.id,
+            id: factor.id, projectId: project.id, now: clock.now(),
             events: events([Self.event("factor.deleted", factor, link)], service: service))
         guard deleted else {
             throw TwilioError.notFound("/Services/\(service.sid)/Entities/\(identity)/Factors/\(sid)")
@@ -322,7 +330,9 @@ struct TwilioPush: Sendable {
     // MARK: - Device authentication
 
     /// A device JWT as the Twilio Verify SDKs sign it: ES256 by the factor's key, `cty` `twilio-pba;v=1`, `kid` =
-    /// the factor's credential SID, `sub` = the account SID, `nbf`/`exp` at most ten minutes apart.
+    /// the factor's credential SID, `sub` = the account SID, `nbf`/`exp` at most ten minutes apart. Only a factor
+    /// enrolled through this face (one with a Twilio side) signs in here: a native Verity factor has its own device
+    /// protocol and no service or entity.
     func authenticateDevice(token: String) async throws -> (FactorRecord, Project) {
         struct Claims: Decodable {
             var sub: String
@@ -339,6 +349,7 @@ struct TwilioPush: Sendable {
         guard claims.sub == TwilioSID.account(forProject: factor.projectId), claims.nbf <= now + Self.leeway,
             claims.exp > now - Self.leeway, claims.exp > claims.nbf,
             claims.exp - claims.nbf <= Self.maxDeviceTokenLifetime,
+            try await store.link(factorId: factor.id) != nil,
             let project = try await projects.project(id: factor.projectId)
         else { throw TwilioError.authenticationFailed }
         return (factor, project)
@@ -351,7 +362,7 @@ struct TwilioPush: Sendable {
     func createChallenge(_ form: TwilioForm, identity: String, in service: TwilioVerifyService, project: Project)
         async throws -> ChallengeRecord
     {
-        let (factor, _) = try await factor(
+        let (factor, link) = try await factor(
             try form.requiredString("FactorSid"), identity: identity, in: service, project: project, caller: .backend)
         let now = clock.now()
         var lifetime = 300
@@ -382,7 +393,8 @@ struct TwilioPush: Sendable {
                     details: details,
                     hiddenDetails: try Self.stringObject(form.string("HiddenDetails"), "HiddenDetails"),
                     expiresIn: lifetime, code: factor.type == .totp ? code : nil),
-                in: project, pushStyle: .twilio)
+                in: project, pushStyle: .twilio, totpWindow: link.totpSkew ?? 1,
+                events: answerEvents(factor, link, service: service))
         } catch let error as VerityError where error.code == .invalidCode {
             throw TwilioError(code: 60324, message: "Challenge verification failed", status: 403)
         } catch let error as VerityError where error.code == .invalidRequest {
@@ -435,12 +447,8 @@ struct TwilioPush: Sendable {
         default: throw failed
         }
         do {
-            let queue = events([], service: service)
-            return try await challenges.record(status, of: challenge, by: factor) { answered, sql in
-                var queue = queue
-                queue.events = [Self.event("challenge.\(answered.status.rawValue)", factor, link, challenge: answered)]
-                try await queue.enqueue(in: sql)
-            }
+            return try await challenges.record(
+                status, of: challenge, by: factor, events: answerEvents(factor, link, service: service))
         } catch let error as VerityError where error.code == .challengeExpired {
             throw Self.expired
         } catch let error as VerityError where error.code == .challengeAlreadyAnswered {
@@ -565,6 +573,19 @@ struct TwilioPush: Sendable {
             params["updated_date"] = (challenge.respondedAt ?? challenge.createdAt).formatted(TwilioJSON.dateFormat)
         }
         return TwilioEvent(type: type, params: params)
+    }
+
+    /// Queues `challenge.approved` or `challenge.denied` for a challenge's answer, by the device (push) or by the code
+    /// it was created with (TOTP).
+    private func answerEvents(_ factor: FactorRecord, _ link: TwilioFactorLink, service: TwilioVerifyService)
+        -> ChallengeStore.AnswerEvents
+    {
+        let queue = events([], service: service)
+        return { answered, sql in
+            var queue = queue
+            queue.events = [Self.event("challenge.\(answered.status.rawValue)", factor, link, challenge: answered)]
+            try await queue.enqueue(in: sql)
+        }
     }
 
     /// `events` queued for the service's webhooks, in the transaction of the write they report.

@@ -96,13 +96,16 @@ struct TwilioPushController {
     @Sendable func listFactors(_ request: Request, context: VerityRequestContext) async throws -> Response {
         let scope = try await scope(context)
         let identity = try identity(context)
-        let page = try TwilioPageRequest(try TwilioForm.query(of: request), sidPrefix: "YF")
-        let found = try await push.factors(
-            identity: identity, in: scope.service, project: scope.account.project, caller: scope.caller)
+        let (found, meta) = try await TwilioPageMeta.page(
+            try TwilioForm.query(of: request), sidPrefix: "YF", listURL: "\(entityURL(scope, identity))/Factors",
+            key: "factors",
+            fetch: {
+                try await push.factors(
+                    identity: identity, in: scope.service, project: scope.account.project, caller: scope.caller,
+                    after: $0, limit: $1)
+            }, sid: { TwilioSID.sid("YF", verityId: $0.0.id) ?? "" })
         var items: [JSONValue] = []
         for (factor, link) in found { items.append(.object(try await body(factor, link, scope))) }
-        let meta = TwilioPageMeta(
-            page, listURL: "\(entityURL(scope, identity))/Factors", key: "factors", nextAfter: nil)
         return try TwilioJSON.response(object: ["factors": .array(items), "meta": try TwilioJSON.value(meta)])
     }
 
@@ -145,7 +148,6 @@ struct TwilioPushController {
         let scope = try await scope(context)
         let identity = try identity(context)
         let query = try TwilioForm.query(of: request)
-        let page = try TwilioPageRequest(query, sidPrefix: "YC")
         var factorId: String?
         if let sid = query.string("FactorSid") {
             factorId = try await push.factor(
@@ -166,22 +168,21 @@ struct TwilioPushController {
         case "desc": descending = true
         default: throw TwilioError.invalidParameter("Order", "asc or desc")
         }
-        var found = try await push.store.challenges(
-            serviceSid: scope.service.sid, identity: identity, projectId: scope.account.project.id, factorId: factorId,
-            status: status, descending: descending,
-            after: page.after.flatMap { TwilioSID.verityId($0, prefix: "YC", idPrefix: "chl") },
-            limit: page.pageSize + 1, now: clock.now())
-        let hasMore = found.count > page.pageSize
-        if hasMore { found.removeLast() }
-        var items: [JSONValue] = []
-        for challenge in found { items.append(.object(try await body(challenge, identity, scope))) }
-        let meta = TwilioPageMeta(
-            page, listURL: "\(entityURL(scope, identity))/Challenges", key: "challenges",
-            nextAfter: hasMore ? found.last.flatMap { TwilioSID.sid("YC", verityId: $0.id) } : nil,
+        let (found, meta) = try await TwilioPageMeta.page(
+            query, sidPrefix: "YC", listURL: "\(entityURL(scope, identity))/Challenges", key: "challenges",
             filters: [
                 "FactorSid": query.string("FactorSid"), "Status": query.string("Status"),
                 "Order": query.string("Order"),
-            ])
+            ],
+            fetch: {
+                try await push.store.challenges(
+                    serviceSid: scope.service.sid, identity: identity, projectId: scope.account.project.id,
+                    factorId: factorId, status: status, descending: descending,
+                    after: $0.flatMap { TwilioSID.verityId($0, prefix: "YC", idPrefix: "chl") }, limit: $1,
+                    now: clock.now())
+            }, sid: { TwilioSID.sid("YC", verityId: $0.id) ?? "" })
+        var items: [JSONValue] = []
+        for challenge in found { items.append(.object(try await body(challenge, identity, scope))) }
         return try TwilioJSON.response(object: ["challenges": .array(items), "meta": try TwilioJSON.value(meta)])
     }
 
@@ -296,15 +297,18 @@ struct TwilioPushController {
 
     /// The account, the service in the path and the caller; a device's factor must belong to that service.
     private func scope(_ context: VerityRequestContext) async throws -> Scope {
-        let account = try TwilioAccount(context)
-        let service = try await services.service(try context.parameters.require("serviceSid"), in: account.project)
-        return Scope(account: account, service: service, caller: context.deviceFactor.map { .device($0) } ?? .backend)
+        try await scope(context, allowingDevice: true)
     }
 
     /// As ``scope(_:)``, for routes only the customer's backend may call.
     private func backendScope(_ context: VerityRequestContext) async throws -> Scope {
-        guard context.deviceFactor == nil else { throw TwilioError.authenticationFailed }
-        return try await scope(context)
+        try await scope(context, allowingDevice: false)
+    }
+
+    private func scope(_ context: VerityRequestContext, allowingDevice: Bool) async throws -> Scope {
+        let account = try TwilioAccount(context, allowingDevice: allowingDevice)
+        let service = try await services.service(try context.parameters.require("serviceSid"), in: account.project)
+        return Scope(account: account, service: service, caller: context.deviceFactor.map { .device($0) } ?? .backend)
     }
 
     private func identity(_ context: VerityRequestContext) throws -> String {

@@ -23,9 +23,7 @@ struct TwilioVerificationController {
         let form = try await TwilioForm.body(of: request)
         let to = try form.requiredString("To")
         let channel = try Self.channel(try form.requiredString("Channel"))
-        if form.string("CustomCode") != nil {
-            throw TwilioError(code: 60204, message: "Service does not support this feature: CustomCode", status: 400)
-        }
+        try Self.refuseUnsupported(form, "CustomCode", "Amount", "Payee")
         let now = clock.now()
         let record = try await verifications.start(
             StartVerificationRequest(to: to, channel: channel, locale: form.string("Locale")),
@@ -71,6 +69,7 @@ struct TwilioVerificationController {
         let (account, service) = try await scope(context)
         let form = try await TwilioForm.body(of: request)
         let code = try form.requiredString("Code")
+        try Self.refuseUnsupported(form, "Amount", "Payee")
         let checked: CheckVerificationRequest
         if let sid = form.string("VerificationSid") {
             guard let id = TwilioSID.verityId(sid, prefix: "VE", idPrefix: "ver") else {
@@ -86,8 +85,9 @@ struct TwilioVerificationController {
         let now = clock.now()
         let record: VerificationRecord
         let approved: Bool
+        // By `To` too, a verification out of checks is 429 60202 until it expires, as on Twilio.
         switch try await verifications.check(
-            checked, purpose: service.verificationPurpose, in: account.project, now: now)
+            checked, purpose: service.verificationPurpose, in: account.project, now: now, limitByDestination: true)
         {
         case .approved(let verification): (record, approved) = (verification, true)
         case .wrong(let verification): (record, approved) = (verification, false)
@@ -120,6 +120,14 @@ struct TwilioVerificationController {
             throw VerityError(.internalError, "A verification id has no Twilio SID.")
         }
         return sid
+    }
+
+    /// Parameters of features Verity does not have, refused (400 60204) rather than ignored: a custom code would not be
+    /// the one sent, and a PSD2 `Amount`/`Payee` would not be bound to the code as the payer was promised.
+    private static func refuseUnsupported(_ form: TwilioForm, _ names: String...) throws {
+        for name in names where form.string(name) != nil {
+            throw TwilioError(code: 60204, message: "Service does not support this feature: \(name)", status: 400)
+        }
     }
 
     /// Verity sends codes by SMS and email; Twilio's other channels are refused rather than silently rerouted.

@@ -106,9 +106,12 @@ struct TwilioServices: Sendable {
         try await store.services(projectId: project.id, after: after, limit: limit)
     }
 
-    /// Deletes the service; its verifications stay in the project and expire on their own.
+    /// Deletes the service with its entities, factors (and the Verity factors behind them), access tokens and
+    /// webhooks; its verifications stay in the project, out of reach of the face, and expire on their own.
     func delete(_ sid: String, in project: Project) async throws {
-        guard TwilioSID.isValid(sid, prefix: "VA"), try await store.delete(sid: sid, projectId: project.id) else {
+        guard TwilioSID.isValid(sid, prefix: "VA"),
+            try await store.delete(sid: sid, projectId: project.id, now: clock.now())
+        else {
             throw TwilioError.notFound("/Services/\(sid)")
         }
     }
