@@ -387,7 +387,7 @@ extension PossessionAPITests {
             let code = try await node.sender.code(to: "+14155550123")
             let before = try await mobile.record()
             _ = try await service.store.step(
-                id: before.id, from: [.otpSent], set: "phone = '+14155550124'", now: node.clock.now())
+                id: before.id, from: [.otpSent], set: "phone = \(bind: "+14155550124")", now: node.clock.now())
             await #expect(throws: VerityError.self) {
                 try await service.finishOTP(before, code: code, in: node.project)
             }
@@ -398,7 +398,7 @@ extension PossessionAPITests {
             let desktop = try await TestFlow.sent(to: "+14155550125", flow: .desktop, node: node, client: client)
             let path = try await desktop.linkPath(to: "+14155550125")
             _ = try await service.store.step(
-                id: desktop.started.correlationId, from: [.linkSent], set: "phone = '+14155550126'",
+                id: desktop.started.correlationId, from: [.linkSent], set: "phone = \(bind: "+14155550126")",
                 now: node.clock.now())
             #expect(try await client.send(.get, path, key: nil).status == .notFound)
             #expect(try await client.send(.post, path, key: nil).status == .notFound)
