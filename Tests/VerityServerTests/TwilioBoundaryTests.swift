@@ -18,12 +18,7 @@ struct TwilioBoundaryTests {
         "A phone's device JWT is 401 20003 on every route of the customer's backend, and changes nothing",
         arguments: TestEngine.available)
     func deviceOnBackendRoutes(engine: TestEngine) async throws {
-        let node = try await TestNode.make(engine)
-        let auth = try node.twilioAuth()
-        try await node.run { client in
-            let service = try await client.twilioService(auth: auth)
-            let device = try await TwilioTestDevice.enroll(
-                identity, service: service, auth: auth, node: node, client: client)
+        try await TestNode.withTwilioDevice(engine, identity: identity) { node, auth, client, service, device in
             let verification = try await client.twilioStart(phone, service: service, auth: auth)
             let webhook = try #require(
                 try await client.twilio(

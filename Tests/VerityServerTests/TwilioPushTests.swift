@@ -49,12 +49,7 @@ struct TwilioPushTests {
         "Push: access token, enrollment, DER proof, challenge, signed approval; replay 60322, tampering 60324",
         arguments: TestEngine.available)
     func pushApproval(engine: TestEngine) async throws {
-        let node = try await TestNode.make(engine)
-        let auth = try node.twilioAuth()
-        try await node.run { client in
-            let service = try await client.twilioService(auth: auth)
-            let device = try await TwilioTestDevice.enroll(
-                identity, service: service, auth: auth, node: node, client: client)
+        try await TestNode.withTwilioDevice(engine, identity: identity) { node, auth, client, service, device in
 
             // The access token enrolled one device: it is spent.
             let reuse = try await client.twilio(
@@ -118,12 +113,7 @@ struct TwilioPushTests {
 
     @Test("Device JWTs: tampered, foreign key, expired, too long, wrong account or kid are 401 20003 with Date")
     func deviceAuthentication() async throws {
-        let node = try await TestNode.make(.sqlite)
-        let auth = try node.twilioAuth()
-        try await node.run { client in
-            let service = try await client.twilioService(auth: auth)
-            let device = try await TwilioTestDevice.enroll(
-                identity, service: service, auth: auth, node: node, client: client)
+        try await TestNode.withTwilioDevice(.sqlite, identity: identity) { node, auth, client, service, device in
             let path = device.path("/Factors/\(device.factorSid)")
             #expect(try await client.twilio(.get, path, auth: device.auth()).status == .ok)
 
@@ -214,12 +204,7 @@ struct TwilioPushTests {
 
     @Test("Challenges: expiry 60323, status filter, Order=desc and page tokens that keep the filters")
     func challengeLists() async throws {
-        let node = try await TestNode.make(.sqlite)
-        let auth = try node.twilioAuth()
-        try await node.run { client in
-            let service = try await client.twilioService(auth: auth)
-            let device = try await TwilioTestDevice.enroll(
-                identity, service: service, auth: auth, node: node, client: client)
+        try await TestNode.withTwilioDevice(.sqlite, identity: identity) { node, auth, client, service, device in
             var sids: [String] = []
             for index in 0..<3 {
                 node.clock.advance(by: 1)
@@ -312,12 +297,7 @@ extension TwilioPushTests {
         "Hostile input to the push and TOTP routes is a 4xx Twilio error that changes nothing",
         arguments: TestEngine.available)
     func hostileInput(engine: TestEngine) async throws {
-        let node = try await TestNode.make(engine)
-        let auth = try node.twilioAuth()
-        try await node.run { client in
-            let service = try await client.twilioService(auth: auth)
-            let device = try await TwilioTestDevice.enroll(
-                identity, service: service, auth: auth, node: node, client: client)
+        try await TestNode.withTwilioDevice(engine, identity: identity) { node, auth, client, service, device in
             let challenges = device.path("/Challenges")
             let refused: [(String, [String: String], Int, Int)] = [
                 (challenges, ["FactorSid": device.factorSid], 400, 60200),
@@ -423,6 +403,24 @@ extension TwilioPushTests {
             TwilioWebhookSignature.signature(
                 url: "https://mycompany.com/myapp.php?foo=1&bar=2", params: params, key: "12345")
                 == "0/KCTR6DLpKmkAf8muzZqo1nDgQ=")
+    }
+}
+
+extension TestNode {
+    /// Runs `body` with a fresh node, its Twilio credentials, a new service and a push device enrolled in it for
+    /// `identity`: where most Verify Push tests start.
+    static func withTwilioDevice(
+        _ engine: TestEngine, identity: String,
+        _ body: @Sendable (TestNode, TwilioAuth, any TestClientProtocol, String, TwilioTestDevice) async throws -> Void
+    ) async throws {
+        let node = try await TestNode.make(engine)
+        let auth = try node.twilioAuth()
+        try await node.run { client in
+            let service = try await client.twilioService(auth: auth)
+            let device = try await TwilioTestDevice.enroll(
+                identity, service: service, auth: auth, node: node, client: client)
+            try await body(node, auth, client, service, device)
+        }
     }
 }
 
@@ -590,12 +588,7 @@ extension TwilioPushTests {
     @Test(
         "Factors list page by page (PageSize, PageToken); a device sees only its own", arguments: TestEngine.available)
     func factorPages(engine: TestEngine) async throws {
-        let node = try await TestNode.make(engine)
-        let auth = try node.twilioAuth()
-        try await node.run { client in
-            let service = try await client.twilioService(auth: auth)
-            let device = try await TwilioTestDevice.enroll(
-                identity, service: service, auth: auth, node: node, client: client)
+        try await TestNode.withTwilioDevice(engine, identity: identity) { node, auth, client, service, device in
             var sids = [device.factorSid]
             for index in 0..<2 {
                 node.clock.advance(by: 1)
