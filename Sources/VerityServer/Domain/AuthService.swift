@@ -124,10 +124,9 @@ struct AuthService: Sendable {
                     .noSecondFactor,
                     "A code step-up goes to a login id the session did not use; this user has no other one.")
             }
-            let fixedCode = try await testCode(for: destination, in: project)
-            if fixedCode == nil {
-                try await limiter.take("login:\(project.id):\(destination.value)", limits.perLoginId, now: now)
-            }
+            // The per-client bucket was taken above.
+            let fixedCode = try await testCodeOrLimit(
+                destination, clientAddress: nil, limitingClient: false, in: project, now: now)
             let channel: Channel = if case .email = destination { .email } else { .sms }
             let (record, _) = try await verifications.send(
                 to: destination, channel: channel, language: try VerificationService.language(for: request.locale),
@@ -147,23 +146,20 @@ struct AuthService: Sendable {
             try VerificationService.requireCodeFormat(code)
             // Authenticator codes have no attempt counter of their own: the user's bucket bounds the guesses.
             try await limiter.take("totp:\(project.id):\(auth.user.id)", limits.perLoginId, now: now)
-            for factor in try await factors.factors(userId: auth.user.id, in: project)
-            where factor.type == .totp && factor.status == .verified {
-                if try await factors.checkTOTP(code, factor: try await factors.factor(id: factor.id, in: project)) {
-                    return try await sessions.stepUp(auth, method: "totp", in: project)
-                }
+            guard try await factors.checkTOTP(code, userId: auth.user.id, in: project) else {
+                throw VerityError(
+                    .wrongCode, "The authenticator code is wrong or was already used; wait for the next one.")
             }
-            throw VerityError(.wrongCode, "The authenticator code is wrong or was already used; wait for the next one.")
+            return try await sessions.stepUp(auth, method: "totp", in: project)
         case (let code?, nil, .otp?), (let code?, nil, nil):
             try VerificationService.requireCodeFormat(code)
             guard let destination = try Self.otherLogin(of: auth),
                 let verification = try await verifications.store.pendingVerification(
                     destination: destination.value, purpose: .stepUp, projectId: project.id)
             else { throw VerificationService.notFound }
-            let fixedCode = try await testCode(for: destination, in: project)
-            if fixedCode == nil {
-                try await limiter.take("login:\(project.id):\(destination.value)", limits.perLoginId, now: now)
-            }
+            // The per-client bucket was taken above.
+            let fixedCode = try await testCodeOrLimit(
+                destination, clientAddress: nil, limitingClient: false, in: project, now: now)
             switch try await verifications.attempt(code, on: verification, fixedCode: fixedCode, now: now) {
             case .wrong(let counted): throw Self.wrongCode(counted)
             case .approved: return try await sessions.stepUp(auth, method: verification.channel.rawValue, in: project)
@@ -201,12 +197,13 @@ struct AuthService: Sendable {
             "client:\(project.id):\(address ?? "unknown")", limits.perClientAddress, now: now ?? clock.now())
     }
 
-    /// The fixed code of a test number; for any other login id, takes from the per-client and per-login-id buckets.
-    private func testCodeOrLimit(_ destination: Destination, clientAddress: String?, in project: Project, now: Date)
-        async throws -> String?
-    {
+    /// The fixed code of a test number, to which no rate limit applies; for any other login id, nil after taking from
+    /// the per-client bucket (unless `limitingClient` is false) and then the login id's.
+    private func testCodeOrLimit(
+        _ destination: Destination, clientAddress: String?, limitingClient: Bool = true, in project: Project, now: Date
+    ) async throws -> String? {
         if let fixedCode = try await testCode(for: destination, in: project) { return fixedCode }
-        try await limitClient(clientAddress, in: project, now: now)
+        if limitingClient { try await limitClient(clientAddress, in: project, now: now) }
         try await limiter.take("login:\(project.id):\(destination.value)", limits.perLoginId, now: now)
         return nil
     }

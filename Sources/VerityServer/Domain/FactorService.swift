@@ -218,6 +218,16 @@ struct FactorService: Sendable {
         return try await store.useTOTPCounter(id: factor.id, counter: Int64(counter))
     }
 
+    /// Whether `code` is the current code of one of the user's verified TOTP factors, spending that factor's time
+    /// step.
+    func checkTOTP(_ code: String, userId: String, in project: Project) async throws -> Bool {
+        for factor in try await store.factors(userId: try Self.validUserId(userId), projectId: project.id)
+        where factor.type == .totp && factor.status == .verified {
+            if try await checkTOTP(code, factor: factor) { return true }
+        }
+        return false
+    }
+
     func verifyTOTPFactor(id: String, code: String, in project: Project) async throws -> Factor {
         let factor = try await factor(id: id, in: project)
         guard factor.type == .totp else {
