@@ -86,7 +86,7 @@ struct PossessionStore: Sendable {
         now: Date, in transaction: (any SQLDatabase)? = nil
     ) async throws -> PossessionRecord? {
         let states = SQLList(from.map { SQLBind($0.rawValue) })
-        let statement: @Sendable (any SQLDatabase) async throws -> PossessionRecord? = { sql in
+        return try await database.read(in: transaction) { sql in
             try await sql.raw(
                 """
                 UPDATE possession_flows SET \(changes)
@@ -96,8 +96,6 @@ struct PossessionStore: Sendable {
                 """
             ).first().map(Self.record(from:))
         }
-        if let transaction { return try await statement(transaction) }
-        return try await database.read(statement)
     }
 
     /// Cancels the flow's pending codes or links of `purpose`, except the one to `keeping` (the number the flow now

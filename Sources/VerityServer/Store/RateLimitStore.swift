@@ -13,7 +13,7 @@ struct RateLimitStore: Sendable {
     ) async throws -> (allowed: Bool, tokens: Double) {
         let refilled = database.least(
             "\(capacity)", "rate_buckets.tokens + (\(now.storedValue) - rate_buckets.updated_at) * \(refillPerSecond)")
-        let statement: @Sendable (any SQLDatabase) async throws -> (allowed: Bool, tokens: Double) = { sql in
+        return try await database.read(in: transaction) { sql in
             // The numbers above are the server's own configuration and clock, never client input.
             try await sql.raw(
                 """
@@ -33,7 +33,5 @@ struct RateLimitStore: Sendable {
                 )
             } ?? (false, 0)
         }
-        if let transaction { return try await statement(transaction) }
-        return try await database.read(statement)
     }
 }

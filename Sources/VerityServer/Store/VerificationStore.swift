@@ -35,7 +35,7 @@ struct VerificationStore: Sendable {
         deliver: Bool = true, now: Date, in transaction: (any SQLDatabase)? = nil
     ) async throws -> StartOutcome {
         let purpose = candidate.purpose.rawValue
-        let body: @Sendable (any SQLDatabase) async throws -> StartOutcome = { sql in
+        return try await database.transaction(joining: transaction) { sql in
             // A pending verification past its lifetime no longer counts as pending.
             try await sql.raw(
                 """
@@ -100,8 +100,6 @@ struct VerificationStore: Sendable {
             }
             throw StoreError.corruptValue(column: "verifications.status")
         }
-        if let transaction { return try await body(transaction) }
-        return try await database.transaction(body)
     }
 
     private static func enqueue(_ sql: any SQLDatabase, messageId: String, for record: VerificationRecord, now: Date)
