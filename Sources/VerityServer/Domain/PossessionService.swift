@@ -352,11 +352,7 @@ public struct PossessionService: Sendable {
                 purpose: purpose, projectId: project.id, keeping: instant ? nil : phone.e164, now: now, in: sql)
             guard !instant else { return moved }
             if fixed == nil {
-                let (limiter, limits) = (verifications.limiter, verifications.limits)
-                try await limiter.take(
-                    "destination:\(project.id):\(phone.e164)", limits.perDestination, now: now, in: sql)
-                try await limiter.takeNumberBlock(
-                    destination, limits.perNumberBlock, in: project, now: now, transaction: sql)
+                try await verifications.takeDestinationLimits(destination, in: project, now: now, transaction: sql)
             }
             _ = try await verifications.send(
                 to: destination, channel: .sms, language: flow.locale, purpose: purpose, in: project,

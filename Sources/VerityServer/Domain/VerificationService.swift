@@ -36,12 +36,22 @@ struct VerificationService: Sendable {
         try DestinationPolicy.requireAllowed(destination, in: project)
         let language = try Self.language(for: request.locale)
         try await limiter.take("project:\(project.id)", limits.perProject, now: now)
-        try await limiter.take("destination:\(project.id):\(destination.value)", limits.perDestination, now: now)
-        try await limiter.takeNumberBlock(destination, limits.perNumberBlock, in: project, now: now)
+        try await takeDestinationLimits(destination, in: project, now: now)
         let (record, _) = try await send(
             to: destination, channel: request.channel, language: language, purpose: purpose, in: project,
             codeLength: codeLength, now: now)
         return record
+    }
+
+    /// Takes from the buckets of one destination and of its block of 1,000 numbers, the limits on every code sent;
+    /// with `transaction`, inside it, so a rollback gives the tokens back.
+    func takeDestinationLimits(
+        _ destination: Destination, in project: Project, now: Date, transaction: (any SQLDatabase)? = nil
+    ) async throws {
+        try await limiter.take(
+            "destination:\(project.id):\(destination.value)", limits.perDestination, now: now, in: transaction)
+        try await limiter.takeNumberBlock(
+            destination, limits.perNumberBlock, in: project, now: now, transaction: transaction)
     }
 
     /// Sends a new code to `destination`, or the pending one again, for `purpose`; the caller has taken the rate
