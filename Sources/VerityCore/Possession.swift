@@ -140,10 +140,13 @@ public struct PossessionValidation: Codable, Sendable, Equatable {
     public var flow: PossessionFlowType
     public var method: PossessionMethod?
     public var completedAt: Date?
+    /// Whether the number proven is one of the project's test numbers (fixed code, never sent to): nothing was
+    /// proven about a real phone, so a production backend should refuse it.
+    public var testNumber: Bool
 
     public init(
         success: Bool, reason: String?, phoneNumber: String?, flow: PossessionFlowType, method: PossessionMethod?,
-        completedAt: Date?
+        completedAt: Date?, testNumber: Bool = false
     ) {
         self.success = success
         self.reason = reason
@@ -151,5 +154,6 @@ public struct PossessionValidation: Codable, Sendable, Equatable {
         self.flow = flow
         self.method = method
         self.completedAt = completedAt
+        self.testNumber = testNumber
     }
 }

@@ -108,7 +108,7 @@ struct VerificationAPITests {
             let byTo = try await client.check(to: phone, code: code, key: node.apiKey)
             #expect(byTo.status == .notFound)
             let fetched = try await node.verity.verifications.pendingVerification(
-                destination: phone, purpose: .api, projectId: node.project.id)
+                destinationKey: phone, purpose: .api, projectId: node.project.id)
             #expect(fetched == nil)
         }
     }

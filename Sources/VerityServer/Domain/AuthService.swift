@@ -32,11 +32,8 @@ struct AuthService: Sendable {
         try DestinationPolicy.requireAllowed(destination, in: project)
         let language = try VerificationService.language(for: request.locale)
         let now = clock.now()
-        let fixedCode = try await testCodeOrLimit(destination, clientAddress: clientAddress, in: project, now: now)
-        if fixedCode == nil {
-            try await limiter.take("project:\(project.id)", limits.perProject, now: now)
-            try await limiter.takeNumberBlock(destination, limits.perNumberBlock, in: project, now: now)
-        }
+        let fixedCode = try await limitGuesses(destination, clientAddress: clientAddress, in: project, now: now)
+        try await admitStart(destination, fixedCode: fixedCode, in: project, now: now)
         let key = try UserLogins.key(for: destination.value)
         if let user = try await users.user(loginKey: key, projectId: project.id), user.disabled {
             throw SessionService.disabled
@@ -62,15 +59,13 @@ struct AuthService: Sendable {
         case (let loginId?, nil):
             // Limited before the look-up, so that whether a code is pending cannot be probed without limit.
             let (destination, _) = try Self.destination(loginId, channel: nil)
-            fixedCode = try await testCodeOrLimit(destination, clientAddress: clientAddress, in: project, now: now)
+            fixedCode = try await limitGuesses(destination, clientAddress: clientAddress, in: project, now: now)
             verification = try Self.signInCode(
-                try await verifications.store.pendingVerification(
-                    destination: destination.value, purpose: .signIn, projectId: project.id))
+                try await verifications.pending(to: destination, purpose: .signIn, in: project))
         case (nil, let id?):
             guard id.hasPrefix("ver_"), id.count <= 64 else { throw VerificationService.notFound }
-            verification = try Self.signInCode(
-                try await verifications.store.verification(id: id, projectId: project.id))
-            fixedCode = try await testCodeOrLimit(
+            verification = try await verifications.verification(id: id, purpose: .signIn, in: project)
+            fixedCode = try await limitGuesses(
                 try Destination(verification.destination, channel: verification.channel), clientAddress: clientAddress,
                 in: project, now: now)
         default:
@@ -125,8 +120,9 @@ struct AuthService: Sendable {
                     "A code step-up goes to a login id the session did not use; this user has no other one.")
             }
             // The per-client bucket was taken above.
-            let fixedCode = try await testCodeOrLimit(
+            let fixedCode = try await limitGuesses(
                 destination, clientAddress: nil, limitingClient: false, in: project, now: now)
+            try await admitStart(destination, fixedCode: fixedCode, in: project, now: now)
             let channel: Channel = if case .email = destination { .email } else { .sms }
             let (record, _) = try await verifications.send(
                 to: destination, channel: channel, language: try VerificationService.language(for: request.locale),
@@ -154,28 +150,21 @@ struct AuthService: Sendable {
         case (let code?, nil, .otp?), (let code?, nil, nil):
             try VerificationService.requireCodeFormat(code)
             guard let destination = try Self.otherLogin(of: auth),
-                let verification = try await verifications.store.pendingVerification(
-                    destination: destination.value, purpose: .stepUp, projectId: project.id)
+                let verification = try await verifications.pending(to: destination, purpose: .stepUp, in: project)
             else { throw VerificationService.notFound }
             // The per-client bucket was taken above.
-            let fixedCode = try await testCodeOrLimit(
+            let fixedCode = try await limitGuesses(
                 destination, clientAddress: nil, limitingClient: false, in: project, now: now)
             switch try await verifications.attempt(code, on: verification, fixedCode: fixedCode, now: now) {
             case .wrong(let counted): throw Self.wrongCode(counted)
             case .approved: return try await sessions.stepUp(auth, method: verification.channel.rawValue, in: project)
             }
         case (nil, let challengeId?, .push?), (nil, let challengeId?, nil):
-            let challenge = try await challenges.fetch(id: challengeId, wait: nil, in: project)
-            guard challenge.userId == auth.user.id,
-                challenge.hiddenDetails[Self.stepUpSessionDetail] == auth.session.id
-            else { throw VerityError(.challengeNotFound, "No step-up challenge \(challengeId) for this session.") }
-            switch challenge.status {
-            case .approved: return try await sessions.stepUp(auth, method: "push", in: project)
-            case .pending:
-                throw VerityError(.challengePending, "The push challenge has not been answered yet; ask again soon.")
-            case .denied: throw VerityError(.challengeDenied, "The push challenge was denied on the device.")
-            case .expired: throw VerityError(.challengeExpired, "The push challenge expired; start the step-up again.")
-            }
+            // An approval steps up the session that asked for it, once.
+            try await challenges.consumeApproval(
+                id: challengeId, userId: auth.user.id, binding: (Self.stepUpSessionDetail, auth.session.id),
+                in: project)
+            return try await sessions.stepUp(auth, method: "push", in: project)
         default:
             throw VerityError(
                 .invalidRequest,
@@ -197,15 +186,27 @@ struct AuthService: Sendable {
             "client:\(project.id):\(address ?? "unknown")", limits.perClientAddress, now: now ?? clock.now())
     }
 
-    /// The fixed code of a test number, to which no rate limit applies; for any other login id, nil after taking from
-    /// the per-client bucket (unless `limitingClient` is false) and then the login id's.
-    private func testCodeOrLimit(
+    /// Takes the guessing limits of a code request, the same for a test number as for any other login id: the
+    /// per-client bucket (unless `limitingClient` is false: the caller took it) and then the login id's, keyed on its
+    /// canonical key. Returns the fixed code when `destination` is one of the project's test numbers.
+    private func limitGuesses(
         _ destination: Destination, clientAddress: String?, limitingClient: Bool = true, in project: Project, now: Date
     ) async throws -> String? {
-        if let fixedCode = try await testCode(for: destination, in: project) { return fixedCode }
         if limitingClient { try await limitClient(clientAddress, in: project, now: now) }
-        try await limiter.take("login:\(project.id):\(destination.value)", limits.perLoginId, now: now)
-        return nil
+        try await limiter.take("login:\(project.id):\(destination.key)", limits.perLoginId, now: now)
+        return try await testCode(for: destination, in: project)
+    }
+
+    /// What starting a code takes: the send policy for a destination that is sent to; a test number, never sent to,
+    /// takes from the project's bucket only.
+    private func admitStart(_ destination: Destination, fixedCode: String?, in project: Project, now: Date)
+        async throws
+    {
+        if fixedCode == nil {
+            try await verifications.admitSend(to: destination, in: project, now: now)
+        } else {
+            try await limiter.take("project:\(project.id)", limits.perProject, now: now)
+        }
     }
 
     /// A sign-in code: a verification with the sign-in purpose (never the API's or a step-up's).

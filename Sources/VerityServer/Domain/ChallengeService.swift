@@ -123,6 +123,29 @@ struct ChallengeService: Sendable {
         return challenge
     }
 
+    /// Spends an approved challenge on the one thing it approved (a step-up): only for `userId`, only when its hidden
+    /// details hold `binding` (the session that asked), only before the challenge expires, and only once.
+    func consumeApproval(id: String, userId: String, binding: (key: String, value: String), in project: Project)
+        async throws
+    {
+        guard let challenge = try await store.challenge(id: id, projectId: project.id), challenge.userId == userId,
+            challenge.hiddenDetails[binding.key] == binding.value
+        else { throw VerityError(.challengeNotFound, "No challenge \(id) for this session.") }
+        let now = clock.now()
+        switch challenge.status(at: now) {
+        case .approved:
+            guard try await store.consumeApproval(id: id, projectId: project.id, now: now) else {
+                throw challenge.expiresAt <= now
+                    ? VerityError(.challengeExpired, "The approval came after the challenge expired; start again.")
+                    : VerityError(.challengeAlreadyAnswered, "This approval was already used; start again.")
+            }
+        case .pending:
+            throw VerityError(.challengePending, "The push challenge has not been answered yet; ask again soon.")
+        case .denied: throw VerityError(.challengeDenied, "The push challenge was denied on the device.")
+        case .expired: throw VerityError(.challengeExpired, "The push challenge expired; start again.")
+        }
+    }
+
     // MARK: - Device
 
     func pending(for factor: FactorRecord) async throws -> [DeviceChallenge] {

@@ -88,7 +88,7 @@ public struct PossessionService: Sendable {
         }
         return PossessionValidation(
             success: success, reason: reason, phoneNumber: flow.phone, flow: flow.flow, method: flow.method,
-            completedAt: flow.completedAt)
+            completedAt: flow.completedAt, testNumber: flow.testNumber)
     }
 
     // MARK: - App
@@ -134,12 +134,12 @@ public struct PossessionService: Sendable {
         let now = clock.now()
         guard flow.status(at: now) == .otpSent, let phone = flow.phone else { throw try await whyNot(flow, now: now) }
         guard
-            let verification = try await verifications.store.pendingVerification(
-                destination: phone, purpose: .possessionCode(flow.id), projectId: project.id)
+            let verification = try await verifications.pending(
+                to: .phone(try Destination.phoneNumber(phone)), purpose: .possessionCode(flow.id), in: project)
         else {
             throw VerityError(.verificationNotFound, "The code expired or was replaced; resend it (otp/resend).")
         }
-        let fixed = try await testNumbers.code(phone: phone, projectId: project.id)
+        let fixed = try await fixedCode(of: flow, phone: phone, in: project)
         let attempt: VerificationService.Attempt
         do {
             attempt = try await verifications.attempt(code, on: verification, fixedCode: fixed, now: now)
@@ -273,7 +273,7 @@ public struct PossessionService: Sendable {
     func linkTarget(_ token: String) async throws -> (flow: PossessionRecord, verification: VerificationRecord)? {
         let parts = token.split(separator: ".", maxSplits: 1).map(String.init)
         guard token.utf8.count <= 200, parts.count == 2, parts[0].hasPrefix("ver_"),
-            let verification = try await verifications.store.verification(id: parts[0]),
+            let verification = try await verifications.verification(linkedBy: parts[0]),
             verification.purpose.isLink,
             CodeGenerator.constantTimeEquals(
                 parts[1], renderer.codes.linkSecret(verificationId: verification.id, salt: verification.codeSalt)),
@@ -291,9 +291,7 @@ public struct PossessionService: Sendable {
     func confirmLink(_ token: String) async throws -> PossessionRecord? {
         guard let (flow, verification) = try await linkTarget(token) else { return nil }
         let now = clock.now()
-        guard
-            try await verifications.store.approve(
-                id: verification.id, maxChecks: VerificationService.maxChecks, now: now) != nil,
+        guard try await verifications.approveLink(verification, now: now),
             let done = try await store.step(
                 id: flow.id, from: [.linkSent],
                 set: "status = 'succeeded', method = 'instant_link', completed_at = \(bind: now.storedValue)",
@@ -320,13 +318,14 @@ public struct PossessionService: Sendable {
     /// (`rate_limited`) leaves the flow as it was, and no step counts without its message.
     ///
     /// A test number never gets a message: its code is fixed on mobile, and on desktop its link counts as opened at
-    /// once (the flow succeeds with method `instant_link`), like Prove's sandbox. Test numbers skip the rate limits.
+    /// once (the flow succeeds with method `instant_link`), like Prove's sandbox; validate then says `testNumber`.
+    /// Test numbers skip the send limits (nothing is sent); their codes have the same attempt limits as any other.
     private func sendingStep(
         _ flow: PossessionRecord, to phone: PhoneNumber, from: [PossessionStatus], set changes: SQLQueryString,
         when condition: SQLQueryString = "1 = 1", limit: Limit? = nil, in project: Project
     ) async throws -> PossessionRecord {
         let now = clock.now()
-        let fixed = try await testNumbers.code(phone: phone.e164, projectId: project.id)
+        let fixed = try await fixedCode(of: flow, phone: phone.e164, in: project)
         let instant = flow.flow == .desktop && fixed != nil
         let status: SQLQueryString =
             switch (flow.flow, instant) {
@@ -346,13 +345,15 @@ public struct PossessionService: Sendable {
         let moved = try await store.transaction { sql -> PossessionRecord? in
             guard
                 let moved = try await store.step(
-                    id: flow.id, from: from, set: status + ", " + changes, when: condition, now: now, in: sql)
+                    id: flow.id, from: from,
+                    set: status + ", test_number = \(bind: fixed == nil ? 0 : 1), " + changes, when: condition,
+                    now: now, in: sql)
             else { return nil }
             try await store.cancelCodes(
                 purpose: purpose, projectId: project.id, keeping: instant ? nil : phone.e164, now: now, in: sql)
             guard !instant else { return moved }
             if fixed == nil {
-                try await verifications.takeDestinationLimits(destination, in: project, now: now, transaction: sql)
+                try await verifications.admitSend(to: destination, in: project, now: now, transaction: sql)
             }
             _ = try await verifications.send(
                 to: destination, channel: .sms, language: flow.locale, purpose: purpose, in: project,
@@ -366,6 +367,13 @@ public struct PossessionService: Sendable {
             logger.info("Possession proven", metadata: ["possession": "\(flow.id)", "method": "instant_link"])
         }
         return moved
+    }
+
+    /// The fixed code when `phone` is a test number that this flow may use. A flow the backend started for a number
+    /// can never become a test-number flow: an app holding its token cannot switch to a test number's known code.
+    private func fixedCode(of flow: PossessionRecord, phone: String, in project: Project) async throws -> String? {
+        if let backendPhone = flow.backendPhone, backendPhone != phone { return nil }
+        return try await testNumbers.code(phone: phone, projectId: project.id)
     }
 
     /// The number a start step proves: the backend's, or the app's when the backend gave none.
@@ -390,8 +398,8 @@ public struct PossessionService: Sendable {
         let now = clock.now()
         var codeExpiresAt: Date?
         if let phone = flow.phone {
-            codeExpiresAt = try await verifications.store.pendingVerification(
-                destination: phone, purpose: purpose(of: flow), projectId: project.id)?.expiresAt
+            codeExpiresAt = try await verifications.pending(
+                to: .phone(try Destination.phoneNumber(phone)), purpose: purpose(of: flow), in: project)?.expiresAt
         }
         return PossessionState(
             correlationId: flow.id, flow: flow.flow, status: flow.status(at: now),

@@ -200,10 +200,7 @@ struct UserLogins: Sendable, Equatable {
 
     /// The uniqueness key of one login id: the E.164 number, or the normalised email address lowercased.
     static func key(for loginId: String) throws -> String {
-        switch try destination(loginId) {
-        case .email(let address): address.address.lowercased()
-        case .phone(let number): number.e164
-        }
+        try destination(loginId).key
     }
 
     /// An id with an `@` is an email address; anything else must be an E.164 phone number.

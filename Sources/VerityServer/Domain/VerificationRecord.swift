@@ -6,7 +6,10 @@ struct VerificationRecord: Sendable, Equatable {
     var id: String
     var projectId: String
     var channel: Channel
+    /// The destination as given (normalised), which is shown and sent to.
     var destination: String
+    /// The canonical login key that pending codes and look-ups are keyed on (``Destination/key``).
+    var destinationKey: String
     var locale: String
     var status: VerificationStatus
     var codeSalt: String

@@ -35,21 +35,24 @@ struct VerificationService: Sendable {
         let destination = try Destination(request.to, channel: request.channel)
         try DestinationPolicy.requireAllowed(destination, in: project)
         let language = try Self.language(for: request.locale)
-        try await limiter.take("project:\(project.id)", limits.perProject, now: now)
-        try await takeDestinationLimits(destination, in: project, now: now)
+        try await admitSend(to: destination, in: project, now: now)
         let (record, _) = try await send(
             to: destination, channel: request.channel, language: language, purpose: purpose, in: project,
             codeLength: codeLength, now: now)
         return record
     }
 
-    /// Takes from the buckets of one destination and of its block of 1,000 numbers, the limits on every code sent;
-    /// with `transaction`, inside it, so a rollback gives the tokens back.
-    func takeDestinationLimits(
-        _ destination: Destination, in project: Project, now: Date, transaction: (any SQLDatabase)? = nil
+    /// The send policy of every path that sends a code (API, sign-in, step-up, possession, the faces): the
+    /// destination must be allowed (no premium-rate number, only the project's countries, also for a number stored
+    /// on a user long ago), and a send takes from the project's bucket, the destination's (keyed on its canonical
+    /// key) and its block of 1,000 numbers'; with `transaction`, inside it, so a rollback gives the tokens back.
+    func admitSend(
+        to destination: Destination, in project: Project, now: Date, transaction: (any SQLDatabase)? = nil
     ) async throws {
+        try DestinationPolicy.requireAllowed(destination, in: project)
+        try await limiter.take("project:\(project.id)", limits.perProject, now: now, in: transaction)
         try await limiter.take(
-            "destination:\(project.id):\(destination.value)", limits.perDestination, now: now, in: transaction)
+            "destination:\(project.id):\(destination.key)", limits.perDestination, now: now, in: transaction)
         try await limiter.takeNumberBlock(
             destination, limits.perNumberBlock, in: project, now: now, transaction: transaction)
     }
@@ -71,7 +74,7 @@ struct VerificationService: Sendable {
     ) async throws -> (VerificationRecord, sent: Bool) {
         let candidate = VerificationRecord(
             id: identifiers.make("ver"), projectId: project.id, channel: channel,
-            destination: destination.value, locale: language, status: .pending,
+            destination: destination.value, destinationKey: destination.key, locale: language, status: .pending,
             codeSalt: identifiers.secret(bytes: 16), codeLength: codeLength ?? project.settings.codeLength,
             sendAttempts: 1,
             checkAttempts: 0, createdAt: now, updatedAt: now,
@@ -181,11 +184,10 @@ struct VerificationService: Sendable {
             found = try await store.verification(id: id, projectId: project.id)
         case (nil, let to?):
             let destination = try Destination(loginId: to)
-            found = try await store.pendingVerification(
-                destination: destination.value, purpose: purpose, projectId: project.id)
+            found = try await pending(to: destination, purpose: purpose, in: project)
             if found == nil, limitByDestination {
                 found = try await store.latestUnexpiredVerification(
-                    destination: destination.value, purpose: purpose, projectId: project.id, now: now
+                    destinationKey: destination.key, purpose: purpose, projectId: project.id, now: now
                 ).flatMap { $0.status == .maxAttemptsReached ? $0 : nil }
             }
         default:
@@ -209,6 +211,24 @@ struct VerificationService: Sendable {
             throw Self.notFound
         }
         return verification
+    }
+
+    /// The pending verification of `purpose` to `destination`: one per canonical key, so every case variant of an
+    /// email address finds the same one. It may have just expired.
+    func pending(to destination: Destination, purpose: VerificationPurpose, in project: Project) async throws
+        -> VerificationRecord?
+    {
+        try await store.pendingVerification(destinationKey: destination.key, purpose: purpose, projectId: project.id)
+    }
+
+    /// A verification by id alone, for links that carry it (an instant link names its flow and project).
+    func verification(linkedBy id: String) async throws -> VerificationRecord? {
+        try await store.verification(id: id)
+    }
+
+    /// Approves a link's verification once: the same conditional update as a right code.
+    func approveLink(_ verification: VerificationRecord, now: Date) async throws -> Bool {
+        try await store.approve(id: verification.id, maxChecks: Self.maxChecks, now: now) != nil
     }
 
     /// When each of a verification's codes was sent (queued), oldest first, with the message ids.
@@ -310,6 +330,16 @@ enum Destination: Sendable {
             return try PhoneNumber(parsing: input)
         } catch {
             throw VerityError(.invalidPhoneNumber, "\(error)")
+        }
+    }
+
+    /// The canonical login key that pending codes, rate limits and user look-ups are keyed on: the E.164 number, or
+    /// the email address lowercased as a whole. Case variants of one address are one mailbox (as a user's login ids
+    /// already are), so they share one pending code, one set of attempts and one bucket.
+    var key: String {
+        switch self {
+        case .phone(let number): number.e164
+        case .email(let address): address.address.lowercased()
         }
     }
 

@@ -95,6 +95,21 @@ struct ChallengeStore: Sendable {
         }
     }
 
+    /// Spends an approval on what it approved: marks an approved, unexpired, unused challenge as used. Returns false
+    /// when it was used already or has expired (one conditional update, so two concurrent uses cannot both win).
+    func consumeApproval(id: String, projectId: String, now: Date) async throws -> Bool {
+        try await database.read { sql in
+            try await sql.raw(
+                """
+                UPDATE challenges SET consumed_at = \(bind: now.storedValue)
+                WHERE id = \(bind: id) AND project_id = \(bind: projectId) AND status = 'approved'
+                  AND consumed_at IS NULL AND expires_at > \(bind: now.storedValue)
+                RETURNING id
+                """
+            ).first() != nil
+        }
+    }
+
     /// Marks every pending challenge past its expiry as expired, queuing their webhooks. Returns them.
     func expireDue(
         now: Date, limit: Int = 500, webhook: @Sendable (ChallengeRecord, _ url: String) throws -> QueuedMessage

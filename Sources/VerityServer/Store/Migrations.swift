@@ -410,6 +410,40 @@ enum Migrations {
                 """,
                 "CREATE INDEX twilio_webhooks_service ON twilio_webhooks (service_sid, created_at, sid)",
             ]),
+        Migration(
+            version: 10, name: "canonical destination keys, single-use step-up approvals, test-number flows",
+            statements: [
+                // Codes, limits and look-ups are keyed on the canonical login key (an email address lowercased as a
+                // whole), so case variants of one address share one pending code, one set of attempts and one bucket.
+                // The address as given stays in `destination`: it is what is shown and sent to.
+                "ALTER TABLE verifications ADD COLUMN destination_key TEXT NOT NULL DEFAULT ''",
+                """
+                UPDATE verifications
+                SET destination_key = CASE WHEN channel = 'email' THEN lower(destination) ELSE destination END
+                """,
+                // Case variants pending side by side (the hole this closes): the oldest stays pending.
+                """
+                UPDATE verifications SET status = 'expired'
+                WHERE status = 'pending' AND EXISTS (
+                    SELECT 1 FROM verifications older
+                    WHERE older.project_id = verifications.project_id AND older.purpose = verifications.purpose
+                      AND older.destination_key = verifications.destination_key AND older.status = 'pending'
+                      AND (older.created_at < verifications.created_at
+                           OR (older.created_at = verifications.created_at AND older.id < verifications.id)))
+                """,
+                "DROP INDEX verifications_pending_destination",
+                """
+                CREATE UNIQUE INDEX verifications_pending_destination
+                    ON verifications (project_id, purpose, destination_key) WHERE status = 'pending'
+                """,
+                // An approved step-up challenge is used once: `consumed_at` is set by the step-up it approved.
+                "ALTER TABLE challenges ADD COLUMN consumed_at DOUBLE PRECISION",
+                // Whether a possession flow's number is one of the project's test numbers, for the validate answer;
+                // and the number the backend started it with, the only one that may be a test number in that flow.
+                "ALTER TABLE possession_flows ADD COLUMN test_number INTEGER NOT NULL DEFAULT 0",
+                "ALTER TABLE possession_flows ADD COLUMN backend_phone TEXT",
+                "UPDATE possession_flows SET backend_phone = phone WHERE status = 'created'",
+            ]),
     ]
 
     static func run(on database: Database, logger: Logger) async throws {

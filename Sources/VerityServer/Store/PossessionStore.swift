@@ -20,6 +20,10 @@ struct PossessionRecord: Sendable, Equatable {
     var expiresAt: Date
     var completedAt: Date?
     var validatedAt: Date?
+    /// The number the backend started the flow with, if it named one.
+    var backendPhone: String?
+    /// Whether `phone` is a test number of the project (fixed code, never sent to).
+    var testNumber = false
 
     /// The status a client sees: an unfinished flow past its lifetime is expired.
     func status(at now: Date) -> PossessionStatus {
@@ -37,7 +41,7 @@ struct PossessionStore: Sendable {
 
     private static let columns = """
         id, project_id, flow, phone, final_target_url, locale, status, resends, retries, \
-        number_changes, method, created_at, expires_at, completed_at, validated_at
+        number_changes, method, created_at, expires_at, completed_at, validated_at, backend_phone, test_number
         """
 
     func insert(_ record: PossessionRecord, tokenHash: String) async throws {
@@ -48,7 +52,8 @@ struct PossessionStore: Sendable {
                 VALUES (\(bind: record.id), \(bind: record.projectId), \(bind: record.flow.rawValue),
                         \(bind: record.phone), \(bind: record.finalTargetURL), \(bind: record.locale),
                         \(bind: record.status.rawValue), 0, 0, 0, NULL, \(bind: record.createdAt.storedValue),
-                        \(bind: record.expiresAt.storedValue), NULL, NULL, \(bind: tokenHash))
+                        \(bind: record.expiresAt.storedValue), NULL, NULL, \(bind: record.phone), 0,
+                        \(bind: tokenHash))
                 """
             ).run()
         }
@@ -140,6 +145,8 @@ struct PossessionStore: Sendable {
             numberChanges: try row.decode(column: "number_changes", as: Int.self),
             method: try row.decode(column: "method", as: String?.self).flatMap(PossessionMethod.init(rawValue:)),
             createdAt: try row.date("created_at"), expiresAt: try row.date("expires_at"),
-            completedAt: try row.optionalDate("completed_at"), validatedAt: try row.optionalDate("validated_at"))
+            completedAt: try row.optionalDate("completed_at"), validatedAt: try row.optionalDate("validated_at"),
+            backendPhone: try row.decode(column: "backend_phone", as: String?.self),
+            testNumber: try row.decode(column: "test_number", as: Int.self) != 0)
     }
 }

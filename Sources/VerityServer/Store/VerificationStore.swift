@@ -10,8 +10,8 @@ struct VerificationStore: Sendable {
     let database: Database
 
     private static let columns = """
-        id, project_id, channel, destination, locale, status, code_salt, code_length, send_attempts, check_attempts, \
-        created_at, updated_at, expires_at, purpose
+        id, project_id, channel, destination, destination_key, locale, status, code_salt, code_length, send_attempts, \
+        check_attempts, created_at, updated_at, expires_at, purpose
         """
 
     /// What `startOrResend` did.
@@ -41,7 +41,7 @@ struct VerificationStore: Sendable {
                 """
                 UPDATE verifications SET status = 'expired', updated_at = \(bind: now.storedValue)
                 WHERE project_id = \(bind: candidate.projectId) AND purpose = \(bind: purpose)
-                  AND destination = \(bind: candidate.destination)
+                  AND destination_key = \(bind: candidate.destinationKey)
                   AND status = 'pending' AND expires_at <= \(bind: now.storedValue)
                 """
             ).run()
@@ -52,7 +52,7 @@ struct VerificationStore: Sendable {
                         """
                         SELECT \(unsafeRaw: Self.columns) FROM verifications
                         WHERE project_id = \(bind: candidate.projectId) AND purpose = \(bind: purpose)
-                          AND destination = \(bind: candidate.destination) AND status = 'pending'
+                          AND destination_key = \(bind: candidate.destinationKey) AND status = 'pending'
                         """
                     ).first()
                 {
@@ -64,7 +64,7 @@ struct VerificationStore: Sendable {
                     SET send_attempts = send_attempts + 1, channel = \(bind: candidate.channel.rawValue),
                         locale = \(bind: candidate.locale), updated_at = \(bind: now.storedValue)
                     WHERE project_id = \(bind: candidate.projectId) AND purpose = \(bind: purpose)
-                      AND destination = \(bind: candidate.destination)
+                      AND destination_key = \(bind: candidate.destinationKey)
                       AND status = 'pending' AND send_attempts < \(bind: maxSends)
                     RETURNING \(unsafeRaw: Self.columns)
                     """
@@ -77,7 +77,7 @@ struct VerificationStore: Sendable {
                     """
                     SELECT id FROM verifications
                     WHERE project_id = \(bind: candidate.projectId) AND purpose = \(bind: purpose)
-                      AND destination = \(bind: candidate.destination) AND status = 'pending'
+                      AND destination_key = \(bind: candidate.destinationKey) AND status = 'pending'
                     """
                 ).first()
                 if pending != nil { return .sendLimitReached }
@@ -85,11 +85,12 @@ struct VerificationStore: Sendable {
                     """
                     INSERT INTO verifications (\(unsafeRaw: Self.columns))
                     VALUES (\(bind: candidate.id), \(bind: candidate.projectId), \(bind: candidate.channel.rawValue),
-                            \(bind: candidate.destination), \(bind: candidate.locale), 'pending',
+                            \(bind: candidate.destination), \(bind: candidate.destinationKey), \(bind: candidate.locale),
+                            'pending',
                             \(bind: candidate.codeSalt), \(bind: candidate.codeLength), 1, 0,
                             \(bind: now.storedValue), \(bind: now.storedValue), \(bind: candidate.expiresAt.storedValue),
                             \(bind: purpose))
-                    ON CONFLICT (project_id, purpose, destination) WHERE status = 'pending' DO NOTHING
+                    ON CONFLICT (project_id, purpose, destination_key) WHERE status = 'pending' DO NOTHING
                     RETURNING \(unsafeRaw: Self.columns)
                     """
                 ).first() {
@@ -151,8 +152,9 @@ struct VerificationStore: Sendable {
         }
     }
 
-    /// The verification a check by destination refers to: the pending one (which may have just expired).
-    func pendingVerification(destination: String, purpose: VerificationPurpose, projectId: String) async throws
+    /// The verification a check by destination refers to: the pending one (which may have just expired), by the
+    /// destination's canonical key.
+    func pendingVerification(destinationKey: String, purpose: VerificationPurpose, projectId: String) async throws
         -> VerificationRecord?
     {
         try await database.lookupConfirmingMiss { sql in
@@ -160,7 +162,7 @@ struct VerificationStore: Sendable {
                 """
                 SELECT \(unsafeRaw: Self.columns) FROM verifications
                 WHERE project_id = \(bind: projectId) AND purpose = \(bind: purpose.rawValue)
-                  AND destination = \(bind: destination) AND status = 'pending'
+                  AND destination_key = \(bind: destinationKey) AND status = 'pending'
                 """
             ).first().map(Self.record(from:))
         }
@@ -170,7 +172,7 @@ struct VerificationStore: Sendable {
     ///
     /// A verification starts only once the one before it stopped being pending, so of two created in the same
     /// instant the one out of checks is the older.
-    func latestUnexpiredVerification(destination: String, purpose: VerificationPurpose, projectId: String, now: Date)
+    func latestUnexpiredVerification(destinationKey: String, purpose: VerificationPurpose, projectId: String, now: Date)
         async throws -> VerificationRecord?
     {
         try await database.lookupConfirmingMiss { sql in
@@ -178,7 +180,7 @@ struct VerificationStore: Sendable {
                 """
                 SELECT \(unsafeRaw: Self.columns) FROM verifications
                 WHERE project_id = \(bind: projectId) AND purpose = \(bind: purpose.rawValue)
-                  AND destination = \(bind: destination) AND expires_at > \(bind: now.storedValue)
+                  AND destination_key = \(bind: destinationKey) AND expires_at > \(bind: now.storedValue)
                 ORDER BY created_at DESC, CASE WHEN status = 'max_attempts_reached' THEN 1 ELSE 0 END, id DESC
                 LIMIT 1
                 """
@@ -239,6 +241,7 @@ struct VerificationStore: Sendable {
             projectId: try row.decode(column: "project_id", as: String.self),
             channel: try row.enumeration("channel", as: Channel.self),
             destination: try row.decode(column: "destination", as: String.self),
+            destinationKey: try row.decode(column: "destination_key", as: String.self),
             locale: try row.decode(column: "locale", as: String.self),
             status: try row.enumeration("status", as: VerificationStatus.self),
             codeSalt: try row.decode(column: "code_salt", as: String.self),
