@@ -64,6 +64,25 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case internalError = "internal_error"
     case serviceUnavailable = "service_unavailable"
 
+    /// The generic code of an HTTP error status that came without a code of its own (a framework's 404, a proxy's
+    /// 502): the one map the server and VerityKit share.
+    public init(genericFor status: Int) {
+        self =
+            switch status {
+            case 401: .unauthorized
+            case 403: .forbidden
+            case 404: .notFound
+            case 405: .methodNotAllowed
+            case 409: .conflict
+            case 413: .payloadTooLarge
+            case 415: .unsupportedMediaType
+            case 429: .rateLimited
+            case 503: .serviceUnavailable
+            case 500...599: .internalError
+            default: .invalidRequest
+            }
+    }
+
     /// The HTTP status the server answers with for this code.
     public var httpStatus: Int {
         switch self {

@@ -92,22 +92,8 @@ struct VerityAPIClient: Sendable {
         if let problem = try? JSONDecoder().decode(Problem.self, from: response.body) {
             return problem
         }
-        let code: ErrorCode =
-            switch response.status {
-            case 401: .unauthorized
-            case 403: .forbidden
-            case 404: .notFound
-            case 405: .methodNotAllowed
-            case 409: .conflict
-            case 413: .payloadTooLarge
-            case 415: .unsupportedMediaType
-            case 429: .rateLimited
-            case 503: .serviceUnavailable
-            case 500...599: .internalError
-            default: .invalidRequest
-            }
         var problem = Problem(
-            code: code, detail: "The server answered HTTP \(response.status) without a problem document.")
+            code: ErrorCode(genericFor: response.status), detail: "The server answered HTTP \(response.status) without a problem document.")
         problem.status = response.status
         return problem
     }

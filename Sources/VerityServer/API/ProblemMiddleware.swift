@@ -18,27 +18,11 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as VerityError {
             return error.response(now: clock.now())
         } catch let error as HTTPError {
-            return VerityError(Self.code(for: error.status), error.body).response(now: clock.now())
+            return VerityError(ErrorCode(genericFor: error.status.code), error.body).response(now: clock.now())
         } catch {
             logger.error(
                 "Unhandled error", metadata: ["error": "\(String(reflecting: error))", "path": "\(request.uri.path)"])
             return VerityError(.internalError).response(now: clock.now())
-        }
-    }
-
-    private static func code(for status: HTTPResponse.Status) -> ErrorCode {
-        switch status.code {
-        case 401: .unauthorized
-        case 403: .forbidden
-        case 404: .notFound
-        case 405: .methodNotAllowed
-        case 409: .conflict
-        case 413: .payloadTooLarge
-        case 415: .unsupportedMediaType
-        case 429: .rateLimited
-        case 400..<500: .invalidRequest
-        case 503: .serviceUnavailable
-        default: .internalError
         }
     }
 }

@@ -15,7 +15,7 @@ struct TwilioVerifyService: Sendable, Equatable {
     var createdAt: Date
     var updatedAt: Date
 
-    /// Push settings, kept for the later Verify Push slice and echoed as Twilio does.
+    /// Push settings: the APNs and FCM credential SIDs a service names, echoed as Twilio does.
     struct Push: Sendable, Equatable {
         var includeDate = false
         var apnCredentialSid: String?
