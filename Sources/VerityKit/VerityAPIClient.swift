@@ -93,7 +93,8 @@ struct VerityAPIClient: Sendable {
             return problem
         }
         var problem = Problem(
-            code: ErrorCode(genericFor: response.status), detail: "The server answered HTTP \(response.status) without a problem document.")
+            code: ErrorCode(genericFor: response.status),
+            detail: "The server answered HTTP \(response.status) without a problem document.")
         problem.status = response.status
         return problem
     }
