@@ -386,8 +386,12 @@ extension PossessionAPITests {
             let mobile = try await TestFlow.sent(to: "+14155550123", node: node, client: client)
             let code = try await node.sender.code(to: "+14155550123")
             let before = try await mobile.record()
-            _ = try await service.store.step(
-                id: before.id, from: [.otpSent], set: "phone = \(bind: "+14155550124")", now: node.clock.now())
+            // The flow's own number-change step, caught before the old code is cancelled in the same unit of work.
+            _ = try await service.store.unitOfWork { work in
+                try await service.store.send(
+                    .changeNumber(to: "+14155550124", limit: 3), id: before.id, from: [.otpSent], sent: .code,
+                    testNumber: false, now: node.clock.now(), in: work)
+            }
             await #expect(throws: VerityError.self) {
                 try await service.finishOTP(before, code: code, in: node.project)
             }
@@ -397,9 +401,11 @@ extension PossessionAPITests {
 
             let desktop = try await TestFlow.sent(to: "+14155550125", flow: .desktop, node: node, client: client)
             let path = try await desktop.linkPath(to: "+14155550125")
-            _ = try await service.store.step(
-                id: desktop.started.correlationId, from: [.linkSent], set: "phone = \(bind: "+14155550126")",
-                now: node.clock.now())
+            _ = try await service.store.unitOfWork { work in
+                try await service.store.send(
+                    .changeNumber(to: "+14155550126", limit: 3), id: desktop.started.correlationId,
+                    from: [.linkSent], sent: .link, testNumber: false, now: node.clock.now(), in: work)
+            }
             #expect(try await client.send(.get, path, key: nil).status == .notFound)
             #expect(try await client.send(.post, path, key: nil).status == .notFound)
             #expect(try await desktop.state(client: client).status == .linkSent)

@@ -1,5 +1,4 @@
 import Foundation
-import SQLKit
 import VerityCore
 
 /// Where codes may go: the project's countries, never to premium-rate numbers, and not in bursts to neighbouring
@@ -45,7 +44,7 @@ extension RateLimiter {
     /// Takes the limit on starts to the 1,000-number block of a phone destination; email destinations have none.
     func takeNumberBlock(
         _ destination: Destination, _ policy: RateLimitPolicy, in project: Project, now: Date,
-        transaction: (any SQLDatabase)? = nil
+        transaction: UnitOfWork? = nil
     ) async throws {
         guard case .phone(let number) = destination else { return }
         try await take(

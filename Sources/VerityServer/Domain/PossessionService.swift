@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import SQLKit
 import VerityCore
 
 /// A carrier-based ("silent") check that a request comes from the phone holding a number, tried before a code.
@@ -124,8 +123,7 @@ public struct PossessionService: Sendable {
             throw Self.outOfOrder("A desktop flow sends an instant link: call link/start.")
         }
         let phone = try phoneToProve(flow, given: phoneNumber, in: project)
-        let started = try await sendingStep(
-            flow, to: phone, from: [.created], set: "phone = \(bind: phone.e164)", in: project)
+        let started = try await sendingStep(flow, to: phone, from: [.created], .start(phone: phone.e164), in: project)
         return try await view(started, in: project)
     }
 
@@ -146,18 +144,15 @@ public struct PossessionService: Sendable {
         } catch let error as VerityError where error.code == .maxCheckAttemptsReached {
             // The code took all the wrong entries a code allows (resends send the same code): the check fails.
             throw try await failure(
-                of: flow, from: [.otpSent, .otpWrong], proving: phone, set: "status = 'failed'", now: now)
+                of: flow, proving: phone, now: now, try await store.fail(id: flow.id, proving: phone, now: now))
         }
         // Every outcome is conditional on the number this code was sent to: after a number change the code of the
         // old number proves nothing, even when it was checked just before the change.
-        let proving: SQLQueryString = "phone = \(bind: phone)"
         switch attempt {
         case .approved:
             guard
-                let done = try await store.step(
-                    id: flow.id, from: [.otpSent],
-                    set: "status = 'succeeded', method = 'otp', completed_at = \(bind: now.storedValue)",
-                    when: proving, now: now)
+                let done = try await store.succeed(
+                    id: flow.id, from: [.otpSent], method: .otp, proving: phone, now: now)
             else { throw try await whyNot(flow, now: now, proving: phone) }
             metrics.possession(.succeeded)
             logger.info("Possession proven", metadata: ["possession": "\(flow.id)", "method": "otp"])
@@ -167,25 +162,20 @@ public struct PossessionService: Sendable {
             // request read the flow); a dead code fails the check whatever retries are left.
             guard counted.status != .maxAttemptsReached else {
                 throw try await failure(
-                    of: flow, from: [.otpSent, .otpWrong], proving: phone, set: "status = 'failed'", now: now)
+                    of: flow, proving: phone, now: now, try await store.fail(id: flow.id, proving: phone, now: now))
             }
             throw try await failure(
-                of: flow, from: [.otpSent], proving: phone,
-                set: "status = CASE WHEN retries < \(bind: Self.maxRetries) THEN 'otp_wrong' ELSE 'failed' END",
-                now: now)
+                of: flow, proving: phone, now: now,
+                try await store.recordWrongCode(id: flow.id, proving: phone, maxRetries: Self.maxRetries, now: now))
         }
     }
 
-    /// Records a wrong code (or a dead one, which fails the flow even from `otp_wrong`) with `changes`, and returns
-    /// the error that says what the flow became.
-    private func failure(
-        of flow: PossessionRecord, from: [PossessionStatus], proving phone: String, set changes: SQLQueryString,
-        now: Date
-    ) async throws -> VerityError {
-        guard
-            let marked = try await store.step(
-                id: flow.id, from: from, set: changes, when: "phone = \(bind: phone)", now: now)
-        else { return try await whyNot(flow, now: now, proving: phone) }
+    /// The error that says what a wrong (or dead) code made of the flow: `marked` is the flow after the store
+    /// recorded it, nil when the flow had moved on.
+    private func failure(of flow: PossessionRecord, proving phone: String, now: Date, _ marked: PossessionRecord?)
+        async throws -> VerityError
+    {
+        guard let marked else { return try await whyNot(flow, now: now, proving: phone) }
         guard marked.status == .otpWrong else {
             metrics.possession(.failed)
             return VerityError(
@@ -201,10 +191,7 @@ public struct PossessionService: Sendable {
     /// Allows another code entry after a wrong one.
     func retryOTP(_ flow: PossessionRecord, in project: Project) async throws -> PossessionState {
         let now = clock.now()
-        guard
-            let retried = try await store.step(
-                id: flow.id, from: [.otpWrong], set: "status = 'otp_sent', retries = retries + 1",
-                when: "retries < \(bind: Self.maxRetries)", now: now)
+        guard let retried = try await store.retry(id: flow.id, maxRetries: Self.maxRetries, now: now)
         else { throw try await whyNot(flow, now: now, limit: .retries) }
         return try await view(retried, in: project)
     }
@@ -213,8 +200,8 @@ public struct PossessionService: Sendable {
     func resend(_ flow: PossessionRecord, in project: Project) async throws -> PossessionState {
         guard let known = flow.phone else { throw try await whyNot(flow, now: clock.now(), limit: .resends) }
         let resent = try await sendingStep(
-            flow, to: try Destination.phoneNumber(known), from: Self.waiting(flow), set: "resends = resends + 1",
-            when: "resends < \(bind: Self.maxResends) AND phone = \(bind: known)", limit: .resends, in: project)
+            flow, to: try Destination.phoneNumber(known), from: Self.waiting(flow),
+            .resend(phone: known, limit: Self.maxResends), limit: .resends, in: project)
         return try await view(resent, in: project)
     }
 
@@ -228,10 +215,8 @@ public struct PossessionService: Sendable {
         let phone = try Destination.phoneNumber(phoneNumber)
         try DestinationPolicy.requireAllowed(.phone(phone), in: project)
         let changed = try await sendingStep(
-            flow, to: phone, from: Self.waiting(flow),
-            set: "phone = \(bind: phone.e164), number_changes = number_changes + 1",
-            when: "number_changes < \(bind: Self.maxNumberChanges)", limit: .numberChanges,
-            in: project)
+            flow, to: phone, from: Self.waiting(flow), .changeNumber(to: phone.e164, limit: Self.maxNumberChanges),
+            limit: .numberChanges, in: project)
         return try await view(changed, in: project)
     }
 
@@ -240,8 +225,7 @@ public struct PossessionService: Sendable {
     {
         guard flow.flow == .desktop else { throw Self.outOfOrder("A mobile flow uses a code: call otp/start.") }
         let phone = try phoneToProve(flow, given: phoneNumber, in: project)
-        let started = try await sendingStep(
-            flow, to: phone, from: [.created], set: "phone = \(bind: phone.e164)", in: project)
+        let started = try await sendingStep(flow, to: phone, from: [.created], .start(phone: phone.e164), in: project)
         return try await view(started, in: project)
     }
 
@@ -258,9 +242,7 @@ public struct PossessionService: Sendable {
         let now = clock.now()
         guard flow.status(at: now) == .created else { throw try await whyNot(flow, now: now) }
         guard try await silent.confirms(phoneNumber: phone, clientAddress: clientAddress),
-            let done = try await store.step(
-                id: flow.id, from: [.created],
-                set: "status = 'succeeded', method = 'silent', completed_at = \(bind: now.storedValue)", now: now)
+            let done = try await store.succeed(id: flow.id, from: [.created], method: .silent, proving: nil, now: now)
         else { return try await view(flow, in: project) }
         metrics.possession(.succeeded)
         return try await view(done, in: project)
@@ -292,10 +274,8 @@ public struct PossessionService: Sendable {
         guard let (flow, verification) = try await linkTarget(token) else { return nil }
         let now = clock.now()
         guard try await verifications.approveLink(verification, now: now),
-            let done = try await store.step(
-                id: flow.id, from: [.linkSent],
-                set: "status = 'succeeded', method = 'instant_link', completed_at = \(bind: now.storedValue)",
-                when: "phone = \(bind: verification.destination)", now: now)
+            let done = try await store.succeed(
+                id: flow.id, from: [.linkSent], method: .instantLink, proving: verification.destination, now: now)
         else { return nil }
         metrics.possession(.succeeded)
         logger.info("Possession proven", metadata: ["possession": "\(flow.id)", "method": "instant_link"])
@@ -321,19 +301,13 @@ public struct PossessionService: Sendable {
     /// once (the flow succeeds with method `instant_link`), like Prove's sandbox; validate then says `testNumber`.
     /// Test numbers skip the send limits (nothing is sent); their codes have the same attempt limits as any other.
     private func sendingStep(
-        _ flow: PossessionRecord, to phone: PhoneNumber, from: [PossessionStatus], set changes: SQLQueryString,
-        when condition: SQLQueryString = "1 = 1", limit: Limit? = nil, in project: Project
+        _ flow: PossessionRecord, to phone: PhoneNumber, from: [PossessionStatus], _ step: PossessionStore.SendingStep,
+        limit: Limit? = nil, in project: Project
     ) async throws -> PossessionRecord {
         let now = clock.now()
         let fixed = try await fixedCode(of: flow, phone: phone.e164, in: project)
         let instant = flow.flow == .desktop && fixed != nil
-        let status: SQLQueryString =
-            switch (flow.flow, instant) {
-            case (.mobile, _): "status = 'otp_sent'"
-            case (.desktop, false): "status = 'link_sent'"
-            case (.desktop, true):
-                "status = 'succeeded', method = 'instant_link', completed_at = \(bind: now.storedValue)"
-            }
+        let sent: PossessionStore.Sent = flow.flow == .mobile ? .code : instant ? .linkOpenedAtOnce : .link
         let purpose = purpose(of: flow)
         let destination = Destination.phone(phone)
         // A desktop link lives as long as the flow: the person may be away from the phone for a while. A code lives
@@ -342,22 +316,20 @@ public struct PossessionService: Sendable {
             flow.flow == .desktop
             ? flow.expiresAt.timeIntervalSince(now) : TimeInterval(project.settings.possessionCodeLifetime)
         let (verifications, store) = (self.verifications, self.store)
-        let moved = try await store.transaction { sql -> PossessionRecord? in
+        let moved = try await store.unitOfWork { work -> PossessionRecord? in
             guard
-                let moved = try await store.step(
-                    id: flow.id, from: from,
-                    set: status + ", test_number = \(bind: fixed == nil ? 0 : 1), " + changes, when: condition,
-                    now: now, in: sql)
+                let moved = try await store.send(
+                    step, id: flow.id, from: from, sent: sent, testNumber: fixed != nil, now: now, in: work)
             else { return nil }
-            try await store.cancelCodes(
-                purpose: purpose, projectId: project.id, keeping: instant ? nil : phone.e164, now: now, in: sql)
+            try await verifications.cancelPending(
+                purpose: purpose, keeping: instant ? nil : destination, in: project, now: now, work: work)
             guard !instant else { return moved }
             if fixed == nil {
-                try await verifications.admitSend(to: destination, in: project, now: now, transaction: sql)
+                try await verifications.admitSend(to: destination, in: project, now: now, transaction: work)
             }
             _ = try await verifications.send(
                 to: destination, channel: .sms, language: flow.locale, purpose: purpose, in: project,
-                deliver: fixed == nil, lifetime: lifetime, now: now, transaction: sql)
+                deliver: fixed == nil, lifetime: lifetime, now: now, transaction: work)
             return moved
         }
         guard let moved else { throw try await whyNot(flow, now: now, limit: limit) }

@@ -1,5 +1,4 @@
 import Foundation
-import SQLKit
 import VerityCore
 
 /// A token bucket: up to `capacity` requests at once, refilled at `capacity` per `period`.
@@ -51,7 +50,7 @@ struct RateLimiter: Sendable {
     let store: RateLimitStore
 
     /// Takes a token from `bucket`; with `transaction`, inside it, so a rollback gives the token back.
-    func take(_ bucket: String, _ policy: RateLimitPolicy, now: Date, in transaction: (any SQLDatabase)? = nil)
+    func take(_ bucket: String, _ policy: RateLimitPolicy, now: Date, in transaction: UnitOfWork? = nil)
         async throws
     {
         let (allowed, tokens) = try await store.take(

@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import SQLKit
 import VerityCore
 
 /// The rules of one-time-code verifications.
@@ -47,7 +46,7 @@ struct VerificationService: Sendable {
     /// on a user long ago), and a send takes from the project's bucket, the destination's (keyed on its canonical
     /// key) and its block of 1,000 numbers'; with `transaction`, inside it, so a rollback gives the tokens back.
     func admitSend(
-        to destination: Destination, in project: Project, now: Date, transaction: (any SQLDatabase)? = nil
+        to destination: Destination, in project: Project, now: Date, transaction: UnitOfWork? = nil
     ) async throws {
         try DestinationPolicy.requireAllowed(destination, in: project)
         try await limiter.take("project:\(project.id)", limits.perProject, now: now, in: transaction)
@@ -70,7 +69,7 @@ struct VerificationService: Sendable {
     func send(
         to destination: Destination, channel: Channel, language: String, purpose: VerificationPurpose,
         in project: Project, resend: Bool = true, deliver: Bool = true, lifetime: TimeInterval? = nil,
-        codeLength: Int? = nil, now: Date, transaction: (any SQLDatabase)? = nil
+        codeLength: Int? = nil, now: Date, transaction: UnitOfWork? = nil
     ) async throws -> (VerificationRecord, sent: Bool) {
         let candidate = VerificationRecord(
             id: identifiers.make("ver"), projectId: project.id, channel: channel,
@@ -229,6 +228,14 @@ struct VerificationService: Sendable {
     /// Approves a link's verification once: the same conditional update as a right code.
     func approveLink(_ verification: VerificationRecord, now: Date) async throws -> Bool {
         try await store.approve(id: verification.id, maxChecks: Self.maxChecks, now: now) != nil
+    }
+
+    /// Cancels the pending codes of `purpose` except the one to `keeping`, as part of `work`.
+    func cancelPending(
+        purpose: VerificationPurpose, keeping: Destination?, in project: Project, now: Date, work: UnitOfWork
+    ) async throws {
+        try await store.cancelPending(
+            purpose: purpose, projectId: project.id, keeping: keeping?.key, now: now, in: work)
     }
 
     /// When each of a verification's codes was sent (queued), oldest first, with the message ids.

@@ -71,15 +71,6 @@ public final class Database: Sendable {
         try await backend.withDatabase(body)
     }
 
-    /// Runs `body` in the caller's `transaction` when there is one (a step of a larger unit of work), otherwise as
-    /// ``read(_:)``.
-    public func read<T: Sendable>(
-        in transaction: (any SQLDatabase)?, _ body: @Sendable (any SQLDatabase) async throws -> T
-    ) async throws -> T {
-        if let transaction { return try await body(transaction) }
-        return try await read(body)
-    }
-
     /// Runs read-only statements on a reader connection where the engine has them (an SQLite file has two, beside
     /// its one writer), so hot-path lookups do not queue behind writes. What they see is committed data; for a row a
     /// client may ask for right after creating it, use ``lookupConfirmingMiss(_:)``.
@@ -110,14 +101,6 @@ public final class Database: Sendable {
     /// Runs `body` in one transaction: all its writes commit together or not at all.
     public func transaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         try await backend.withTransaction(body)
-    }
-
-    /// Runs `body` in the caller's `transaction` when there is one, otherwise in a transaction of its own.
-    public func transaction<T: Sendable>(
-        joining transaction: (any SQLDatabase)?, _ body: @Sendable (any SQLDatabase) async throws -> T
-    ) async throws -> T {
-        if let transaction { return try await body(transaction) }
-        return try await self.transaction(body)
     }
 
     /// Closes every connection. Safe to call more than once, and it finishes even when the calling task is

@@ -79,19 +79,97 @@ struct PossessionStore: Sendable {
         }
     }
 
-    /// Runs `body` in one transaction: a step and the message it sends commit together or not at all.
-    func transaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        try await database.transaction(body)
+    /// Runs `body` as one unit of work: a sending step, its code and its message commit together or not at all.
+    func unitOfWork<T: Sendable>(_ body: @Sendable (UnitOfWork) async throws -> T) async throws -> T {
+        try await database.unitOfWork(body)
+    }
+
+    /// What a sending step does besides sending.
+    enum SendingStep: Sendable {
+        /// The first send, to `phone` (the backend's, or the app's when the backend gave none).
+        case start(phone: String)
+        /// The same number again, while fewer than `limit` resends were made.
+        case resend(phone: String, limit: Int)
+        /// Another number, while fewer than `limit` changes were made.
+        case changeNumber(to: String, limit: Int)
+    }
+
+    /// Where a sending step leaves the flow.
+    enum Sent: Sendable {
+        case code, link
+        /// A test number's link counts as opened at once (like Prove's sandbox).
+        case linkOpenedAtOnce
+    }
+
+    /// Moves a flow waiting in one of `from` through a sending step; nil when it is not in one of them, expired, or
+    /// the step's limit is used up.
+    func send(
+        _ step: SendingStep, id: String, from: [PossessionStatus], sent: Sent, testNumber: Bool, now: Date,
+        in work: UnitOfWork
+    ) async throws -> PossessionRecord? {
+        let status: SQLQueryString =
+            switch sent {
+            case .code: "status = 'otp_sent'"
+            case .link: "status = 'link_sent'"
+            case .linkOpenedAtOnce:
+                "status = 'succeeded', method = 'instant_link', completed_at = \(bind: now.storedValue)"
+            }
+        let (changes, condition): (SQLQueryString, SQLQueryString) =
+            switch step {
+            case .start(let phone): ("phone = \(bind: phone)", "1 = 1")
+            case .resend(let phone, let limit):
+                ("resends = resends + 1", "resends < \(bind: limit) AND phone = \(bind: phone)")
+            case .changeNumber(let phone, let limit):
+                ("phone = \(bind: phone), number_changes = number_changes + 1", "number_changes < \(bind: limit)")
+            }
+        return try await self.step(
+            id: id, from: from, set: status + ", test_number = \(bind: testNumber ? 1 : 0), " + changes,
+            when: condition, now: now, in: work)
+    }
+
+    /// Records success by `method`; with `proving`, only while the flow still proves that number (a code or link
+    /// sent to a number changed since proves nothing).
+    func succeed(id: String, from: [PossessionStatus], method: PossessionMethod, proving phone: String?, now: Date)
+        async throws -> PossessionRecord?
+    {
+        try await step(
+            id: id, from: from,
+            set: "status = 'succeeded', method = \(bind: method.rawValue), completed_at = \(bind: now.storedValue)",
+            when: phone.map { "phone = \(bind: $0)" } ?? "1 = 1", now: now)
+    }
+
+    /// Records a wrong code for `phone`: the flow waits for a retry while fewer than `maxRetries` were used (decided
+    /// from the stored count, which a concurrent retry may have changed), and fails otherwise.
+    func recordWrongCode(id: String, proving phone: String, maxRetries: Int, now: Date) async throws
+        -> PossessionRecord?
+    {
+        try await step(
+            id: id, from: [.otpSent],
+            set: "status = CASE WHEN retries < \(bind: maxRetries) THEN 'otp_wrong' ELSE 'failed' END",
+            when: "phone = \(bind: phone)", now: now)
+    }
+
+    /// Fails a flow whose code for `phone` is dead (it took every wrong entry a code allows).
+    func fail(id: String, proving phone: String, now: Date) async throws -> PossessionRecord? {
+        try await step(
+            id: id, from: [.otpSent, .otpWrong], set: "status = 'failed'", when: "phone = \(bind: phone)", now: now)
+    }
+
+    /// Allows another code entry after a wrong one, while fewer than `maxRetries` were used.
+    func retry(id: String, maxRetries: Int, now: Date) async throws -> PossessionRecord? {
+        try await step(
+            id: id, from: [.otpWrong], set: "status = 'otp_sent', retries = retries + 1",
+            when: "retries < \(bind: maxRetries)", now: now)
     }
 
     /// Applies `changes` when the flow is in one of `from`, unexpired, and `condition` holds; nil otherwise (the
-    /// caller re-reads the flow to say why). With `transaction`, the update runs in it.
-    func step(
-        id: String, from: [PossessionStatus], set changes: SQLQueryString, when condition: SQLQueryString = "1 = 1",
-        now: Date, in transaction: (any SQLDatabase)? = nil
+    /// caller re-reads the flow to say why).
+    private func step(
+        id: String, from: [PossessionStatus], set changes: SQLQueryString, when condition: SQLQueryString,
+        now: Date, in work: UnitOfWork? = nil
     ) async throws -> PossessionRecord? {
         let states = SQLList(from.map { SQLBind($0.rawValue) })
-        return try await database.read(in: transaction) { sql in
+        return try await database.read(in: work) { sql in
             try await sql.raw(
                 """
                 UPDATE possession_flows SET \(changes)
@@ -101,20 +179,6 @@ struct PossessionStore: Sendable {
                 """
             ).first().map(Self.record(from:))
         }
-    }
-
-    /// Cancels the flow's pending codes or links of `purpose`, except the one to `keeping` (the number the flow now
-    /// proves): after a number change, nothing sent to the old number may prove the new one.
-    func cancelCodes(
-        purpose: VerificationPurpose, projectId: String, keeping: String?, now: Date, in transaction: any SQLDatabase
-    ) async throws {
-        try await transaction.raw(
-            """
-            UPDATE verifications SET status = 'canceled', updated_at = \(bind: now.storedValue)
-            WHERE project_id = \(bind: projectId) AND purpose = \(bind: purpose.rawValue) AND status = 'pending'
-              AND destination <> \(bind: keeping ?? "")
-            """
-        ).run()
     }
 
     /// Marks a succeeded flow validated; nil when it was validated before, is not succeeded, or its lifetime is over.

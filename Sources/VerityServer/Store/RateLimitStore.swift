@@ -9,7 +9,7 @@ struct RateLimitStore: Sendable {
     /// Returns whether a token was taken and how many are left. With `transaction`, the statement runs in it (and
     /// rolls back with it).
     func take(
-        bucket: String, capacity: Double, refillPerSecond: Double, now: Date, in transaction: (any SQLDatabase)? = nil
+        bucket: String, capacity: Double, refillPerSecond: Double, now: Date, in transaction: UnitOfWork? = nil
     ) async throws -> (allowed: Bool, tokens: Double) {
         let refilled = database.least(
             "\(capacity)", "rate_buckets.tokens + (\(now.storedValue) - rate_buckets.updated_at) * \(refillPerSecond)")

@@ -32,7 +32,7 @@ struct VerificationStore: Sendable {
     ///   - transaction: A transaction the caller runs, to do this as part of it; nil for a transaction of its own.
     func startOrResend(
         new candidate: VerificationRecord, maxSends: Int, messageId: String, resend: Bool = true,
-        deliver: Bool = true, now: Date, in transaction: (any SQLDatabase)? = nil
+        deliver: Bool = true, now: Date, in transaction: UnitOfWork? = nil
     ) async throws -> StartOutcome {
         let purpose = candidate.purpose.rawValue
         return try await database.transaction(joining: transaction) { sql in
@@ -186,6 +186,22 @@ struct VerificationStore: Sendable {
                 """
             ).first().map(Self.record(from:))
         }
+    }
+
+    /// Cancels the pending codes or links of `purpose`, except the one to `keeping` (a destination key): after a
+    /// possession flow's number change, nothing sent to the old number may prove the new one.
+    func cancelPending(
+        purpose: VerificationPurpose, projectId: String, keeping: String?, now: Date, in work: UnitOfWork
+    )
+        async throws
+    {
+        try await work.sql.raw(
+            """
+            UPDATE verifications SET status = 'canceled', updated_at = \(bind: now.storedValue)
+            WHERE project_id = \(bind: projectId) AND purpose = \(bind: purpose.rawValue) AND status = 'pending'
+              AND destination_key <> \(bind: keeping ?? "")
+            """
+        ).run()
     }
 
     /// Approves a verification that is still pending, unexpired and under the attempt limit.
