@@ -203,11 +203,12 @@ extension ProjectCommand {
     }
 }
 
-/// `verity admin keys rotate`: the session signing keys (the JWKS), not the API keys of `verity admin key`.
+/// `verity admin signing-keys rotate`: the session signing keys (the JWKS), not the API keys of `verity admin key`.
+/// `keys`, its first name, stays as an alias so existing scripts keep working.
 struct SigningKeysCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "keys", abstract: "Rotate a project's session signing keys (the keys of its JWKS).",
-        subcommands: [Rotate.self])
+        commandName: "signing-keys", abstract: "Rotate a project's session signing keys (the keys of its JWKS).",
+        subcommands: [Rotate.self], aliases: ["keys"])
 
     struct Rotate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

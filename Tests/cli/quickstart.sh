@@ -126,9 +126,9 @@ ok "test-number sign-in, role in the refreshed session token, refresh-token reus
 # Signing-key rotation from the CLI while the server runs: the new key is published at once, beside the old one.
 JWKS="$BASE/v1/projects/$PROJECT/.well-known/jwks.json"
 KEYS_BEFORE=$(curl -sf "$JWKS" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["keys"]))')
-"$VERITY" admin keys rotate --project "$PROJECT" | grep -c "New signing key" >/dev/null || fail "keys rotate"
+"$VERITY" admin signing-keys rotate --project "$PROJECT" | grep -c "New signing key" >/dev/null || fail "signing-keys rotate"
 KEYS_AFTER=$(curl -sf "$JWKS" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["keys"]))')
 [ "$KEYS_AFTER" = "$((KEYS_BEFORE + 1))" ] || fail "the JWKS had $KEYS_BEFORE keys before the rotation and $KEYS_AFTER after"
-ok "admin keys rotate publishes a new key in the JWKS beside the old one"
+ok "admin signing-keys rotate publishes a new key in the JWKS beside the old one"
 
 echo "quickstart: $passed passed, 0 failed"
