@@ -99,7 +99,8 @@ def check_limit(to, channel):
     verification = service.verifications.create(to=to, channel=channel)
     code = code_sent(to)
     statuses = [service.verification_checks.create(to=to, code=wrong(code)).status for _ in range(5)]
-    assert statuses == ["pending"] * 4 + ["max_attempts_reached"], statuses
+    # As on Twilio, the fifth wrong code still reports pending; the sixth check is refused with 60202.
+    assert statuses == ["pending"] * 5, statuses
     expect_error(lambda: service.verification_checks.create(verification_sid=verification.sid, code=code), 429, 60202)
     # By To as well: the destination's latest verification is out of checks until it expires.
     expect_error(

@@ -92,10 +92,13 @@ struct TwilioVerificationController {
         case .approved(let verification): (record, approved) = (verification, true)
         case .wrong(let verification): (record, approved) = (verification, false)
         }
+        // As on Twilio, a wrong code answers `pending` even when it was the last one allowed: the limit shows on the
+        // next check, as 429 60202 ("attempted to check a verification more than 5 times").
+        let status = record.status(at: now) == .maxAttemptsReached ? .pending : record.status(at: now)
         return try TwilioJSON.response(
             CheckBody(
                 sid: try sid(record), serviceSid: service.sid, accountSid: account.sid, to: record.destination,
-                channel: record.channel.rawValue, status: record.status(at: now).rawValue, valid: approved,
+                channel: record.channel.rawValue, status: status.rawValue, valid: approved,
                 dateCreated: record.createdAt, dateUpdated: record.updatedAt))
     }
 
