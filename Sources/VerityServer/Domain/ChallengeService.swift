@@ -82,8 +82,7 @@ struct ChallengeService: Sendable {
         if let factor = target.factor {
             recipients = [factor]
         } else {
-            recipients = try await factors.store.factors(userId: target.userId, projectId: project.id)
-                .filter { $0.type == .push && $0.status == .verified }
+            recipients = try await factors.verifiedPushFactors(userId: target.userId, in: project)
             guard !recipients.isEmpty else {
                 throw VerityError(.noVerifiedFactors, "The user has no verified push factor to challenge.")
             }

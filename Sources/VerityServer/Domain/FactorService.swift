@@ -39,6 +39,13 @@ struct FactorService: Sendable {
         try await store.factors(userId: try Self.validUserId(userId), projectId: project.id).map(\.response)
     }
 
+    /// The user's verified push factors: where a challenge to the user goes.
+    func verifiedPushFactors(userId: String, in project: Project) async throws -> [FactorRecord] {
+        try await store.factors(userId: userId, projectId: project.id).filter {
+            $0.type == .push && $0.status == .verified
+        }
+    }
+
     func factor(id: String, in project: Project) async throws -> FactorRecord {
         guard let factor = try await store.factor(id: id, projectId: project.id) else {
             throw VerityError(.factorNotFound, "No factor \(id) in this project.")
