@@ -186,15 +186,19 @@ struct TwilioPushController {
         return try TwilioJSON.response(object: ["challenges": .array(items), "meta": try TwilioJSON.value(meta)])
     }
 
-    /// The challenge, with the fields a device signs when it answers in `Twilio-Verify-Signature-Fields`.
+    /// The challenge; while it is pending (the only time a device may answer it), with the fields the answer signs
+    /// in `Twilio-Verify-Signature-Fields`.
     @Sendable func fetchChallenge(_ request: Request, context: VerityRequestContext) async throws -> Response {
         let scope = try await scope(context)
         let identity = try identity(context)
         let (challenge, _) = try await push.challenge(
             try context.parameters.require("challengeSid"), identity: identity, in: scope.service,
             project: scope.account.project, caller: scope.caller)
-        var response = try TwilioJSON.response(object: try await body(challenge, identity, scope))
-        response.headers[Self.signatureFieldsHeader] = TwilioPush.signatureFields.joined(separator: ",")
+        let body = try await body(challenge, identity, scope)
+        var response = try TwilioJSON.response(object: body)
+        if body["status"] == .string(ChallengeStatus.pending.rawValue) {
+            response.headers[Self.signatureFieldsHeader] = TwilioPush.signatureFields.joined(separator: ",")
+        }
         return response
     }
 
