@@ -32,6 +32,8 @@ public struct Verity: Sendable {
     let renderer: MessageRenderer
     let codes: CodeGenerator
     let sealer: SecretSealer
+    /// Seals test numbers' fixed codes (webhook secrets have theirs in ``projects`` and ``outbox``).
+    let testNumberCodes: SecretSealer
     let factorStore: FactorStore
     let challengeStore: ChallengeStore
     let answers = ChallengeAnswerSignal()
@@ -58,15 +60,23 @@ public struct Verity: Sendable {
         let database = try await Database.open(location, logger: logger)
         let codes = CodeGenerator(masterKey: masterKey)
         let identifiers = Identifiers(random: dependencies.random)
-        let projects = ProjectStore(database: database)
+        let webhookSecrets = SecretSealer(masterKey: masterKey, purpose: "webhook-secrets")
+        let testNumberCodes = SecretSealer(masterKey: masterKey, purpose: "test-number-codes")
+        let projects = ProjectStore(database: database, webhookSecrets: webhookSecrets)
+        // Secrets an older version stored in plain text are sealed before the node serves anything.
+        try await projects.sealPlainWebhookSecrets()
+        try await TestNumberStore(database: database, codes: testNumberCodes).sealPlainCodes()
         return Verity(
             database: database, metrics: dependencies.metrics ?? VerityMetrics(),
             admin: AdminService(projects: projects, identifiers: identifiers, clock: dependencies.clock),
             projects: projects, verifications: VerificationStore(database: database),
-            outbox: OutboxStore(database: database),
+            outbox: OutboxStore(database: database, webhookSecrets: webhookSecrets),
             renderer: MessageRenderer(codes: codes, publicURL: configuration.resolvedPublicURL), codes: codes,
-            sealer: SecretSealer(masterKey: masterKey), factorStore: FactorStore(database: database),
-            challengeStore: ChallengeStore(database: database), identifiers: identifiers, random: dependencies.random,
+            sealer: SecretSealer(masterKey: masterKey), testNumberCodes: testNumberCodes,
+            factorStore: FactorStore(database: database),
+            challengeStore: ChallengeStore(database: database),
+            identifiers: identifiers,
+            random: dependencies.random,
             clock: dependencies.clock, silentPossession: dependencies.silentPossession, logger: logger)
     }
 
@@ -101,16 +111,20 @@ public struct Verity: Sendable {
             clock: clock, metrics: metrics, publicURL: publicURL, logger: logger)
     }
 
+    var testNumberStore: TestNumberStore {
+        TestNumberStore(database: database, codes: testNumberCodes)
+    }
+
     /// A project's test phone numbers.
     public var testNumbers: TestNumberService {
-        TestNumberService(store: TestNumberStore(database: database), clock: clock, logger: logger)
+        TestNumberService(store: testNumberStore, clock: clock, logger: logger)
     }
 
     /// Sign-in codes and step-up; `publicURL` is the issuer's base.
     func authService(limits: RateLimits = RateLimits(), publicURL: String) -> AuthService {
         AuthService(
             verifications: verificationService(limits: limits), sessions: sessionService(publicURL: publicURL),
-            testNumbers: TestNumberStore(database: database), users: UserStore(database: database),
+            testNumbers: testNumberStore, users: UserStore(database: database),
             factors: factorService, challenges: challengeService,
             limiter: RateLimiter(store: RateLimitStore(database: database)), limits: limits, clock: clock,
             logger: logger)
@@ -119,7 +133,7 @@ public struct Verity: Sendable {
     func possessionService(limits: RateLimits) -> PossessionService {
         PossessionService(
             store: PossessionStore(database: database), verifications: verificationService(limits: limits),
-            testNumbers: TestNumberStore(database: database), renderer: renderer, silent: silentPossession,
+            testNumbers: testNumberStore, renderer: renderer, silent: silentPossession,
             identifiers: identifiers, random: random, clock: clock, metrics: metrics, logger: logger)
     }
 

@@ -526,9 +526,9 @@ struct TwilioPush: Sendable {
         webhook.updatedAt = now
         if sid == nil {
             if project.webhookSecret == nil {
-                var project = project
-                project.webhookSecret = "whsec_" + Identifiers(random: random).secret(bytes: 32)
-                try await projects.update(project)
+                // Only the secret, and only if there is still none: `project` may be older than the row.
+                try await projects.setWebhookSecret(
+                    "whsec_" + Identifiers(random: random).secret(bytes: 32), projectId: project.id, replacing: false)
             }
             try await webhooks.insert(webhook)
         } else if try await !webhooks.update(webhook) {
