@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import NIOCore
 import VerityCore
@@ -224,13 +225,15 @@ struct InstantLinkPageController {
             </style></head>
             <body><main><h1>\(escape(title))</h1>\(body)</main></body></html>
             """
-        return Response(
-            status: status,
-            headers: [
-                .contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
-                .contentSecurityPolicy: "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'",
-            ],
-            body: .init(byteBuffer: ByteBuffer(string: html)))
+        var headers: HTTPFields = [
+            .contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
+            // No other site may frame the page and trick a click on its button (clickjacking); X-Frame-Options is
+            // for browsers that predate frame-ancestors.
+            .contentSecurityPolicy:
+                "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+        ]
+        if let frameOptions = HTTPField.Name("X-Frame-Options") { headers[frameOptions] = "DENY" }
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))
     }
 
     private static func escape(_ text: String) -> String {
