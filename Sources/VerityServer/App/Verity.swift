@@ -37,6 +37,8 @@ public struct Verity: Sendable {
     let factorStore: FactorStore
     let challengeStore: ChallengeStore
     let answers = ChallengeAnswerSignal()
+    /// The node's long polls (challenge and possession `?wait=`), capped.
+    let longPolls: LongPollGate
     let identifiers: Identifiers
     let random: any RandomSource
     let clock: any TimeSource
@@ -75,7 +77,7 @@ public struct Verity: Sendable {
             sealer: SecretSealer(masterKey: masterKey), testNumberCodes: testNumberCodes,
             factorStore: FactorStore(database: database),
             challengeStore: ChallengeStore(database: database),
-            identifiers: identifiers,
+            longPolls: LongPollGate(capacity: configuration.maxLongPolls), identifiers: identifiers,
             random: dependencies.random,
             clock: dependencies.clock, silentPossession: dependencies.silentPossession, logger: logger)
     }
@@ -144,7 +146,7 @@ public struct Verity: Sendable {
     var challengeService: ChallengeService {
         ChallengeService(
             store: challengeStore, factors: factorService, identifiers: identifiers, clock: clock,
-            outboxSignal: signal, answers: answers, metrics: metrics, logger: logger)
+            outboxSignal: signal, answers: answers, longPolls: longPolls, metrics: metrics, logger: logger)
     }
 
     func challengeExpiryService(interval: Duration) -> ChallengeExpiryService {
