@@ -60,6 +60,7 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case resendLimitReached = "resend_limit_reached"
     case retryLimitReached = "retry_limit_reached"
     case numberChangeLimitReached = "number_change_limit_reached"
+    case factorLocked = "factor_locked"
     // 5xx
     case internalError = "internal_error"
     case serviceUnavailable = "service_unavailable"
@@ -104,7 +105,7 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
         case .payloadTooLarge: 413
         case .unsupportedMediaType: 415
         case .rateLimited, .maxSendAttemptsReached, .maxCheckAttemptsReached, .resendLimitReached, .retryLimitReached,
-            .numberChangeLimitReached:
+            .numberChangeLimitReached, .factorLocked:
             429
         case .internalError: 500
         case .serviceUnavailable: 503
@@ -167,6 +168,7 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
         case .rateLimited: "Too many requests."
         case .maxSendAttemptsReached: "Too many sends to this destination."
         case .maxCheckAttemptsReached: "Too many check attempts for this verification."
+        case .factorLocked: "Too many wrong codes for this factor."
         case .internalError: "Internal server error."
         case .serviceUnavailable: "The service is unavailable."
         }

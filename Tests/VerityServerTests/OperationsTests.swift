@@ -108,6 +108,23 @@ struct OperationsTests {
         let attributes = try FileManager.default.attributesOfItem(atPath: directory + "/master.key")
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
     }
+
+    @Test("A master key file other users may read is refused, with the fix in the message")
+    func openMasterKeyFile() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("verity-key-\(UUID())").path
+        var configuration = ServerConfiguration()
+        configuration.dataDirectory = directory
+        _ = try configuration.loadMasterKey()
+        let path = directory + "/master.key"
+        for mode in [0o644, 0o640, 0o604, 0o660] {
+            try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
+            let error = #expect(throws: ConfigurationError.self) { try configuration.loadMasterKey() }
+            #expect(error?.description.contains(path) == true)
+            #expect(error?.description.contains("chmod 600") == true)
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o400], ofItemAtPath: path)
+        _ = try configuration.loadMasterKey()
+    }
 }
 
 @Suite("Configuration")

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import NIOCore
 import VerityCore
@@ -12,6 +13,7 @@ extension PossessionValidation: ResponseEncodable {}
 struct PossessionController {
     let possession: PossessionService
     let projects: ProjectStore
+    let longPolls: LongPollGate
 
     func addRoutes(backend: RouterGroup<VerityRequestContext>, router: Router<VerityRequestContext>) {
         backend.post("possession", use: start)
@@ -43,7 +45,9 @@ struct PossessionController {
 
     @Sendable func state(_ request: Request, context: VerityRequestContext) async throws -> PossessionState {
         let (flow, project) = try context.requirePossession()
-        return try await possession.state(flow, wait: try request.queryInteger("wait"), in: project)
+        return try await longPolls.admit(wait: try request.queryInteger("wait")) { wait in
+            try await possession.state(flow, wait: wait, in: project)
+        }
     }
 
     @Sendable func startOTP(_ request: Request, context: VerityRequestContext) async throws -> PossessionState {
@@ -224,13 +228,15 @@ struct InstantLinkPageController {
             </style></head>
             <body><main><h1>\(escape(title))</h1>\(body)</main></body></html>
             """
-        return Response(
-            status: status,
-            headers: [
-                .contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
-                .contentSecurityPolicy: "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'",
-            ],
-            body: .init(byteBuffer: ByteBuffer(string: html)))
+        var headers: HTTPFields = [
+            .contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
+            // No other site may frame the page and trick a click on its button (clickjacking); X-Frame-Options is
+            // for browsers that predate frame-ancestors.
+            .contentSecurityPolicy:
+                "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+        ]
+        if let frameOptions = HTTPField.Name("X-Frame-Options") { headers[frameOptions] = "DENY" }
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))
     }
 
     private static func escape(_ text: String) -> String {

@@ -21,9 +21,21 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             return VerityError(ErrorCode(genericFor: error.status.code), error.body).response(now: clock.now())
         } catch {
             logger.error(
-                "Unhandled error", metadata: ["error": "\(String(reflecting: error))", "path": "\(request.uri.path)"])
+                "Unhandled error",
+                metadata: ["error": "\(String(reflecting: error))", "path": "\(request.loggablePath)"])
             return VerityError(.internalError).response(now: clock.now())
         }
+    }
+}
+
+extension Request {
+    /// The path for a log line: a hosted instant-link path (`/p/{token}`) carries the link's secret, which is
+    /// replaced by the route's name for it.
+    var loggablePath: String {
+        let path = uri.path
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard segments.count >= 3, segments[0].isEmpty, segments[1] == "p" else { return path }
+        return "/p/:token" + (segments.count > 3 ? "/" + segments[3...].joined(separator: "/") : "")
     }
 }
 

@@ -23,6 +23,8 @@ public struct ServerConfiguration: Sendable {
     public var fcm: FCMConfiguration?
     public var rateLimits = RateLimits()
     public var outbox = OutboxConfiguration()
+    /// The most long polls (`?wait=`) one node holds at once; past it they answer at once with the current state.
+    public var maxLongPolls = 1000
     /// How often unanswered challenges are looked for and expired.
     public var challengeExpiryInterval: Duration = .seconds(1)
     /// Where the Twilio Verify v2 face is mounted: `/twilio` serves `/twilio/v2/Services/…`, an empty string serves
@@ -109,6 +111,12 @@ public struct ServerConfiguration: Sendable {
         if let rate = value("RATE_LIMIT_PROJECT") { rateLimits.perProject = try RateLimitPolicy(parsing: rate) }
         if let rate = value("RATE_LIMIT_CLIENT_IP") { rateLimits.perClientAddress = try RateLimitPolicy(parsing: rate) }
         if let rate = value("RATE_LIMIT_LOGIN_ID") { rateLimits.perLoginId = try RateLimitPolicy(parsing: rate) }
+        if let text = value("MAX_LONG_POLLS") {
+            guard let number = Int(text), number >= 0 else {
+                throw ConfigurationError("VERITY_MAX_LONG_POLLS must be a whole number, 0 or more.")
+            }
+            maxLongPolls = number
+        }
 
         switch value("SMS_SENDER") ?? "console" {
         case "console": sms = .console

@@ -32,9 +32,13 @@ public struct Verity: Sendable {
     let renderer: MessageRenderer
     let codes: CodeGenerator
     let sealer: SecretSealer
+    /// Seals test numbers' fixed codes (webhook secrets have theirs in ``projects`` and ``outbox``).
+    let testNumberCodes: SecretSealer
     let factorStore: FactorStore
     let challengeStore: ChallengeStore
     let answers = ChallengeAnswerSignal()
+    /// The node's long polls (challenge and possession `?wait=`), capped.
+    let longPolls: LongPollGate
     let identifiers: Identifiers
     let random: any RandomSource
     let clock: any TimeSource
@@ -58,15 +62,23 @@ public struct Verity: Sendable {
         let database = try await Database.open(location, logger: logger)
         let codes = CodeGenerator(masterKey: masterKey)
         let identifiers = Identifiers(random: dependencies.random)
-        let projects = ProjectStore(database: database)
+        let webhookSecrets = SecretSealer(masterKey: masterKey, purpose: "webhook-secrets")
+        let testNumberCodes = SecretSealer(masterKey: masterKey, purpose: "test-number-codes")
+        let projects = ProjectStore(database: database, webhookSecrets: webhookSecrets)
+        // Secrets an older version stored in plain text are sealed before the node serves anything.
+        try await projects.sealPlainWebhookSecrets()
+        try await TestNumberStore(database: database, codes: testNumberCodes).sealPlainCodes()
         return Verity(
             database: database, metrics: dependencies.metrics ?? VerityMetrics(),
             admin: AdminService(projects: projects, identifiers: identifiers, clock: dependencies.clock),
             projects: projects, verifications: VerificationStore(database: database),
-            outbox: OutboxStore(database: database),
+            outbox: OutboxStore(database: database, webhookSecrets: webhookSecrets),
             renderer: MessageRenderer(codes: codes, publicURL: configuration.resolvedPublicURL), codes: codes,
-            sealer: SecretSealer(masterKey: masterKey), factorStore: FactorStore(database: database),
-            challengeStore: ChallengeStore(database: database), identifiers: identifiers, random: dependencies.random,
+            sealer: SecretSealer(masterKey: masterKey), testNumberCodes: testNumberCodes,
+            factorStore: FactorStore(database: database),
+            challengeStore: ChallengeStore(database: database),
+            longPolls: LongPollGate(capacity: configuration.maxLongPolls), identifiers: identifiers,
+            random: dependencies.random,
             clock: dependencies.clock, silentPossession: dependencies.silentPossession, logger: logger)
     }
 
@@ -101,16 +113,20 @@ public struct Verity: Sendable {
             clock: clock, metrics: metrics, publicURL: publicURL, logger: logger)
     }
 
+    var testNumberStore: TestNumberStore {
+        TestNumberStore(database: database, codes: testNumberCodes)
+    }
+
     /// A project's test phone numbers.
     public var testNumbers: TestNumberService {
-        TestNumberService(store: TestNumberStore(database: database), clock: clock, logger: logger)
+        TestNumberService(store: testNumberStore, clock: clock, logger: logger)
     }
 
     /// Sign-in codes and step-up; `publicURL` is the issuer's base.
     func authService(limits: RateLimits = RateLimits(), publicURL: String) -> AuthService {
         AuthService(
             verifications: verificationService(limits: limits), sessions: sessionService(publicURL: publicURL),
-            testNumbers: TestNumberStore(database: database), users: UserStore(database: database),
+            testNumbers: testNumberStore, users: UserStore(database: database),
             factors: factorService, challenges: challengeService,
             limiter: RateLimiter(store: RateLimitStore(database: database)), limits: limits, clock: clock,
             logger: logger)
@@ -119,7 +135,7 @@ public struct Verity: Sendable {
     func possessionService(limits: RateLimits) -> PossessionService {
         PossessionService(
             store: PossessionStore(database: database), verifications: verificationService(limits: limits),
-            testNumbers: TestNumberStore(database: database), renderer: renderer, silent: silentPossession,
+            testNumbers: testNumberStore, renderer: renderer, silent: silentPossession,
             identifiers: identifiers, random: random, clock: clock, metrics: metrics, logger: logger)
     }
 
@@ -130,7 +146,7 @@ public struct Verity: Sendable {
     var challengeService: ChallengeService {
         ChallengeService(
             store: challengeStore, factors: factorService, identifiers: identifiers, clock: clock,
-            outboxSignal: signal, answers: answers, metrics: metrics, logger: logger)
+            outboxSignal: signal, answers: answers, longPolls: longPolls, metrics: metrics, logger: logger)
     }
 
     func challengeExpiryService(interval: Duration) -> ChallengeExpiryService {

@@ -1,6 +1,14 @@
 import Crypto
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// The server's root secret. Code derivation and (later) key encryption use keys derived from it.
 ///
 /// Loaded from `VERITY_MASTER_KEY` (base64, 32 bytes) when set — every node of a fleet must share it — or from
@@ -30,23 +38,42 @@ public struct MasterKey: Sendable {
     }
 
     /// Reads the key file, creating it (0600) when missing.
+    ///
+    /// Like ssh with a private key, a key file that the group or others may read or write is refused: anyone who
+    /// read it can open every sealed secret and compute every code.
     public static func loadOrCreate(at path: String, random: any RandomSource = SystemRandomSource()) throws
         -> MasterKey
     {
-        let manager = FileManager.default
-        if let existing = manager.contents(atPath: path) {
-            guard let text = String(data: existing, encoding: .utf8) else {
-                throw ConfigurationError("The master key file \(path) is not text.")
-            }
-            return try MasterKey(base64: text)
-        }
+        if FileManager.default.fileExists(atPath: path) { return try load(at: path) }
         let bytes = random.bytes(count: 32)
-        let created = manager.createFile(
-            atPath: path, contents: Data((Data(bytes).base64EncodedString() + "\n").utf8),
-            attributes: [.posixPermissions: 0o600])
-        guard created else {
-            throw ConfigurationError("Cannot create the master key file \(path).")
+        // Created with its final mode in the same call, so it is never readable by others, not even for a moment.
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        guard descriptor >= 0 else {
+            // Another process made it first: use theirs.
+            if errno == EEXIST { return try load(at: path) }
+            throw ConfigurationError("Cannot create the master key file \(path): \(String(cString: strerror(errno))).")
+        }
+        defer { close(descriptor) }
+        let text = Array((Data(bytes).base64EncodedString() + "\n").utf8)
+        let written = text.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        guard written == text.count, fsync(descriptor) == 0 else {
+            throw ConfigurationError("Cannot write the master key file \(path).")
         }
         return try MasterKey(bytes: bytes)
+    }
+
+    private static func load(at path: String) throws -> MasterKey {
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        if let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue, mode & 0o077 != 0 {
+            throw ConfigurationError(
+                "The master key file \(path) is open to other users (mode \(String(mode, radix: 8))); "
+                    + "run `chmod 600 \(path)` and start again.")
+        }
+        guard let existing = FileManager.default.contents(atPath: path),
+            let text = String(data: existing, encoding: .utf8)
+        else {
+            throw ConfigurationError("The master key file \(path) cannot be read as text.")
+        }
+        return try MasterKey(base64: text)
     }
 }

@@ -58,20 +58,16 @@ public struct AdminService: Sendable {
     /// Points the project's challenge events at `url` (nil turns them off). A new signing secret is made when
     /// there is none yet, or when `rotateSecret` is set; it is returned so the operator can configure the receiver.
     public func setWebhook(projectId: String, url: String?, rotateSecret: Bool = false) async throws -> Project {
-        var project = try await project(id: projectId)
+        _ = try await project(id: projectId)
         if let url {
             guard SignedWebhookPost.isHTTPURL(url), url.count <= 2048 else {
                 throw ConfigurationError("The webhook URL must be an absolute http:// or https:// URL.")
             }
-            project.webhookURL = url
-            if project.webhookSecret == nil || rotateSecret {
-                project.webhookSecret = "whsec_" + identifiers.secret(bytes: 32)
-            }
-        } else {
-            project.webhookURL = nil
+            try await projects.setWebhookSecret(
+                "whsec_" + identifiers.secret(bytes: 32), projectId: projectId, replacing: rotateSecret)
         }
-        try await projects.update(project)
-        return project
+        try await projects.setWebhookURL(url, projectId: projectId)
+        return try await project(id: projectId)
     }
 
     public func createKey(projectId: String, name: String) async throws -> CreatedKey {

@@ -35,17 +35,19 @@ struct AuthService: Sendable {
         let fixedCode = try await limitGuesses(destination, clientAddress: clientAddress, in: project, now: now)
         try await admitStart(destination, fixedCode: fixedCode, in: project, now: now)
         let key = try UserLogins.key(for: destination.value)
-        if let user = try await users.user(loginKey: key, projectId: project.id), user.disabled {
-            throw SessionService.disabled
-        }
+        // A disabled user is answered as anyone else is (saying so would tell who has an account) but is sent
+        // nothing; without a code, verify answers as for a wrong one.
+        let disabled = try await users.user(loginKey: key, projectId: project.id)?.disabled ?? false
         // A test number is never sent to, so asking again only answers the pending code: no send is counted and
         // the send cap never applies.
         let (record, sent) = try await verifications.send(
             to: destination, channel: channel, language: language, purpose: .signIn, in: project,
-            resend: fixedCode == nil && request.resend ?? true, deliver: fixedCode == nil, now: now)
+            resend: fixedCode == nil && request.resend ?? true, deliver: fixedCode == nil && !disabled, now: now)
         return OTPStartResponse(
             verificationId: record.id, channel: channel, maskedDestination: destination.masked,
-            expiresAt: record.expiresAt, sent: sent)
+            expiresAt: record.expiresAt,
+            sent: disabled && fixedCode == nil
+                ? (request.resend ?? true) || record.sendAttempts == 1 && record.createdAt == now : sent)
     }
 
     func verify(_ request: OTPVerifyRequest, clientAddress: String?, in project: Project) async throws

@@ -14,6 +14,7 @@ struct ChallengeService: Sendable {
     let clock: any TimeSource
     let outboxSignal: OutboxSignal
     let answers: ChallengeAnswerSignal
+    let longPolls: LongPollGate
     let metrics: VerityMetrics
     let logger: Logger
 
@@ -103,6 +104,13 @@ struct ChallengeService: Sendable {
         guard wait <= Self.maxWait else {
             throw VerityError(.invalidRequest, "`wait` must be between 0 and \(Self.maxWait) seconds.")
         }
+        return try await longPolls.admit(wait: wait) { admitted in
+            guard let admitted else { return try await current(id: id, in: project).response(at: clock.now()) }
+            return try await poll(id: id, wait: admitted, in: project)
+        }
+    }
+
+    private func poll(id: String, wait: Int, in project: Project) async throws -> Challenge {
         let deadline = ContinuousClock.now + .seconds(wait)
         while true {
             let challenge = try await current(id: id, in: project)

@@ -10,6 +10,14 @@ struct FactorService: Sendable {
     static let maxDeviceTokenLifetime: TimeInterval = 600
     /// Clock skew tolerated on `iat`/`exp`.
     static let leeway: TimeInterval = 60
+    /// Wrong codes or proofs in a row that lock a factor's checks (Twilio's factor verification limit).
+    static let maxFailedAttempts = 5
+    /// How long a verified factor stays locked after its last attempt; an unverified one stays locked for good
+    /// (delete it and enroll again).
+    static let lockout: TimeInterval = 900
+    static let locked = VerityError(
+        .factorLocked,
+        "Too many wrong codes for this factor; try again in 15 minutes, or enroll an unverified one again.")
 
     let store: FactorStore
     let identifiers: Identifiers
@@ -211,7 +219,8 @@ struct FactorService: Sendable {
             factor: factor.response, secret: Base32.encode(secret), uri: totp.uri(issuer: issuer, account: userId))
     }
 
-    /// Checks a TOTP code (± `window` steps) and spends its time step, so the same code never works twice.
+    /// Checks a TOTP code (± `window` steps) and spends its time step, so the same code never works twice; counted
+    /// as an ``attempt(_:_:)``.
     func checkTOTP(_ code: String, factor: FactorRecord, window: Int = 1) async throws -> Bool {
         guard code.count <= 8, code.allSatisfy({ $0.isASCII && $0.isNumber }) else {
             throw VerityError(.invalidCode, "The code must be 6 to 8 digits.")
@@ -221,8 +230,31 @@ struct FactorService: Sendable {
         else { throw StoreError.corruptValue(column: "factors.totp_secret") }
         let totp = try TOTP(
             secret: try sealer.open(sealed, context: factor.id), algorithm: algorithm, digits: digits, period: period)
-        guard let counter = totp.matchingCounter(for: code, at: clock.now(), window: window) else { return false }
-        return try await store.useTOTPCounter(id: factor.id, counter: Int64(counter))
+        return try await attempt(factor) {
+            guard let counter = totp.matchingCounter(for: code, at: clock.now(), window: window) else { return false }
+            return try await store.useTOTPCounter(id: factor.id, counter: Int64(counter))
+        }
+    }
+
+    /// One check of a factor's code or proof (`check` says whether it is right), under the one lock-out every face
+    /// shares: ``maxFailedAttempts`` wrong ones in a row lock the factor, and the last of them, like every attempt
+    /// while the lock lasts (see ``lockout``), throws `factor_locked` without checking anything.
+    func attempt(_ factor: FactorRecord, _ check: () async throws -> Bool) async throws -> Bool {
+        let now = clock.now()
+        guard
+            let run = try await store.takeAttempt(
+                id: factor.id, limit: Self.maxFailedAttempts, unlockBefore: now.addingTimeInterval(-Self.lockout),
+                now: now)
+        else { throw Self.locked }
+        if try await check() {
+            try await store.clearAttempts(id: factor.id)
+            return true
+        }
+        if run >= Self.maxFailedAttempts {
+            logger.notice("Factor locked after wrong codes", metadata: ["factor": "\(factor.id)"])
+            throw Self.locked
+        }
+        return false
     }
 
     /// Whether `code` is the current code of one of the user's verified TOTP factors, spending that factor's time
@@ -230,7 +262,11 @@ struct FactorService: Sendable {
     func checkTOTP(_ code: String, userId: String, in project: Project) async throws -> Bool {
         for factor in try await store.factors(userId: try Self.validUserId(userId), projectId: project.id)
         where factor.type == .totp && factor.status == .verified {
-            if try await checkTOTP(code, factor: factor) { return true }
+            do {
+                if try await checkTOTP(code, factor: factor) { return true }
+            } catch let error as VerityError where error.code == .factorLocked {
+                continue  // a locked factor passes no code; the others may
+            }
         }
         return false
     }

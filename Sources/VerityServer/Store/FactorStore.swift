@@ -173,6 +173,33 @@ struct FactorStore: Sendable {
         }
     }
 
+    /// Counts one attempt at the factor's code or proof, unless the factor is locked: `limit` attempts in a row
+    /// without a right one lock it, for good while it is unverified, until `unlockBefore` passes its last attempt once
+    /// it is verified (the run then starts again). Returns the attempt's place in the run, or nil when locked. One
+    /// statement, so concurrent attempts never pass the limit.
+    func takeAttempt(id: String, limit: Int, unlockBefore: Date, now: Date) async throws -> Int? {
+        try await database.read { sql in
+            try await sql.raw(
+                """
+                UPDATE factors
+                SET failed_attempts = CASE WHEN failed_attempts >= \(bind: limit) THEN 1 ELSE failed_attempts + 1 END,
+                    last_attempt_at = \(bind: now.storedValue)
+                WHERE id = \(bind: id)
+                  AND (failed_attempts < \(bind: limit)
+                       OR (status = 'verified' AND last_attempt_at <= \(bind: unlockBefore.storedValue)))
+                RETURNING failed_attempts
+                """
+            ).first(decodingColumn: "failed_attempts", as: Int.self)
+        }
+    }
+
+    /// Ends the factor's run of attempts: the last one was right.
+    func clearAttempts(id: String) async throws {
+        try await database.read { sql in
+            try await sql.raw("UPDATE factors SET failed_attempts = 0 WHERE id = \(bind: id)").run()
+        }
+    }
+
     /// Records a device token's `jti`; false when it was seen before (a replay).
     func useDeviceToken(factorId: String, jti: String, expiresAt: Date) async throws -> Bool {
         try await database.read { sql in

@@ -444,6 +444,19 @@ enum Migrations {
                 "ALTER TABLE possession_flows ADD COLUMN backend_phone TEXT",
                 "UPDATE possession_flows SET backend_phone = phone WHERE status = 'created'",
             ]),
+        Migration(
+            version: 11, name: "Factor attempt lock-out",
+            statements: [
+                // Wrong codes or proofs in a row, for every face (it was the Twilio face's own count), and when the
+                // last attempt was, so a verified factor's lock can end.
+                "ALTER TABLE factors ADD COLUMN failed_attempts INTEGER NOT NULL DEFAULT 0",
+                "ALTER TABLE factors ADD COLUMN last_attempt_at DOUBLE PRECISION",
+                """
+                UPDATE factors SET failed_attempts =
+                    (SELECT t.failed_attempts FROM twilio_factors t WHERE t.factor_id = factors.id)
+                WHERE id IN (SELECT factor_id FROM twilio_factors)
+                """,
+            ]),
     ]
 
     static func run(on database: Database, logger: Logger) async throws {

@@ -5,6 +5,8 @@ import VerityCore
 /// The transactional outbox: messages are written with the change that causes them and drained by workers.
 struct OutboxStore: Sendable {
     let database: Database
+    /// Opens the project's sealed webhook signing secret (see ``ProjectStore``).
+    let webhookSecrets: SecretSealer
 
     private static let columns = """
         id, project_id, channel, destination, verification_id, locale, payload, status, attempts, next_attempt_at, \
@@ -82,7 +84,9 @@ struct OutboxStore: Sendable {
             else { return nil }
             var delivery = Delivery(
                 message: message, projectName: try project.decode(column: "name", as: String.self),
-                webhookSecret: try project.decode(column: "webhook_secret", as: String?.self))
+                webhookSecret: try project.decode(column: "webhook_secret", as: String?.self).map {
+                    try webhookSecrets.openText($0, context: message.projectId)
+                })
             if let verificationId = message.verificationId {
                 delivery.verification = try await VerificationStore(database: database)
                     .verification(in: sql, id: verificationId, projectId: message.projectId)

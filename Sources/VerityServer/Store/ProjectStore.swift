@@ -4,6 +4,8 @@ import SQLKit
 /// Projects and their API keys.
 struct ProjectStore: Sendable {
     let database: Database
+    /// Seals the webhook signing secret at rest, bound to its project's id.
+    let webhookSecrets: SecretSealer
 
     private static let projectColumns =
         """
@@ -31,17 +33,19 @@ struct ProjectStore: Sendable {
     func project(id: String) async throws -> Project? {
         try await database.lookupConfirmingMiss { sql in
             try await sql.raw("SELECT \(unsafeRaw: Self.projectColumns) FROM projects WHERE id = \(bind: id)")
-                .first().map(Self.project(from:))
+                .first().map(project(from:))
         }
     }
 
     func projects() async throws -> [Project] {
         try await database.read { sql in
             try await sql.raw("SELECT \(unsafeRaw: Self.projectColumns) FROM projects ORDER BY created_at, id")
-                .all().map(Self.project(from:))
+                .all().map(project(from:))
         }
     }
 
+    /// Writes the project's name and settings (its webhook has its own updates, so a change made from an older copy
+    /// of the project never undoes one to the webhook, nor the reverse).
     func update(_ project: Project) async throws {
         try await database.read { sql in
             try await sql.raw(
@@ -49,7 +53,6 @@ struct ProjectStore: Sendable {
                 UPDATE projects SET name = \(bind: project.name), code_length = \(bind: project.settings.codeLength),
                     code_ttl_seconds = \(bind: project.settings.codeLifetime),
                     allowed_countries = \(bind: Self.encode(project.settings.allowedCountries)),
-                    webhook_url = \(bind: project.webhookURL), webhook_secret = \(bind: project.webhookSecret),
                     session_ttl_seconds = \(bind: project.settings.sessionLifetime),
                     refresh_ttl_seconds = \(bind: project.settings.refreshLifetime),
                     possession_ttl_seconds = \(bind: project.settings.possessionLifetime),
@@ -57,6 +60,29 @@ struct ProjectStore: Sendable {
                 WHERE id = \(bind: project.id)
                 """
             ).run()
+        }
+    }
+
+    /// Points the project's challenge events at `url` (nil turns them off), leaving the rest of the row as it is.
+    func setWebhookURL(_ url: String?, projectId: String) async throws {
+        try await database.read { sql in
+            try await sql.raw("UPDATE projects SET webhook_url = \(bind: url) WHERE id = \(bind: projectId)").run()
+        }
+    }
+
+    /// Stores a new webhook signing secret, sealed: in place of the current one when `replacing`, otherwise only
+    /// when the project has none (two concurrent first webhooks then keep one secret). True when it was stored.
+    @discardableResult
+    func setWebhookSecret(_ secret: String, projectId: String, replacing: Bool) async throws -> Bool {
+        let sealed = try webhookSecrets.sealText(secret, context: projectId)
+        return try await database.read { sql in
+            let onlyIfNone: SQLQueryString = replacing ? "" : "AND webhook_secret IS NULL"
+            return try await sql.raw(
+                """
+                UPDATE projects SET webhook_secret = \(bind: sealed) WHERE id = \(bind: projectId) \(onlyIfNone)
+                RETURNING id
+                """
+            ).first() != nil
         }
     }
 
@@ -71,7 +97,7 @@ struct ProjectStore: Sendable {
                 FROM api_keys k JOIN projects p ON p.id = k.project_id
                 WHERE k.secret_hash = \(bind: hash) AND k.revoked_at IS NULL
                 """
-            ).first().map(Self.project(from:))
+            ).first().map(project(from:))
         }
     }
 
@@ -87,7 +113,7 @@ struct ProjectStore: Sendable {
                 WHERE k.secret_hash = \(bind: hash) AND k.revoked_at IS NULL
                 """
             ).first().map { row in
-                (try Self.project(from: row), try row.decode(column: "key_id", as: String.self))
+                (try project(from: row), try row.decode(column: "key_id", as: String.self))
             }
         }
     }
@@ -135,14 +161,44 @@ struct ProjectStore: Sendable {
         }
     }
 
+    /// Seals the webhook secrets an older version stored in plain text; run at start-up, so an upgraded database
+    /// keeps its secrets and holds none readable. Returns how many it sealed.
+    @discardableResult
+    func sealPlainWebhookSecrets() async throws -> Int {
+        try await database.read { sql in
+            let plain = try await sql.raw(
+                """
+                SELECT id, webhook_secret FROM projects
+                WHERE webhook_secret IS NOT NULL AND webhook_secret NOT LIKE \(bind: SecretSealer.textPrefix + "%")
+                """
+            ).all().map { row in
+                (
+                    try row.decode(column: "id", as: String.self),
+                    try row.decode(column: "webhook_secret", as: String.self)
+                )
+            }
+            for (id, secret) in plain {
+                // Only if it is still that plain value: another node may be sealing it too.
+                try await sql.raw(
+                    """
+                    UPDATE projects SET webhook_secret = \(bind: try webhookSecrets.sealText(secret, context: id))
+                    WHERE id = \(bind: id) AND webhook_secret = \(bind: secret)
+                    """
+                ).run()
+            }
+            return plain.count
+        }
+    }
+
     private static func encode(_ countries: [String]?) -> String? {
         countries?.joined(separator: ",")
     }
 
-    private static func project(from row: any SQLRow) throws -> Project {
+    private func project(from row: any SQLRow) throws -> Project {
         let countries = try row.decode(column: "allowed_countries", as: String?.self)
+        let id = try row.decode(column: "id", as: String.self)
         return Project(
-            id: try row.decode(column: "id", as: String.self),
+            id: id,
             name: try row.decode(column: "name", as: String.self),
             settings: ProjectSettings(
                 codeLength: try row.decode(column: "code_length", as: Int.self),
@@ -154,6 +210,8 @@ struct ProjectStore: Sendable {
                 possessionCodeLifetime: try row.decode(column: "possession_code_ttl_seconds", as: Int.self)),
             createdAt: try row.date("created_at"),
             webhookURL: try row.decode(column: "webhook_url", as: String?.self),
-            webhookSecret: try row.decode(column: "webhook_secret", as: String?.self))
+            webhookSecret: try row.decode(column: "webhook_secret", as: String?.self).map {
+                try webhookSecrets.openText($0, context: id)
+            })
     }
 }

@@ -165,6 +165,8 @@ struct RoleStore: Sendable {
 /// A project's test phone numbers and their fixed codes.
 struct TestNumberStore: Sendable {
     let database: Database
+    /// Seals each fixed code at rest, bound to its project and number.
+    let codes: SecretSealer
 
     /// Adds (or changes the code of) a test number, keeping the project at `limit` numbers or fewer; false when
     /// the number is new and the project has `limit` already.
@@ -176,7 +178,7 @@ struct TestNumberStore: Sendable {
             }
             let updated = try await sql.raw(
                 """
-                UPDATE test_numbers SET code = \(bind: number.code)
+                UPDATE test_numbers SET code = \(bind: try sealed(number.code, phone: number.phoneNumber, projectId))
                 WHERE project_id = \(bind: projectId) AND phone = \(bind: number.phoneNumber)
                 RETURNING phone
                 """
@@ -190,7 +192,8 @@ struct TestNumberStore: Sendable {
             try await sql.raw(
                 """
                 INSERT INTO test_numbers (project_id, phone, code, created_at)
-                VALUES (\(bind: projectId), \(bind: number.phoneNumber), \(bind: number.code),
+                VALUES (\(bind: projectId), \(bind: number.phoneNumber),
+                        \(bind: try sealed(number.code, phone: number.phoneNumber, projectId)),
                         \(bind: number.createdAt.storedValue))
                 """
             ).run()
@@ -206,9 +209,12 @@ struct TestNumberStore: Sendable {
                 ORDER BY phone
                 """
             ).all().map { row in
-                TestPhoneNumber(
-                    phoneNumber: try row.decode(column: "phone", as: String.self),
-                    code: try row.decode(column: "code", as: String.self), createdAt: try row.date("created_at"))
+                let phone = try row.decode(column: "phone", as: String.self)
+                return TestPhoneNumber(
+                    phoneNumber: phone,
+                    code: try codes.openText(
+                        try row.decode(column: "code", as: String.self), context: Self.context(phone, projectId)),
+                    createdAt: try row.date("created_at"))
             }
         }
     }
@@ -218,7 +224,9 @@ struct TestNumberStore: Sendable {
         try await database.lookup { sql in
             try await sql.raw(
                 "SELECT code FROM test_numbers WHERE project_id = \(bind: projectId) AND phone = \(bind: phone)"
-            ).first(decodingColumn: "code", as: String.self)
+            ).first(decodingColumn: "code", as: String.self).map {
+                try codes.openText($0, context: Self.context(phone, projectId))
+            }
         }
     }
 
@@ -231,5 +239,42 @@ struct TestNumberStore: Sendable {
                 """
             ).first() != nil
         }
+    }
+
+    /// Seals the codes an older version stored in plain text; run at start-up, so an upgraded database keeps its
+    /// test numbers and holds no readable code. Returns how many it sealed.
+    @discardableResult
+    func sealPlainCodes() async throws -> Int {
+        try await database.read { sql in
+            let plain = try await sql.raw(
+                """
+                SELECT project_id, phone, code FROM test_numbers
+                WHERE code NOT LIKE \(bind: SecretSealer.textPrefix + "%")
+                """
+            ).all().map { row in
+                (
+                    try row.decode(column: "project_id", as: String.self),
+                    try row.decode(column: "phone", as: String.self), try row.decode(column: "code", as: String.self)
+                )
+            }
+            for (projectId, phone, code) in plain {
+                // Only if it is still that plain value: another node may be sealing it too.
+                try await sql.raw(
+                    """
+                    UPDATE test_numbers SET code = \(bind: try sealed(code, phone: phone, projectId))
+                    WHERE project_id = \(bind: projectId) AND phone = \(bind: phone) AND code = \(bind: code)
+                    """
+                ).run()
+            }
+            return plain.count
+        }
+    }
+
+    private func sealed(_ code: String, phone: String, _ projectId: String) throws -> String {
+        try codes.sealText(code, context: Self.context(phone, projectId))
+    }
+
+    private static func context(_ phone: String, _ projectId: String) -> String {
+        "\(projectId) \(phone)"
     }
 }

@@ -117,7 +117,7 @@ struct TwilioPushStore: Sendable {
         try await database.lookupConfirmingMiss { sql in
             try await sql.raw(
                 """
-                SELECT factor_id, service_sid, identity, metadata, totp_skew, failed_attempts, updated_at
+                SELECT factor_id, service_sid, identity, metadata, totp_skew, updated_at
                 FROM twilio_factors WHERE factor_id = \(bind: factorId)
                 """
             ).first().map(Self.link(from:))
@@ -140,7 +140,7 @@ struct TwilioPushStore: Sendable {
             return try await sql.raw(
                 """
                 SELECT \(unsafeRaw: columns), t.factor_id, t.service_sid, t.identity, t.metadata, t.totp_skew,
-                       t.failed_attempts, t.updated_at AS link_updated_at
+                       t.updated_at AS link_updated_at
                 FROM twilio_factors t JOIN factors f ON f.id = t.factor_id
                 WHERE t.service_sid = \(bind: serviceSid) AND t.identity = \(bind: identity)
                   AND f.project_id = \(bind: projectId) \(only) \(start)
@@ -162,18 +162,6 @@ struct TwilioPushStore: Sendable {
                 WHERE factor_id = \(bind: factorId)
                 """
             ).run()
-        }
-    }
-
-    /// Counts a failed verification of the factor and returns how many there have been.
-    func countFailedAttempt(factorId: String) async throws -> Int {
-        try await database.read { sql in
-            try await sql.raw(
-                """
-                UPDATE twilio_factors SET failed_attempts = failed_attempts + 1 WHERE factor_id = \(bind: factorId)
-                RETURNING failed_attempts
-                """
-            ).first()?.decode(column: "failed_attempts", as: Int.self) ?? 0
         }
     }
 
@@ -231,7 +219,6 @@ struct TwilioPushStore: Sendable {
                 try JSONDecoder().decode([String: String].self, from: Data($0.utf8))
             },
             totpSkew: try row.decode(column: "totp_skew", as: Int?.self),
-            failedAttempts: try row.decode(column: "failed_attempts", as: Int.self),
             updatedAt: try row.date(updatedColumn))
     }
 

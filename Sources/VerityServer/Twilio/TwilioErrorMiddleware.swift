@@ -32,7 +32,8 @@ struct TwilioErrorMiddleware: RouterMiddleware {
             return twilioError.response(now: clock.now())
         } catch {
             logger.error(
-                "Unhandled error", metadata: ["error": "\(String(reflecting: error))", "path": "\(request.uri.path)"])
+                "Unhandled error",
+                metadata: ["error": "\(String(reflecting: error))", "path": "\(request.loggablePath)"])
             return TwilioError(code: 20500, message: "Internal Server Error", status: 500).response(now: clock.now())
         }
     }

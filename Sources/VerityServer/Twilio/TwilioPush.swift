@@ -21,7 +21,6 @@ struct TwilioFactorLink: Sendable, Equatable {
     var metadata: [String: String]?
     /// TOTP codes are accepted this many steps early or late.
     var totpSkew: Int?
-    var failedAttempts = 0
     var updatedAt: Date
 }
 
@@ -47,8 +46,6 @@ enum TwilioCaller: Sendable {
 /// The rules of the Verify Push and TOTP face, over Verity's own factors and challenges: Twilio's entities, access
 /// tokens, factor verification by signature or code, device JWTs and answers signed over listed fields.
 struct TwilioPush: Sendable {
-    /// Factor verifications a factor may fail before it is locked (Twilio's 60310).
-    static let maxFailedVerifications = 5
     /// Clock skew tolerated on device JWTs, and the longest lifetime the SDKs give them.
     static let leeway: TimeInterval = 60
     static let maxDeviceTokenLifetime: TimeInterval = 600
@@ -268,16 +265,22 @@ struct TwilioPush: Sendable {
     ) async throws -> (FactorRecord, TwilioFactorLink) {
         var (factor, link) = try await factor(sid, identity: identity, in: service, project: project, caller: caller)
         if let payload = form.string("AuthPayload"), factor.status == .unverified {
-            guard link.failedAttempts < Self.maxFailedVerifications else { throw Self.tooManyFailures }
-            let proven =
-                switch factor.type {
-                case .push: try Self.isValidProof(payload, of: sid, factor: factor)
-                case .totp:
-                    (try? await factors.checkTOTP(payload, factor: factor, window: link.totpSkew ?? 1)) ?? false
-                }
+            // Failed verifications lock the factor under FactorService's one rule.
+            let proven: Bool
+            do {
+                proven =
+                    switch factor.type {
+                    case .push:
+                        try await factors.attempt(factor) { try Self.isValidProof(payload, of: sid, factor: factor) }
+                    case .totp:
+                        try await factors.checkTOTP(payload, factor: factor, window: link.totpSkew ?? 1)
+                    }
+            } catch let error as VerityError where error.code == .factorLocked {
+                throw Self.tooManyFailures
+            } catch let error as VerityError where error.code == .invalidCode {
+                proven = false  // not a code at all: as wrong as a wrong one
+            }
             guard proven else {
-                let failures = try await store.countFailedAttempt(factorId: factor.id)
-                if failures >= Self.maxFailedVerifications { throw Self.tooManyFailures }
                 throw TwilioError(code: 60311, message: "Factor verification failed", status: 403)
             }
             factor =
@@ -397,6 +400,8 @@ struct TwilioPush: Sendable {
                 events: answerEvents(factor, link, service: service))
         } catch let error as VerityError where error.code == .invalidCode {
             throw TwilioError(code: 60324, message: "Challenge verification failed", status: 403)
+        } catch let error as VerityError where error.code == .factorLocked {
+            throw Self.tooManyFailures
         } catch let error as VerityError where error.code == .invalidRequest {
             throw TwilioError(code: 60200, message: "Invalid parameter: \(error.detail ?? "")", status: 400)
         }
@@ -526,9 +531,9 @@ struct TwilioPush: Sendable {
         webhook.updatedAt = now
         if sid == nil {
             if project.webhookSecret == nil {
-                var project = project
-                project.webhookSecret = "whsec_" + Identifiers(random: random).secret(bytes: 32)
-                try await projects.update(project)
+                // Only the secret, and only if there is still none: `project` may be older than the row.
+                try await projects.setWebhookSecret(
+                    "whsec_" + Identifiers(random: random).secret(bytes: 32), projectId: project.id, replacing: false)
             }
             try await webhooks.insert(webhook)
         } else if try await !webhooks.update(webhook) {

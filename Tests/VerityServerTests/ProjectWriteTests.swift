@@ -1,0 +1,57 @@
+import Foundation
+import HummingbirdTesting
+import Testing
+import VerityCore
+
+@testable import VerityServer
+
+/// Writes to a project change only what they are about, so concurrent changes do not undo one another.
+@Suite("Project writes")
+struct ProjectWriteTests {
+    @Test(
+        "An admin's settings change survives a Twilio webhook created from an older copy of the project",
+        arguments: TestEngine.available)
+    func twilioWebhookKeepsSettings(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        let auth = try node.twilioAuth()
+        try await node.run { client in
+            let serviceSid = try await client.twilioService(auth: auth)
+            // The face authenticated the request with this copy; then an admin changed the settings.
+            let stale = try await node.verity.admin.project(id: node.project.id)
+            _ = try await node.verity.admin.updateProject(id: node.project.id, name: "Acme Two") { $0.codeLength = 8 }
+
+            let services = TwilioServices(
+                store: TwilioServiceStore(database: node.verity.database), random: node.verity.random,
+                clock: node.clock)
+            let push = TwilioPush(
+                store: TwilioPushStore(database: node.verity.database),
+                webhooks: TwilioWebhookStore(database: node.verity.database), services: services,
+                factors: node.verity.factorService, challenges: node.verity.challengeService,
+                projects: node.verity.projects, random: node.verity.random, clock: node.clock)
+            let form = try TwilioForm(
+                encoded: "FriendlyName=Events&EventTypes=%2A&WebhookUrl=https%3A%2F%2Fhooks.example%2Ftwilio")
+            _ = try await push.saveWebhook(
+                nil, form, in: try await services.service(serviceSid, in: stale), project: stale)
+
+            let project = try await node.verity.admin.project(id: node.project.id)
+            #expect(project.name == "Acme Two")
+            #expect(project.settings.codeLength == 8)
+            #expect(project.webhookSecret?.hasPrefix("whsec_") == true)
+        }
+    }
+
+    @Test("A settings change from an older copy keeps a webhook set since", arguments: TestEngine.available)
+    func settingsKeepWebhook(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        let stale = try await node.verity.admin.project(id: node.project.id)
+        let hooked = try await node.verity.admin.setWebhook(projectId: node.project.id, url: "https://hooks.example/v")
+        var changed = stale
+        changed.settings.codeLength = 7
+        try await node.verity.projects.update(changed)
+        let project = try await node.verity.admin.project(id: node.project.id)
+        #expect(project.settings.codeLength == 7)
+        #expect(project.webhookURL == "https://hooks.example/v")
+        #expect(project.webhookSecret == hooked.webhookSecret)
+        try await node.verity.database.close()
+    }
+}
