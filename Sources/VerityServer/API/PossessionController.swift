@@ -13,7 +13,6 @@ extension PossessionValidation: ResponseEncodable {}
 struct PossessionController {
     let possession: PossessionService
     let projects: ProjectStore
-    let longPolls: LongPollGate
 
     func addRoutes(backend: RouterGroup<VerityRequestContext>, router: Router<VerityRequestContext>) {
         backend.post("possession", use: start)
@@ -45,9 +44,7 @@ struct PossessionController {
 
     @Sendable func state(_ request: Request, context: VerityRequestContext) async throws -> PossessionState {
         let (flow, project) = try context.requirePossession()
-        return try await longPolls.admit(wait: try request.queryInteger("wait")) { wait in
-            try await possession.state(flow, wait: wait, in: project)
-        }
+        return try await possession.state(flow, wait: try request.queryInteger("wait"), in: project)
     }
 
     @Sendable func startOTP(_ request: Request, context: VerityRequestContext) async throws -> PossessionState {

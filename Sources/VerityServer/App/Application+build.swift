@@ -58,7 +58,7 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
     RoleController(roles: verity.roles, testNumbers: verity.testNumbers, sessions: sessions).addRoutes(
         to: authenticated)
     let possession = verity.possessionService(limits: configuration.rateLimits)
-    PossessionController(possession: possession, projects: verity.projects, longPolls: verity.longPolls).addRoutes(
+    PossessionController(possession: possession, projects: verity.projects).addRoutes(
         backend: authenticated, router: router)
     InstantLinkPageController(possession: possession, projects: verity.projects).addRoutes(to: router)
     AuthController(auth: auth, sessions: sessions).addRoutes(

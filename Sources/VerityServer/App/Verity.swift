@@ -36,7 +36,7 @@ public struct Verity: Sendable {
     let testNumberCodes: SecretSealer
     let factorStore: FactorStore
     let challengeStore: ChallengeStore
-    let answers = ChallengeAnswerSignal()
+    let changes = ChangeSignal()
     /// The node's long polls (challenge and possession `?wait=`), capped.
     let longPolls: LongPollGate
     let identifiers: Identifiers
@@ -136,7 +136,8 @@ public struct Verity: Sendable {
         PossessionService(
             store: PossessionStore(database: database), verifications: verificationService(limits: limits),
             testNumbers: testNumberStore, renderer: renderer, silent: silentPossession,
-            identifiers: identifiers, random: random, clock: clock, metrics: metrics, logger: logger)
+            identifiers: identifiers, random: random, clock: clock, changes: changes, longPolls: longPolls,
+            metrics: metrics, logger: logger)
     }
 
     var factorService: FactorService {
@@ -146,7 +147,7 @@ public struct Verity: Sendable {
     var challengeService: ChallengeService {
         ChallengeService(
             store: challengeStore, factors: factorService, identifiers: identifiers, clock: clock,
-            outboxSignal: signal, answers: answers, longPolls: longPolls, metrics: metrics, logger: logger)
+            outboxSignal: signal, changes: changes, longPolls: longPolls, metrics: metrics, logger: logger)
     }
 
     func challengeExpiryService(interval: Duration) -> ChallengeExpiryService {

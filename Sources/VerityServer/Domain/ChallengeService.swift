@@ -13,7 +13,7 @@ struct ChallengeService: Sendable {
     let identifiers: Identifiers
     let clock: any TimeSource
     let outboxSignal: OutboxSignal
-    let answers: ChallengeAnswerSignal
+    let changes: ChangeSignal
     let longPolls: LongPollGate
     let metrics: VerityMetrics
     let logger: Logger
@@ -119,7 +119,7 @@ struct ChallengeService: Sendable {
                 return challenge.response(at: now)
             }
             // Woken at once by an answer on this node; answers on other nodes are seen by the poll.
-            await answers.wait(for: id, timeout: min(.milliseconds(250), deadline - ContinuousClock.now))
+            await changes.wait(for: id, timeout: min(ChangeSignal.crossNodePoll, deadline - ContinuousClock.now))
         }
     }
 
@@ -207,7 +207,7 @@ struct ChallengeService: Sendable {
             }
             throw VerityError(.challengeAlreadyAnswered, "The challenge was already answered.")
         }
-        answers.notify(answered.id)
+        changes.notify(answered.id)
         metrics.challenge(status, type: .push)
         outboxSignal.notify()
         logger.info("Challenge answered", metadata: ["challenge": "\(answered.id)", "status": "\(status.rawValue)"])
@@ -232,7 +232,7 @@ struct ChallengeService: Sendable {
     func expireDue() async throws -> Int {
         let expired = try await store.expireDue(now: clock.now(), webhook: webhook(for:url:))
         for challenge in expired {
-            answers.notify(challenge.id)
+            changes.notify(challenge.id)
             metrics.challenge(.expired, type: challenge.type)
         }
         if !expired.isEmpty { outboxSignal.notify() }

@@ -35,6 +35,8 @@ public struct PossessionService: Sendable {
     let identifiers: Identifiers
     let random: any RandomSource
     let clock: any TimeSource
+    let changes: ChangeSignal
+    let longPolls: LongPollGate
     let metrics: VerityMetrics
     let logger: Logger
 
@@ -102,18 +104,24 @@ public struct PossessionService: Sendable {
         return flow
     }
 
-    /// The flow as the app sees it; with `wait`, once it leaves `link_sent` or after `wait` seconds.
+    /// The flow as the app sees it; with `wait`, once it leaves `link_sent` or after `wait` seconds. A link opened
+    /// on this node wakes the wait at once; one opened on another node is seen within ``ChangeSignal/crossNodePoll``.
+    /// Past the node's cap of long polls the answer comes at once.
     func state(_ flow: PossessionRecord, wait: Int?, in project: Project) async throws -> PossessionState {
-        var flow = flow
-        if let wait, wait > 0 {
-            guard wait <= 60 else { throw VerityError(.invalidRequest, "`wait` must be between 0 and 60 seconds.") }
-            let deadline = ContinuousClock.now + .seconds(wait)
-            while flow.status(at: clock.now()) == .linkSent, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(200))
-                flow = try await store.flow(id: flow.id, projectId: flow.projectId) ?? flow
-            }
+        if let wait, wait > 60 {
+            throw VerityError(.invalidRequest, "`wait` must be between 0 and 60 seconds.")
         }
-        return try await view(flow, in: project)
+        return try await longPolls.admit(wait: wait) { admitted in
+            var flow = flow
+            if let admitted, admitted > 0 {
+                let deadline = ContinuousClock.now + .seconds(admitted)
+                while flow.status(at: clock.now()) == .linkSent, ContinuousClock.now < deadline {
+                    await changes.wait(for: flow.id, timeout: min(ChangeSignal.crossNodePoll, deadline - .now))
+                    flow = try await store.flow(id: flow.id, projectId: flow.projectId) ?? flow
+                }
+            }
+            return try await view(flow, in: project)
+        }
     }
 
     func startOTP(_ flow: PossessionRecord, phoneNumber: String?, in project: Project) async throws
@@ -277,6 +285,7 @@ public struct PossessionService: Sendable {
             let done = try await store.succeed(
                 id: flow.id, from: [.linkSent], method: .instantLink, proving: verification.destination, now: now)
         else { return nil }
+        changes.notify(flow.id)
         metrics.possession(.succeeded)
         logger.info("Possession proven", metadata: ["possession": "\(flow.id)", "method": "instant_link"])
         return done

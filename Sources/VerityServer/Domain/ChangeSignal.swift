@@ -1,9 +1,13 @@
 import NIOConcurrencyHelpers
 
-/// Wakes long-poll requests waiting on a challenge as soon as this node records its answer.
-final class ChallengeAnswerSignal: Sendable {
+/// Wakes long polls (`?wait=`) waiting on a record, a challenge or a possession flow, as soon as this node changes it.
+/// A change on another node is seen by the waiter's next look, every ``crossNodePoll``.
+final class ChangeSignal: Sendable {
+    /// How often a long poll looks at the database for a change another node made.
+    static let crossNodePoll: Duration = .milliseconds(250)
+
     private struct Waiter {
-        var challengeId: String
+        var recordId: String
         var continuation: CheckedContinuation<Void, Never>
     }
 
@@ -12,17 +16,18 @@ final class ChallengeAnswerSignal: Sendable {
 
     init() {}
 
-    func notify(_ challengeId: String) {
+    /// Wakes every long poll waiting on `recordId`.
+    func notify(_ recordId: String) {
         let woken = waiters.withLockedValue { waiters in
-            let matching = waiters.filter { $0.value.challengeId == challengeId }
+            let matching = waiters.filter { $0.value.recordId == recordId }
             for key in matching.keys { waiters.removeValue(forKey: key) }
             return matching.values.map(\.continuation)
         }
         for continuation in woken { continuation.resume() }
     }
 
-    /// Returns when the challenge is answered on this node, or after `timeout`.
-    func wait(for challengeId: String, timeout: Duration) async {
+    /// Returns when this node changes the record, or after `timeout`.
+    func wait(for recordId: String, timeout: Duration) async {
         let id = nextId.withLockedValue { value in
             defer { value += 1 }
             return value
@@ -33,7 +38,7 @@ final class ChallengeAnswerSignal: Sendable {
                     await withCheckedContinuation { continuation in
                         let cancelled = self.waiters.withLockedValue { waiters in
                             if Task.isCancelled { return true }
-                            waiters[id] = Waiter(challengeId: challengeId, continuation: continuation)
+                            waiters[id] = Waiter(recordId: recordId, continuation: continuation)
                             return false
                         }
                         if cancelled { continuation.resume() }
