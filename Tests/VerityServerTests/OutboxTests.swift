@@ -76,8 +76,10 @@ struct OutboxTests {
         }
     }
 
-    @Test("Claiming is exclusive: two workers never take the same message", arguments: TestEngine.available)
-    func exclusiveClaims(engine: TestEngine) async throws {
+    @Test(
+        "Claiming is exclusive: two workers never take the same message, with or without a per-project cap",
+        arguments: TestEngine.available, [nil, 100])
+    func exclusiveClaims(engine: TestEngine, perProject: Int?) async throws {
         let node = try await TestNode.make(engine)
         let service = node.verity.verificationService(limits: node.configuration.rateLimits)
         for index in 0..<40 {
@@ -85,15 +87,43 @@ struct OutboxTests {
                 .init(to: "+1415555\(String(format: "%04d", index + 1000))", channel: .sms), in: node.project)
         }
         let now = node.clock.now()
-        async let first = node.verity.outbox.claimDue(limit: 25, lease: 60, now: now)
-        async let second = node.verity.outbox.claimDue(limit: 25, lease: 60, now: now)
+        let outbox = node.verity.outbox
+        func claim(_ limit: Int, at time: Date) async throws -> [OutboxMessage] {
+            try await outbox.claimDue(
+                channels: OutboxLane.messages.channels, limit: limit, perProject: perProject, lease: 60, now: time)
+        }
+        async let first = claim(25, at: now)
+        async let second = claim(25, at: now)
         let (a, b) = try await (first, second)
         #expect(a.count + b.count == 40)
         #expect(Set(a.map(\.id)).isDisjoint(with: Set(b.map(\.id))))
-        #expect(try await node.verity.outbox.claimDue(limit: 25, lease: 60, now: now).isEmpty)
+        #expect(try await claim(25, at: now).isEmpty)
         // A worker that died mid-send leaves the message to be taken again once its lease ran out.
+        #expect(try await claim(50, at: now.addingTimeInterval(61)).count == 40)
+        try await node.verity.database.close()
+    }
+
+    @Test(
+        "A lane claims only its channels, and at most the per-project cap of one project's",
+        arguments: TestEngine.available)
+    func lanesAndProjectCap(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        let (other, _) = try await node.otherProject()
+        let service = node.verity.verificationService(limits: node.configuration.rateLimits)
+        for index in 0..<6 {
+            for project in [node.project, other] {
+                _ = try await service.start(
+                    .init(to: "+1415555\(String(format: "%04d", index + 2000))", channel: .sms), in: project)
+            }
+        }
+        let now = node.clock.now()
+        let outbox = node.verity.outbox
         #expect(
-            try await node.verity.outbox.claimDue(limit: 50, lease: 60, now: now.addingTimeInterval(61)).count == 40)
+            try await outbox.claimDue(channels: OutboxLane.webhooks.channels, limit: 20, lease: 60, now: now).isEmpty)
+        let capped = try await outbox.claimDue(
+            channels: OutboxLane.messages.channels, limit: 20, perProject: 2, lease: 60, now: now)
+        #expect(capped.count == 4)
+        #expect(Set(capped.map(\.projectId)) == [node.project.id, other.id])
         try await node.verity.database.close()
     }
 

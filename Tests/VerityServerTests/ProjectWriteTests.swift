@@ -27,7 +27,8 @@ struct ProjectWriteTests {
                 store: TwilioPushStore(database: node.verity.database),
                 webhooks: TwilioWebhookStore(database: node.verity.database), services: services,
                 factors: node.verity.factorService, challenges: node.verity.challengeService,
-                projects: node.verity.projects, random: node.verity.random, clock: node.clock)
+                projects: node.verity.projects, webhookAddresses: node.verity.webhookAddresses,
+                random: node.verity.random, clock: node.clock)
             let form = try TwilioForm(
                 encoded: "FriendlyName=Events&EventTypes=%2A&WebhookUrl=https%3A%2F%2Fhooks.example%2Ftwilio")
             _ = try await push.saveWebhook(

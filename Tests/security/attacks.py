@@ -4,19 +4,25 @@
 Run by Tests/security/attacks.sh, which starts the server with the production limits (lowered where a case needs a
 small number), creates a project and passes what this needs:
 
-    python3 Tests/security/attacks.py BASE_URL API_KEY PROJECT_ID VERITY_BINARY DATA_DIR
+    python3 Tests/security/attacks.py BASE_URL API_KEY PROJECT_ID VERITY_BINARY DATA_DIR [redirect]
 
-Each case prints `ok - …`; the first failure prints `not ok - …` and exits 1.
+With `redirect` it runs only the redirect case, against a server started with VERITY_WEBHOOK_ALLOW_PRIVATE=true (so
+that its webhook may point at a receiver on this machine at all). Each case prints `ok - …`; the first failure prints
+`not ok - …` and exits 1.
 """
+import base64
 import http.client
+import http.server
 import json
 import re
 import subprocess
 import sys
+import threading
 import time
 import urllib.parse
 
 BASE, KEY, PROJECT, VERITY, DATA_DIR = sys.argv[1:6]
+ONLY_REDIRECT = sys.argv[6:] == ["redirect"]
 URL = urllib.parse.urlparse(BASE)
 passed = 0
 
@@ -39,6 +45,26 @@ def call(method, path, body=None, headers=None, session=None, key=None):
     except ValueError:
         parsed = data.decode(errors="replace")
     return response.status, parsed
+
+
+def twilio(method, path, fields, key=KEY, project=PROJECT):
+    """A Twilio-face request: form-encoded, HTTP Basic with the project's account SID and an API key."""
+    account = json.loads(subprocess.run([VERITY, "admin", "twilio", "--project", project, "--data-dir", DATA_DIR,
+                                         "--json"], check=True, capture_output=True, text=True).stdout)["accountSid"]
+    token = base64.b64encode(f"{account}:{key}".encode()).decode()
+    connection = http.client.HTTPConnection(URL.hostname, URL.port, timeout=15)
+    connection.request(method, "/twilio/v2" + path, body=urllib.parse.urlencode(fields),
+                       headers={"Content-Type": "application/x-www-form-urlencoded", "Authorization": f"Basic {token}"})
+    response = connection.getresponse()
+    data = response.read()
+    connection.close()
+    return response.status, json.loads(data) if data else None
+
+
+def new_project(name):
+    created = json.loads(subprocess.run([VERITY, "admin", "project", "create", "--name", name, "--data-dir",
+                                         DATA_DIR, "--json"], check=True, capture_output=True, text=True).stdout)
+    return created["project"]["id"], created["apiKey"]
 
 
 def fail(message):
@@ -81,6 +107,51 @@ def sign_in(login_id, count=1):
     expect(status == 200, f"sign-in verify for {login_id} answered {status} {body}")
     return body
 
+
+def redirect_case():
+    """A public-looking endpoint that answers 302 to an inner address: the webhook client must not follow it."""
+    seen = []
+
+    class Receiver(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            seen.append(self.path)
+            self.send_response(302)
+            self.send_header("Location", "/inner-metadata")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        do_GET = do_POST
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Receiver)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    project, key = new_project("Redirect")
+    status, service = twilio("POST", "/Services", {"FriendlyName": "R"}, key=key, project=project)
+    expect(status == 201, f"service create answered {status} {service}")
+    status, hook = twilio("POST", f"/Services/{service['sid']}/Webhooks",
+                          {"FriendlyName": "R", "EventTypes": "*",
+                           "WebhookUrl": f"http://127.0.0.1:{server.server_address[1]}/hook"}, key=key, project=project)
+    expect(status == 201, f"webhook create answered {status} {hook}")
+    status, factor = twilio("POST", f"/Services/{service['sid']}/Entities/user-0001/Factors",
+                            {"FriendlyName": "App", "FactorType": "totp"}, key=key, project=project)
+    expect(status == 201, f"TOTP factor create answered {status} {factor}")
+    for _ in range(100):
+        if seen:
+            break
+        time.sleep(0.1)
+    time.sleep(1)
+    server.shutdown()
+    expect(seen == ["/hook"], f"the receiver saw {seen}: the redirect was followed, or nothing came")
+    ok("a webhook answered with a redirect to an inner address is not followed")
+
+
+if ONLY_REDIRECT:
+    redirect_case()
+    print(f"attacks (redirect): {passed} passed, 0 failed")
+    sys.exit(0)
 
 # Finding 1: case variants of one address are one destination.
 variants = ["john@x.com", "JoHn@x.com", "JOHN@x.com", "jOhn@x.com"]
@@ -137,5 +208,27 @@ for guess in range(1, 15):
     statuses.append(status)
 expect(429 in statuses, f"fourteen guesses at a test number's code answered {statuses}")
 ok(f"guesses at a test number's fixed code meet the login-id limit, whatever the client says it is: {statuses}")
+
+# Finding 5: a tenant's webhook may not point at this machine or the cloud metadata service.
+status, service = twilio("POST", "/Services", {"FriendlyName": "SSRF"})
+expect(status == 201, f"service create answered {status} {service}")
+for target in ["http://127.0.0.1:8080/admin", "http://169.254.169.254/latest/meta-data/", "http://[::1]/",
+               "http://127.1/", "http://localhost/"]:
+    status, body = twilio("POST", f"/Services/{service['sid']}/Webhooks",
+                          {"FriendlyName": "x", "EventTypes": "*", "WebhookUrl": target})
+    expect(status == 400 and body["code"] == 60200, f"a webhook to {target} answered {status} {body}")
+ok("Twilio-face webhooks to 127.0.0.1, 169.254.169.254, [::1], 127.1 and localhost are refused (400 60200)")
+
+# Finding 6: an X-Forwarded-For from an untrusted peer changes nothing (VERITY_RATE_LIMIT_CLIENT_IP=40/m, its own
+# project so that nothing above has used its bucket).
+PROJECT, KEY = new_project("Proxy")
+statuses = []
+for index in range(41):
+    status, _ = call("POST", "/v1/auth/otp/start", {"loginId": f"+1415{555 + index}1000"},
+                     headers={"X-Forwarded-For": f"198.51.100.{index + 1}"})
+    statuses.append(status)
+expect(statuses[:40] == [200] * 40 and statuses[40] == 429,
+       f"41 starts with 41 spoofed X-Forwarded-For addresses answered {statuses}")
+ok("a spoofed X-Forwarded-For from an untrusted peer does not escape the per-client limit (the 41st start is 429)")
 
 print(f"attacks: {passed} passed, 0 failed")

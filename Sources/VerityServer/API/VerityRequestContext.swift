@@ -10,8 +10,9 @@ public struct VerityRequestContext: RequestContext {
     var deviceFactor: FactorRecord?
     /// Set by ``PossessionTokenAuthenticator``: the possession flow the auth token runs.
     var possession: PossessionRecord?
-    /// The peer's IP address, for per-client rate limits (nil when the transport has none).
-    let clientAddress: String?
+    /// The client's IP address, for per-client rate limits: the peer's, or behind a trusted proxy the address it
+    /// forwarded for (``ClientAddressMiddleware``); nil when the transport has none.
+    var clientAddress: String?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

@@ -42,6 +42,10 @@ public func buildApplication(
 /// Every route of the API, behind the middleware that applies to it.
 func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws -> Router<VerityRequestContext> {
     let router = Router(context: VerityRequestContext.self)
+    router.add(
+        middleware: ClientAddressMiddleware(
+            trusted: configuration.trustedProxies,
+            header: TrustedProxies.Header(rawValue: configuration.trustedProxyHeader) ?? .xForwardedFor))
     router.add(middleware: RequestMetricsMiddleware(metrics: verity.metrics))
     router.add(middleware: ProblemMiddleware(logger: verity.logger, clock: verity.clock))
     ServiceController(metrics: verity.metrics, openAPIDocument: try ServiceController.loadOpenAPIDocument())

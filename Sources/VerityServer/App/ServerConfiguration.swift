@@ -23,6 +23,12 @@ public struct ServerConfiguration: Sendable {
     public var fcm: FCMConfiguration?
     public var rateLimits = RateLimits()
     public var outbox = OutboxConfiguration()
+    /// Proxies whose forwarding header names the client (for per-client rate limits); nobody's by default.
+    public var trustedProxies: [IPNetwork] = []
+    /// The header those proxies write: `X-Forwarded-For` (default) or RFC 7239 `Forwarded`.
+    public var trustedProxyHeader = "x-forwarded-for"
+    /// Where tenants' webhooks may point: public addresses only unless `VERITY_WEBHOOK_ALLOW_PRIVATE=true`.
+    public var webhookAddresses = OutboundAddressPolicy()
     /// The most long polls (`?wait=`) one node holds at once; past it they answer at once with the current state.
     public var maxLongPolls = 1000
     /// How often unanswered challenges are looked for and expired.
@@ -111,6 +117,31 @@ public struct ServerConfiguration: Sendable {
         if let rate = value("RATE_LIMIT_PROJECT") { rateLimits.perProject = try RateLimitPolicy(parsing: rate) }
         if let rate = value("RATE_LIMIT_CLIENT_IP") { rateLimits.perClientAddress = try RateLimitPolicy(parsing: rate) }
         if let rate = value("RATE_LIMIT_LOGIN_ID") { rateLimits.perLoginId = try RateLimitPolicy(parsing: rate) }
+        if let text = value("TRUSTED_PROXIES") {
+            var networks: [IPNetwork] = []
+            for entry in text.split(separator: ",") {
+                let trimmed = entry.trimmingCharacters(in: .whitespaces)
+                guard let network = IPNetwork(trimmed) else {
+                    throw ConfigurationError(
+                        "VERITY_TRUSTED_PROXIES must be addresses or CIDR blocks separated by commas, such as "
+                            + "10.0.0.0/8,127.0.0.1; '\(trimmed)' is neither.")
+                }
+                networks.append(network)
+            }
+            trustedProxies = networks
+        }
+        if let text = value("TRUSTED_PROXY_HEADER") {
+            guard TrustedProxies.Header(rawValue: text.lowercased()) != nil else {
+                throw ConfigurationError("VERITY_TRUSTED_PROXY_HEADER must be x-forwarded-for or forwarded.")
+            }
+            trustedProxyHeader = text.lowercased()
+        }
+        if let text = value("WEBHOOK_ALLOW_PRIVATE") {
+            guard let allow = Bool(text.lowercased()) else {
+                throw ConfigurationError("VERITY_WEBHOOK_ALLOW_PRIVATE must be true or false.")
+            }
+            webhookAddresses.allowPrivate = allow
+        }
         if let text = value("MAX_LONG_POLLS") {
             guard let number = Int(text), number >= 0 else {
                 throw ConfigurationError("VERITY_MAX_LONG_POLLS must be a whole number, 0 or more.")

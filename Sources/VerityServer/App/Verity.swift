@@ -44,6 +44,8 @@ public struct Verity: Sendable {
     let clock: any TimeSource
     let signal = OutboxSignal()
     let silentPossession: (any SilentPossessionProvider)?
+    /// Where tenants' webhooks may point.
+    let webhookAddresses: OutboundAddressPolicy
     let logger: Logger
 
     /// Opens the database (running migrations) and loads the master key.
@@ -70,7 +72,9 @@ public struct Verity: Sendable {
         try await TestNumberStore(database: database, codes: testNumberCodes).sealPlainCodes()
         return Verity(
             database: database, metrics: dependencies.metrics ?? VerityMetrics(),
-            admin: AdminService(projects: projects, identifiers: identifiers, clock: dependencies.clock),
+            admin: AdminService(
+                projects: projects, identifiers: identifiers, webhookAddresses: configuration.webhookAddresses,
+                clock: dependencies.clock),
             projects: projects, verifications: VerificationStore(database: database),
             outbox: OutboxStore(database: database, webhookSecrets: webhookSecrets),
             renderer: MessageRenderer(codes: codes, publicURL: configuration.resolvedPublicURL), codes: codes,
@@ -79,7 +83,8 @@ public struct Verity: Sendable {
             challengeStore: ChallengeStore(database: database),
             longPolls: LongPollGate(capacity: configuration.maxLongPolls), identifiers: identifiers,
             random: dependencies.random,
-            clock: dependencies.clock, silentPossession: dependencies.silentPossession, logger: logger)
+            clock: dependencies.clock, silentPossession: dependencies.silentPossession,
+            webhookAddresses: configuration.webhookAddresses, logger: logger)
     }
 
     func verificationService(limits: RateLimits) -> VerificationService {
@@ -201,7 +206,7 @@ extension Senders {
                 fcm: configuration.fcm.map { FCMPushSender(configuration: $0, httpClient: .shared, logger: logger) },
                 console: ConsolePushSender(logger: logger)),
             pushName: "push",
-            events: HTTPEventSender(httpClient: .shared, logger: logger))
+            events: HTTPEventSender(addresses: configuration.webhookAddresses, logger: logger))
     }
 }
 

@@ -34,12 +34,22 @@ public protocol EventSender: Sendable {
     func send(_ event: WebhookEvent) async throws
 }
 
-/// Posts events to the project's endpoint, signed with the project's webhook secret.
+/// Posts events to the project's endpoint, signed with the project's webhook secret, only to public addresses
+/// (``OutboundAddressPolicy``) and never following a redirect.
 public struct HTTPEventSender: EventSender {
+    /// The process's client for tenants' endpoints: it never follows a redirect, so a public endpoint cannot bounce
+    /// a webhook to an address the policy refuses. Like `HTTPClient.shared`, it lives as long as the process.
+    public static let webhookClient = HTTPClient(
+        eventLoopGroupProvider: .singleton,
+        configuration: HTTPClient.Configuration(redirectConfiguration: .disallow))
+
     let post: SignedWebhookPost
 
-    public init(httpClient: HTTPClient, logger: Logger, now: @escaping @Sendable () -> Date = Date.init) {
-        post = SignedWebhookPost(httpClient: httpClient, logger: logger, now: now)
+    public init(
+        httpClient: HTTPClient = HTTPEventSender.webhookClient, addresses: OutboundAddressPolicy = .init(),
+        logger: Logger, now: @escaping @Sendable () -> Date = Date.init
+    ) {
+        post = SignedWebhookPost(httpClient: httpClient, addresses: addresses, logger: logger, now: now)
     }
 
     public func send(_ event: WebhookEvent) async throws {

@@ -1,11 +1,17 @@
 import NIOConcurrencyHelpers
 
-/// Wakes the outbox worker when this node queues a message, so delivery does not wait for the next poll.
+/// Wakes the outbox worker's lanes when this node queues a message, so delivery does not wait for the next poll.
 /// (Messages queued by other nodes are found by polling.)
 final class OutboxSignal: Sendable {
+    private struct Waiter {
+        var lane: OutboxLane
+        var continuation: CheckedContinuation<Void, Never>
+    }
+
     private struct State {
-        var pending = false
-        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        /// Lanes notified while none of their loops was waiting: their next wait returns at once.
+        var pending: Set<OutboxLane> = []
+        var waiters: [Int: Waiter] = [:]
         var nextWaiter = 0
     }
 
@@ -13,29 +19,28 @@ final class OutboxSignal: Sendable {
 
     init() {}
 
+    /// Wakes every lane (a lane not waiting now finds the notification on its next wait).
     func notify() {
         let waiters = state.withLockedValue { state in
-            guard !state.waiters.isEmpty else {
-                state.pending = true
-                return [CheckedContinuation<Void, Never>]()
-            }
+            let waiting = Set(state.waiters.values.map(\.lane))
+            state.pending.formUnion(Set(OutboxLane.allCases).subtracting(waiting))
             defer { state.waiters = [:] }
             return Array(state.waiters.values)
         }
-        for waiter in waiters { waiter.resume() }
+        for waiter in waiters { waiter.continuation.resume() }
     }
 
     /// Returns after a `notify()` (also one that came before the call) or after `timeout`.
-    func wait(timeout: Duration) async {
+    func wait(for lane: OutboxLane, timeout: Duration) async {
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.waitForNotification() }
+            group.addTask { await self.waitForNotification(lane) }
             group.addTask { try? await Task.sleep(for: timeout) }
             await group.next()
             group.cancelAll()
         }
     }
 
-    private func waitForNotification() async {
+    private func waitForNotification(_ lane: OutboxLane) async {
         let id = state.withLockedValue { state in
             defer { state.nextWaiter += 1 }
             return state.nextWaiter
@@ -43,17 +48,17 @@ final class OutboxSignal: Sendable {
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let resumeNow = state.withLockedValue { state in
-                    if state.pending || Task.isCancelled {
-                        state.pending = false
+                    if state.pending.contains(lane) || Task.isCancelled {
+                        state.pending.remove(lane)
                         return true
                     }
-                    state.waiters[id] = continuation
+                    state.waiters[id] = Waiter(lane: lane, continuation: continuation)
                     return false
                 }
                 if resumeNow { continuation.resume() }
             }
         } onCancel: {
-            state.withLockedValue { $0.waiters.removeValue(forKey: id) }?.resume()
+            state.withLockedValue { $0.waiters.removeValue(forKey: id) }?.continuation.resume()
         }
     }
 }

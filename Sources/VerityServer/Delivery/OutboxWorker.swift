@@ -8,6 +8,8 @@ public struct OutboxConfiguration: Sendable, Equatable {
     /// How often to look for messages queued by other nodes or due for a retry.
     public var pollInterval: Duration = .seconds(1)
     public var batchSize = 20
+    /// Webhook deliveries to one project's endpoints at once: a slow or black-holed endpoint holds at most this many.
+    public var webhooksPerProject = 4
     /// How long a claimed message is reserved for the worker sending it.
     public var lease: TimeInterval = 60
     /// Attempts before a message is given up (`dead`).
@@ -23,9 +25,25 @@ public struct OutboxConfiguration: Sendable, Equatable {
     }
 }
 
-/// Drains the outbox: claims due messages, renders and sends them, records the outcome.
+/// The outbox's lanes, drained side by side: codes and pushes never wait behind a tenant's slow webhook.
+enum OutboxLane: CaseIterable, Sendable {
+    /// SMS and email codes and push notifications.
+    case messages
+    /// Tenants' webhook events (Verity's and the Twilio face's), at most ``OutboxConfiguration/webhooksPerProject``
+    /// of one project's at once.
+    case webhooks
+
+    var channels: [OutboxChannel] {
+        switch self {
+        case .messages: [.sms, .email, .push]
+        case .webhooks: [.webhook, .twilioWebhook]
+        }
+    }
+}
+
+/// Drains the outbox: claims due messages, renders and sends them, records the outcome; one loop per lane.
 ///
-/// A lifecycle service: it starts with the server and, on graceful shutdown, finishes the batch in hand.
+/// A lifecycle service: it starts with the server and, on graceful shutdown, finishes the batches in hand.
 struct OutboxWorker: Service {
     let store: OutboxStore
     let factors: FactorStore
@@ -39,25 +57,33 @@ struct OutboxWorker: Service {
 
     func run() async throws {
         await withGracefulShutdownHandler {
-            while !Task.isShuttingDownGracefully && !Task.isCancelled {
-                do {
-                    while try await drainOnce() == configuration.batchSize {}
-                    metrics.setOutboxDepth(try await store.pendingCount())
-                } catch {
-                    logger.error("Outbox poll failed", metadata: ["error": "\(String(reflecting: error))"])
-                }
-                await signal.wait(timeout: configuration.pollInterval)
+            await withTaskGroup(of: Void.self) { group in
+                for lane in OutboxLane.allCases { group.addTask { await drain(lane) } }
             }
         } onGracefulShutdown: {
             signal.notify()
         }
     }
 
-    /// Sends one batch of due messages; returns how many were claimed.
+    private func drain(_ lane: OutboxLane) async {
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            do {
+                while try await drainOnce(lane) == configuration.batchSize {}
+                if lane == .messages { metrics.setOutboxDepth(try await store.pendingCount()) }
+            } catch {
+                logger.error("Outbox poll failed", metadata: ["error": "\(String(reflecting: error))"])
+            }
+            await signal.wait(for: lane, timeout: configuration.pollInterval)
+        }
+    }
+
+    /// Sends one batch of the lane's due messages; returns how many were claimed.
     @discardableResult
-    func drainOnce() async throws -> Int {
+    func drainOnce(_ lane: OutboxLane) async throws -> Int {
         let claimed = try await store.claimDue(
-            limit: configuration.batchSize, lease: configuration.lease, now: clock.now())
+            channels: lane.channels, limit: configuration.batchSize,
+            perProject: lane == .webhooks ? configuration.webhooksPerProject : nil, lease: configuration.lease,
+            now: clock.now())
         await withTaskGroup(of: Void.self) { group in
             for message in claimed {
                 group.addTask { await deliver(message) }

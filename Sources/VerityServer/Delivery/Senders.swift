@@ -17,7 +17,7 @@ public struct Senders: Sendable {
     public init(
         sms: any MessageSender, smsName: String, email: any MessageSender, emailName: String,
         push: any PushSender = ConsolePushSender(logger: Logger(label: "verity")), pushName: String = "console",
-        events: any EventSender = HTTPEventSender(httpClient: .shared, logger: Logger(label: "verity"))
+        events: any EventSender = HTTPEventSender(logger: Logger(label: "verity"))
     ) {
         self.sms = sms
         self.smsName = smsName

@@ -13,6 +13,8 @@ struct SignedWebhookPost: Sendable {
     static let messageIDHeaderName = "Verity-Message-Id"
 
     let httpClient: HTTPClient
+    /// Checked before each request for endpoints a tenant chose; nil for the operator's own (the SMS webhook).
+    var addresses: OutboundAddressPolicy?
     let logger: Logger
     let now: @Sendable () -> Date
 
@@ -45,6 +47,7 @@ struct SignedWebhookPost: Sendable {
         guard Self.isHTTPURL(url) else {
             throw DeliveryError(.permanent, "webhook url is not an absolute http(s) url")
         }
+        try await addresses?.requirePublic(url)
         var request = HTTPClientRequest(url: url)
         request.method = .POST
         for (name, value) in headers { request.headers.add(name: name, value: value) }
@@ -69,7 +72,7 @@ struct SignedWebhookPost: Sendable {
         return (scheme == "http" || scheme == "https") && !host.isEmpty
     }
 
-    /// 408, 429 and 5xx are worth retrying; other statuses are not.
+    /// 408, 429 and 5xx are worth retrying; other statuses are not (a redirect included: it is never followed).
     static func kind(ofStatus status: Int) -> DeliveryError.Kind {
         switch status {
         case 408, 429, 500..<600: .transient

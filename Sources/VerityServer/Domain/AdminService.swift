@@ -4,6 +4,7 @@ import Foundation
 public struct AdminService: Sendable {
     let projects: ProjectStore
     let identifiers: Identifiers
+    let webhookAddresses: OutboundAddressPolicy
     let clock: any TimeSource
 
     /// A new secret key. `secret` is shown once and never stored.
@@ -60,8 +61,10 @@ public struct AdminService: Sendable {
     public func setWebhook(projectId: String, url: String?, rotateSecret: Bool = false) async throws -> Project {
         _ = try await project(id: projectId)
         if let url {
-            guard SignedWebhookPost.isHTTPURL(url), url.count <= 2048 else {
-                throw ConfigurationError("The webhook URL must be an absolute http:// or https:// URL.")
+            guard url.count <= 2048 else { throw ConfigurationError("The webhook URL may have at most 2048 bytes.") }
+            if let refused = webhookAddresses.refusal(of: url) {
+                throw ConfigurationError(
+                    "The webhook URL \(refused) (VERITY_WEBHOOK_ALLOW_PRIVATE=true allows private addresses).")
             }
             try await projects.setWebhookSecret(
                 "whsec_" + identifiers.secret(bytes: 32), projectId: projectId, replacing: rotateSecret)

@@ -182,10 +182,18 @@ struct AuthService: Sendable {
         return try await testNumbers.code(phone: number.e164, projectId: project.id)
     }
 
+    /// The bucket of a client address: an IPv6 client's whole /64 (one subscriber's network hands out the rest of it
+    /// freely), the address itself otherwise.
+    static func clientBucket(_ address: String?) -> String {
+        guard let address, let parsed = IPAddress(address) else { return address ?? "unknown" }
+        if let v4 = parsed.embeddedIPv4 { return v4.description }
+        return parsed.isIPv4 ? parsed.description : "\(parsed.masked(to: 64))/64"
+    }
+
     /// Takes from the per-client bucket of the app-facing routes.
     func limitClient(_ address: String?, in project: Project, now: Date? = nil) async throws {
         try await limiter.take(
-            "client:\(project.id):\(address ?? "unknown")", limits.perClientAddress, now: now ?? clock.now())
+            "client:\(project.id):\(Self.clientBucket(address))", limits.perClientAddress, now: now ?? clock.now())
     }
 
     /// Takes the guessing limits of a code request, the same for a test number as for any other login id: the

@@ -29,15 +29,38 @@ struct OutboxStore: Sendable {
     /// Claiming pushes `next_attempt_at` forward by `lease` and counts the attempt in the same statement, so a
     /// message is taken by one worker at a time (on PostgreSQL, `SKIP LOCKED` lets other nodes take the next
     /// ones) and a worker that dies mid-send leaves it to be retried once the lease runs out.
-    func claimDue(limit: Int, lease: TimeInterval, now: Date) async throws -> [OutboxMessage] {
-        try await database.transaction { sql in
-            try await sql.raw(
+    func claimDue(
+        channels: [OutboxChannel], limit: Int, perProject: Int? = nil, lease: TimeInterval, now: Date
+    ) async throws -> [OutboxMessage] {
+        let kinds = SQLList(channels.map { SQLBind($0.rawValue) })
+        let leaseEnd = now.addingTimeInterval(lease).storedValue
+        return try await database.transaction { sql in
+            guard let perProject else {
+                return try await sql.raw(
+                    """
+                    UPDATE outbox SET attempts = attempts + 1, next_attempt_at = \(bind: leaseEnd)
+                    WHERE id IN (
+                        SELECT id FROM outbox
+                        WHERE status = 'pending' AND next_attempt_at <= \(bind: now.storedValue) AND channel IN (\(kinds))
+                        ORDER BY next_attempt_at, id LIMIT \(bind: limit) \(unsafeRaw: database.skipLockedClause))
+                    RETURNING \(unsafeRaw: Self.columns)
+                    """
+                ).all().map(Self.message(from:))
+            }
+            // At most `perProject` of one project's: a window function, which `SKIP LOCKED` cannot go with, so the
+            // outer update checks the row again (on PostgreSQL after waiting for a concurrent claim's lock, which
+            // then has moved `next_attempt_at` on) and two nodes never claim one message.
+            return try await sql.raw(
                 """
-                UPDATE outbox SET attempts = attempts + 1,
-                    next_attempt_at = \(bind: now.addingTimeInterval(lease).storedValue)
-                WHERE id IN (
-                    SELECT id FROM outbox WHERE status = 'pending' AND next_attempt_at <= \(bind: now.storedValue)
-                    ORDER BY next_attempt_at, id LIMIT \(bind: limit) \(unsafeRaw: database.skipLockedClause))
+                UPDATE outbox SET attempts = attempts + 1, next_attempt_at = \(bind: leaseEnd)
+                WHERE status = 'pending' AND next_attempt_at <= \(bind: now.storedValue) AND id IN (
+                    SELECT id FROM (
+                        SELECT id, next_attempt_at AS due,
+                            ROW_NUMBER() OVER (PARTITION BY project_id ORDER BY next_attempt_at, id) AS place
+                        FROM outbox
+                        WHERE status = 'pending' AND next_attempt_at <= \(bind: now.storedValue) AND channel IN (\(kinds))
+                    ) ranked
+                    WHERE place <= \(bind: perProject) ORDER BY due, id LIMIT \(bind: limit))
                 RETURNING \(unsafeRaw: Self.columns)
                 """
             ).all().map(Self.message(from:))

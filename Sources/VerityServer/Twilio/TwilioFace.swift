@@ -19,7 +19,8 @@ struct TwilioFace {
         let push = TwilioPush(
             store: TwilioPushStore(database: verity.database), webhooks: TwilioWebhookStore(database: verity.database),
             services: services, factors: verity.factorService,
-            challenges: verity.challengeService, projects: verity.projects, random: verity.random, clock: verity.clock)
+            challenges: verity.challengeService, projects: verity.projects, webhookAddresses: verity.webhookAddresses,
+            random: verity.random, clock: verity.clock)
         let group = router.group(RouterPath(versionPath))
             .add(middleware: TwilioErrorMiddleware(logger: verity.logger, clock: verity.clock, pathPrefix: versionPath))
             .add(middleware: TwilioAuthenticator(projects: verity.projects, push: push))

@@ -63,6 +63,7 @@ struct TwilioPush: Sendable {
     let factors: FactorService
     let challenges: ChallengeService
     let projects: ProjectStore
+    let webhookAddresses: OutboundAddressPolicy
     let random: any RandomSource
     let clock: any TimeSource
 
@@ -512,8 +513,8 @@ struct TwilioPush: Sendable {
             webhook.eventTypes = types
         }
         if let url = form.string("WebhookUrl") {
-            guard SignedWebhookPost.isHTTPURL(url), url.count <= 2048 else {
-                throw TwilioError.invalidParameter("WebhookUrl", "an absolute http(s) URL")
+            guard url.count <= 2048, webhookAddresses.refusal(of: url) == nil else {
+                throw TwilioError.invalidParameter("WebhookUrl", "an absolute http(s) URL of a public address")
             }
             webhook.url = url
         }

@@ -73,8 +73,13 @@ final class RecordingSender: MessageSender, PushSender {
     private let pushed = NIOLockedValueBox<[PushNotification]>([])
     private let failures = NIOLockedValueBox<[DeliveryError]>([])
 
+    /// The recording senders, with webhook events posted for real; the tests' receivers listen on loopback, so
+    /// private addresses are allowed (``SSRFTests`` checks the production policy).
     var senders: Senders {
-        Senders(sms: self, smsName: "recording", email: self, emailName: "recording", push: self, pushName: "recording")
+        Senders(
+            sms: self, smsName: "recording", email: self, emailName: "recording", push: self, pushName: "recording",
+            events: HTTPEventSender(
+                addresses: OutboundAddressPolicy(allowPrivate: true), logger: Logger(label: "verity-test")))
     }
 
     private let pushFailures = NIOLockedValueBox<[any Error]>([])
@@ -160,6 +165,8 @@ struct TestNode {
         configuration.rateLimits.perProject = RateLimitPolicy(capacity: 1000, period: 1)
         configuration.rateLimits.perNumberBlock = RateLimitPolicy(capacity: 1000, period: 1)
         configuration.outbox.pollInterval = .milliseconds(20)
+        // The tests' webhook receivers listen on loopback; ``SSRFTests`` turns this off to check the real policy.
+        configuration.webhookAddresses.allowPrivate = true
         configure(&configuration)
         let logs = LogCapture()
         var appDependencies = dependencies(location, clock: clock, logs: logs)
