@@ -295,6 +295,20 @@ extension TwilioPushTests {
         }
     }
 
+    @Test("ExpirationDate: any time up to 60 minutes ahead, as Twilio documents, 5 seconds included")
+    func shortExpiration() async throws {
+        try await TestNode.withTwilioDevice(.sqlite, identity: identity) { node, auth, client, _, device in
+            let created = try await client.twilio(
+                .post, device.path("/Challenges"), auth: auth,
+                form: [
+                    "FactorSid": device.factorSid, "Details.Message": "Quick?",
+                    "ExpirationDate": (node.clock.now() + 5).formatted(.iso8601),
+                ])
+            #expect(created.status == .created)
+            #expect(try created.json()["expiration_date"] as? String == (node.clock.now() + 5).formatted(.iso8601))
+        }
+    }
+
     @Test(
         "Hostile input to the push and TOTP routes is a 4xx Twilio error that changes nothing",
         arguments: TestEngine.available)
@@ -318,6 +332,11 @@ extension TwilioPushTests {
                 (
                     challenges,
                     ["FactorSid": device.factorSid, "Details.Message": "x", "ExpirationDate": "2030-01-01T00:00:00Z"],
+                    400, 60200
+                ),
+                (
+                    challenges,
+                    ["FactorSid": device.factorSid, "Details.Message": "x", "ExpirationDate": "2020-01-01T00:00:00Z"],
                     400, 60200
                 ),
                 (

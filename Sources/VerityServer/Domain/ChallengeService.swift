@@ -5,7 +5,10 @@ import VerityCore
 /// Push and TOTP challenges: create, deliver, answer once, expire, and tell the backend.
 struct ChallengeService: Sendable {
     static let defaultLifetime = 300
-    static let lifetimeRange = 10...3600
+    /// The longest a challenge waits for its answer.
+    static let longestLifetime = 3600
+    /// The shortest a native challenge may wait: a push takes a few seconds to arrive and be read.
+    static let shortestLifetime = 10
     static let maxWait = 60
 
     let store: ChallengeStore
@@ -27,12 +30,15 @@ struct ChallengeService: Sendable {
     ///     ``record(_:of:by:events:)`` does for a push answer).
     func create(
         _ request: CreateChallengeRequest, in project: Project, pushStyle: PushNotification.Style? = nil,
-        totpWindow: Int = 1, events: ChallengeStore.AnswerEvents? = nil
+        totpWindow: Int = 1, shortestLifetime: Int = ChallengeService.shortestLifetime,
+        events: ChallengeStore.AnswerEvents? = nil
     ) async throws -> Challenge {
         let now = clock.now()
         let lifetime = request.expiresIn ?? Self.defaultLifetime
-        guard Self.lifetimeRange.contains(lifetime) else {
-            throw VerityError(.invalidRequest, "`expiresIn` must be between 10 and 3600 seconds.")
+        guard (shortestLifetime...Self.longestLifetime).contains(lifetime) else {
+            throw VerityError(
+                .invalidRequest,
+                "`expiresIn` must be between \(shortestLifetime) and \(Self.longestLifetime) seconds.")
         }
         let message = request.message ?? "Approve sign-in to \(project.name)?"
         let details = request.details ?? []

@@ -375,9 +375,6 @@ struct TwilioPush: Sendable {
                 throw TwilioError.invalidParameter("ExpirationDate", "an ISO 8601 date")
             }
             lifetime = Int(date.timeIntervalSince(now).rounded())
-            guard (10...3600).contains(lifetime) else {
-                throw TwilioError.invalidParameter("ExpirationDate", "10 seconds to 60 minutes from now")
-            }
         }
         let message = form.string("Details.Message")
         if factor.type == .push, message == nil { throw TwilioError.missingParameter("Details.Message") }
@@ -398,12 +395,15 @@ struct TwilioPush: Sendable {
                     hiddenDetails: try Self.stringObject(form.string("HiddenDetails"), "HiddenDetails"),
                     expiresIn: lifetime, code: factor.type == .totp ? code : nil),
                 in: project, pushStyle: .twilio, totpWindow: link.totpSkew ?? 1,
-                events: answerEvents(factor, link, service: service))
+                // Twilio documents only a latest `ExpirationDate` (60 minutes ahead): any later second is allowed.
+                shortestLifetime: 1, events: answerEvents(factor, link, service: service))
         } catch let error as VerityError where error.code == .invalidCode {
             throw TwilioError(code: 60324, message: "Challenge verification failed", status: 403)
         } catch let error as VerityError where error.code == .factorLocked {
             throw Self.tooManyFailures
         } catch let error as VerityError where error.code == .invalidRequest {
+            guard form.string("ExpirationDate") == nil || (1...ChallengeService.longestLifetime).contains(lifetime)
+            else { throw TwilioError.invalidParameter("ExpirationDate", "a time up to 60 minutes from now") }
             throw TwilioError(code: 60200, message: "Invalid parameter: \(error.detail ?? "")", status: 400)
         }
         return try await challenges.current(id: created.id, in: project)
