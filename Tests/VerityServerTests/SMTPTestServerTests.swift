@@ -61,6 +61,31 @@ struct SMTPTestServerTests {
         }
     }
 
+    @Test("stopping the server ends a session the client left open and closes its connection")
+    func stopEndsOpenSessions() async throws {
+        let group = MultiThreadedEventLoopGroup.singleton
+        let greeted = group.next().makePromise(of: Void.self)
+        let closed = group.next().makePromise(of: Void.self)
+        defer {
+            // Settles whichever is still pending if the test fails early; a second completion is ignored.
+            greeted.fail(ChannelError.alreadyClosed)
+            closed.fail(ChannelError.alreadyClosed)
+        }
+        try await SMTPTestServer.withRunning(.init()) { server in
+            _ = try await ClientBootstrap(group: group)
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(
+                            ConnectionWatcher(greeted: greeted, closed: closed))
+                    }
+                }
+                .connect(host: "127.0.0.1", port: server.port).get()
+            // The session is running once it has greeted; the client never says a word and never hangs up.
+            try await greeted.futureResult.get()
+        }
+        try await closed.futureResult.get()
+    }
+
     private func base64(_ text: String) -> String {
         Data(text.utf8).base64EncodedString()
     }
@@ -109,5 +134,27 @@ private struct LineClient {
             let chunk = try await inbound.next()
             parser.append(try #require(chunk, "the server closed the connection"))
         }
+    }
+}
+
+/// Reports the first bytes from the server and the end of the connection.
+private final class ConnectionWatcher: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+
+    private let greeted: EventLoopPromise<Void>
+    private let closed: EventLoopPromise<Void>
+
+    init(greeted: EventLoopPromise<Void>, closed: EventLoopPromise<Void>) {
+        self.greeted = greeted
+        self.closed = closed
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        greeted.succeed()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        closed.succeed()
+        context.fireChannelInactive()
     }
 }

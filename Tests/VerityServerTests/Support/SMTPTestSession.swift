@@ -5,7 +5,7 @@ import NIOSSL
 /// The server side of one SMTP connection of ``SMTPTestServer``, from greeting to QUIT (RFC 5321, RFC 3207 STARTTLS,
 /// RFC 4954 AUTH with PLAIN and LOGIN).
 ///
-/// Replies follow aiosmtpd's wording, the server these tests used before. Not `Sendable`: it owns the inbound
+/// Replies keep the wording of aiosmtpd, the server these tests first ran against. Not `Sendable`: it owns the inbound
 /// iterator, which only the task serving the connection may touch.
 struct SMTPTestSession {
     private enum Greeting {
@@ -225,8 +225,8 @@ struct SMTPTestSession {
             if line.elementsEqual(".\r\n".utf8) { break }
             content += line.first == UInt8(ascii: ".") ? line.dropFirst() : line[...]
         }
-        // Asked of the pipeline rather than remembered, as the old Python server asked its transport: a TLS handler
-        // under this session is what makes the bytes encrypted.
+        // Asked of the pipeline rather than remembered: a TLS handler under this session is what makes the bytes
+        // encrypted, so the record cannot claim TLS that the connection did not have.
         let tls = (try? await channel.pipeline.containsHandler(type: NIOSSLServerHandler.self).get()) != nil
         // Recorded before the 250, so a client that has seen success always finds the message recorded.
         record(
