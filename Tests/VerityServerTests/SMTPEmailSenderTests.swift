@@ -7,19 +7,20 @@ import VerityCore
 
 @testable import VerityServer
 
-// End-to-end tests against a real SMTP server (Tests/Support/smtp_sink.py, built on aiosmtpd), plus unit tests of
+// End-to-end tests against a real SMTP server over TCP (SMTPTestServer in Support/, on SwiftNIO), plus unit tests of
 // the pieces that are easier to pin down without a network.
 @Suite("SMTPEmailSender", .serialized, .timeLimit(.minutes(2)))
 struct SMTPEmailSenderTests {
     static let sender = "codes@verity.test"
     static let user = "verity"
     static let password = "s3cret-pa55word"
+    static let credentials = SMTPTestServer.Configuration.Credentials(user: user, password: password)
 
     // MARK: - Against a real server
 
     @Test("delivers a UTF-8 message with AUTH PLAIN, dot lines intact")
     func deliversUTF8MessageWithAuth() async throws {
-        try await withSink(["--auth-user", Self.user, "--auth-password", Self.password]) { sink in
+        try await withServer(.init(credentials: Self.credentials)) { server in
             let body = "認証コード: 123456\n.a line starting with a dot\n..and two dots\n.\nend"
             let message = OutgoingMessage(
                 id: "msg_01TEST",
@@ -28,10 +29,10 @@ struct SMTPEmailSenderTests {
                 subject: "あなたの認証コード (Verity)",
                 body: body
             )
-            try await makeSender(sink, security: .none, username: Self.user, password: Self.password).send(message)
+            try await makeSender(server, security: .none, username: Self.user, password: Self.password).send(message)
 
-            let mail = try #require(try sink.messages().first)
-            let delivered = try sink.messages()
+            let mail = try #require(server.messages().first)
+            let delivered = server.messages()
             #expect(delivered.count == 1)
             #expect(mail.mailFrom == Self.sender)
             #expect(mail.rcptTos == ["alice@example.com"])
@@ -54,30 +55,25 @@ struct SMTPEmailSenderTests {
 
     @Test("wrong password is a permanent failure that names AUTH and 535 but not the password")
     func wrongPasswordIsPermanent() async throws {
-        try await withSink(["--auth-user", Self.user, "--auth-password", Self.password]) { sink in
-            let sender = makeSender(sink, security: .none, username: Self.user, password: "not-the-password")
+        try await withServer(.init(credentials: Self.credentials)) { server in
+            let sender = makeSender(server, security: .none, username: Self.user, password: "not-the-password")
             let error = await #expect(throws: DeliveryError.self) { try await sender.send(Self.message) }
             #expect(error?.kind == .permanent)
             #expect(error?.reason.contains("AUTH") == true)
             #expect(error?.reason.contains("535") == true)
             #expect(error?.reason.contains("not-the-password") == false)
             #expect(error?.reason.contains(Self.message.body) == false)
-            let delivered = try sink.messages()
+            let delivered = server.messages()
             #expect(delivered.isEmpty)
         }
     }
 
     @Test("STARTTLS with a self-signed certificate when verification is off")
     func startTLSWithSelfSignedCertificate() async throws {
-        let certificate = try await SelfSignedCertificate.make()
-        defer { certificate.remove() }
-        let arguments = [
-            "--tls-cert", certificate.certificatePath, "--tls-key", certificate.keyPath,
-            "--auth-user", Self.user, "--auth-password", Self.password,
-        ]
-        try await withSink(arguments) { sink in
+        let certificate = try SelfSignedCertificate.make()
+        try await withServer(.init(security: .startTLS(certificate), credentials: Self.credentials)) { server in
             let sender = makeSender(
-                sink,
+                server,
                 security: .startTLS,
                 username: Self.user,
                 password: Self.password,
@@ -85,8 +81,8 @@ struct SMTPEmailSenderTests {
             )
             try await sender.send(Self.message)
 
-            let mail = try #require(try sink.messages().first)
-            // The sink requires TLS before AUTH, so both flags together prove the upgrade happened first.
+            let mail = try #require(server.messages().first)
+            // The server requires TLS before AUTH, so both flags together prove the upgrade happened first.
             #expect(mail.tls == true)
             #expect(mail.authenticatedAs == Self.user)
             #expect(mail.rcptTos == [Self.message.to])
@@ -97,15 +93,10 @@ struct SMTPEmailSenderTests {
 
     @Test("implicit TLS (SMTPS) with AUTH")
     func implicitTLS() async throws {
-        let certificate = try await SelfSignedCertificate.make()
-        defer { certificate.remove() }
-        let arguments = [
-            "--tls-cert", certificate.certificatePath, "--tls-key", certificate.keyPath, "--implicit-tls",
-            "--auth-user", Self.user, "--auth-password", Self.password,
-        ]
-        try await withSink(arguments) { sink in
+        let certificate = try SelfSignedCertificate.make()
+        try await withServer(.init(security: .implicitTLS(certificate), credentials: Self.credentials)) { server in
             let sender = makeSender(
-                sink,
+                server,
                 security: .tls,
                 username: Self.user,
                 password: Self.password,
@@ -113,7 +104,7 @@ struct SMTPEmailSenderTests {
             )
             try await sender.send(Self.message)
 
-            let mail = try #require(try sink.messages().first)
+            let mail = try #require(server.messages().first)
             #expect(mail.tls == true)
             #expect(mail.authenticatedAs == Self.user)
             #expect(normalized(mail.body) == Self.message.body)
@@ -122,37 +113,36 @@ struct SMTPEmailSenderTests {
 
     @Test("STARTTLS refuses a self-signed certificate when verification is on")
     func startTLSVerifiesCertificates() async throws {
-        let certificate = try await SelfSignedCertificate.make()
-        defer { certificate.remove() }
-        try await withSink(["--tls-cert", certificate.certificatePath, "--tls-key", certificate.keyPath]) { sink in
-            let sender = makeSender(sink, security: .startTLS)
+        let certificate = try SelfSignedCertificate.make()
+        try await withServer(.init(security: .startTLS(certificate))) { server in
+            let sender = makeSender(server, security: .startTLS)
             let error = await #expect(throws: DeliveryError.self) { try await sender.send(Self.message) }
             #expect(error?.kind == .transient)
             #expect(error?.reason.contains("certificate verification failed") == true, "\(error?.reason ?? "")")
-            let delivered = try sink.messages()
+            let delivered = server.messages()
             #expect(delivered.isEmpty)
         }
     }
 
     @Test("STARTTLS configured but not offered: nothing is sent in plain text")
     func startTLSMissingIsRefused() async throws {
-        try await withSink([]) { sink in
-            let sender = makeSender(sink, security: .startTLS, username: Self.user, password: Self.password)
+        try await withServer(.init()) { server in
+            let sender = makeSender(server, security: .startTLS, username: Self.user, password: Self.password)
             let error = await #expect(throws: DeliveryError.self) { try await sender.send(Self.message) }
             #expect(error?.kind == .transient)
             #expect(error?.reason.contains("STARTTLS") == true)
-            let delivered = try sink.messages()
+            let delivered = server.messages()
             #expect(delivered.isEmpty)
         }
     }
 
     @Test("550 for the recipient is permanent and the reason hides the address")
     func rejectedRecipientIsPermanent() async throws {
-        try await withSink([]) { sink in
+        try await withServer(.init()) { server in
             var message = Self.message
             message.to = "nobody@reject.invalid"
             let error = await #expect(throws: DeliveryError.self) {
-                try await makeSender(sink, security: .none).send(message)
+                try await makeSender(server, security: .none).send(message)
             }
             #expect(error?.kind == .permanent)
             #expect(error?.reason.contains("RCPT TO") == true)
@@ -164,11 +154,11 @@ struct SMTPEmailSenderTests {
 
     @Test("451 for the recipient is transient")
     func busyRecipientIsTransient() async throws {
-        try await withSink([]) { sink in
+        try await withServer(.init()) { server in
             var message = Self.message
             message.to = "someone@busy.invalid"
             let error = await #expect(throws: DeliveryError.self) {
-                try await makeSender(sink, security: .none).send(message)
+                try await makeSender(server, security: .none).send(message)
             }
             #expect(error?.kind == .transient)
             #expect(error?.reason.contains("451") == true)
@@ -359,7 +349,7 @@ struct SMTPEmailSenderTests {
     )
 
     private func makeSender(
-        _ sink: SMTPSink,
+        _ server: SMTPTestServer,
         security: SMTPConfiguration.Security,
         username: String? = nil,
         password: String? = nil,
@@ -368,7 +358,7 @@ struct SMTPEmailSenderTests {
         SMTPEmailSender(
             configuration: SMTPConfiguration(
                 host: "127.0.0.1",
-                port: sink.port,
+                port: server.port,
                 username: username,
                 password: password,
                 from: "Verity Codes <\(Self.sender)>",
@@ -381,195 +371,16 @@ struct SMTPEmailSenderTests {
         )
     }
 
-    /// Line endings as Python's email package may hand them back, made comparable.
+    /// The decoded body keeps the CRLFs of canonical text/plain; compared as LF, like the message it came from.
     private func normalized(_ text: String) -> String {
         text.replacingOccurrences(of: "\r\n", with: "\n")
     }
 
-    /// Runs `body` against a fresh sink, and kills the sink however `body` ends.
-    private func withSink(_ arguments: [String], _ body: (SMTPSink) async throws -> Void) async throws {
-        let sink = try await SMTPSink.start(arguments)
-        do {
-            try await body(sink)
-        } catch {
-            await sink.stop()
-            throw error
-        }
-        await sink.stop()
+    /// Runs `body` against a fresh SMTP server, which stops however `body` ends.
+    private func withServer(
+        _ configuration: SMTPTestServer.Configuration,
+        _ body: (SMTPTestServer) async throws -> Void
+    ) async throws {
+        try await SMTPTestServer.withRunning(configuration, body)
     }
-}
-
-/// One message as the sink recorded it.
-private struct ReceivedMail: Decodable, Sendable {
-    var mailFrom: String
-    var rcptTos: [String]
-    var data: String
-    var subject: String?
-    var body: String
-    var messageID: String
-    var authenticatedAs: String?
-    var tls: Bool
-
-    enum CodingKeys: String, CodingKey {
-        case mailFrom = "mail_from"
-        case rcptTos = "rcpt_tos"
-        case data, subject, body
-        case messageID = "message_id"
-        case authenticatedAs = "authenticated_as"
-        case tls
-    }
-}
-
-private struct SMTPSinkError: Error, CustomStringConvertible {
-    var description: String
-}
-
-/// A running `smtp_sink.py`. Not Sendable: each test owns its own and stops it before returning.
-private final class SMTPSink {
-    let port: Int
-    private let process: Process
-    private let directory: URL
-    private let outputURL: URL
-
-    private init(port: Int, process: Process, directory: URL, outputURL: URL) {
-        self.port = port
-        self.process = process
-        self.directory = directory
-        self.outputURL = outputURL
-    }
-
-    /// Tests/Support/smtp_sink.py, found from this file; symlinks resolved so a scratch package linking this file works.
-    static var scriptPath: String {
-        URL(fileURLWithPath: #filePath).resolvingSymlinksInPath()
-            .deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Support").appendingPathComponent("smtp_sink.py").path
-    }
-
-    static func start(_ arguments: [String]) async throws -> SMTPSink {
-        // A missing aiosmtpd must fail loudly: CI installs it, and a skipped test would hide a broken setup.
-        let check = try await runToCompletion("/usr/bin/env", ["python3", "-c", "import aiosmtpd"])
-        try #require(
-            check.status == 0,
-            "python3 cannot import aiosmtpd, which the SMTP tests need: run `pip install aiosmtpd`. \(check.output)"
-        )
-
-        let directory = try makeTemporaryDirectory()
-        let outputURL = directory.appendingPathComponent("messages.jsonl")
-        let stdoutURL = directory.appendingPathComponent("stdout.txt")
-        let stderrURL = directory.appendingPathComponent("stderr.txt")
-        _ = FileManager.default.createFile(atPath: stdoutURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
-
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", scriptPath, "--port", "0", "--output", outputURL.path] + arguments
-        process.standardOutput = try FileHandle(forWritingTo: stdoutURL)
-        process.standardError = try FileHandle(forWritingTo: stderrURL)
-        try process.run()
-
-        // Polls the output file rather than blocking on a pipe, so no test thread ever waits on a read.
-        let deadline = ContinuousClock.now + .seconds(30)
-        while true {
-            let printed = (try? String(contentsOf: stdoutURL, encoding: .utf8)) ?? ""
-            if let line = printed.split(separator: "\n").first(where: { $0.hasPrefix("READY ") }),
-                let port = Int(line.dropFirst("READY ".count).trimmingCharacters(in: .whitespaces))
-            {
-                return SMTPSink(port: port, process: process, directory: directory, outputURL: outputURL)
-            }
-            guard process.isRunning, ContinuousClock.now < deadline else {
-                await stopProcess(process)
-                let errors = (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? ""
-                try? FileManager.default.removeItem(at: directory)
-                throw SMTPSinkError(description: "smtp_sink.py did not start: \(errors)")
-            }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-    }
-
-    /// Every message received so far, oldest first.
-    func messages() throws -> [ReceivedMail] {
-        guard FileManager.default.fileExists(atPath: outputURL.path) else { return [] }
-        let text = try String(contentsOf: outputURL, encoding: .utf8)
-        return try text.split(separator: "\n").map { line in
-            try JSONDecoder().decode(ReceivedMail.self, from: Data(line.utf8))
-        }
-    }
-
-    func stop() async {
-        await stopProcess(process)
-        try? FileManager.default.removeItem(at: directory)
-    }
-}
-
-/// A throwaway certificate for 127.0.0.1 made with the `openssl` CLI.
-private struct SelfSignedCertificate: Sendable {
-    var directory: URL
-    var certificatePath: String { directory.appendingPathComponent("cert.pem").path }
-    var keyPath: String { directory.appendingPathComponent("key.pem").path }
-
-    static func make() async throws -> SelfSignedCertificate {
-        let certificate = SelfSignedCertificate(directory: try makeTemporaryDirectory())
-        let result = try await runToCompletion(
-            "/usr/bin/env",
-            [
-                "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                "-keyout", certificate.keyPath, "-out", certificate.certificatePath, "-days", "2",
-                "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
-            ]
-        )
-        try #require(result.status == 0, "openssl could not make a test certificate: \(result.output)")
-        return certificate
-    }
-
-    func remove() {
-        try? FileManager.default.removeItem(at: directory)
-    }
-}
-
-private func makeTemporaryDirectory() throws -> URL {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("verity-smtp-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    return directory
-}
-
-/// Runs a short command to the end, polling instead of blocking a thread, and returns its status and output.
-private func runToCompletion(_ executable: String, _ arguments: [String]) async throws -> (
-    status: Int32, output: String
-) {
-    let directory = try makeTemporaryDirectory()
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let outputURL = directory.appendingPathComponent("output.txt")
-    _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-    let output = try FileHandle(forWritingTo: outputURL)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    process.standardOutput = output
-    process.standardError = output
-    try process.run()
-    let deadline = ContinuousClock.now + .seconds(60)
-    while process.isRunning, ContinuousClock.now < deadline {
-        try await Task.sleep(for: .milliseconds(20))
-    }
-    await stopProcess(process)
-    try output.close()
-    return (process.terminationStatus, (try? String(contentsOf: outputURL, encoding: .utf8)) ?? "")
-}
-
-/// Ends `process`: SIGTERM first, SIGKILL if it lingers. Polls instead of `waitUntilExit()`, which on Linux spins a
-/// run loop on the calling thread and never returns if the child ignores SIGTERM.
-private func stopProcess(_ process: Process) async {
-    guard process.isRunning else { return }
-    process.terminate()
-    if await waitForExit(process, within: .seconds(2)) { return }
-    kill(process.processIdentifier, SIGKILL)
-    _ = await waitForExit(process, within: .seconds(5))
-}
-
-private func waitForExit(_ process: Process, within limit: Duration) async -> Bool {
-    let deadline = ContinuousClock.now + limit
-    while process.isRunning, ContinuousClock.now < deadline {
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    return !process.isRunning
 }
