@@ -315,15 +315,8 @@ struct PushChallengeTests {
             #expect(secret.hasPrefix("whsec_"))
             secrets.withLockedValue { $0 = secret }
             try await node.run { client in
-                let device = try await TestDevice.enrolled(node: node, client: client)
-                _ = try await client.createChallenge(#"{"factorId":"\#(device.factorId)"}"#, key: node.apiKey)
-                let shown = try #require(try await device.pending(client: client).first)
-                _ = try await device.answer(shown, .approved, client: client)
-                try await waitUntil {
-                    try await node.verity.outboxMessages().contains {
-                        $0.message.channel == .webhook && $0.message.status == .sent
-                    }
-                }
+                try await node.approveOneChallenge(client: client)
+                try await node.webhookDelivered()
             }
         }
         let request = try #require(requests.first)

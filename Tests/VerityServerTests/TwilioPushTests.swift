@@ -295,6 +295,38 @@ extension TwilioPushTests {
         }
     }
 
+    @Test(
+        "Create New Factor with account credentials: a push factor bound to the posted key, verified by the device",
+        arguments: TestEngine.available)
+    func backendCreatesPushFactor(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        let auth = try node.twilioAuth()
+        try await node.run { client in
+            let service = try await client.twilioService(auth: auth)
+            var device = TwilioTestDevice(
+                identity: identity, service: service, accountSid: auth.accountSid, clock: node.clock)
+            let created = try await client.twilio(
+                .post, device.path("/Factors"), auth: auth, form: device.enrollmentForm)
+            #expect(created.status == .created)
+            let factor = try created.json()
+            #expect(factor["status"] as? String == "unverified")
+            #expect(factor["factor_type"] as? String == "push")
+            let binding = try #require(factor["binding"] as? [String: String])
+            #expect(binding["public_key"] == device.enrollmentForm["Binding.PublicKey"])
+            device.factorSid = try #require(factor["sid"] as? String)
+            device.credentialSid = try #require((factor["config"] as? [String: Any])?["credential_sid"] as? String)
+            // The device proves its key as after an app's own enrollment, and then answers challenges.
+            let proof = try device.key.signature(for: Data(device.factorSid.utf8)).derRepresentation
+                .base64EncodedString()
+            let verified = try await client.twilio(
+                .post, device.path("/Factors/\(device.factorSid)"), auth: device.auth(), form: ["AuthPayload": proof])
+            #expect(try verified.json()["status"] as? String == "verified")
+            let bad = try await client.twilio(
+                .post, device.path("/Factors"), auth: auth, form: ["FriendlyName": "x", "FactorType": "sms"])
+            try bad.expectTwilioError(400, code: 60200)
+        }
+    }
+
     @Test("ExpirationDate: any time up to 60 minutes ahead, as Twilio documents, 5 seconds included")
     func shortExpiration() async throws {
         try await TestNode.withTwilioDevice(.sqlite, identity: identity) { node, auth, client, _, device in

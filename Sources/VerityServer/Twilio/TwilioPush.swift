@@ -149,6 +149,29 @@ struct TwilioPush: Sendable {
         guard try form.requiredString("FactorType") == "push" else {
             throw TwilioError.invalidParameter("FactorType", "an access token enrolls a push factor")
         }
+        let (factor, link) = try await createPush(
+            form, enrollmentToken: accessToken, identity: identity, defaultName: token.factorFriendlyName,
+            in: service)
+        return (factor, link, service, project)
+    }
+
+    /// A push factor the backend creates with its own credentials (Twilio's Create New Factor with
+    /// `Binding.PublicKey`): unverified until the device proves its key with `AuthPayload`, as an app's would be.
+    func createPushForBackend(
+        _ form: TwilioForm, identity: String, in service: TwilioVerifyService, project: Project
+    ) async throws -> (FactorRecord, TwilioFactorLink) {
+        let identity = try Self.validIdentity(identity)
+        let token = try await factors.createEnrollmentToken(
+            CreateEnrollmentTokenRequest(userId: identity, expiresIn: 60), in: project)
+        return try await createPush(
+            form, enrollmentToken: token.token, identity: identity, defaultName: nil, in: service)
+    }
+
+    /// A push factor from the form's `Binding.*`, `Config.*` and `Metadata`, enrolled with `enrollmentToken`.
+    private func createPush(
+        _ form: TwilioForm, enrollmentToken: String, identity: String, defaultName: String?,
+        in service: TwilioVerifyService
+    ) async throws -> (FactorRecord, TwilioFactorLink) {
         if let alg = form.string("Binding.Alg"), alg != "ES256" {
             throw TwilioError.invalidParameter("Binding.Alg", "only ES256")
         }
@@ -159,8 +182,7 @@ struct TwilioPush: Sendable {
             case "none": .none
             default: throw TwilioError.invalidParameter("Config.NotificationPlatform", "apn, fcm or none")
             }
-        let name =
-            try Self.friendlyName(form.string("FriendlyName"), "FriendlyName") ?? token.factorFriendlyName ?? "Push"
+        let name = try Self.friendlyName(form.string("FriendlyName"), "FriendlyName") ?? defaultName ?? "Push"
         let metadata = try Self.stringObject(form.string("Metadata"), "Metadata")
         let request = CreatePushFactorRequest(
             publicKey: try form.requiredString("Binding.PublicKey"), friendlyName: name, pushPlatform: platform,
@@ -168,24 +190,23 @@ struct TwilioPush: Sendable {
             sdkVersion: form.string("Config.SdkVersion"))
         let enrolled: EnrolledPushFactor
         do {
-            enrolled = try await factors.enroll(request, enrollmentToken: accessToken)
+            enrolled = try await factors.enroll(request, enrollmentToken: enrollmentToken)
         } catch let error as VerityError where error.code == .conflict || error.code == .unauthorized {
             // Used or expired: the token is spent, as a password would be.
             throw TwilioError.authenticationFailed
         } catch let error as VerityError where error.code == .invalidPublicKey {
             throw TwilioError.invalidParameter("Binding.PublicKey", "base64 of a P-256 DER SubjectPublicKeyInfo")
         }
-        let now = clock.now()
         let link = TwilioFactorLink(
             factorId: enrolled.factor.id, serviceSid: service.sid, identity: identity, metadata: metadata,
-            updatedAt: now)
+            updatedAt: clock.now())
         guard let factor = try await factors.store.factor(id: enrolled.factor.id) else {
             throw VerityError(.factorNotFound)
         }
         try await store.link(
             link, entity: newEntity(identity, in: service),
             events: events([Self.event("factor.created", factor, link)], service: service))
-        return (factor, link, service, project)
+        return (factor, link)
     }
 
     /// A TOTP factor created by the backend; its secret and `otpauth://` URI are shown this once.
@@ -193,10 +214,6 @@ struct TwilioPush: Sendable {
         async throws -> (FactorRecord, TwilioFactorLink, CreatedTOTPFactor)
     {
         let identity = try Self.validIdentity(identity)
-        let type = try form.requiredString("FactorType")
-        guard type == "totp" else {
-            throw TwilioError.invalidParameter("FactorType", "push factors are created by the app with an access token")
-        }
         let name = try Self.friendlyName(form.string("FriendlyName"), "FriendlyName") ?? identity
         let secret = try form.string("Binding.Secret").map { text in
             guard let bytes = Base32.decode(text.uppercased()), !bytes.isEmpty else {

@@ -86,11 +86,22 @@ struct TwilioPushController {
             return try TwilioJSON.response(object: object, status: .created)
         }
         let scope = try await backendScope(context)
-        let (factor, link, created) = try await push.createTOTP(
-            form, identity: identity, in: scope.service, project: scope.account.project)
-        var object = try await body(factor, link, scope)
-        object["binding"] = .object(["secret": .string(created.secret), "uri": .string(created.uri)])
-        return try TwilioJSON.response(object: object, status: .created)
+        switch try form.requiredString("FactorType") {
+        case "push":
+            let (factor, link) = try await push.createPushForBackend(
+                form, identity: identity, in: scope.service, project: scope.account.project)
+            var object = try await body(factor, link, scope)
+            object["binding"] = .object(["alg": .string("ES256"), "public_key": .string(factor.publicKey ?? "")])
+            return try TwilioJSON.response(object: object, status: .created)
+        case "totp":
+            let (factor, link, created) = try await push.createTOTP(
+                form, identity: identity, in: scope.service, project: scope.account.project)
+            var object = try await body(factor, link, scope)
+            object["binding"] = .object(["secret": .string(created.secret), "uri": .string(created.uri)])
+            return try TwilioJSON.response(object: object, status: .created)
+        default:
+            throw TwilioError.invalidParameter("FactorType", "push or totp")
+        }
     }
 
     @Sendable func listFactors(_ request: Request, context: VerityRequestContext) async throws -> Response {

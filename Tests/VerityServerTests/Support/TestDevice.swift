@@ -102,3 +102,21 @@ extension TestClientProtocol {
         try await send(.post, "/v1/challenges", key: key, json: json)
     }
 }
+
+extension TestNode {
+    /// Enrolls a device, challenges it and approves the challenge: a `challenge.approved` event is queued for the
+    /// project's webhook.
+    func approveOneChallenge(client: some TestClientProtocol) async throws {
+        let device = try await TestDevice.enrolled(node: self, client: client)
+        _ = try await client.createChallenge(#"{"factorId":"\#(device.factorId)"}"#, key: apiKey)
+        let shown = try #require(try await device.pending(client: client).first)
+        _ = try await device.answer(shown, .approved, client: client)
+    }
+
+    /// Waits until a webhook event was delivered.
+    func webhookDelivered() async throws {
+        try await waitUntil {
+            try await verity.outboxMessages().contains { $0.message.channel == .webhook && $0.message.status == .sent }
+        }
+    }
+}
