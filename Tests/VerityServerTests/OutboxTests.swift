@@ -95,9 +95,16 @@ struct OutboxTests {
         async let first = claim(25, at: now)
         async let second = claim(25, at: now)
         let (a, b) = try await (first, second)
-        #expect(a.count + b.count == 40)
         #expect(Set(a.map(\.id)).isDisjoint(with: Set(b.map(\.id))))
-        #expect(try await claim(25, at: now).isEmpty)
+        // With a per-project cap the claim cannot skip locked rows (PostgreSQL): a worker that waited for another's
+        // claim may come back with less, never with a message twice. What is left goes to the next claims.
+        var claimed = a + b
+        while case let more = try await claim(25, at: now), !more.isEmpty {
+            #expect(Set(more.map(\.id)).isDisjoint(with: Set(claimed.map(\.id))))
+            claimed += more
+        }
+        #expect(claimed.count == 40)
+        if perProject == nil { #expect(a.count + b.count == 40) }
         // A worker that died mid-send leaves the message to be taken again once its lease ran out.
         #expect(try await claim(50, at: now.addingTimeInterval(61)).count == 40)
         try await node.verity.database.close()

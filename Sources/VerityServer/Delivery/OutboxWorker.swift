@@ -80,6 +80,8 @@ struct OutboxWorker: Service {
     /// Sends one batch of the lane's due messages; returns how many were claimed.
     @discardableResult
     func drainOnce(_ lane: OutboxLane) async throws -> Int {
+        // Most polls find nothing: asking a reader first keeps them off the single writer.
+        guard try await store.hasDue(channels: lane.channels, now: clock.now()) else { return 0 }
         let claimed = try await store.claimDue(
             channels: lane.channels, limit: configuration.batchSize,
             perProject: lane == .webhooks ? configuration.webhooksPerProject : nil, lease: configuration.lease,

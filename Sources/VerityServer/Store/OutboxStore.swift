@@ -135,6 +135,20 @@ struct OutboxStore: Sendable {
     }
 
     /// How many messages wait to be sent.
+    /// Whether any message of `channels` is due, read on a reader connection: an idle poll takes no write lock.
+    func hasDue(channels: [OutboxChannel], now: Date) async throws -> Bool {
+        let kinds = SQLList(channels.map { SQLBind($0.rawValue) })
+        return try await database.lookup { sql in
+            try await sql.raw(
+                """
+                SELECT 1 AS due FROM outbox
+                WHERE status = 'pending' AND next_attempt_at <= \(bind: now.storedValue) AND channel IN (\(kinds))
+                LIMIT 1
+                """
+            ).first() != nil
+        }
+    }
+
     func pendingCount() async throws -> Int {
         try await database.lookup { sql in
             try await sql.raw("SELECT COUNT(*) AS depth FROM outbox WHERE status = 'pending'").first()?
