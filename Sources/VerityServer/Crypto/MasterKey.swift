@@ -9,7 +9,8 @@ import Foundation
     import Darwin
 #endif
 
-/// The server's root secret. Code derivation and (later) key encryption use keys derived from it.
+/// The server's root secret: code and link derivation and the sealing of stored secrets (TOTP seeds, signing keys,
+/// webhook signing secrets, test-number codes) each use their own key derived from it.
 ///
 /// Loaded from `VERITY_MASTER_KEY` (base64, 32 bytes) when set — every node of a fleet must share it — or from
 /// `master.key` in the data directory, created with mode 0600 on first start.
