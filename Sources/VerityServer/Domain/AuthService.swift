@@ -34,10 +34,9 @@ struct AuthService: Sendable {
         let now = clock.now()
         let fixedCode = try await limitGuesses(destination, clientAddress: clientAddress, in: project, now: now)
         try await admitStart(destination, fixedCode: fixedCode, in: project, now: now)
-        let key = try UserLogins.key(for: destination.value)
         // A disabled user is answered as anyone else is (saying so would tell who has an account) but is sent
         // nothing; without a code, verify answers as for a wrong one.
-        let disabled = try await users.user(loginKey: key, projectId: project.id)?.disabled ?? false
+        let disabled = try await users.user(loginKey: destination.key, projectId: project.id)?.disabled ?? false
         // A test number is never sent to, so asking again only answers the pending code: no send is counted and
         // the send cap never applies.
         let (record, sent) = try await verifications.send(
