@@ -117,16 +117,18 @@ struct LiveServer: Sendable {
         dependencies.masterKey = try MasterKey(bytes: Array(repeating: 7, count: 32))
         let verity = try await Verity.open(configuration, dependencies: dependencies)
         let app = try await closingOnFailure(verity) { try buildApplication(configuration, verity: verity) }
-        return try await app.test(.live) { client in
-            let (project, key) = try await verity.admin.createProject(name: "Acme")
-            LeakWatch.secret(key.secret)
-            let port = try #require(client.port)
-            let baseURL = try #require(URL(string: "http://127.0.0.1:\(port)"))
-            let session = URLSession(configuration: .ephemeral)
-            defer { session.finishTasksAndInvalidate() }
-            let backend = Backend(baseURL: baseURL, apiKey: key.secret, session: session)
-            return try await body(
-                LiveServer(baseURL: baseURL, backend: backend, projectId: project.id, clock: clock, verity: verity))
+        return try await ServerGate.run {
+            try await app.test(.live) { client in
+                let (project, key) = try await verity.admin.createProject(name: "Acme")
+                LeakWatch.secret(key.secret)
+                let port = try #require(client.port)
+                let baseURL = try #require(URL(string: "http://127.0.0.1:\(port)"))
+                let session = URLSession(configuration: .ephemeral)
+                defer { session.finishTasksAndInvalidate() }
+                let backend = Backend(baseURL: baseURL, apiKey: key.secret, session: session)
+                return try await body(
+                    LiveServer(baseURL: baseURL, backend: backend, projectId: project.id, clock: clock, verity: verity))
+            }
         }
     }
 

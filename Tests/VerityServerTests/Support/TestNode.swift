@@ -206,7 +206,7 @@ struct TestNode {
         _ setup: TestingSetup = .router, _ body: @Sendable (any TestClientProtocol) async throws -> T
     ) async throws -> T {
         let app = try buildApplication(configuration, verity: verity, senders: sender.senders)
-        return try await app.test(setup, body)
+        return try await ServerGate.run { try await app.test(setup, body) }
     }
 
     /// Creates another project with its own key.
