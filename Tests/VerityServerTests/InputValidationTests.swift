@@ -98,7 +98,7 @@ struct InputValidationTests {
             #expect(problem.code == testCase.code)
             #expect(problem.status == testCase.status)
             #expect(problem.detail?.isEmpty == false)
-            let rows = try await database.read { sql in
+            let rows = try await database.execute { sql in
                 try await sql.raw(
                     "SELECT (SELECT COUNT(*) FROM verifications) + (SELECT COUNT(*) FROM outbox) AS n"
                 ).first()?.decode(column: "n", as: Int.self)

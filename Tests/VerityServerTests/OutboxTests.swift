@@ -64,7 +64,7 @@ struct OutboxTests {
     func deliveredAfterRestart(engine: TestEngine) async throws {
         let node = try await TestNode.make(engine, location: engine.persistentLocation())
         // Queue the message with no worker running, as if the process died right after the commit.
-        let service = node.verity.verificationService(limits: node.configuration.rateLimits)
+        let service = node.verity.verifications
         let started = try await service.start(.init(to: phone, channel: .sms), in: node.project)
         try await node.verity.database.close()
 
@@ -81,7 +81,7 @@ struct OutboxTests {
         arguments: TestEngine.available, [nil, 100])
     func exclusiveClaims(engine: TestEngine, perProject: Int?) async throws {
         let node = try await TestNode.make(engine)
-        let service = node.verity.verificationService(limits: node.configuration.rateLimits)
+        let service = node.verity.verifications
         for index in 0..<40 {
             _ = try await service.start(
                 .init(to: "+1415555\(String(format: "%04d", index + 1000))", channel: .sms), in: node.project)
@@ -116,7 +116,7 @@ struct OutboxTests {
     func lanesAndProjectCap(engine: TestEngine) async throws {
         let node = try await TestNode.make(engine)
         let (other, _) = try await node.otherProject()
-        let service = node.verity.verificationService(limits: node.configuration.rateLimits)
+        let service = node.verity.verifications
         for index in 0..<6 {
             for project in [node.project, other] {
                 _ = try await service.start(
@@ -141,7 +141,7 @@ struct OutboxTests {
         try await node.run { client in
             _ = try await client.startVerification(phone, key: node.apiKey)
             let code = try await node.sender.code(to: phone)
-            let dump = try await database.read { sql in
+            let dump = try await database.execute { sql in
                 var text = ""
                 for table in ["verifications", "outbox"] {
                     for row in try await sql.raw("SELECT * FROM \(unsafeRaw: table)").all() {

@@ -335,7 +335,7 @@ extension TestFlow {
     /// The flow as the server stores it, read the way a step reads it when it starts.
     func record() async throws -> PossessionRecord {
         try #require(
-            try await node.verity.possessionService(limits: node.configuration.rateLimits).store.flow(
+            try await node.verity.possession.store.flow(
                 id: started.correlationId, projectId: node.project.id))
     }
 }
@@ -381,7 +381,7 @@ extension PossessionAPITests {
     @Test("A code or link checked across a number change cannot prove the new number", arguments: TestEngine.available)
     func numberChangeInBetween(engine: TestEngine) async throws {
         let node = try await TestNode.make(engine)
-        let service = node.verity.possessionService(limits: node.configuration.rateLimits)
+        let service = node.verity.possession
         try await node.run { client in
             let mobile = try await TestFlow.sent(to: "+14155550123", node: node, client: client)
             let code = try await node.sender.code(to: "+14155550123")
@@ -415,7 +415,7 @@ extension PossessionAPITests {
     @Test("A wrong code after a concurrent retry used the last one fails the flow", arguments: TestEngine.available)
     func wrongCodeDecidedByStoredRetries(engine: TestEngine) async throws {
         let node = try await TestNode.make(engine)
-        let service = node.verity.possessionService(limits: node.configuration.rateLimits)
+        let service = node.verity.possession
         try await node.run { client in
             let flow = try await TestFlow.sent(to: "+14155550127", node: node, client: client)
             let digits = wrongCode(for: try await node.sender.code(to: "+14155550127"))

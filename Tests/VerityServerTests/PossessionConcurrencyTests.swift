@@ -62,7 +62,7 @@ struct PossessionConcurrencyTests {
             var sent = 0
             for index in 0..<10 { sent += try await Self.outboxCount(node, to: "+1415555022\(index)") }
             #expect(sent == 3)
-            let pending = try await node.verity.database.read { sql in
+            let pending = try await node.verity.database.execute { sql in
                 try await sql.raw(
                     """
                     SELECT destination FROM verifications

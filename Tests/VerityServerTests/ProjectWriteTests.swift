@@ -20,15 +20,8 @@ struct ProjectWriteTests {
             let stale = try await node.verity.admin.project(id: node.project.id)
             _ = try await node.verity.admin.updateProject(id: node.project.id, name: "Acme Two") { $0.codeLength = 8 }
 
-            let services = TwilioServices(
-                store: TwilioServiceStore(database: node.verity.database), random: node.verity.random,
-                clock: node.clock)
-            let push = TwilioPush(
-                store: TwilioPushStore(database: node.verity.database),
-                webhooks: TwilioWebhookStore(database: node.verity.database), services: services,
-                factors: node.verity.factorService, challenges: node.verity.challengeService,
-                projects: node.verity.projects, webhookAddresses: node.verity.webhookAddresses,
-                random: node.verity.random, clock: node.clock)
+            let services = node.verity.twilioServices
+            let push = node.verity.twilioPush
             let form = try TwilioForm(
                 encoded: "FriendlyName=Events&EventTypes=%2A&WebhookUrl=https%3A%2F%2Fhooks.example%2Ftwilio")
             _ = try await push.saveWebhook(
@@ -48,7 +41,7 @@ struct ProjectWriteTests {
         let hooked = try await node.verity.admin.setWebhook(projectId: node.project.id, url: "https://hooks.example/v")
         var changed = stale
         changed.settings.codeLength = 7
-        try await node.verity.projects.update(changed)
+        try await node.verity.admin.projects.update(changed)
         let project = try await node.verity.admin.project(id: node.project.id)
         #expect(project.settings.codeLength == 7)
         #expect(project.webhookURL == "https://hooks.example/v")

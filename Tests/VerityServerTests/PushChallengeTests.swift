@@ -81,7 +81,7 @@ struct PushChallengeTests {
                 let push = try await node.verity.outboxMessages().first { $0.message.channel == .push }
                 return push?.message.status == .dead
             }
-            #expect(try await node.verity.factorStore.factor(id: device.factorId)?.pushToken == nil)
+            #expect(try await node.verity.factors.store.factor(id: device.factorId)?.pushToken == nil)
             #expect(try await device.pending(client: client).map(\.id) == [id])
             #expect(node.sender.pushes.isEmpty)
         }
@@ -104,7 +104,7 @@ struct PushChallengeTests {
 
     @Test("An expired challenge cannot be answered and fires challenge.expired", arguments: TestEngine.available)
     func expiry(engine: TestEngine) async throws {
-        let node = try await TestNode.make(engine) { $0.challengeExpiryInterval = .milliseconds(20) }
+        let node = try await TestNode.make(engine) { $0.housekeepingInterval = .milliseconds(20) }
         try await node.run { client in
             let device = try await TestDevice.enrolled(node: node, client: client)
             let id = try await client.createChallenge(
@@ -117,7 +117,7 @@ struct PushChallengeTests {
             #expect(late.status == .gone)
             #expect(try late.problem().code == "challenge_expired")
             try await waitUntil {
-                try await node.verity.challengeStore.challenge(id: id, projectId: node.project.id)?.status == .expired
+                try await node.verity.challenges.store.challenge(id: id, projectId: node.project.id)?.status == .expired
             }
             let seen = try await client.send(.get, "/v1/challenges/\(id)", key: node.apiKey).decode(Challenge.self)
             #expect(seen.status == .expired)
@@ -257,6 +257,28 @@ struct PushChallengeTests {
             #expect(try await device.enroll(token: expiring, client: client).status == .unauthorized)
             let noFactors = try await client.createChallenge(#"{"userId":"user-2"}"#, key: node.apiKey)
             #expect(try noFactors.problem().code == "no_verified_factors")
+        }
+    }
+
+    @Test(
+        "Deleting a factor, by the backend or by its device, expires its pending challenges at once",
+        arguments: TestEngine.available)
+    func deleteExpiresChallenges(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        try await node.run { client in
+            for byDevice in [false, true] {
+                let device = try await TestDevice.enrolled(node: node, client: client)
+                let id = try await client.createChallenge(#"{"factorId":"\#(device.factorId)"}"#, key: node.apiKey)
+                    .decode(Challenge.self).id
+                let deleted =
+                    byDevice
+                    ? try await client.send(
+                        .delete, "/v1/device/factors/\(device.factorId)", key: try device.token())
+                    : try await client.send(.delete, "/v1/factors/\(device.factorId)", key: node.apiKey)
+                #expect(deleted.status == .noContent)
+                let seen = try await client.send(.get, "/v1/challenges/\(id)", key: node.apiKey)
+                #expect(try seen.decode(Challenge.self).status == .expired)
+            }
         }
     }
 
@@ -409,7 +431,7 @@ struct TOTPFactorTests {
             let created = try await client.send(
                 .post, "/v1/users/u/factors/totp", key: node.apiKey, json: #"{"friendlyName":"A"}"#)
             let secret = try created.decode(CreatedTOTPFactor.self).secret
-            let stored = try await database.read { sql in
+            let stored = try await database.execute { sql in
                 try await sql.raw("SELECT totp_secret FROM factors").first()?.decode(
                     column: "totp_secret", as: String.self)
             }

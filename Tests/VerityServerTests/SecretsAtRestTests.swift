@@ -58,7 +58,7 @@ struct SecretsAtRestTests {
     func upgradedDatabase(engine: TestEngine) async throws {
         let old = try await TestNode.make(engine, location: engine.persistentLocation())
         let secret = "whsec_" + String(repeating: "k", count: 43)
-        try await old.verity.database.read { sql in
+        try await old.verity.database.execute { sql in
             try await sql.raw(
                 """
                 UPDATE projects SET webhook_url = 'https://hooks.example/verity', webhook_secret = \(bind: secret)
@@ -87,14 +87,14 @@ struct SecretsAtRestTests {
     // MARK: - Helpers
 
     static func storedWebhookSecret(_ node: TestNode) async throws -> String? {
-        try await node.verity.database.read { sql in
+        try await node.verity.database.execute { sql in
             try await sql.raw("SELECT webhook_secret FROM projects WHERE id = \(bind: node.project.id)")
                 .first(decodingColumn: "webhook_secret", as: String?.self) ?? nil
         }
     }
 
     static func storedCode(_ node: TestNode) async throws -> String? {
-        try await node.verity.database.read { sql in
+        try await node.verity.database.execute { sql in
             try await sql.raw("SELECT code FROM test_numbers WHERE phone = \(bind: testNumber)")
                 .first(decodingColumn: "code", as: String.self)
         }

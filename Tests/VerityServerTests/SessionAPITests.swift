@@ -250,9 +250,8 @@ struct SessionAPITests {
                 .post, "logout", project: node.project, json: #"{"refreshToken":"\#(ended.refreshToken ?? "")"}"#)
             node.clock.advance(by: 8 * 86_400)
             let live = try await client.signIn("+14155550112", node: node, codeCount: 2)
-            try await SessionStore(database: node.verity.database).purge(
-                before: node.clock.now().addingTimeInterval(-ChallengeExpiryService.sessionRetention))
-            let remaining = try await node.verity.database.read { sql in
+            try await node.verity.sessions.purgeEnded()
+            let remaining = try await node.verity.database.execute { sql in
                 try await sql.raw("SELECT user_id FROM sessions").all().count
             }
             #expect(remaining == 1)

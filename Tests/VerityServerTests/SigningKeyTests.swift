@@ -136,7 +136,7 @@ struct SigningKeyTests {
         #expect(otherKeys.count == 1)
         #expect(!otherKeys.contains { $0.kid == kid })
 
-        let stored = try await node.verity.database.read { sql in
+        let stored = try await node.verity.database.execute { sql in
             try await sql.raw("SELECT sealed_private_key FROM signing_keys").all().map {
                 try $0.decode(column: "sealed_private_key", as: String.self)
             }

@@ -98,7 +98,7 @@ struct TwilioBoundaryTests {
             let credentialSid: String = try #require(TwilioSID.sid("CR", verityId: native.factorId))
             let jwt = try CompactJWS.sign(
                 payload: Array(claims), keyID: credentialSid,
-                contentType: TwilioPush.deviceTokenType, using: native.key)
+                contentType: DeviceTokenDialect.twilio.contentType, using: native.key)
             let deviceAuth = TwilioAuth(accountSid: "token", secret: jwt)
             let factorSid = try #require(TwilioSID.sid("YF", verityId: native.factorId))
             let entity = "/Services/\(service)/Entities/\(identity)"
@@ -205,7 +205,7 @@ struct TwilioBoundaryTests {
             #expect(
                 try await client.twilio(.get, other.path("/Factors/\(other.factorSid)"), auth: other.auth()).status
                     == .ok)
-            let left = try await node.verity.database.read { sql in
+            let left = try await node.verity.database.execute { sql in
                 try await sql.raw(
                     """
                     SELECT (SELECT COUNT(*) FROM twilio_factors WHERE service_sid = \(bind: service))

@@ -530,7 +530,7 @@ struct TwilioTestDevice {
     /// A device JWT as the SDKs sign them (no `iat`).
     func jwt(
         key: P256.Signing.PrivateKey? = nil, nbf: Int? = nil, lifetime: Int = 600, sub: String? = nil,
-        kid: String? = nil, contentType: String? = TwilioPush.deviceTokenType
+        kid: String? = nil, contentType: String? = DeviceTokenDialect.twilio.contentType
     ) throws -> String {
         let start = nbf ?? Int(clock.now().timeIntervalSince1970)
         let claims = try JSONSerialization.data(

@@ -107,7 +107,7 @@ struct VerificationAPITests {
             // By destination there is no pending verification any more; by id the limit is reported.
             let byTo = try await client.check(to: phone, code: code, key: node.apiKey)
             #expect(byTo.status == .notFound)
-            let fetched = try await node.verity.verifications.pendingVerification(
+            let fetched = try await node.verity.verifications.store.pendingVerification(
                 destinationKey: phone, purpose: .api, projectId: node.project.id)
             #expect(fetched == nil)
         }

@@ -3,7 +3,7 @@ import Hummingbird
 /// Authenticates `Authorization: Bearer vk_…` and puts the key's project in the context.
 struct APIKeyAuthenticator: RouterMiddleware {
     typealias Context = VerityRequestContext
-    let projects: ProjectStore
+    let projects: AdminService
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
@@ -12,7 +12,7 @@ struct APIKeyAuthenticator: RouterMiddleware {
         else {
             throw VerityError(.unauthorized, "Send a secret API key as `Authorization: Bearer vk_…`.")
         }
-        guard let project = try await projects.project(forKeyHash: SecretHash.hex(secret)) else {
+        guard let project = try await projects.project(forAPIKey: secret) else {
             throw VerityError(.unauthorized, "The API key is unknown or revoked.")
         }
         var context = context

@@ -92,7 +92,7 @@ private struct LogoutRequest: Decodable {
 /// Puts the project named by `X-Verity-Project` (its public id) in the context, for the app-facing routes.
 struct ProjectHeaderAuthenticator: RouterMiddleware {
     typealias Context = VerityRequestContext
-    let projects: ProjectStore
+    let projects: AdminService
 
     private static let headerName = AuthHeaders.project.lowercased()
 
@@ -104,7 +104,7 @@ struct ProjectHeaderAuthenticator: RouterMiddleware {
         else {
             throw VerityError(.unauthorized, "Name the project with `\(AuthHeaders.project): prj_…`.")
         }
-        guard let project = try await projects.project(id: id) else {
+        guard let project = try await projects.findProject(id: id) else {
             throw VerityError(.projectNotFound, "No project \(id).")
         }
         var context = context

@@ -20,7 +20,8 @@ public func buildApplication(
     _ configuration: ServerConfiguration, verity: Verity, senders: Senders? = nil
 ) throws -> some ApplicationProtocol {
     let logger = verity.logger
-    let senders = senders ?? Senders.make(configuration, logger: logger)
+    let senders =
+        senders ?? Senders.make(configuration, httpClient: verity.httpClient, clock: verity.clock, logger: logger)
     let host = configuration.host
     return Application(
         router: try buildRouter(configuration, verity: verity),
@@ -28,7 +29,7 @@ public func buildApplication(
         services: [
             DatabaseService(database: verity.database),
             verity.outboxWorker(senders: senders, configuration: configuration.outbox),
-            verity.challengeExpiryService(interval: configuration.challengeExpiryInterval),
+            verity.housekeeping(interval: configuration.housekeepingInterval),
         ],
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? configuration.port
@@ -39,7 +40,7 @@ public func buildApplication(
         logger: logger)
 }
 
-/// Every route of the API, behind the middleware that applies to it.
+/// Every route of the API, behind the middleware that applies to it; each controller gets the services it calls.
 func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws -> Router<VerityRequestContext> {
     let router = Router(context: VerityRequestContext.self)
     router.add(
@@ -50,33 +51,30 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
     router.add(middleware: ProblemMiddleware(logger: verity.logger, clock: verity.clock))
     ServiceController(metrics: verity.metrics, openAPIDocument: try ServiceController.loadOpenAPIDocument())
         .addRoutes(to: router)
-    let authenticated = router.group("v1").add(middleware: APIKeyAuthenticator(projects: verity.projects))
-    VerificationController(service: verity.verificationService(limits: configuration.rateLimits))
-        .addRoutes(to: authenticated.group("verifications"))
-    let factors = verity.factorService
-    let challenges = verity.challengeService
-    FactorController(factors: factors, challenges: challenges).addRoutes(to: authenticated)
+    let projects = verity.admin
+    let authenticated = router.group("v1").add(middleware: APIKeyAuthenticator(projects: projects))
+    VerificationController(service: verity.verifications).addRoutes(to: authenticated.group("verifications"))
+    FactorController(factors: verity.factors, challenges: verity.challenges).addRoutes(to: authenticated)
     UserController(users: verity.users).addRoutes(to: authenticated)
-    let auth = verity.authService(limits: configuration.rateLimits, publicURL: configuration.resolvedPublicURL)
-    let sessions = verity.sessionService(publicURL: configuration.resolvedPublicURL)
-    RoleController(roles: verity.roles, testNumbers: verity.testNumbers, sessions: sessions).addRoutes(
+    RoleController(roles: verity.roles, testNumbers: verity.testNumbers, sessions: verity.sessions).addRoutes(
         to: authenticated)
-    let possession = verity.possessionService(limits: configuration.rateLimits)
-    PossessionController(possession: possession, projects: verity.projects).addRoutes(
+    PossessionController(possession: verity.possession, projects: projects).addRoutes(
         backend: authenticated, router: router)
-    InstantLinkPageController(possession: possession, projects: verity.projects).addRoutes(to: router)
-    AuthController(auth: auth, sessions: sessions).addRoutes(
-        to: router.group("v1/auth").add(middleware: ProjectHeaderAuthenticator(projects: verity.projects)))
+    InstantLinkPageController(possession: verity.possession, projects: projects).addRoutes(to: router)
+    AuthController(auth: verity.auth, sessions: verity.sessions).addRoutes(
+        to: router.group("v1/auth").add(middleware: ProjectHeaderAuthenticator(projects: projects)))
     WellKnownController(
-        signingKeys: verity.signingKeys, projects: verity.projects, publicURL: configuration.resolvedPublicURL
+        signingKeys: verity.signingKeys, projects: projects, publicURL: configuration.resolvedPublicURL
     ).addRoutes(to: router)
-    DeviceController(factors: factors, challenges: challenges).addRoutes(
+    DeviceController(factors: verity.factors, challenges: verity.challenges).addRoutes(
         enrollment: router.group("v1/device/factors"),
-        signed: router.group("v1/device/factors/:factorId").add(middleware: DeviceAuthenticator(factors: factors)))
+        signed: router.group("v1/device/factors/:factorId").add(
+            middleware: DeviceAuthenticator(factors: verity.factors)))
     if let prefix = configuration.twilioVerifyPrefix {
         TwilioFace(
-            verity: verity, verifications: verity.verificationService(limits: configuration.rateLimits),
-            prefix: prefix, publicURL: configuration.resolvedPublicURL
+            services: verity.twilioServices, push: verity.twilioPush, verifications: verity.verifications,
+            projects: projects, clock: verity.clock, logger: verity.logger, prefix: prefix,
+            publicURL: configuration.resolvedPublicURL
         ).addRoutes(to: router)
     }
     return router

@@ -31,8 +31,8 @@ public struct ServerConfiguration: Sendable {
     public var webhookAddresses = OutboundAddressPolicy()
     /// The most long polls (`?wait=`) one node holds at once; past it they answer at once with the current state.
     public var maxLongPolls = 1000
-    /// How often unanswered challenges are looked for and expired.
-    public var challengeExpiryInterval: Duration = .seconds(1)
+    /// How often housekeeping runs: unanswered challenges expire, spent tokens and long-ended sessions go.
+    public var housekeepingInterval: Duration = .seconds(1)
     /// Where the Twilio Verify v2 face is mounted: `/twilio` serves `/twilio/v2/Services/…`, an empty string serves
     /// `/v2/…` at the root, nil turns the face off. Twilio clients use `<public URL><prefix>` as their Verify base URL.
     public var twilioVerifyPrefix: String? = "/twilio"

@@ -17,38 +17,47 @@ public struct AppDependencies: Sendable {
     public var metrics: VerityMetrics?
     /// A carrier-based check apps may try before a possession code; none by default.
     public var silentPossession: (any SilentPossessionProvider)?
+    /// The client the configured providers (Twilio, the SMS webhook, APNs, FCM) are called through; the shared
+    /// one by default. Whoever passes one owns it and shuts it down.
+    public var httpClient: HTTPClient?
 
     public init() {}
 }
 
-/// One Verity node's parts, assembled once and shared by the HTTP server and the CLI.
+/// One Verity node's parts: every service built once, over one database, and shared by the HTTP server and the
+/// CLI. This is the composition root: services get what they use when they are built here, and the router hands
+/// each controller the services it calls (see `buildRouter`); nothing looks a service up later.
 public struct Verity: Sendable {
     public let database: Database
     public let metrics: VerityMetrics
     public let admin: AdminService
-    let projects: ProjectStore
-    let verifications: VerificationStore
+    /// Each project's session signing keys and their JWKS.
+    public let signingKeys: SigningKeyService
+    /// A project's users: what the admin API and `verity admin user` manage.
+    public let users: UserService
+    /// A project's roles and who holds them.
+    public let roles: RoleService
+    /// A project's test phone numbers.
+    public let testNumbers: TestNumberService
+    let verifications: VerificationService
+    let sessions: SessionService
+    /// Sign-in codes and step-up.
+    let auth: AuthService
+    let possession: PossessionService
+    let factors: FactorService
+    let challenges: ChallengeService
+    let twilioServices: TwilioServices
+    let twilioPush: TwilioPush
     let outbox: OutboxStore
     let renderer: MessageRenderer
-    let codes: CodeGenerator
-    let sealer: SecretSealer
-    /// Seals test numbers' fixed codes (webhook secrets have theirs in ``projects`` and ``outbox``).
-    let testNumberCodes: SecretSealer
-    let factorStore: FactorStore
-    let challengeStore: ChallengeStore
-    let changes = ChangeSignal()
+    let signal: OutboxSignal
     /// The node's long polls (challenge and possession `?wait=`), capped.
     let longPolls: LongPollGate
-    let identifiers: Identifiers
-    let random: any RandomSource
     let clock: any TimeSource
-    let signal = OutboxSignal()
-    let silentPossession: (any SilentPossessionProvider)?
-    /// Where tenants' webhooks may point.
-    let webhookAddresses: OutboundAddressPolicy
+    let httpClient: HTTPClient
     let logger: Logger
 
-    /// Opens the database (running migrations) and loads the master key.
+    /// Opens the database (running migrations), loads the master key and builds every service.
     public static func open(_ configuration: ServerConfiguration, dependencies: AppDependencies = .init())
         async throws -> Verity
     {
@@ -62,111 +71,108 @@ public struct Verity: Sendable {
                 attributes: [.posixPermissions: 0o700])
         }
         let database = try await Database.open(location, logger: logger)
+        do {
+            return try await Verity(
+                database: database, configuration: configuration, masterKey: masterKey, dependencies: dependencies,
+                logger: logger)
+        } catch {
+            try? await database.close()
+            throw error
+        }
+    }
+
+    private init(
+        database: Database, configuration: ServerConfiguration, masterKey: MasterKey, dependencies: AppDependencies,
+        logger: Logger
+    ) async throws {
+        let clock = dependencies.clock
+        let random = dependencies.random
+        let metrics = dependencies.metrics ?? VerityMetrics()
+        let identifiers = Identifiers(random: random)
         let codes = CodeGenerator(masterKey: masterKey)
-        let identifiers = Identifiers(random: dependencies.random)
+        let sealer = SecretSealer(masterKey: masterKey)
         let webhookSecrets = SecretSealer(masterKey: masterKey, purpose: "webhook-secrets")
-        let testNumberCodes = SecretSealer(masterKey: masterKey, purpose: "test-number-codes")
         let projects = ProjectStore(database: database, webhookSecrets: webhookSecrets)
+        let testNumberStore = TestNumberStore(
+            database: database, codes: SecretSealer(masterKey: masterKey, purpose: "test-number-codes"))
         // Secrets an older version stored in plain text are sealed before the node serves anything.
         try await projects.sealPlainWebhookSecrets()
-        try await TestNumberStore(database: database, codes: testNumberCodes).sealPlainCodes()
-        return Verity(
-            database: database, metrics: dependencies.metrics ?? VerityMetrics(),
-            admin: AdminService(
-                projects: projects, identifiers: identifiers, webhookAddresses: configuration.webhookAddresses,
-                clock: dependencies.clock),
-            projects: projects, verifications: VerificationStore(database: database),
-            outbox: OutboxStore(database: database, webhookSecrets: webhookSecrets),
-            renderer: MessageRenderer(codes: codes, publicURL: configuration.resolvedPublicURL), codes: codes,
-            sealer: SecretSealer(masterKey: masterKey), testNumberCodes: testNumberCodes,
-            factorStore: FactorStore(database: database),
-            challengeStore: ChallengeStore(database: database),
-            longPolls: LongPollGate(capacity: configuration.maxLongPolls), identifiers: identifiers,
-            random: dependencies.random,
-            clock: dependencies.clock, silentPossession: dependencies.silentPossession,
-            webhookAddresses: configuration.webhookAddresses, logger: logger)
-    }
+        try await testNumberStore.sealPlainCodes()
 
-    func verificationService(limits: RateLimits) -> VerificationService {
-        VerificationService(
-            store: verifications, limiter: RateLimiter(store: RateLimitStore(database: database)), limits: limits,
-            codes: codes, identifiers: identifiers, clock: clock, metrics: metrics, outboxSignal: signal,
-            logger: logger)
-    }
-
-    /// Each project's session signing keys and their JWKS.
-    public var signingKeys: SigningKeyService {
-        SigningKeyService(
+        let signal = OutboxSignal()
+        let changes = ChangeSignal()
+        let longPolls = LongPollGate(capacity: configuration.maxLongPolls)
+        let limiter = RateLimiter(store: RateLimitStore(database: database))
+        let limits = configuration.rateLimits
+        let renderer = MessageRenderer(codes: codes, publicURL: configuration.resolvedPublicURL)
+        let admin = AdminService(
+            projects: projects, identifiers: identifiers, webhookAddresses: configuration.webhookAddresses,
+            clock: clock)
+        let signingKeys = SigningKeyService(
             store: SigningKeyStore(database: database), sealer: sealer, identifiers: identifiers, clock: clock,
             logger: logger)
-    }
-
-    /// A project's users: what the admin API and `verity admin user` manage.
-    public var users: UserService {
-        UserService(store: UserStore(database: database), identifiers: identifiers, clock: clock, logger: logger)
-    }
-
-    /// A project's roles and who holds them.
-    public var roles: RoleService {
-        RoleService(store: RoleStore(database: database), clock: clock, logger: logger)
-    }
-
-    func sessionService(publicURL: String) -> SessionService {
-        SessionService(
-            store: SessionStore(database: database), users: UserStore(database: database),
-            roles: RoleStore(database: database), signingKeys: signingKeys, identifiers: identifiers, random: random,
-            clock: clock, metrics: metrics, publicURL: publicURL, logger: logger)
-    }
-
-    var testNumberStore: TestNumberStore {
-        TestNumberStore(database: database, codes: testNumberCodes)
-    }
-
-    /// A project's test phone numbers.
-    public var testNumbers: TestNumberService {
-        TestNumberService(store: testNumberStore, clock: clock, logger: logger)
-    }
-
-    /// Sign-in codes and step-up; `publicURL` is the issuer's base.
-    func authService(limits: RateLimits = RateLimits(), publicURL: String) -> AuthService {
-        AuthService(
-            verifications: verificationService(limits: limits), sessions: sessionService(publicURL: publicURL),
-            testNumbers: testNumberStore, users: UserStore(database: database),
-            factors: factorService, challenges: challengeService,
-            limiter: RateLimiter(store: RateLimitStore(database: database)), limits: limits, clock: clock,
+        let users = UserService(
+            store: UserStore(database: database), identifiers: identifiers, clock: clock, logger: logger)
+        let roles = RoleService(store: RoleStore(database: database), clock: clock, logger: logger)
+        let testNumbers = TestNumberService(store: testNumberStore, clock: clock, logger: logger)
+        let verifications = VerificationService(
+            store: VerificationStore(database: database), limiter: limiter, limits: limits, codes: codes,
+            identifiers: identifiers, clock: clock, metrics: metrics, outboxSignal: signal, logger: logger)
+        let sessions = SessionService(
+            store: SessionStore(database: database), users: users, roles: roles, signingKeys: signingKeys,
+            identifiers: identifiers, random: random, clock: clock, metrics: metrics,
+            publicURL: configuration.resolvedPublicURL, logger: logger)
+        let factors = FactorService(
+            store: FactorStore(database: database), identifiers: identifiers, sealer: sealer, clock: clock,
             logger: logger)
-    }
-
-    func possessionService(limits: RateLimits) -> PossessionService {
-        PossessionService(
-            store: PossessionStore(database: database), verifications: verificationService(limits: limits),
-            testNumbers: testNumberStore, renderer: renderer, silent: silentPossession,
-            identifiers: identifiers, random: random, clock: clock, changes: changes, longPolls: longPolls,
-            metrics: metrics, logger: logger)
-    }
-
-    var factorService: FactorService {
-        FactorService(store: factorStore, identifiers: identifiers, sealer: sealer, clock: clock, logger: logger)
-    }
-
-    var challengeService: ChallengeService {
-        ChallengeService(
-            store: challengeStore, factors: factorService, identifiers: identifiers, clock: clock,
+        let challenges = ChallengeService(
+            store: ChallengeStore(database: database), factors: factors, identifiers: identifiers, clock: clock,
             outboxSignal: signal, changes: changes, longPolls: longPolls, metrics: metrics, logger: logger)
+        let twilioServices = TwilioServices(store: TwilioServiceStore(database: database), random: random, clock: clock)
+
+        self.database = database
+        self.metrics = metrics
+        self.admin = admin
+        self.signingKeys = signingKeys
+        self.users = users
+        self.roles = roles
+        self.testNumbers = testNumbers
+        self.verifications = verifications
+        self.sessions = sessions
+        self.auth = AuthService(
+            verifications: verifications, sessions: sessions, testNumbers: testNumbers, users: users,
+            factors: factors, challenges: challenges, limiter: limiter, limits: limits, clock: clock, logger: logger)
+        self.possession = PossessionService(
+            store: PossessionStore(database: database), verifications: verifications, testNumbers: testNumbers,
+            renderer: renderer, silent: dependencies.silentPossession, identifiers: identifiers, random: random,
+            clock: clock, changes: changes, longPolls: longPolls, metrics: metrics, logger: logger)
+        self.factors = factors
+        self.challenges = challenges
+        self.twilioServices = twilioServices
+        self.twilioPush = TwilioPush(
+            store: TwilioPushStore(database: database), webhooks: TwilioWebhookStore(database: database),
+            services: twilioServices, factors: factors, challenges: challenges, projects: admin,
+            webhookAddresses: configuration.webhookAddresses, random: random, clock: clock)
+        self.outbox = OutboxStore(database: database, webhookSecrets: webhookSecrets)
+        self.renderer = renderer
+        self.signal = signal
+        self.longPolls = longPolls
+        self.clock = clock
+        self.httpClient = dependencies.httpClient ?? .shared
+        self.logger = logger
     }
 
-    func challengeExpiryService(interval: Duration) -> ChallengeExpiryService {
-        ChallengeExpiryService(
-            challenges: challengeService, factors: factorStore, sessions: SessionStore(database: database),
-            clock: clock,
-            interval: interval, logger: logger)
+    /// The housekeeping that runs beside the server, every `interval`.
+    func housekeeping(interval: Duration) -> HousekeepingService {
+        HousekeepingService(
+            challenges: challenges, factors: factors, sessions: sessions, interval: interval, logger: logger)
     }
 
+    /// The outbox worker that delivers through `senders`.
     func outboxWorker(senders: Senders, configuration: OutboxConfiguration) -> OutboxWorker {
         OutboxWorker(
-            store: outbox, factors: factorStore, renderer: renderer, senders: senders, configuration: configuration,
-            clock: clock,
-            metrics: metrics, signal: signal, logger: logger)
+            store: outbox, factors: factors, renderer: renderer, senders: senders, configuration: configuration,
+            clock: clock, metrics: metrics, signal: signal, logger: logger)
     }
 
     /// Outbox messages, newest first, with the text as it was (or will be) delivered.
@@ -183,30 +189,38 @@ public struct Verity: Sendable {
 }
 
 extension Senders {
-    /// The senders the configuration names.
-    static func make(_ configuration: ServerConfiguration, logger: Logger) -> Senders {
+    /// The senders the configuration names. Providers are called through `httpClient` (tenants' event webhooks
+    /// through their own client, which never follows a redirect); every sender reads the time from `clock`.
+    static func make(
+        _ configuration: ServerConfiguration, httpClient: HTTPClient, clock: any TimeSource, logger: Logger
+    ) -> Senders {
+        let now: @Sendable () -> Date = { clock.now() }
         let console = ConsoleSender(logger: logger)
         let (sms, smsName): (any MessageSender, String) =
             switch configuration.sms {
             case .console: (console, "console")
             case .twilio(let twilio):
-                (TwilioSMSSender(configuration: twilio, httpClient: .shared, logger: logger), "twilio")
+                (TwilioSMSSender(configuration: twilio, httpClient: httpClient, logger: logger), "twilio")
             case .webhook(let webhook):
-                (WebhookSMSSender(configuration: webhook, httpClient: .shared, logger: logger), "webhook")
+                (WebhookSMSSender(configuration: webhook, httpClient: httpClient, logger: logger, now: now), "webhook")
             }
         let (email, emailName): (any MessageSender, String) =
             switch configuration.email {
             case .console: (console, "console")
-            case .smtp(let smtp): (SMTPEmailSender(configuration: smtp, logger: logger), "smtp")
+            case .smtp(let smtp): (SMTPEmailSender(configuration: smtp, logger: logger, now: now), "smtp")
             }
         return Senders(
             sms: sms, smsName: smsName, email: email, emailName: emailName,
             push: PushRouter(
-                apns: configuration.apns.map { APNsPushSender(configuration: $0, httpClient: .shared, logger: logger) },
-                fcm: configuration.fcm.map { FCMPushSender(configuration: $0, httpClient: .shared, logger: logger) },
+                apns: configuration.apns.map {
+                    APNsPushSender(configuration: $0, httpClient: httpClient, logger: logger, now: now)
+                },
+                fcm: configuration.fcm.map {
+                    FCMPushSender(configuration: $0, httpClient: httpClient, logger: logger, now: now)
+                },
                 console: ConsolePushSender(logger: logger)),
             pushName: "push",
-            events: HTTPEventSender(addresses: configuration.webhookAddresses, logger: logger))
+            events: HTTPEventSender(addresses: configuration.webhookAddresses, logger: logger, now: now))
     }
 }
 

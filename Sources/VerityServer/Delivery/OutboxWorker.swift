@@ -46,7 +46,7 @@ enum OutboxLane: CaseIterable, Sendable {
 /// A lifecycle service: it starts with the server and, on graceful shutdown, finishes the batches in hand.
 struct OutboxWorker: Service {
     let store: OutboxStore
-    let factors: FactorStore
+    let factors: FactorService
     let renderer: MessageRenderer
     let senders: Senders
     let configuration: OutboxConfiguration
@@ -124,7 +124,7 @@ struct OutboxWorker: Service {
                 }
             } catch let error as PushTokenInvalid {
                 if let factor = delivery.factor, let token = factor.pushToken {
-                    try await factors.clearPushToken(id: factor.id, token: token)
+                    try await factors.forgetPushToken(token, of: factor.id)
                 }
                 try await giveUp(message, reason: error.description)
                 return

@@ -96,6 +96,7 @@ public struct SMTPEmailSender: MessageSender {
     public let configuration: SMTPConfiguration
     private let eventLoopGroup: any EventLoopGroup
     private let logger: Logger
+    private let now: @Sendable () -> Date
     /// Built once because loading the trust roots is not free; nil when the configuration never uses TLS.
     private let tlsContext: Result<NIOSSLContext, any Error>?
 
@@ -105,14 +106,17 @@ public struct SMTPEmailSender: MessageSender {
     ///   - configuration: the server to use and how.
     ///   - eventLoopGroup: where the connections run.
     ///   - logger: receives debug-level facts about each conversation, never secrets or bodies.
+    ///   - now: the clock, for the message's `Date` header.
     public init(
         configuration: SMTPConfiguration,
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
-        logger: Logger
+        logger: Logger,
+        now: @escaping @Sendable () -> Date = Date.init
     ) {
         self.configuration = configuration
         self.eventLoopGroup = eventLoopGroup
         self.logger = logger
+        self.now = now
         if configuration.security == .none {
             self.tlsContext = nil
         } else {
@@ -149,7 +153,7 @@ public struct SMTPEmailSender: MessageSender {
         let payload = SMTPMessageFormat.render(
             message,
             from: sender,
-            date: Date(),
+            date: now(),
             messageIDDomain: SMTPAddress.domain(of: sender.address)
         )
         let envelope = Envelope(from: sender.address, to: message.to, payload: payload)

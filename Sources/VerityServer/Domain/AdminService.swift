@@ -1,6 +1,6 @@
 import Foundation
 
-/// Projects and API keys: what `verity admin` does.
+/// Projects and API keys: what `verity admin` does, and how a request's key or project id finds its project.
 public struct AdminService: Sendable {
     let projects: ProjectStore
     let identifiers: Identifiers
@@ -32,6 +32,27 @@ public struct AdminService: Sendable {
             throw ConfigurationError("There is no project \(id).")
         }
         return project
+    }
+
+    /// The project `id`, or nil when there is none.
+    func findProject(id: String) async throws -> Project? {
+        try await projects.project(id: id)
+    }
+
+    /// The project an active API key belongs to; nil for an unknown or revoked key.
+    func project(forAPIKey secret: String) async throws -> Project? {
+        try await projects.project(forKeyHash: SecretHash.hex(secret))
+    }
+
+    /// The project an active API key belongs to, and the key's id; nil for an unknown or revoked key.
+    func projectAndKeyId(forAPIKey secret: String) async throws -> (project: Project, keyId: String)? {
+        try await projects.projectAndKeyId(forKeyHash: SecretHash.hex(secret))
+    }
+
+    /// Gives the project a webhook signing secret, unless it has one already.
+    func ensureWebhookSecret(projectId: String) async throws {
+        _ = try await projects.setWebhookSecret(
+            "whsec_" + identifiers.secret(bytes: 32), projectId: projectId, replacing: false)
     }
 
     public func listProjects() async throws -> [Project] {

@@ -14,8 +14,8 @@ struct AuthService: Sendable {
 
     let verifications: VerificationService
     let sessions: SessionService
-    let testNumbers: TestNumberStore
-    let users: UserStore
+    let testNumbers: TestNumberService
+    let users: UserService
     let factors: FactorService
     let challenges: ChallengeService
     let limiter: RateLimiter
@@ -36,7 +36,7 @@ struct AuthService: Sendable {
         try await admitStart(destination, fixedCode: fixedCode, in: project, now: now)
         // A disabled user is answered as anyone else is (saying so would tell who has an account) but is sent
         // nothing; without a code, verify answers as for a wrong one.
-        let disabled = try await users.user(loginKey: destination.key, projectId: project.id)?.disabled ?? false
+        let disabled = try await users.isDisabled(loginKey: destination.key, in: project)
         // A test number is never sent to, so asking again only answers the pending code: no send is counted and
         // the send cap never applies.
         let (record, sent) = try await verifications.send(
@@ -178,7 +178,7 @@ struct AuthService: Sendable {
     /// The fixed code when `destination` is one of the project's test numbers.
     private func testCode(for destination: Destination, in project: Project) async throws -> String? {
         guard case .phone(let number) = destination else { return nil }
-        return try await testNumbers.code(phone: number.e164, projectId: project.id)
+        return try await testNumbers.fixedCode(phone: number.e164, in: project)
     }
 
     /// The bucket of a client address: an IPv6 client's whole /64 (one subscriber's network hands out the rest of it

@@ -55,21 +55,32 @@ struct FactorService: Sendable {
     }
 
     func factor(id: String, in project: Project) async throws -> FactorRecord {
-        guard let factor = try await store.factor(id: id, projectId: project.id) else {
+        guard let factor = try await findFactor(id: id, in: project) else {
             throw VerityError(.factorNotFound, "No factor \(id) in this project.")
         }
         return factor
     }
 
+    /// The project's factor `id`, or nil when it has none.
+    func findFactor(id: String, in project: Project) async throws -> FactorRecord? {
+        try await store.factor(id: id, projectId: project.id)
+    }
+
+    /// Whether the enrollment token behind `tokenHash` is unexpired and has not enrolled a factor yet.
+    func isEnrollmentOpen(tokenHash: String) async throws -> Bool {
+        guard let token = try await store.enrollmentToken(hash: tokenHash, now: clock.now()) else { return false }
+        return token.factorId == nil
+    }
+
     func delete(id: String, in project: Project) async throws {
-        guard try await store.delete(id: id, projectId: project.id) else {
+        guard try await store.delete(id: id, projectId: project.id, now: clock.now()) else {
             throw VerityError(.factorNotFound, "No factor \(id) in this project.")
         }
     }
 
     /// A device removing its own factor.
     func delete(_ factor: FactorRecord) async throws {
-        guard try await store.delete(id: factor.id, projectId: factor.projectId) else {
+        guard try await store.delete(id: factor.id, projectId: factor.projectId, now: clock.now()) else {
             throw VerityError(.factorNotFound)
         }
         logger.info("Push factor deleted by its device", metadata: ["factor": "\(factor.id)"])
@@ -137,47 +148,78 @@ struct FactorService: Sendable {
 
     // MARK: - Device requests (device JWT)
 
-    /// Authenticates a device token: an ES256 JWS signed by the factor's key, `kid` = factor id, short-lived,
-    /// used once.
-    func authenticateDevice(token: String) async throws -> FactorRecord {
-        let jws: CompactJWS
-        do {
-            jws = try CompactJWS(parsing: token)
-        } catch {
+    /// Authenticates a device token: an ES256 JWS signed by a push factor's key, with a validity window of at most
+    /// ``maxDeviceTokenLifetime`` that holds now (give or take ``leeway``). The two device protocols differ only in
+    /// what `dialect` names; the checks are these, for both.
+    func authenticateDevice(token: String, dialect: DeviceTokenDialect = .verity) async throws -> FactorRecord {
+        guard let jws = try? CompactJWS(parsing: token) else {
             throw VerityError(.unauthorized, "The device token is not a valid ES256 JWS.")
         }
-        guard let keyID = jws.header.kid, let factor = try await store.factor(id: keyID), factor.type == .push
+        guard dialect.contentType == nil || jws.header.cty == dialect.contentType,
+            let keyID = jws.header.kid, let id = dialect.factorId(keyID),
+            let factor = try await store.factor(id: id), factor.type == .push
         else { throw VerityError(.unauthorized, "The device token names no known push factor.") }
-        let claims: DeviceTokenClaims
+        let claims: DeviceTokenWindow
         do {
-            claims = try Self.verifiedPayload(token, as: DeviceTokenClaims.self, factor: factor, parsed: jws)
+            claims = try Self.verifiedPayload(token, as: DeviceTokenWindow.self, factor: factor, parsed: jws)
         } catch {
             throw VerityError(.unauthorized, "The device token is not signed by this factor's key.")
         }
         let now = clock.now().timeIntervalSince1970
-        guard claims.sub == factor.id, Double(claims.exp) > now - Self.leeway, Double(claims.iat) <= now + Self.leeway,
-            claims.exp > claims.iat, Double(claims.exp - claims.iat) <= Self.maxDeviceTokenLifetime,
-            (8...128).contains(claims.jti.count)
+        guard let start = claims.iat ?? claims.nbf, claims.sub == dialect.subject(factor),
+            claims.exp > now - Self.leeway, start <= now + Self.leeway, claims.exp > start,
+            claims.exp - start <= Self.maxDeviceTokenLifetime
         else {
             throw VerityError(
                 .unauthorized, "The device token is expired, not yet valid, too long-lived or for another factor.")
         }
-        guard
+        guard dialect.isSingleUse else { return factor }
+        guard let jti = claims.jti, (8...128).contains(jti.count),
             try await store.useDeviceToken(
-                factorId: factor.id, jti: claims.jti,
-                expiresAt: Date(timeIntervalSince1970: Double(claims.exp) + Self.leeway))
+                factorId: factor.id, jti: jti, expiresAt: Date(timeIntervalSince1970: claims.exp + Self.leeway))
         else { throw VerityError(.tokenReplayed, "Each device token may be used once; sign a new one.") }
         return factor
     }
 
+    /// The claims of a device token that bound it in time and to its factor, in either dialect.
+    private struct DeviceTokenWindow: Decodable {
+        var sub: String
+        var iat: Double?
+        var nbf: Double?
+        var exp: Double
+        var jti: String?
+    }
+
+    /// Forgets device-token ids past their expiry (they can no longer be replayed anyway) and enrollment tokens a
+    /// day after theirs.
+    func purgeSpentTokens() async throws {
+        try await store.purgeExpired(before: clock.now())
+    }
+
+    /// Forgets a push token the platform declared dead, unless the device has sent a new one since.
+    func forgetPushToken(_ token: String, of factorId: String) async throws {
+        try await store.clearPushToken(id: factorId, token: token)
+    }
+
     func update(_ factor: FactorRecord, with request: UpdateFactorRequest) async throws -> Factor {
-        if let token = request.pushToken, !(1...4096).contains(token.count) {
+        try await update(factor, pushToken: request.pushToken, friendlyName: request.friendlyName).response
+    }
+
+    /// Changes a factor's device settings; nil leaves one as it is. A push token is kept only on a push factor.
+    func update(
+        _ factor: FactorRecord, pushToken: String?, friendlyName: String?, sdkVersion: String? = nil,
+        appId: String? = nil
+    ) async throws -> FactorRecord {
+        if let pushToken, !(1...4096).contains(pushToken.count) {
             throw VerityError(.invalidRequest, "`pushToken` must be 1 to 4096 characters.")
         }
-        let name = try request.friendlyName.map(Self.validName)
-        guard let updated = try await store.update(id: factor.id, pushToken: request.pushToken, friendlyName: name)
+        let name = try friendlyName.map(Self.validName)
+        guard
+            let updated = try await store.update(
+                id: factor.id, pushToken: factor.type == .push ? pushToken : nil, friendlyName: name,
+                sdkVersion: sdkVersion, appId: appId)
         else { throw VerityError(.factorNotFound) }
-        return updated.response
+        return updated
     }
 
     // MARK: - TOTP

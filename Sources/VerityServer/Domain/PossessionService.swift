@@ -29,7 +29,7 @@ public struct PossessionService: Sendable {
 
     let store: PossessionStore
     let verifications: VerificationService
-    let testNumbers: TestNumberStore
+    let testNumbers: TestNumberService
     let renderer: MessageRenderer
     let silent: (any SilentPossessionProvider)?
     let identifiers: Identifiers
@@ -354,7 +354,7 @@ public struct PossessionService: Sendable {
     /// can never become a test-number flow: an app holding its token cannot switch to a test number's known code.
     private func fixedCode(of flow: PossessionRecord, phone: String, in project: Project) async throws -> String? {
         if let backendPhone = flow.backendPhone, backendPhone != phone { return nil }
-        return try await testNumbers.code(phone: phone, projectId: project.id)
+        return try await testNumbers.fixedCode(phone: phone, in: project)
     }
 
     /// The number a start step proves: the backend's, or the app's when the backend gave none.

@@ -12,6 +12,11 @@ public struct RoleService: Sendable {
     let clock: any TimeSource
     let logger: Logger
 
+    /// Every permission the user's roles grant, for their session token.
+    func permissions(userId: String, in project: Project) async throws -> [String] {
+        try await store.permissions(userId: userId, projectId: project.id)
+    }
+
     public func create(_ request: CreateRoleRequest, in project: Project) async throws -> Role {
         let role = Role(
             name: try Self.validName(request.name, what: "role name"),

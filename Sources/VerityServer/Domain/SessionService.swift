@@ -12,8 +12,8 @@ struct SessionService: Sendable {
     static let leeway: TimeInterval = 5
 
     let store: SessionStore
-    let users: UserStore
-    let roles: RoleStore
+    let users: UserService
+    let roles: RoleService
     let signingKeys: SigningKeyService
     let identifiers: Identifiers
     let random: any RandomSource
@@ -101,6 +101,14 @@ struct SessionService: Sendable {
         logger.info("Session ended", metadata: ["session": "\(auth.session.id)", "project": "\(project.id)"])
     }
 
+    /// How long an ended session (and its refresh tokens) is kept, for security-event investigation.
+    static let retention: TimeInterval = 7 * 86_400
+
+    /// Deletes sessions that expired or were revoked more than ``retention`` ago.
+    func purgeEnded() async throws {
+        try await store.purge(before: clock.now().addingTimeInterval(-Self.retention))
+    }
+
     /// Ends every session of the user.
     func logoutAll(_ auth: SessionAuth, in project: Project) async throws {
         try await store.revokeAll(userId: auth.user.id, projectId: project.id, now: clock.now())
@@ -110,7 +118,7 @@ struct SessionService: Sendable {
     /// The signed-in user and their session.
     func me(_ auth: SessionAuth, in project: Project) async throws -> MeResponse {
         MeResponse(
-            user: auth.user, permissions: try await roles.permissions(userId: auth.user.id, projectId: project.id),
+            user: auth.user, permissions: try await roles.permissions(userId: auth.user.id, in: project),
             sessionId: auth.session.id, amr: auth.session.amr, acr: auth.session.acr)
     }
 
@@ -146,7 +154,7 @@ struct SessionService: Sendable {
         else { throw Self.invalidSession }
         guard let session = try await store.activeSession(id: claims.sid, projectId: project.id, now: now),
             session.userId == claims.sub,
-            let user = try await users.user(id: session.userId, projectId: project.id)
+            let user = try await users.findUser(id: session.userId, in: project)
         else { throw Self.invalidSession }
         guard !user.disabled else { throw Self.disabled }
         return SessionAuth(session: session, user: user)
@@ -179,7 +187,7 @@ struct SessionService: Sendable {
         claims["acr"] = session.acr.map(JSONValue.string)
         claims["roles"] = .array(user.roles.map(JSONValue.string))
         claims["permissions"] = .array(
-            try await roles.permissions(userId: user.id, projectId: project.id).map(JSONValue.string))
+            try await roles.permissions(userId: user.id, in: project).map(JSONValue.string))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let jwt = try await signingKeys.sign(Array(try encoder.encode(claims)), projectId: project.id)

@@ -12,6 +12,11 @@ public struct TestNumberService: Sendable {
     let clock: any TimeSource
     let logger: Logger
 
+    /// The fixed code of `phone` (E.164) when it is one of the project's test numbers.
+    func fixedCode(phone: String, in project: Project) async throws -> String? {
+        try await store.code(phone: phone, projectId: project.id)
+    }
+
     public func add(_ request: CreateTestPhoneNumberRequest, in project: Project) async throws -> TestPhoneNumber {
         let number = try Destination.phoneNumber(request.phoneNumber)
         try VerificationService.requireCodeFormat(request.code)

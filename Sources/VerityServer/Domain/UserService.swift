@@ -41,6 +41,17 @@ public struct UserService: Sendable {
         return user
     }
 
+    /// The user `id`, or nil when the project has none (a session naming a deleted user).
+    func findUser(id: String, in project: Project) async throws -> User? {
+        try await store.user(id: id, projectId: project.id)
+    }
+
+    /// Whether the user holding the login id with canonical key `loginKey` is disabled (false when nobody holds
+    /// it).
+    func isDisabled(loginKey: String, in project: Project) async throws -> Bool {
+        try await store.user(loginKey: loginKey, projectId: project.id)?.disabled ?? false
+    }
+
     /// A page of users, newest first; with `loginId`, only the user holding exactly that login id (after
     /// normalisation, emails compared without regard to case).
     public func list(loginId: String? = nil, limit: Int? = nil, cursor: String? = nil, in project: Project)

@@ -98,7 +98,7 @@ struct ChallengeStore: Sendable {
     /// Spends an approval on what it approved: marks an approved, unexpired, unused challenge as used. Returns false
     /// when it was used already or has expired (one conditional update, so two concurrent uses cannot both win).
     func consumeApproval(id: String, projectId: String, now: Date) async throws -> Bool {
-        try await database.read { sql in
+        try await database.execute { sql in
             try await sql.raw(
                 """
                 UPDATE challenges SET consumed_at = \(bind: now.storedValue)

@@ -30,7 +30,7 @@ public enum DatabaseLocation: Sendable, Equatable {
 
 /// A handle on the database: statements and short explicit transactions, whichever engine is behind it.
 ///
-/// Every store runs its SQL through ``read(_:)``, ``lookup(_:)`` or ``transaction(_:)``; nothing else touches a
+/// Every store runs its SQL through ``execute(_:)``, ``lookup(_:)`` or ``transaction(_:)``; nothing else touches a
 /// connection.
 public final class Database: Sendable {
     public let engine: DatabaseEngine
@@ -66,8 +66,9 @@ public final class Database: Sendable {
         return database
     }
 
-    /// Runs statements outside an explicit transaction (each statement commits on its own).
-    public func read<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+    /// Runs statements on the writer outside an explicit transaction (each statement commits on its own): reads
+    /// that must see the newest commit, and single-statement writes.
+    public func execute<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         try await backend.withDatabase(body)
     }
 

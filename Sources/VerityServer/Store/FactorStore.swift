@@ -17,7 +17,7 @@ struct FactorStore: Sendable {
     func insertEnrollmentToken(hash: String, projectId: String, userId: String, now: Date, expiresAt: Date)
         async throws
     {
-        try await database.read { sql in
+        try await database.execute { sql in
             try await sql.raw(
                 """
                 INSERT INTO enrollment_tokens (token_hash, project_id, user_id, created_at, expires_at)
@@ -32,7 +32,7 @@ struct FactorStore: Sendable {
     func enrollmentToken(hash: String, now: Date) async throws -> (
         projectId: String, userId: String, factorId: String?
     )? {
-        try await database.read { sql in
+        try await database.execute { sql in
             try await sql.raw(
                 """
                 SELECT project_id, user_id, factor_id FROM enrollment_tokens
@@ -67,7 +67,7 @@ struct FactorStore: Sendable {
     }
 
     func insert(_ factor: FactorRecord) async throws {
-        try await database.read { sql in try await insert(factor, in: sql) }
+        try await database.execute { sql in try await insert(factor, in: sql) }
     }
 
     private func insert(_ factor: FactorRecord, in sql: any SQLDatabase) async throws {
@@ -112,7 +112,7 @@ struct FactorStore: Sendable {
 
     /// Marks an unverified factor verified; nil when it was not unverified.
     func markVerified(id: String, now: Date) async throws -> FactorRecord? {
-        try await database.read { sql in try await Self.markVerified(id: id, now: now, in: sql) }
+        try await database.execute { sql in try await Self.markVerified(id: id, now: now, in: sql) }
     }
 
     /// ``markVerified(id:now:)`` in the caller's transaction (the Twilio face queues its events with it).
@@ -130,7 +130,7 @@ struct FactorStore: Sendable {
     func update(
         id: String, pushToken: String?, friendlyName: String?, sdkVersion: String? = nil, appId: String? = nil
     ) async throws -> FactorRecord? {
-        try await database.read { sql in
+        try await database.execute { sql in
             try await sql.raw(
                 """
                 UPDATE factors SET push_token = COALESCE(\(bind: pushToken), push_token),
@@ -145,24 +145,39 @@ struct FactorStore: Sendable {
 
     /// Forgets a push token the platform declared dead, unless the device has sent a new one since.
     func clearPushToken(id: String, token: String) async throws {
-        try await database.read { sql in
+        try await database.execute { sql in
             try await sql.raw(
                 "UPDATE factors SET push_token = NULL WHERE id = \(bind: id) AND push_token = \(bind: token)"
             ).run()
         }
     }
 
-    func delete(id: String, projectId: String) async throws -> Bool {
-        try await database.read { sql in
+    /// Deletes a factor and, in the same transaction, expires its pending challenges now (housekeeping then
+    /// reports them as it reports any expiry); false when the project has no such factor.
+    func delete(id: String, projectId: String, now: Date) async throws -> Bool {
+        try await database.transaction { sql in try await Self.delete(id: id, projectId: projectId, now: now, in: sql) }
+    }
+
+    /// ``delete(id:projectId:now:)`` in the caller's transaction.
+    static func delete(id: String, projectId: String, now: Date, in sql: any SQLDatabase) async throws -> Bool {
+        guard
             try await sql.raw(
                 "DELETE FROM factors WHERE id = \(bind: id) AND project_id = \(bind: projectId) RETURNING id"
             ).first() != nil
-        }
+        else { return false }
+        try await sql.raw(
+            """
+            UPDATE challenges SET expires_at = \(bind: now.storedValue)
+            WHERE factor_id = \(bind: id) AND project_id = \(bind: projectId) AND status = 'pending'
+              AND expires_at > \(bind: now.storedValue)
+            """
+        ).run()
+        return true
     }
 
     /// Takes a TOTP time step: only a step later than the last one used passes, so a code works once.
     func useTOTPCounter(id: String, counter: Int64) async throws -> Bool {
-        try await database.read { sql in
+        try await database.execute { sql in
             try await sql.raw(
                 """
                 UPDATE factors SET totp_last_counter = \(bind: counter)
@@ -178,7 +193,7 @@ struct FactorStore: Sendable {
     /// it is verified (the run then starts again). Returns the attempt's place in the run, or nil when locked. One
     /// statement, so concurrent attempts never pass the limit.
     func takeAttempt(id: String, limit: Int, unlockBefore: Date, now: Date) async throws -> Int? {
-        try await database.read { sql in
+        try await database.execute { sql in
             try await sql.raw(
                 """
                 UPDATE factors
@@ -195,14 +210,14 @@ struct FactorStore: Sendable {
 
     /// Ends the factor's run of attempts: the last one was right.
     func clearAttempts(id: String) async throws {
-        try await database.read { sql in
+        try await database.execute { sql in
             try await sql.raw("UPDATE factors SET failed_attempts = 0 WHERE id = \(bind: id)").run()
         }
     }
 
     /// Records a device token's `jti`; false when it was seen before (a replay).
     func useDeviceToken(factorId: String, jti: String, expiresAt: Date) async throws -> Bool {
-        try await database.read { sql in
+        try await database.execute { sql in
             try await sql.raw(
                 """
                 INSERT INTO device_token_uses (factor_id, jti, expires_at)
@@ -216,7 +231,7 @@ struct FactorStore: Sendable {
 
     /// Drops replay records and enrollment tokens nobody can use any more.
     func purgeExpired(before now: Date) async throws {
-        try await database.read { sql in
+        try await database.execute { sql in
             try await sql.raw("DELETE FROM device_token_uses WHERE expires_at < \(bind: now.storedValue)").run()
             try await sql.raw(
                 "DELETE FROM enrollment_tokens WHERE expires_at < \(bind: now.addingTimeInterval(-86_400).storedValue)"

@@ -475,7 +475,7 @@ enum Migrations {
                 """
             ).run()
         }
-        let applied = try await database.read { sql in
+        let applied = try await database.execute { sql in
             try await sql.raw("SELECT version FROM schema_migrations").all().map {
                 try $0.decode(column: "version", as: Int.self)
             }

@@ -68,7 +68,7 @@ struct OutboxStore: Sendable {
     }
 
     func markSent(id: String, sender: String, now: Date) async throws {
-        try await database.read { sql in
+        try await database.execute { sql in
             try await sql.raw(
                 """
                 UPDATE outbox SET status = 'sent', sender = \(bind: sender), sent_at = \(bind: now.storedValue),
@@ -81,7 +81,7 @@ struct OutboxStore: Sendable {
 
     /// Records a failed attempt: retry at `retryAt`, or give up (`dead`) when `retryAt` is nil.
     func markFailed(id: String, reason: String, retryAt: Date?) async throws {
-        try await database.read { sql in
+        try await database.execute { sql in
             if let retryAt {
                 try await sql.raw(
                     """

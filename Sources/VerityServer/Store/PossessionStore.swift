@@ -13,7 +13,7 @@ struct PossessionStore: Sendable {
         """
 
     func insert(_ record: PossessionRecord, tokenHash: String) async throws {
-        try await database.read { sql in
+        try await database.execute { sql in
             try await sql.raw(
                 """
                 INSERT INTO possession_flows (\(unsafeRaw: Self.columns), token_hash)
@@ -137,7 +137,7 @@ struct PossessionStore: Sendable {
         now: Date, in work: UnitOfWork? = nil
     ) async throws -> PossessionRecord? {
         let states = SQLList(from.map { SQLBind($0.rawValue) })
-        return try await database.read(in: work) { sql in
+        return try await database.execute(in: work) { sql in
             try await sql.raw(
                 """
                 UPDATE possession_flows SET \(changes)
@@ -151,7 +151,7 @@ struct PossessionStore: Sendable {
 
     /// Marks a succeeded flow validated; nil when it was validated before, is not succeeded, or its lifetime is over.
     func markValidated(id: String, now: Date) async throws -> PossessionRecord? {
-        try await database.read { sql in
+        try await database.execute { sql in
             try await sql.raw(
                 """
                 UPDATE possession_flows SET validated_at = \(bind: now.storedValue)

@@ -14,7 +14,7 @@ struct ProjectStore: Sendable {
         """
 
     func insert(_ project: Project) async throws {
-        try await database.read { sql in
+        try await database.execute { sql in
             try await sql.raw(
                 """
                 INSERT INTO projects (id, name, code_length, code_ttl_seconds, allowed_countries, created_at,
@@ -38,7 +38,7 @@ struct ProjectStore: Sendable {
     }
 
     func projects() async throws -> [Project] {
-        try await database.read { sql in
+        try await database.execute { sql in
             try await sql.raw("SELECT \(unsafeRaw: Self.projectColumns) FROM projects ORDER BY created_at, id")
                 .all().map(project(from:))
         }
@@ -47,7 +47,7 @@ struct ProjectStore: Sendable {
     /// Writes the project's name and settings (its webhook has its own updates, so a change made from an older copy
     /// of the project never undoes one to the webhook, nor the reverse).
     func update(_ project: Project) async throws {
-        try await database.read { sql in
+        try await database.execute { sql in
             try await sql.raw(
                 """
                 UPDATE projects SET name = \(bind: project.name), code_length = \(bind: project.settings.codeLength),
@@ -65,7 +65,7 @@ struct ProjectStore: Sendable {
 
     /// Points the project's challenge events at `url` (nil turns them off), leaving the rest of the row as it is.
     func setWebhookURL(_ url: String?, projectId: String) async throws {
-        try await database.read { sql in
+        try await database.execute { sql in
             try await sql.raw("UPDATE projects SET webhook_url = \(bind: url) WHERE id = \(bind: projectId)").run()
         }
     }
@@ -75,7 +75,7 @@ struct ProjectStore: Sendable {
     @discardableResult
     func setWebhookSecret(_ secret: String, projectId: String, replacing: Bool) async throws -> Bool {
         let sealed = try webhookSecrets.sealText(secret, context: projectId)
-        return try await database.read { sql in
+        return try await database.execute { sql in
             let onlyIfNone: SQLQueryString = replacing ? "" : "AND webhook_secret IS NULL"
             return try await sql.raw(
                 """
@@ -119,7 +119,7 @@ struct ProjectStore: Sendable {
     }
 
     func insertKey(_ key: APIKey, secretHash: String) async throws {
-        try await database.read { sql in
+        try await database.execute { sql in
             try await sql.raw(
                 """
                 INSERT INTO api_keys (id, project_id, secret_hash, prefix, name, created_at)
@@ -131,7 +131,7 @@ struct ProjectStore: Sendable {
     }
 
     func keys(projectId: String) async throws -> [APIKey] {
-        try await database.read { sql in
+        try await database.execute { sql in
             try await sql.raw(
                 """
                 SELECT id, project_id, name, prefix, created_at, revoked_at FROM api_keys
@@ -150,7 +150,7 @@ struct ProjectStore: Sendable {
 
     /// Revokes a key of the project; false when the project has no such unrevoked key.
     func revokeKey(id: String, projectId: String, at now: Date) async throws -> Bool {
-        try await database.read { sql in
+        try await database.execute { sql in
             try await sql.raw(
                 """
                 UPDATE api_keys SET revoked_at = \(bind: now.storedValue)
@@ -165,7 +165,7 @@ struct ProjectStore: Sendable {
     /// keeps its secrets and holds none readable. Returns how many it sealed.
     @discardableResult
     func sealPlainWebhookSecrets() async throws -> Int {
-        try await database.read { sql in
+        try await database.execute { sql in
             let plain = try await sql.raw(
                 """
                 SELECT id, webhook_secret FROM projects

@@ -13,7 +13,7 @@ struct RateLimitStore: Sendable {
     ) async throws -> (allowed: Bool, tokens: Double) {
         let refilled = database.least(
             "\(capacity)", "rate_buckets.tokens + (\(now.storedValue) - rate_buckets.updated_at) * \(refillPerSecond)")
-        return try await database.read(in: transaction) { sql in
+        return try await database.execute(in: transaction) { sql in
             // The numbers above are the server's own configuration and clock, never client input.
             try await sql.raw(
                 """

@@ -166,7 +166,7 @@ struct SessionStore: Sendable {
     /// Records a proven second factor on an active session; nil when the session is gone.
     func stepUp(id: String, amr: [String], acr: String?, now: Date) async throws -> SessionRecord? {
         let encoded = try Self.encode(amr)
-        return try await database.read { sql in
+        return try await database.execute { sql in
             try await sql.raw(
                 """
                 UPDATE sessions SET amr = \(bind: encoded), acr = \(bind: acr), auth_time = \(bind: now.storedValue)
@@ -250,7 +250,7 @@ struct SessionStore: Sendable {
     /// Deletes sessions (and their refresh tokens) that expired or were revoked before `cutoff`; their tokens can
     /// no longer be used, so there is nothing left to recognise.
     func purge(before cutoff: Date) async throws {
-        try await database.read { sql in
+        try await database.execute { sql in
             try await sql.raw(
                 """
                 DELETE FROM sessions

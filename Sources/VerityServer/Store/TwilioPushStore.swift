@@ -50,7 +50,7 @@ struct TwilioPushStore: Sendable {
 
     /// One page of the service's entities in creation order, starting after the entity `after` names.
     func entities(serviceSid: String, after: String?, limit: Int) async throws -> [TwilioEntity] {
-        try await database.read { sql in
+        try await database.execute { sql in
             let start = SQLQueryString.twilioPageStart(
                 after: after, table: "twilio_entities", scope: "service_sid", serviceSid)
             return try await sql.raw(
@@ -129,7 +129,7 @@ struct TwilioPushStore: Sendable {
     func factors(
         serviceSid: String, identity: String, projectId: String, factorId: String?, after: String?, limit: Int
     ) async throws -> [(FactorRecord, TwilioFactorLink)] {
-        try await database.read { sql in
+        try await database.execute { sql in
             let columns = FactorStore.columns.split(separator: ",").map {
                 "f." + $0.trimmingCharacters(in: .whitespaces)
             }
@@ -153,7 +153,7 @@ struct TwilioPushStore: Sendable {
     }
 
     func updateLink(factorId: String, metadata: [String: String]?, now: Date) async throws {
-        try await database.read { sql in
+        try await database.execute { sql in
             try await sql.raw(
                 """
                 UPDATE twilio_factors
@@ -179,7 +179,7 @@ struct TwilioPushStore: Sendable {
 
     /// Deletes the Twilio factors that `filter` (over `twilio_factors`) selects and the project's Verity factors
     /// behind them, so their device JWTs no longer sign in anywhere, in the caller's transaction. Their pending
-    /// challenges expire now (the expiry service then reports them as it reports any expiry). Returns the ids of the
+    /// challenges expire now (housekeeping then reports them as it reports any expiry). Returns the ids of the
     /// Verity factors deleted.
     @discardableResult
     static func deleteFactors(_ filter: SQLQueryString, projectId: String, now: Date, in sql: any SQLDatabase)
@@ -188,20 +188,8 @@ struct TwilioPushStore: Sendable {
         let linked = try await sql.raw("DELETE FROM twilio_factors WHERE \(filter) RETURNING factor_id").all()
             .map { try $0.decode(column: "factor_id", as: String.self) }
         var deleted: [String] = []
-        for id in linked {
-            guard
-                try await sql.raw(
-                    "DELETE FROM factors WHERE id = \(bind: id) AND project_id = \(bind: projectId) RETURNING id"
-                ).first() != nil
-            else { continue }
+        for id in linked where try await FactorStore.delete(id: id, projectId: projectId, now: now, in: sql) {
             deleted.append(id)
-            try await sql.raw(
-                """
-                UPDATE challenges SET expires_at = \(bind: now.storedValue)
-                WHERE factor_id = \(bind: id) AND project_id = \(bind: projectId) AND status = 'pending'
-                  AND expires_at > \(bind: now.storedValue)
-                """
-            ).run()
         }
         return deleted
     }
@@ -230,11 +218,11 @@ struct TwilioPushStore: Sendable {
         serviceSid: String, identity: String, projectId: String, factorId: String?, status: ChallengeStatus?,
         descending: Bool, after: String?, limit: Int, now: Date
     ) async throws -> [ChallengeRecord] {
-        try await database.read { sql in
+        try await database.execute { sql in
             let columns = ChallengeStore.columns.split(separator: ",")
                 .map { "c." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", ")
             let factorFilter: SQLQueryString = factorId.map { "AND c.factor_id = \(bind: $0)" } ?? ""
-            // A pending challenge past its expiry is expired before the expiry service marks it.
+            // A pending challenge past its expiry is expired before housekeeping marks it.
             let statusFilter: SQLQueryString =
                 switch status {
                 case nil: ""
@@ -271,7 +259,7 @@ struct TwilioPushStore: Sendable {
     // MARK: Access tokens
 
     func insert(_ token: TwilioAccessToken) async throws {
-        try await database.read { sql in
+        try await database.execute { sql in
             try await sql.raw(
                 """
                 INSERT INTO twilio_access_tokens

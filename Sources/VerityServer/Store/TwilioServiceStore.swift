@@ -11,7 +11,7 @@ struct TwilioServiceStore: Sendable {
         """
 
     func insert(_ service: TwilioVerifyService) async throws {
-        try await database.read { sql in
+        try await database.execute { sql in
             try await sql.raw(
                 """
                 INSERT INTO twilio_services (\(unsafeRaw: Self.columns))
@@ -39,7 +39,7 @@ struct TwilioServiceStore: Sendable {
 
     /// One page of the project's services in creation order, starting after the service `after` names.
     func services(projectId: String, after: String?, limit: Int) async throws -> [TwilioVerifyService] {
-        try await database.read { sql in
+        try await database.execute { sql in
             let start = SQLQueryString.twilioPageStart(
                 after: after, table: "twilio_services", scope: "project_id", projectId)
             return try await sql.raw(
@@ -54,7 +54,7 @@ struct TwilioServiceStore: Sendable {
 
     /// Saves changed settings; false when the service no longer exists.
     func update(_ service: TwilioVerifyService) async throws -> Bool {
-        try await database.read { sql in
+        try await database.execute { sql in
             try await sql.raw(
                 """
                 UPDATE twilio_services

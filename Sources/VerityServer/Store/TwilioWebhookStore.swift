@@ -66,7 +66,7 @@ struct TwilioWebhookStore: Sendable {
         "sid, service_sid, friendly_name, event_types, webhook_url, status, version, created_at, updated_at"
 
     func insert(_ webhook: TwilioWebhook) async throws {
-        try await database.read { sql in
+        try await database.execute { sql in
             try await sql.raw(
                 """
                 INSERT INTO twilio_webhooks (\(unsafeRaw: Self.columns))
@@ -80,7 +80,7 @@ struct TwilioWebhookStore: Sendable {
     }
 
     func update(_ webhook: TwilioWebhook) async throws -> Bool {
-        try await database.read { sql in
+        try await database.execute { sql in
             try await sql.raw(
                 """
                 UPDATE twilio_webhooks
@@ -107,7 +107,7 @@ struct TwilioWebhookStore: Sendable {
 
     /// One page of the service's webhooks in creation order, starting after the webhook `after` names.
     func webhooks(serviceSid: String, after: String?, limit: Int) async throws -> [TwilioWebhook] {
-        try await database.read { sql in
+        try await database.execute { sql in
             let start = SQLQueryString.twilioPageStart(
                 after: after, table: "twilio_webhooks", scope: "service_sid", serviceSid)
             return try await sql.raw(
@@ -121,7 +121,7 @@ struct TwilioWebhookStore: Sendable {
     }
 
     func delete(sid: String, serviceSid: String) async throws -> Bool {
-        try await database.read { sql in
+        try await database.execute { sql in
             try await sql.raw(
                 """
                 DELETE FROM twilio_webhooks WHERE sid = \(bind: sid) AND service_sid = \(bind: serviceSid)

@@ -16,12 +16,12 @@ extension Database {
     }
 
     /// Runs `body` in the caller's unit of work when there is one (a step of a larger change), otherwise as
-    /// ``read(_:)``.
-    func read<T: Sendable>(in work: UnitOfWork?, _ body: @Sendable (any SQLDatabase) async throws -> T)
+    /// ``execute(_:)``.
+    func execute<T: Sendable>(in work: UnitOfWork?, _ body: @Sendable (any SQLDatabase) async throws -> T)
         async throws -> T
     {
         if let work { return try await body(work.sql) }
-        return try await read(body)
+        return try await execute(body)
     }
 
     /// Runs `body` in the caller's unit of work when there is one, otherwise in a transaction of its own.

@@ -140,7 +140,7 @@ struct VerificationStore: Sendable {
 
     /// The messages that carried a verification's code, oldest first: one per send.
     func sends(verificationId: String) async throws -> [(messageId: String, at: Date)] {
-        try await database.read { sql in
+        try await database.execute { sql in
             try await sql.raw(
                 """
                 SELECT id, created_at FROM outbox WHERE verification_id = \(bind: verificationId)
@@ -207,7 +207,7 @@ struct VerificationStore: Sendable {
     /// Approves a verification that is still pending, unexpired and under the attempt limit.
     /// Returns nil when another request got there first or the verification stopped being checkable.
     func approve(id: String, maxChecks: Int, now: Date) async throws -> VerificationRecord? {
-        try await database.read { sql in
+        try await database.execute { sql in
             try await sql.raw(
                 """
                 UPDATE verifications SET status = 'approved', updated_at = \(bind: now.storedValue)
@@ -222,7 +222,7 @@ struct VerificationStore: Sendable {
     /// Counts one wrong code. The last allowed attempt moves the verification to `max_attempts_reached`.
     /// Returns nil when the verification is no longer checkable (approved, expired, already at the limit).
     func recordWrongCode(id: String, maxChecks: Int, now: Date) async throws -> VerificationRecord? {
-        try await database.read { sql in
+        try await database.execute { sql in
             try await sql.raw(
                 """
                 UPDATE verifications
@@ -239,7 +239,7 @@ struct VerificationStore: Sendable {
 
     /// Cancels a pending verification; nil when there is none to cancel.
     func cancel(id: String, projectId: String, now: Date) async throws -> VerificationRecord? {
-        try await database.read { sql in
+        try await database.execute { sql in
             try await sql.raw(
                 """
                 UPDATE verifications SET status = 'canceled', updated_at = \(bind: now.storedValue)

@@ -12,7 +12,7 @@ import Hummingbird
 /// the one route that takes it, and every other route answers 20003 without a project.
 struct TwilioAuthenticator: RouterMiddleware {
     typealias Context = VerityRequestContext
-    let projects: ProjectStore
+    let projects: AdminService
     let push: TwilioPush
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
@@ -28,7 +28,7 @@ struct TwilioAuthenticator: RouterMiddleware {
         }
         guard let (username, password) = Self.basicCredentials(request), password.hasPrefix(APIKeySecret.prefix),
             password.count <= 128,
-            let (project, keyId) = try await projects.projectAndKeyId(forKeyHash: SecretHash.hex(password)),
+            let (project, keyId) = try await projects.projectAndKeyId(forAPIKey: password),
             username == TwilioSID.account(forProject: project.id) || username == TwilioSID.apiKey(forKey: keyId)
         else {
             throw TwilioError.authenticationFailed

@@ -1,4 +1,5 @@
 import Hummingbird
+import Logging
 
 /// The Twilio Verify v2 face: Twilio's wire protocol (form-encoded PascalCase in, snake_case JSON out, SIDs, Basic
 /// auth, Twilio's error bodies and paging) over Verity's own domain, under a path prefix.
@@ -6,31 +7,27 @@ import Hummingbird
 /// A client replaces `https://verify.twilio.com` with `<public URL><prefix>`; every resource then sits under
 /// `<prefix>/v2/…` as on Twilio.
 struct TwilioFace {
-    let verity: Verity
+    let services: TwilioServices
+    let push: TwilioPush
     let verifications: VerificationService
+    let projects: AdminService
+    let clock: any TimeSource
+    let logger: Logger
     /// `/twilio`, or empty to serve `/v2/…` at the root.
     let prefix: String
     let publicURL: String
 
     func addRoutes(to router: Router<VerityRequestContext>) {
         let versionPath = prefix + "/v2"
-        let services = TwilioServices(
-            store: TwilioServiceStore(database: verity.database), random: verity.random, clock: verity.clock)
-        let push = TwilioPush(
-            store: TwilioPushStore(database: verity.database), webhooks: TwilioWebhookStore(database: verity.database),
-            services: services, factors: verity.factorService,
-            challenges: verity.challengeService, projects: verity.projects, webhookAddresses: verity.webhookAddresses,
-            random: verity.random, clock: verity.clock)
         let group = router.group(RouterPath(versionPath))
-            .add(middleware: TwilioErrorMiddleware(logger: verity.logger, clock: verity.clock, pathPrefix: versionPath))
-            .add(middleware: TwilioAuthenticator(projects: verity.projects, push: push))
+            .add(middleware: TwilioErrorMiddleware(logger: logger, clock: clock, pathPrefix: versionPath))
+            .add(middleware: TwilioAuthenticator(projects: projects, push: push))
         let baseURL = publicURL + prefix
         TwilioServiceController(services: services, baseURL: baseURL).addRoutes(to: group)
         TwilioVerificationController(
-            services: services, verifications: verifications, clock: verity.clock, baseURL: baseURL
+            services: services, verifications: verifications, clock: clock, baseURL: baseURL
         ).addRoutes(to: group)
-        TwilioPushController(push: push, services: services, clock: verity.clock, baseURL: baseURL).addRoutes(to: group)
-        router.add(
-            middleware: TwilioUnmatchedRoutes(versionPath: versionPath, routes: router.routes, clock: verity.clock))
+        TwilioPushController(push: push, services: services, clock: clock, baseURL: baseURL).addRoutes(to: group)
+        router.add(middleware: TwilioUnmatchedRoutes(versionPath: versionPath, routes: router.routes, clock: clock))
     }
 }

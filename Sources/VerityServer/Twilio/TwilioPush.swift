@@ -46,11 +46,6 @@ enum TwilioCaller: Sendable {
 /// The rules of the Verify Push and TOTP face, over Verity's own factors and challenges: Twilio's entities, access
 /// tokens, factor verification by signature or code, device JWTs and answers signed over listed fields.
 struct TwilioPush: Sendable {
-    /// Clock skew tolerated on device JWTs, and the longest lifetime the SDKs give them.
-    static let leeway: TimeInterval = 60
-    static let maxDeviceTokenLifetime: TimeInterval = 600
-    /// The media type of a device JWT (`cty`), as the Twilio Verify SDKs send it.
-    static let deviceTokenType = "twilio-pba;v=1"
     /// The top-level keys of a challenge that a device signs with its answer (`Twilio-Verify-Signature-Fields`).
     static let signatureFields = [
         "sid", "account_sid", "service_sid", "entity_sid", "identity", "factor_sid", "date_created",
@@ -62,7 +57,7 @@ struct TwilioPush: Sendable {
     let services: TwilioServices
     let factors: FactorService
     let challenges: ChallengeService
-    let projects: ProjectStore
+    let projects: AdminService
     let webhookAddresses: OutboundAddressPolicy
     let random: any RandomSource
     let clock: any TimeSource
@@ -82,10 +77,20 @@ struct TwilioPush: Sendable {
     }
 
     func entity(_ identity: String, in service: TwilioVerifyService) async throws -> TwilioEntity {
-        guard let entity = try await store.entity(serviceSid: service.sid, identity: identity) else {
+        guard let entity = try await findEntity(identity, in: service) else {
             throw TwilioError.notFound("/Services/\(service.sid)/Entities/\(identity)")
         }
         return entity
+    }
+
+    /// The entity of `identity`, if the service has one yet.
+    func findEntity(_ identity: String, in service: TwilioVerifyService) async throws -> TwilioEntity? {
+        try await store.entity(serviceSid: service.sid, identity: identity)
+    }
+
+    /// One page of the service's entities, after the entity SID `after`.
+    func entities(in service: TwilioVerifyService, after: String?, limit: Int) async throws -> [TwilioEntity] {
+        try await store.entities(serviceSid: service.sid, after: after, limit: limit)
     }
 
     func deleteEntity(_ identity: String, in service: TwilioVerifyService, project: Project) async throws {
@@ -141,9 +146,8 @@ struct TwilioPush: Sendable {
     {
         guard accessToken.count <= 128, let token = try await store.accessToken(hash: SecretHash.hex(accessToken)),
             token.serviceSid == serviceSid, token.identity == identity,
-            let project = try await projects.project(id: token.projectId),
-            let enrollment = try await factors.store.enrollmentToken(hash: token.tokenHash, now: clock.now()),
-            enrollment.factorId == nil
+            let project = try await projects.findProject(id: token.projectId),
+            try await factors.isEnrollmentOpen(tokenHash: token.tokenHash)
         else { throw TwilioError.authenticationFailed }
         let service = try await services.service(serviceSid, in: project)
         guard try form.requiredString("FactorType") == "push" else {
@@ -151,7 +155,7 @@ struct TwilioPush: Sendable {
         }
         let (factor, link) = try await createPush(
             form, enrollmentToken: accessToken, identity: identity, defaultName: token.factorFriendlyName,
-            in: service)
+            in: service, project: project)
         return (factor, link, service, project)
     }
 
@@ -164,13 +168,13 @@ struct TwilioPush: Sendable {
         let token = try await factors.createEnrollmentToken(
             CreateEnrollmentTokenRequest(userId: identity, expiresIn: 60), in: project)
         return try await createPush(
-            form, enrollmentToken: token.token, identity: identity, defaultName: nil, in: service)
+            form, enrollmentToken: token.token, identity: identity, defaultName: nil, in: service, project: project)
     }
 
     /// A push factor from the form's `Binding.*`, `Config.*` and `Metadata`, enrolled with `enrollmentToken`.
     private func createPush(
         _ form: TwilioForm, enrollmentToken: String, identity: String, defaultName: String?,
-        in service: TwilioVerifyService
+        in service: TwilioVerifyService, project: Project
     ) async throws -> (FactorRecord, TwilioFactorLink) {
         if let alg = form.string("Binding.Alg"), alg != "ES256" {
             throw TwilioError.invalidParameter("Binding.Alg", "only ES256")
@@ -200,9 +204,7 @@ struct TwilioPush: Sendable {
         let link = TwilioFactorLink(
             factorId: enrolled.factor.id, serviceSid: service.sid, identity: identity, metadata: metadata,
             updatedAt: clock.now())
-        guard let factor = try await factors.store.factor(id: enrolled.factor.id) else {
-            throw VerityError(.factorNotFound)
-        }
+        let factor = try await factors.factor(id: enrolled.factor.id, in: project)
         try await store.link(
             link, entity: newEntity(identity, in: service),
             events: events([Self.event("factor.created", factor, link)], service: service))
@@ -238,9 +240,7 @@ struct TwilioPush: Sendable {
         let link = TwilioFactorLink(
             factorId: created.factor.id, serviceSid: service.sid, identity: identity, totpSkew: skew,
             updatedAt: clock.now())
-        guard let factor = try await factors.store.factor(id: created.factor.id) else {
-            throw VerityError(.factorNotFound)
-        }
+        let factor = try await factors.factor(id: created.factor.id, in: project)
         try await store.link(
             link, entity: newEntity(identity, in: service),
             events: events([Self.event("factor.created", factor, link)], service: service))
@@ -255,7 +255,7 @@ struct TwilioPush: Sendable {
     {
         let notFound = TwilioError.notFound("/Services/\(service.sid)/Entities/\(identity)/Factors/\(sid)")
         guard let id = TwilioSID.verityId(sid, prefix: "YF", idPrefix: "fac"),
-            let factor = try await factors.store.factor(id: id, projectId: project.id),
+            let factor = try await factors.findFactor(id: id, in: project),
             let link = try await store.link(factorId: id), link.serviceSid == service.sid, link.identity == identity
         else { throw notFound }
         if case .device(let device) = caller, device.id != factor.id { throw notFound }
@@ -314,10 +314,9 @@ struct TwilioPush: Sendable {
         if name != nil || pushToken != nil || form.string("Config.SdkVersion") != nil
             || form.string("Config.AppId") != nil
         {
-            factor =
-                try await factors.store.update(
-                    id: factor.id, pushToken: factor.type == .push ? pushToken : nil, friendlyName: name,
-                    sdkVersion: form.string("Config.SdkVersion"), appId: form.string("Config.AppId")) ?? factor
+            factor = try await factors.update(
+                factor, pushToken: pushToken, friendlyName: name, sdkVersion: form.string("Config.SdkVersion"),
+                appId: form.string("Config.AppId"))
             try await store.updateLink(factorId: factor.id, metadata: nil, now: clock.now())
         }
         return (factor, link)
@@ -350,28 +349,18 @@ struct TwilioPush: Sendable {
 
     // MARK: - Device authentication
 
-    /// A device JWT as the Twilio Verify SDKs sign it: ES256 by the factor's key, `cty` `twilio-pba;v=1`, `kid` =
-    /// the factor's credential SID, `sub` = the account SID, `nbf`/`exp` at most ten minutes apart. Only a factor
-    /// enrolled through this face (one with a Twilio side) signs in here: a native Verity factor has its own device
-    /// protocol and no service or entity.
+    /// A device JWT as the Twilio Verify SDKs sign it (``DeviceTokenDialect/twilio``), checked by the one rule for
+    /// device tokens. Only a factor enrolled through this face (one with a Twilio side) signs in here: a native
+    /// Verity factor has its own device protocol and no service or entity.
     func authenticateDevice(token: String) async throws -> (FactorRecord, Project) {
-        struct Claims: Decodable {
-            var sub: String
-            var nbf: Double
-            var exp: Double
+        let factor: FactorRecord
+        do {
+            factor = try await factors.authenticateDevice(token: token, dialect: .twilio)
+        } catch let error as VerityError where error.code == .unauthorized {
+            throw TwilioError.authenticationFailed
         }
-        guard let jws = try? CompactJWS(parsing: token), jws.header.cty == Self.deviceTokenType,
-            let kid = jws.header.kid, let id = TwilioSID.verityId(kid, prefix: "CR", idPrefix: "fac"),
-            let factor = try await factors.store.factor(id: id), factor.type == .push,
-            let key = try? factor.signingKey(), jws.isValidSignature(for: key),
-            let claims = try? jws.decodePayload(Claims.self)
-        else { throw TwilioError.authenticationFailed }
-        let now = clock.now().timeIntervalSince1970
-        guard claims.sub == TwilioSID.account(forProject: factor.projectId), claims.nbf <= now + Self.leeway,
-            claims.exp > now - Self.leeway, claims.exp > claims.nbf,
-            claims.exp - claims.nbf <= Self.maxDeviceTokenLifetime,
-            try await store.link(factorId: factor.id) != nil,
-            let project = try await projects.project(id: factor.projectId)
+        guard try await store.link(factorId: factor.id) != nil,
+            let project = try await projects.findProject(id: factor.projectId)
         else { throw TwilioError.authenticationFailed }
         return (factor, project)
     }
@@ -380,6 +369,17 @@ struct TwilioPush: Sendable {
 
     /// A challenge for one of the entity's verified factors: pushed to the device, or answered at once by the TOTP
     /// code in `AuthPayload`.
+    /// One page of the entity's challenges (those of its factors in this service), filtered by factor and status,
+    /// in creation order or the reverse, after the challenge `after` (a Verity id) names.
+    func challenges(
+        identity: String, in service: TwilioVerifyService, project: Project, factorId: String?,
+        status: ChallengeStatus?, descending: Bool, after: String?, limit: Int
+    ) async throws -> [ChallengeRecord] {
+        try await store.challenges(
+            serviceSid: service.sid, identity: identity, projectId: project.id, factorId: factorId, status: status,
+            descending: descending, after: after, limit: limit, now: clock.now())
+    }
+
     func createChallenge(_ form: TwilioForm, identity: String, in service: TwilioVerifyService, project: Project)
         async throws -> ChallengeRecord
     {
@@ -550,8 +550,7 @@ struct TwilioPush: Sendable {
         if sid == nil {
             if project.webhookSecret == nil {
                 // Only the secret, and only if there is still none: `project` may be older than the row.
-                try await projects.setWebhookSecret(
-                    "whsec_" + Identifiers(random: random).secret(bytes: 32), projectId: project.id, replacing: false)
+                try await projects.ensureWebhookSecret(projectId: project.id)
             }
             try await webhooks.insert(webhook)
         } else if try await !webhooks.update(webhook) {
@@ -645,4 +644,13 @@ struct TwilioPush: Sendable {
         else { throw TwilioError.invalidParameter(parameter, "a JSON object of strings, at most 1024 characters") }
         return object
     }
+}
+
+extension DeviceTokenDialect {
+    /// The Twilio Verify SDKs': `cty` `twilio-pba;v=1`, `kid` is the factor's credential SID (`CR…`), `sub` the
+    /// account SID, the window `nbf`…`exp`. The SDKs mint a fresh token per call with no `jti`, so single use cannot
+    /// hold there: a token may be replayed within its window (SECURITY.md says so).
+    static let twilio = DeviceTokenDialect(
+        contentType: "twilio-pba;v=1", factorId: { TwilioSID.verityId($0, prefix: "CR", idPrefix: "fac") },
+        subject: { TwilioSID.account(forProject: $0.projectId) }, isSingleUse: false)
 }

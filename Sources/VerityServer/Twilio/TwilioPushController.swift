@@ -49,7 +49,7 @@ struct TwilioPushController {
         let (found, meta) = try await TwilioPageMeta.page(
             try TwilioForm.query(of: request), sidPrefix: "YE", listURL: "\(serviceURL(scope))/Entities",
             key: "entities",
-            fetch: { try await push.store.entities(serviceSid: scope.service.sid, after: $0, limit: $1) },
+            fetch: { try await push.entities(in: scope.service, after: $0, limit: $1) },
             sid: \.sid)
         return try TwilioJSON.response(
             object: ["entities": .array(found.map { .object(body($0, scope)) }), "meta": try TwilioJSON.value(meta)])
@@ -186,11 +186,10 @@ struct TwilioPushController {
                 "Order": query.string("Order"),
             ],
             fetch: {
-                try await push.store.challenges(
-                    serviceSid: scope.service.sid, identity: identity, projectId: scope.account.project.id,
-                    factorId: factorId, status: status, descending: descending,
-                    after: $0.flatMap { TwilioSID.verityId($0, prefix: "YC", idPrefix: "chl") }, limit: $1,
-                    now: clock.now())
+                try await push.challenges(
+                    identity: identity, in: scope.service, project: scope.account.project, factorId: factorId,
+                    status: status, descending: descending,
+                    after: $0.flatMap { TwilioSID.verityId($0, prefix: "YC", idPrefix: "chl") }, limit: $1)
             }, sid: { TwilioSID.sid("YC", verityId: $0.id) ?? "" })
         var items: [JSONValue] = []
         for challenge in found { items.append(.object(try await body(challenge, identity, scope))) }
@@ -356,7 +355,7 @@ struct TwilioPushController {
     }
 
     private func entitySid(_ identity: String, _ scope: Scope) async throws -> JSONValue {
-        (try await push.store.entity(serviceSid: scope.service.sid, identity: identity)).map { .string($0.sid) }
+        (try await push.findEntity(identity, in: scope.service)).map { .string($0.sid) }
             ?? .null
     }
 

@@ -1,0 +1,41 @@
+import Foundation
+import VerityCore
+
+/// A stored challenge. `status` is `pending` until answered, or expired by housekeeping.
+struct ChallengeRecord: Sendable, Equatable {
+    var id: String
+    var projectId: String
+    var userId: String
+    var factorId: String?
+    var type: FactorType
+    var status: ChallengeStatus
+    var message: String
+    var details: [ChallengeDetail]
+    var hiddenDetails: [String: String]
+    var contentHash: String
+    var userVerification: UserVerification
+    var createdAt: Date
+    var expiresAt: Date
+    var respondedAt: Date?
+    var respondedFactorId: String?
+
+    /// The status a client sees: a pending challenge past its expiry is expired even before the service marks it.
+    func status(at now: Date) -> ChallengeStatus {
+        status == .pending && expiresAt <= now ? .expired : status
+    }
+
+    func response(at now: Date) -> Challenge {
+        Challenge(
+            id: id, userId: userId, factorId: factorId, type: type, status: status(at: now), message: message,
+            details: details, hiddenDetails: hiddenDetails, userVerification: userVerification,
+            createdAt: createdAt, expiresAt: expiresAt, respondedAt: respondedAt,
+            respondedFactorId: respondedFactorId)
+    }
+
+    func deviceView(for factorId: String, at now: Date) -> DeviceChallenge {
+        DeviceChallenge(
+            id: id, factorId: factorId, status: status(at: now), message: message, details: details,
+            userVerification: userVerification, createdAt: createdAt, expiresAt: expiresAt,
+            contentHash: contentHash, signedFields: ChallengeSigningPayload.signedFields)
+    }
+}
