@@ -57,9 +57,7 @@ struct APNsPushSenderTests {
     ) -> APNsPushSender {
         APNsPushSender(
             configuration: configuration(baseURL: stand.baseURL),
-            httpClient: stand.client,
-            logger: logs.logger,
-            now: clock.now
+            provider: ProviderClient(httpClient: stand.client, logger: logs.logger, now: clock.now)
         )
     }
 
@@ -264,9 +262,8 @@ struct APNsPushSenderTests {
             let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(tlsConfiguration: tls))
             let trusting = APNsPushSender(
                 configuration: configuration(baseURL: stand.baseURL, certificateVerification: true),
-                httpClient: client,
-                logger: Logger(label: "test"),
-                now: PushTestClock(Self.start).now
+                provider: ProviderClient(
+                    httpClient: client, logger: Logger(label: "test"), now: PushTestClock(Self.start).now)
             )
             let trusted = await PushFailure.of { try await trusting.send(notification()) }
             try await client.shutdown()
@@ -275,9 +272,8 @@ struct APNsPushSenderTests {
             // The default trust roots do not include the test certificate: a failed handshake is transient.
             let untrusting = APNsPushSender(
                 configuration: configuration(baseURL: stand.baseURL, certificateVerification: true),
-                httpClient: stand.client,
-                logger: Logger(label: "test"),
-                now: PushTestClock(Self.start).now
+                provider: ProviderClient(
+                    httpClient: stand.client, logger: Logger(label: "test"), now: PushTestClock(Self.start).now)
             )
             let failure = await PushFailure.of { try await untrusting.send(notification()) }
             guard case .delivery(.transient, let reason) = failure else {
@@ -296,9 +292,8 @@ struct APNsPushSenderTests {
         try await withNonRetryingHTTPClient { client in
             let sender = APNsPushSender(
                 configuration: configuration(baseURL: "https://127.0.0.1:\(port)"),
-                httpClient: client,
-                logger: Logger(label: "test"),
-                now: PushTestClock(Self.start).now
+                provider: ProviderClient(
+                    httpClient: client, logger: Logger(label: "test"), now: PushTestClock(Self.start).now)
             )
             let failure = await PushFailure.of { try await sender.send(notification()) }
             guard case .delivery(.transient, let reason) = failure else {
@@ -316,7 +311,8 @@ struct APNsPushSenderTests {
                 baseURL: stand.baseURL, privateKeyPEM: "-----BEGIN PRIVATE KEY-----\nAAAA")
             #expect(throws: DeliveryError.self) { try configuration.validate() }
             let sender = APNsPushSender(
-                configuration: configuration, httpClient: stand.client, logger: Logger(label: "test"))
+                configuration: configuration,
+                provider: ProviderClient(httpClient: stand.client, logger: Logger(label: "test")))
             let failure = await PushFailure.of { try await sender.send(notification()) }
             #expect(failure == .delivery(.permanent, "apns private key is not a PEM P-256 private key"))
         }

@@ -43,9 +43,7 @@ struct FCMPushSenderTests {
         FCMPushSender(
             configuration: FCMConfiguration(
                 serviceAccountJSON: try stand.serviceAccountJSON(privateKeyPEM: privateKeyPEM), baseURL: stand.baseURL),
-            httpClient: stand.client,
-            logger: logs.logger,
-            now: clock.now
+            provider: ProviderClient(httpClient: stand.client, logger: logs.logger, now: clock.now)
         )
     }
 
@@ -259,7 +257,8 @@ struct FCMPushSenderTests {
                 let configuration = FCMConfiguration(serviceAccountJSON: json, baseURL: stand.baseURL)
                 #expect(throws: DeliveryError.self) { try configuration.validate() }
                 let sender = FCMPushSender(
-                    configuration: configuration, httpClient: stand.client, logger: Logger(label: "test"))
+                    configuration: configuration,
+                    provider: ProviderClient(httpClient: stand.client, logger: Logger(label: "test")))
                 let failure = await PushFailure.of { try await sender.send(notification()) }
                 #expect(failure == .delivery(.permanent, reason))
             }

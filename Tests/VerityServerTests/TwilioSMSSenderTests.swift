@@ -44,8 +44,7 @@ struct TwilioSMSSenderTests {
         let recorded = try await withTwilioStandIn(.created) { baseURL, client in
             let sender = TwilioSMSSender(
                 configuration: configuration(baseURL: baseURL + "/"),
-                httpClient: client,
-                logger: logs.logger
+                provider: ProviderClient(httpClient: client, logger: logs.logger)
             )
             try await sender.send(message(body: text))
         }
@@ -81,8 +80,7 @@ struct TwilioSMSSenderTests {
         let recorded = try await withTwilioStandIn(.created) { baseURL, client in
             let sender = TwilioSMSSender(
                 configuration: configuration(baseURL: baseURL, from: nil, messagingServiceSID: "MG0123456789abcdef"),
-                httpClient: client,
-                logger: Logger(label: "test")
+                provider: ProviderClient(httpClient: client, logger: Logger(label: "test"))
             )
             try await sender.send(message())
         }
@@ -114,7 +112,8 @@ struct TwilioSMSSenderTests {
         let logs = CapturedLogs()
         let recorded = try await withTwilioStandIn(errorCase.answer) { baseURL, client in
             let sender = TwilioSMSSender(
-                configuration: configuration(baseURL: baseURL), httpClient: client, logger: logs.logger)
+                configuration: configuration(baseURL: baseURL),
+                provider: ProviderClient(httpClient: client, logger: logs.logger))
             let error = await #expect(throws: DeliveryError.self) { try await sender.send(message()) }
             #expect(error?.kind == errorCase.kind)
             #expect(error?.reason == errorCase.reason)
@@ -132,8 +131,7 @@ struct TwilioSMSSenderTests {
         try await withNonRetryingHTTPClient { client in
             let sender = TwilioSMSSender(
                 configuration: configuration(baseURL: "http://127.0.0.1:\(port)"),
-                httpClient: client,
-                logger: Logger(label: "test")
+                provider: ProviderClient(httpClient: client, logger: Logger(label: "test"))
             )
             let error = await #expect(throws: DeliveryError.self) { try await sender.send(message()) }
             #expect(error?.kind == .transient)
@@ -147,8 +145,7 @@ struct TwilioSMSSenderTests {
         _ = try await withTwilioStandIn(.slow) { baseURL, client in
             let sender = TwilioSMSSender(
                 configuration: configuration(baseURL: baseURL, timeout: .milliseconds(300)),
-                httpClient: client,
-                logger: Logger(label: "test")
+                provider: ProviderClient(httpClient: client, logger: Logger(label: "test"))
             )
             let clock = ContinuousClock()
             let start = clock.now
@@ -164,8 +161,7 @@ struct TwilioSMSSenderTests {
         let recorded = try await withTwilioStandIn(.created) { baseURL, client in
             let sender = TwilioSMSSender(
                 configuration: configuration(baseURL: baseURL, from: "", messagingServiceSID: nil),
-                httpClient: client,
-                logger: Logger(label: "test")
+                provider: ProviderClient(httpClient: client, logger: Logger(label: "test"))
             )
             let error = await #expect(throws: DeliveryError.self) { try await sender.send(message()) }
             #expect(error?.kind == .permanent)
@@ -177,7 +173,8 @@ struct TwilioSMSSenderTests {
     func refusesEmail() async throws {
         let recorded = try await withTwilioStandIn(.created) { baseURL, client in
             let sender = TwilioSMSSender(
-                configuration: configuration(baseURL: baseURL), httpClient: client, logger: Logger(label: "test"))
+                configuration: configuration(baseURL: baseURL),
+                provider: ProviderClient(httpClient: client, logger: Logger(label: "test")))
             let email = OutgoingMessage(
                 id: "msg_1", channel: .email, to: "a@example.com", subject: "Code", body: "123456")
             let error = await #expect(throws: DeliveryError.self) { try await sender.send(email) }

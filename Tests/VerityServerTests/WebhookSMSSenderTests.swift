@@ -29,9 +29,7 @@ struct WebhookSMSSenderTests {
     {
         WebhookSMSSender(
             configuration: WebhookSMSConfiguration(url: url, secret: Self.secret, timeout: timeout),
-            httpClient: client,
-            logger: logger,
-            now: { Self.signedAt }
+            provider: ProviderClient(httpClient: client, logger: logger, now: { Self.signedAt })
         )
     }
 

@@ -195,14 +195,15 @@ extension Senders {
         _ configuration: ServerConfiguration, httpClient: HTTPClient, clock: any TimeSource, logger: Logger
     ) -> Senders {
         let now: @Sendable () -> Date = { clock.now() }
+        let provider = ProviderClient(httpClient: httpClient, logger: logger, now: now)
         let console = ConsoleSender(logger: logger)
         let (sms, smsName): (any MessageSender, String) =
             switch configuration.sms {
             case .console: (console, "console")
             case .twilio(let twilio):
-                (TwilioSMSSender(configuration: twilio, httpClient: httpClient, logger: logger), "twilio")
+                (TwilioSMSSender(configuration: twilio, provider: provider), "twilio")
             case .webhook(let webhook):
-                (WebhookSMSSender(configuration: webhook, httpClient: httpClient, logger: logger, now: now), "webhook")
+                (WebhookSMSSender(configuration: webhook, provider: provider), "webhook")
             }
         let (email, emailName): (any MessageSender, String) =
             switch configuration.email {
@@ -212,12 +213,8 @@ extension Senders {
         return Senders(
             sms: sms, smsName: smsName, email: email, emailName: emailName,
             push: PushRouter(
-                apns: configuration.apns.map {
-                    APNsPushSender(configuration: $0, httpClient: httpClient, logger: logger, now: now)
-                },
-                fcm: configuration.fcm.map {
-                    FCMPushSender(configuration: $0, httpClient: httpClient, logger: logger, now: now)
-                },
+                apns: configuration.apns.map { APNsPushSender(configuration: $0, provider: provider) },
+                fcm: configuration.fcm.map { FCMPushSender(configuration: $0, provider: provider) },
                 console: ConsolePushSender(logger: logger)),
             pushName: "push",
             events: HTTPEventSender(addresses: configuration.webhookAddresses, logger: logger, now: now))

@@ -120,9 +120,7 @@ public struct APNsPushSender: PushSender {
     public static let category = "VERITY_CHALLENGE"
 
     let configuration: APNsConfiguration
-    let httpClient: HTTPClient
-    let logger: Logger
-    let now: @Sendable () -> Date
+    let provider: ProviderClient
     let signingKey: Result<P256.Signing.PrivateKey, DeliveryError>
     let providerTokens = ProviderCredentialCache()
 
@@ -131,19 +129,11 @@ public struct APNsPushSender: PushSender {
     ///
     /// - Parameters:
     ///   - configuration: The account, key, topic and environment.
-    ///   - httpClient: The client to send with (HTTP/2 capable, the default); the caller owns it and shuts it down.
-    ///   - logger: Where to log; never given the private key, the provider token or a whole device token.
-    ///   - now: The clock, for the provider token's `iat` and its refresh.
-    public init(
-        configuration: APNsConfiguration,
-        httpClient: HTTPClient,
-        logger: Logger,
-        now: @escaping @Sendable () -> Date = Date.init
-    ) {
+    ///   - provider: The client (HTTP/2 capable, the default), the logger (never given the private key, the
+    ///     provider token or a whole device token) and the clock (the provider token's `iat` and its refresh).
+    public init(configuration: APNsConfiguration, provider: ProviderClient) {
         self.configuration = configuration
-        self.httpClient = httpClient
-        self.logger = logger
-        self.now = now
+        self.provider = provider
         self.signingKey = Result { () throws(DeliveryError) in try configuration.signingKey() }
     }
 
@@ -159,12 +149,12 @@ public struct APNsPushSender: PushSender {
         let key = try signingKey.get()
         let topic = notification.appId.flatMap { $0.isEmpty ? nil : $0 } ?? configuration.topic
         guard !topic.isEmpty else { throw DeliveryError(.permanent, "apns needs a topic (bundle ID)") }
-        let now = self.now()
+        let now = provider.now()
         guard notification.expiresAt > Int(now.timeIntervalSince1970) else {
             throw DeliveryError(.permanent, "apns notification expired before delivery")
         }
 
-        var logger = self.logger
+        var logger = provider.logger
         logger[metadataKey: "message.id"] = "\(notification.id)"
         logger[metadataKey: "push.token"] = "\(ProviderHTTP.mask(notification.token))"
         let apnsID = Self.apnsID(forMessageID: notification.id)
@@ -190,8 +180,8 @@ public struct APNsPushSender: PushSender {
         request.headers.add(name: "content-type", value: "application/json")
         request.body = .bytes(ByteBuffer(bytes: try Self.payload(notification)))
 
-        let (response, body) = try await ProviderHTTP.exchange(
-            request, provider: "apns", timeout: configuration.timeout, httpClient: httpClient, logger: logger)
+        let (response, body) = try await provider.exchange(
+            request, provider: "apns", timeout: configuration.timeout, logger: logger)
         let status = Int(response.status.code)
         let reason = try? JSONDecoder().decode(ErrorBody.self, from: Data(body.readableBytesView)).reason
         let metadata: Logger.Metadata = [
@@ -220,7 +210,7 @@ public struct APNsPushSender: PushSender {
     func providerToken(now: Date, key: P256.Signing.PrivateKey) async throws -> String {
         let teamID = configuration.teamID
         let keyID = configuration.keyID
-        let logger = self.logger
+        let logger = provider.logger
         return try await providerTokens.value(now: now) {
             let issuedAt = Int(now.timeIntervalSince1970)
             do {

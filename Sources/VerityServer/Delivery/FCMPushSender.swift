@@ -121,9 +121,7 @@ public struct FCMPushSender: PushSender {
     static let maximumTTL = 28 * 24 * 3600
 
     let configuration: FCMConfiguration
-    let httpClient: HTTPClient
-    let logger: Logger
-    let now: @Sendable () -> Date
+    let provider: ProviderClient
     let serviceAccount: Result<FCMServiceAccount, DeliveryError>
     let accessTokens = ProviderCredentialCache()
 
@@ -132,20 +130,12 @@ public struct FCMPushSender: PushSender {
     ///
     /// - Parameters:
     ///   - configuration: The service account and endpoint.
-    ///   - httpClient: The client to send with; the caller owns it and shuts it down.
-    ///   - logger: Where to log; never given the private key, the assertion, the access token or a whole
-    ///     registration token.
-    ///   - now: The clock, for the assertion's `iat`/`exp`, the access token's expiry and the message TTL.
-    public init(
-        configuration: FCMConfiguration,
-        httpClient: HTTPClient,
-        logger: Logger,
-        now: @escaping @Sendable () -> Date = Date.init
-    ) {
+    ///   - provider: The client, the logger (never given the private key, the assertion, the access token or a
+    ///     whole registration token) and the clock (the assertion's `iat`/`exp`, the access token's expiry and the
+    ///     message TTL).
+    public init(configuration: FCMConfiguration, provider: ProviderClient) {
         self.configuration = configuration
-        self.httpClient = httpClient
-        self.logger = logger
-        self.now = now
+        self.provider = provider
         self.serviceAccount = Result { () throws(DeliveryError) in
             try FCMServiceAccount(json: configuration.serviceAccountJSON)
         }
@@ -159,11 +149,11 @@ public struct FCMPushSender: PushSender {
         }
         guard !notification.token.isEmpty else { throw PushTokenInvalid(reason: "fcm registration token is empty") }
         let account = try serviceAccount.get()
-        let now = self.now()
+        let now = provider.now()
         let ttl = min(notification.expiresAt - Int(now.timeIntervalSince1970), Self.maximumTTL)
         guard ttl > 0 else { throw DeliveryError(.permanent, "fcm notification expired before delivery") }
 
-        var logger = self.logger
+        var logger = provider.logger
         logger[metadataKey: "message.id"] = "\(notification.id)"
         logger[metadataKey: "push.token"] = "\(ProviderHTTP.mask(notification.token))"
 
@@ -176,8 +166,8 @@ public struct FCMPushSender: PushSender {
         request.headers.add(name: "Accept", value: "application/json")
         request.body = .bytes(ByteBuffer(bytes: try Self.body(notification, ttl: ttl)))
 
-        let (response, body) = try await ProviderHTTP.exchange(
-            request, provider: "fcm", timeout: configuration.timeout, httpClient: httpClient, logger: logger)
+        let (response, body) = try await provider.exchange(
+            request, provider: "fcm", timeout: configuration.timeout, logger: logger)
         let status = Int(response.status.code)
         if (200..<300).contains(status) {
             let name = try? JSONDecoder().decode(SendResponse.self, from: Data(body.readableBytesView)).name
@@ -208,19 +198,18 @@ public struct FCMPushSender: PushSender {
 
     /// The cached access token, or a new one from the token endpoint when the cached one expires within 5 minutes.
     func accessToken(now: Date, account: FCMServiceAccount) async throws -> String {
-        let httpClient = self.httpClient
-        let logger = self.logger
+        let provider = self.provider
         let timeout = configuration.timeout
         return try await accessTokens.value(now: now) {
-            try await Self.requestAccessToken(
-                now: now, account: account, httpClient: httpClient, timeout: timeout, logger: logger)
+            try await Self.requestAccessToken(now: now, account: account, provider: provider, timeout: timeout)
         }
     }
 
     /// Exchanges a signed assertion for an access token (RFC 7523 §2.1).
     static func requestAccessToken(
-        now: Date, account: FCMServiceAccount, httpClient: HTTPClient, timeout: Duration, logger: Logger
+        now: Date, account: FCMServiceAccount, provider: ProviderClient, timeout: Duration
     ) async throws -> ProviderCredential {
+        let logger = provider.logger
         let issuedAt = Int(now.timeIntervalSince1970)
         let claims = ProviderToken.GoogleAssertionClaims(
             iss: account.clientEmail, scope: scope, aud: account.tokenURI, iat: issuedAt, exp: issuedAt + 3600)
@@ -240,8 +229,8 @@ public struct FCMPushSender: PushSender {
         ])
         request.body = .bytes(ByteBuffer(string: form))
 
-        let (response, body) = try await ProviderHTTP.exchange(
-            request, provider: "fcm oauth", timeout: timeout, httpClient: httpClient, logger: logger)
+        let (response, body) = try await provider.exchange(
+            request, provider: "fcm oauth", timeout: timeout, logger: logger)
         let status = Int(response.status.code)
         let data = Data(body.readableBytesView)
         guard (200..<300).contains(status) else {

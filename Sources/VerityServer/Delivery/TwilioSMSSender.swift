@@ -56,19 +56,17 @@ public struct TwilioConfiguration: Sendable, CustomStringConvertible {
 /// Twilio has no idempotency key for creating messages, so a retry after a lost response may send a second SMS.
 public struct TwilioSMSSender: MessageSender {
     let configuration: TwilioConfiguration
-    let httpClient: HTTPClient
-    let logger: Logger
+    let provider: ProviderClient
 
     /// Creates a sender.
     ///
     /// - Parameters:
     ///   - configuration: The account, sender and endpoint.
-    ///   - httpClient: The client to send with; the caller owns it and shuts it down.
-    ///   - logger: Where to log; never given the auth token, the message body or the full phone number.
-    public init(configuration: TwilioConfiguration, httpClient: HTTPClient, logger: Logger) {
+    ///   - provider: The client and the logger (never given the auth token, the message body or the full phone
+    ///     number).
+    public init(configuration: TwilioConfiguration, provider: ProviderClient) {
         self.configuration = configuration
-        self.httpClient = httpClient
-        self.logger = logger
+        self.provider = provider
     }
 
     /// Sends one SMS. Throws a ``DeliveryError``, or `CancellationError` when the task is cancelled.
@@ -89,7 +87,7 @@ public struct TwilioSMSSender: MessageSender {
         request.headers.add(name: "Accept", value: "application/json")
         request.body = .bytes(ByteBuffer(string: FormEncoding.encode(fields)))
 
-        let logger = self.logger.with(messageID: message.id)
+        let logger = provider.logger.with(messageID: message.id)
         let (status, body) = try await exchange(request, logger: logger)
 
         switch status {
@@ -153,8 +151,8 @@ public struct TwilioSMSSender: MessageSender {
     /// for any Twilio answer; the rest is drained, so a 2xx never turns into a failure (and a retry that sends a
     /// second SMS) because its body was long.
     private func exchange(_ request: HTTPClientRequest, logger: Logger) async throws -> (Int, ByteBuffer) {
-        let (response, body) = try await ProviderHTTP.exchange(
-            request, provider: "twilio", timeout: configuration.timeout, httpClient: httpClient, logger: logger)
+        let (response, body) = try await provider.exchange(
+            request, provider: "twilio", timeout: configuration.timeout, logger: logger)
         return (Int(response.status.code), body)
     }
 

@@ -46,27 +46,17 @@ public struct WebhookSMSSender: MessageSender {
     public static let messageIDHeaderName = SignedWebhookPost.messageIDHeaderName
 
     let configuration: WebhookSMSConfiguration
-    let httpClient: HTTPClient
-    let logger: Logger
-    let now: @Sendable () -> Date
+    let provider: ProviderClient
 
     /// Creates a sender.
     ///
     /// - Parameters:
     ///   - configuration: The gateway URL and the signing secret.
-    ///   - httpClient: The client to send with; the caller owns it and shuts it down.
-    ///   - logger: Where to log; never given the secret, the message body or the phone number.
-    ///   - now: The clock that timestamps signatures.
-    public init(
-        configuration: WebhookSMSConfiguration,
-        httpClient: HTTPClient,
-        logger: Logger,
-        now: @escaping @Sendable () -> Date = Date.init
-    ) {
+    ///   - provider: The client, the logger (never given the secret, the message body or the phone number) and the
+    ///     clock that timestamps signatures.
+    public init(configuration: WebhookSMSConfiguration, provider: ProviderClient) {
         self.configuration = configuration
-        self.httpClient = httpClient
-        self.logger = logger
-        self.now = now
+        self.provider = provider
     }
 
     /// Sends one SMS through the gateway. Throws a ``DeliveryError``, or `CancellationError` when the task is cancelled.
@@ -83,7 +73,7 @@ public struct WebhookSMSSender: MessageSender {
         } catch {
             throw DeliveryError(.permanent, "webhook payload could not be encoded")
         }
-        try await SignedWebhookPost(httpClient: httpClient, logger: logger, now: now).post(
+        try await SignedWebhookPost(httpClient: provider.httpClient, logger: provider.logger, now: provider.now).post(
             url: configuration.url, secret: configuration.secret, body: body, messageId: message.id,
             timeout: configuration.timeout, what: "sms")
     }

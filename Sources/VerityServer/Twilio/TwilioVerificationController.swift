@@ -95,11 +95,9 @@ struct TwilioVerificationController {
         // As on Twilio, a wrong code answers `pending` even when it was the last one allowed: the limit shows on the
         // next check, as 429 60202 ("attempted to check a verification more than 5 times").
         let status = record.status(at: now) == .maxAttemptsReached ? .pending : record.status(at: now)
-        return try TwilioJSON.response(
-            CheckBody(
-                sid: try sid(record), serviceSid: service.sid, accountSid: account.sid, to: record.destination,
-                channel: record.channel.rawValue, status: status.rawValue, valid: approved,
-                dateCreated: record.createdAt, dateUpdated: record.updatedAt))
+        var body = try fields(record, status: status, service: service, account: account).check
+        body.valid = approved
+        return try TwilioJSON.response(body)
     }
 
     // MARK: - Mapping
@@ -144,22 +142,31 @@ struct TwilioVerificationController {
     private func body(_ record: VerificationRecord, service: TwilioVerifyService, account: TwilioAccount, now: Date)
         async throws -> VerificationBody
     {
-        let sid = try sid(record)
-        let status = record.status(at: now)
-        let attempts = try await verifications.sends(of: record).map { send in
+        var body = try fields(record, status: record.status(at: now), service: service, account: account)
+        body.sendCodeAttempts = try await verifications.sends(of: record).map { send in
             VerificationBody.SendAttempt(
                 time: send.at, channel: record.channel.rawValue.uppercased(),
                 attemptSid: Nullable(TwilioSID.sid("VL", verityId: send.messageId)))
         }
+        return body
+    }
+
+    /// The resource's fields that need no further query (all but the send attempts).
+    private func fields(
+        _ record: VerificationRecord, status: VerificationStatus, service: TwilioVerifyService, account: TwilioAccount
+    ) throws -> VerificationBody {
+        let sid = try sid(record)
         return VerificationBody(
             sid: sid, serviceSid: service.sid, accountSid: account.sid, to: record.destination,
             channel: record.channel.rawValue, status: status.rawValue, valid: status == .approved,
-            sendCodeAttempts: attempts, dateCreated: record.createdAt, dateUpdated: record.updatedAt,
+            dateCreated: record.createdAt, dateUpdated: record.updatedAt,
             url: "\(baseURL)/v2/Services/\(service.sid)/Verifications/\(sid)")
     }
 
     // MARK: - Wire shapes
 
+    /// A Verification resource, or (with `check`) a VerificationCheck: the same fields less the send attempts,
+    /// `lookup`, `sna` and `url`, plus `sna_attempts_error_codes`. A nil field is left out.
     struct VerificationBody: Encodable {
         var sid: String
         var serviceSid: String
@@ -168,34 +175,28 @@ struct TwilioVerificationController {
         var channel: String
         var status: String
         var valid: Bool
-        var lookup: [String: String] = [:]
+        var lookup: [String: String]? = [:]
         var amount = Nullable<String>.null
         var payee = Nullable<String>.null
-        var sendCodeAttempts: [SendAttempt]
+        var sendCodeAttempts: [SendAttempt]?
+        var snaAttemptsErrorCodes: [String]?
         var dateCreated: Date
         var dateUpdated: Date
-        var sna = Nullable<String>.null
-        var url: String
+        var sna: Nullable<String>? = .null
+        var url: String?
 
         struct SendAttempt: Encodable {
             var time: Date
             var channel: String
             var attemptSid: Nullable<String>
         }
-    }
 
-    struct CheckBody: Encodable {
-        var sid: String
-        var serviceSid: String
-        var accountSid: String
-        var to: String
-        var channel: String
-        var status: String
-        var valid: Bool
-        var amount = Nullable<String>.null
-        var payee = Nullable<String>.null
-        var snaAttemptsErrorCodes: [String] = []
-        var dateCreated: Date
-        var dateUpdated: Date
+        /// The VerificationCheck of the same verification.
+        var check: VerificationBody {
+            var check = self
+            (check.lookup, check.sendCodeAttempts, check.sna, check.url) = (nil, nil, nil, nil)
+            check.snaAttemptsErrorCodes = []
+            return check
+        }
     }
 }
