@@ -345,6 +345,16 @@ struct FactorService: Sendable {
         return trimmed
     }
 
+    /// Whether `base64` is base64 of the factor key's DER ECDSA signature over `message` (how a Twilio SDK proves
+    /// its key when it verifies a factor).
+    static func isDERSignature(_ base64: String, by factor: FactorRecord, over message: Data) -> Bool {
+        guard base64.count <= 512, let der = Data(base64Encoded: base64),
+            let signature = try? P256.Signing.ECDSASignature(derRepresentation: der),
+            let key = try? factor.signingKey()
+        else { return false }
+        return key.isValidSignature(signature, for: message)
+    }
+
     /// Verifies a compact JWS with the factor's key and decodes its payload.
     static func verifiedPayload<T: Decodable>(
         _ token: String, as type: T.Type, factor: FactorRecord, parsed: CompactJWS? = nil

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import VerityCore
 
@@ -289,7 +288,9 @@ struct TwilioPush: Sendable {
                 proven =
                     switch factor.type {
                     case .push:
-                        try await factors.attempt(factor) { try Self.isValidProof(payload, of: sid, factor: factor) }
+                        try await factors.attempt(factor) {
+                            FactorService.isDERSignature(payload, by: factor, over: Data(sid.utf8))
+                        }
                     case .totp:
                         try await factors.checkTOTP(payload, factor: factor, window: link.totpSkew ?? 1)
                     }
@@ -338,14 +339,6 @@ struct TwilioPush: Sendable {
 
     private static let tooManyFailures = TwilioError(
         code: 60310, message: "Max factor verification attempts reached", status: 429)
-
-    /// Whether `payload` is base64 of the factor key's DER ECDSA signature over the factor SID.
-    private static func isValidProof(_ payload: String, of sid: String, factor: FactorRecord) throws -> Bool {
-        guard payload.count <= 512, let der = Data(base64Encoded: payload),
-            let signature = try? P256.Signing.ECDSASignature(derRepresentation: der)
-        else { return false }
-        return try factor.signingKey().isValidSignature(signature, for: Data(sid.utf8))
-    }
 
     // MARK: - Device authentication
 
@@ -458,9 +451,8 @@ struct TwilioPush: Sendable {
         case .approved, .denied: throw Self.alreadyResponded
         }
         let failed = TwilioError(code: 60324, message: "Challenge verification failed", status: 403)
-        guard factor.type == .push, authPayload.count <= 5456, let jws = try? CompactJWS(parsing: authPayload),
-            jws.isValidSignature(for: try factor.signingKey()),
-            let claims = try? jws.decodePayload([String: JSONValue].self),
+        guard factor.type == .push, authPayload.count <= 5456,
+            let claims = try? FactorService.verifiedPayload(authPayload, as: [String: JSONValue].self, factor: factor),
             Self.signatureFields.allSatisfy({ claims[$0] == expected[$0] && expected[$0] != nil })
         else { throw failed }
         let status: ChallengeStatus
