@@ -15,7 +15,7 @@ public enum ChallengeAnswer: String, Codable, Sendable {
 /// ``unsupportedAlgorithm``, ``wrongType``, ``invalidSignature``, ``invalidPayload``) from a genuine device signature
 /// over something other than what the server expected (``mismatchedFields(_:)``), which may mean the device was shown
 /// different content or answered another challenge. ``description`` is a sentence suitable as a problem `detail`.
-public enum ChallengeVerificationError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum ChallengeVerificationError: JWSParsingFailure, Sendable, Equatable, CustomStringConvertible {
     /// The token is not a well-formed compact JWS (see ``JWSError/malformed``).
     case malformed
     /// The token is not signed with ES256.
@@ -141,14 +141,7 @@ public struct ChallengeSigningPayload: Codable, Sendable, Equatable {
         _ token: String,
         key: P256.Signing.PublicKey
     ) throws(ChallengeVerificationError) -> ChallengeSigningPayload {
-        let jws: CompactJWS
-        do {
-            jws = try CompactJWS(parsing: token)
-        } catch .unsupportedAlgorithm {
-            throw .unsupportedAlgorithm
-        } catch {
-            throw .malformed
-        }
+        let jws = try CompactJWS(parsing: token, failingWith: ChallengeVerificationError.self)
         guard jws.header.typ == tokenType else { throw .wrongType }
         guard jws.isValidSignature(for: key) else { throw .invalidSignature }
         do {

@@ -55,6 +55,15 @@ public enum JWSError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 }
 
+/// An error type with a case for each way ``CompactJWS/init(parsing:)`` refuses a token, so that a verifier can parse
+/// with ``CompactJWS/init(parsing:failingWith:)`` and throw its own errors.
+public protocol JWSParsingFailure: Error {
+    /// The token is not a well-formed compact JWS (``JWSError/malformed``).
+    static var malformed: Self { get }
+    /// The token is not signed with ES256 (``JWSError/unsupportedAlgorithm``).
+    static var unsupportedAlgorithm: Self { get }
+}
+
 /// A JSON Web Signature in compact serialisation (RFC 7515 §7.1), restricted to ES256 (ECDSA P-256 with SHA-256,
 /// RFC 7518 §3.4) — the algorithm of device-held keys.
 ///
@@ -107,6 +116,27 @@ public struct CompactJWS: Sendable {
         self.payload = payload
         self.signature = signature
         self.signingInput = "\(headerText).\(payloadText)"
+    }
+
+    /// Parses a compact JWS without verifying its signature, reporting a refusal as the caller's own error type.
+    ///
+    /// It accepts and refuses exactly what ``init(parsing:)`` does; a token not signed with ES256 throws
+    /// `Failure.unsupportedAlgorithm`, any other refusal `Failure.malformed`.
+    ///
+    /// - Parameters:
+    ///   - token: The token, `header.payload.signature`, each part unpadded base64url.
+    ///   - failure: The error type to throw.
+    /// - Throws: `Failure.malformed` or `Failure.unsupportedAlgorithm`.
+    public init<Failure: JWSParsingFailure>(parsing token: String, failingWith failure: Failure.Type)
+        throws(Failure)
+    {
+        do {
+            try self.init(parsing: token)
+        } catch .unsupportedAlgorithm {
+            throw .unsupportedAlgorithm
+        } catch {
+            throw .malformed
+        }
     }
 
     /// Signs `payload` with ES256 and returns the compact token.

@@ -1,8 +1,10 @@
+import VerityCore
+
 /// Why a session token was refused by ``SessionVerifier``.
 ///
 /// Each case has a stable ``code`` suitable for logs and for the `code` of an HTTP 401 problem response; the
 /// ``description`` is a sentence for people.
-public enum SessionTokenError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum SessionTokenError: JWSParsingFailure, Sendable, Equatable, CustomStringConvertible {
     /// The token is not a well-formed compact JWS, has no `kid` header, or its claims are not a JSON object with a
     /// string `sub`, a numeric `exp` and correctly typed registered claims.
     case malformed

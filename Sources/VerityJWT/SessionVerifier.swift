@@ -98,14 +98,7 @@ public struct SessionVerifier: Sendable {
     ///   signature (`invalid_signature`), `iss` (`wrong_issuer`), `aud` (`wrong_audience`), the types of the other
     ///   claims (`malformed`), then `exp` (`expired`) and `nbf`/`iat` (`not_yet_valid`).
     public func verify(_ token: String) async throws(SessionTokenError) -> SessionClaims {
-        let jws: CompactJWS
-        do {
-            jws = try CompactJWS(parsing: token)
-        } catch .unsupportedAlgorithm {
-            throw .unsupportedAlgorithm
-        } catch {
-            throw .malformed
-        }
+        let jws = try CompactJWS(parsing: token, failingWith: SessionTokenError.self)
         guard let keyID = jws.header.kid, !keyID.isEmpty else { throw .malformed }
         let key = try await cache.key(withID: keyID)
         guard jws.isValidSignature(for: key) else { throw .invalidSignature }

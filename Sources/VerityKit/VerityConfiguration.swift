@@ -29,3 +29,17 @@ public struct VerityConfiguration: Sendable, Equatable {
         self.clearStorageOnReinstall = clearStorageOnReinstall
     }
 }
+
+extension VerityConfiguration {
+    /// Checks that ``baseURL`` is an absolute `http` or `https` URL with a host, before the first request.
+    ///
+    /// - Throws: ``VerityKitError/initialization(_:)`` when it is not.
+    func validateBaseURL() throws {
+        let components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false)
+        guard let scheme = components?.scheme?.lowercased(), scheme == "https" || scheme == "http",
+            let host = components?.host, !host.isEmpty
+        else {
+            throw VerityKitError.initialization("The base URL must be an absolute http or https URL.")
+        }
+    }
+}

@@ -358,12 +358,7 @@ public actor VerityPush {
     /// Checks the configuration and, once per instance, wipes the store after a reinstall when configured to.
     private func prepare() throws {
         guard !isPrepared else { return }
-        let components = URLComponents(url: configuration.baseURL, resolvingAgainstBaseURL: false)
-        guard let scheme = components?.scheme?.lowercased(), scheme == "https" || scheme == "http",
-            let host = components?.host, !host.isEmpty
-        else {
-            throw VerityKitError.initialization("The base URL must be an absolute http or https URL.")
-        }
+        try configuration.validateBaseURL()
         if configuration.clearStorageOnReinstall && !installationMarker.isPresent {
             try wrapStorage { try store.removeAll() }
             installationMarker.setPresent()

@@ -466,12 +466,7 @@ public actor VeritySession {
 
     private func checkConfiguration() throws {
         guard !isConfigurationChecked else { return }
-        let components = URLComponents(url: configuration.baseURL, resolvingAgainstBaseURL: false)
-        guard let scheme = components?.scheme?.lowercased(), scheme == "https" || scheme == "http",
-            let host = components?.host, !host.isEmpty
-        else {
-            throw VerityKitError.initialization("The base URL must be an absolute http or https URL.")
-        }
+        try configuration.validateBaseURL()
         guard !projectId.isEmpty else {
             throw VerityKitError.initialization("The project id is empty.")
         }

@@ -214,13 +214,12 @@ struct SigningKeysCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Add a new session signing key; the old one signs for two more minutes, then retires.",
             discussion: "The same as `verity admin project rotate-signing-key ID`.")
-        @Option(help: "The project id (prj_…).") var project: String
-        @OptionGroup var storage: StorageOptions
+        @OptionGroup var project: ProjectOptions
 
         func run() async throws {
             var command = ProjectCommand.RotateSigningKey()
-            command.id = project
-            command.storage = storage
+            command.id = project.id
+            command.storage = project.storage
             try await command.run()
         }
     }
@@ -233,13 +232,14 @@ struct KeyCommand: AsyncParsableCommand {
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create a secret API key (shown once).")
-        @Option(help: "The project id (prj_…).") var project: String
         @Option(help: "A label to tell keys apart.") var name = "default"
-        @OptionGroup var storage: StorageOptions
+        @OptionGroup var project: ProjectOptions
         @Flag(help: "Print JSON.") var json = false
 
         func run() async throws {
-            let created = try await withVerity(storage) { try await $0.admin.createKey(projectId: project, name: name) }
+            let created = try await withVerity(project.storage) {
+                try await $0.admin.createKey(projectId: project.id, name: name)
+            }
             if json { return try printJSON(created) }
             print("API key \(created.key.id): \(created.secret)\n\nKeep it secret: it is shown only this once.")
         }
@@ -247,12 +247,11 @@ struct KeyCommand: AsyncParsableCommand {
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List a project's keys (never their secrets).")
-        @Option(help: "The project id (prj_…).") var project: String
-        @OptionGroup var storage: StorageOptions
+        @OptionGroup var project: ProjectOptions
         @Flag(help: "Print JSON.") var json = false
 
         func run() async throws {
-            let keys = try await withVerity(storage) { try await $0.admin.listKeys(projectId: project) }
+            let keys = try await withVerity(project.storage) { try await $0.admin.listKeys(projectId: project.id) }
             if json { return try printJSON(keys) }
             for key in keys {
                 let state = key.revokedAt.map { "revoked \($0.formatted(.iso8601))" } ?? "active"
@@ -264,11 +263,10 @@ struct KeyCommand: AsyncParsableCommand {
     struct Revoke: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Revoke a key: it stops working at once.")
         @Argument(help: "The key id (key_…).") var id: String
-        @Option(help: "The project id (prj_…).") var project: String
-        @OptionGroup var storage: StorageOptions
+        @OptionGroup var project: ProjectOptions
 
         func run() async throws {
-            try await withVerity(storage) { try await $0.admin.revokeKey(id: id, projectId: project) }
+            try await withVerity(project.storage) { try await $0.admin.revokeKey(id: id, projectId: project.id) }
             print("Revoked \(id).")
         }
     }

@@ -14,15 +14,14 @@ struct RoleCommand: AsyncParsableCommand {
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create a role with its permissions.")
         @Argument(help: "The role's name: letters, digits and _ . : - (e.g. editor).") var name: String
-        @Option(help: "The project id (prj_…).") var project: String
         @Option(name: .customLong("permission"), help: "A permission it grants (repeat the option for more).")
         var permissions: [String] = []
         @Option(help: "What the role is for.") var description: String?
-        @OptionGroup var storage: StorageOptions
+        @OptionGroup var project: ProjectOptions
         @Flag(help: "Print JSON.") var json = false
 
         func run() async throws {
-            let role = try await withProject(storage, project: project) { verity, project in
+            let role = try await withProject(project) { verity, project in
                 try await verity.roles.create(
                     CreateRoleRequest(name: name, description: description, permissions: permissions), in: project)
             }
@@ -32,15 +31,14 @@ struct RoleCommand: AsyncParsableCommand {
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List a project's roles.")
-        @Option(help: "The project id (prj_…).") var project: String
-        @OptionGroup var storage: StorageOptions
+        @OptionGroup var project: ProjectOptions
         @Flag(help: "Print JSON.") var json = false
 
         func run() async throws {
-            let roles = try await withProject(storage, project: project) { try await $0.roles.list(in: $1) }
+            let roles = try await withProject(project) { try await $0.roles.list(in: $1) }
             if json { return try printJSON(roles) }
             if roles.isEmpty {
-                print("No roles yet. Create one with: verity admin role create NAME --project \(project)")
+                print("No roles yet. Create one with: verity admin role create NAME --project \(project.id)")
             }
             for role in roles { print(role.summary) }
         }
@@ -49,18 +47,17 @@ struct RoleCommand: AsyncParsableCommand {
     struct Update: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Replace a role's permissions or description.")
         @Argument(help: "The role's name.") var name: String
-        @Option(help: "The project id (prj_…).") var project: String
         @Option(name: .customLong("permission"), help: "The permissions it grants from now on (repeat for more).")
         var permissions: [String] = []
         @Flag(help: "Take every permission away.") var noPermissions = false
         @Option(help: "A new description; an empty string removes it.") var description: String?
-        @OptionGroup var storage: StorageOptions
+        @OptionGroup var project: ProjectOptions
         @Flag(help: "Print JSON.") var json = false
 
         func run() async throws {
             let request = UpdateRoleRequest(
                 description: description, permissions: noPermissions ? [] : permissions.isEmpty ? nil : permissions)
-            let role = try await withProject(storage, project: project) { verity, project in
+            let role = try await withProject(project) { verity, project in
                 try await verity.roles.update(name: name, request, in: project)
             }
             try show(role, json: json)
@@ -70,11 +67,10 @@ struct RoleCommand: AsyncParsableCommand {
     struct Delete: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Delete a role and take it from every user.")
         @Argument(help: "The role's name.") var name: String
-        @Option(help: "The project id (prj_…).") var project: String
-        @OptionGroup var storage: StorageOptions
+        @OptionGroup var project: ProjectOptions
 
         func run() async throws {
-            try await withProject(storage, project: project) { try await $0.roles.delete(name: name, in: $1) }
+            try await withProject(project) { try await $0.roles.delete(name: name, in: $1) }
             print("Deleted role \(name).")
         }
     }
@@ -83,12 +79,11 @@ struct RoleCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Give roles to a user.")
         @Argument(help: "The user id (usr_…).") var user: String
         @Argument(help: "The roles to give.") var roles: [String]
-        @Option(help: "The project id (prj_…).") var project: String
-        @OptionGroup var storage: StorageOptions
+        @OptionGroup var project: ProjectOptions
         @Flag(help: "Print JSON.") var json = false
 
         func run() async throws {
-            let updated = try await withProject(storage, project: project) { verity, project in
+            let updated = try await withProject(project) { verity, project in
                 try await verity.roles.assign(roles, toUser: user, in: project)
             }
             try show(updated, json: json)
@@ -99,12 +94,11 @@ struct RoleCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Take a role from a user.")
         @Argument(help: "The user id (usr_…).") var user: String
         @Argument(help: "The role to take away.") var role: String
-        @Option(help: "The project id (prj_…).") var project: String
-        @OptionGroup var storage: StorageOptions
+        @OptionGroup var project: ProjectOptions
         @Flag(help: "Print JSON.") var json = false
 
         func run() async throws {
-            let updated = try await withProject(storage, project: project) { verity, project in
+            let updated = try await withProject(project) { verity, project in
                 try await verity.roles.remove(role, fromUser: user, in: project)
             }
             try show(updated, json: json)
@@ -140,11 +134,10 @@ struct TestNumberCommand: AsyncParsableCommand {
             abstract: "Add a test number with its fixed code (or change the code of one).")
         @Argument(help: "The phone number in E.164 form, e.g. +16505551234.") var phoneNumber: String
         @Argument(help: "Its fixed code: 4 to 10 digits.") var code: String
-        @Option(help: "The project id (prj_…).") var project: String
-        @OptionGroup var storage: StorageOptions
+        @OptionGroup var project: ProjectOptions
 
         func run() async throws {
-            let number = try await withProject(storage, project: project) { verity, project in
+            let number = try await withProject(project) { verity, project in
                 try await verity.testNumbers.add(
                     CreateTestPhoneNumberRequest(phoneNumber: phoneNumber, code: code), in: project)
             }
@@ -154,12 +147,11 @@ struct TestNumberCommand: AsyncParsableCommand {
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List a project's test numbers.")
-        @Option(help: "The project id (prj_…).") var project: String
-        @OptionGroup var storage: StorageOptions
+        @OptionGroup var project: ProjectOptions
         @Flag(help: "Print JSON.") var json = false
 
         func run() async throws {
-            let numbers = try await withProject(storage, project: project) { verity, project in
+            let numbers = try await withProject(project) { verity, project in
                 try await verity.testNumbers.list(in: project)
             }
             if json { return try printJSON(numbers) }
@@ -171,11 +163,10 @@ struct TestNumberCommand: AsyncParsableCommand {
     struct Remove: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Make a test number an ordinary number again.")
         @Argument(help: "The phone number.") var phoneNumber: String
-        @Option(help: "The project id (prj_…).") var project: String
-        @OptionGroup var storage: StorageOptions
+        @OptionGroup var project: ProjectOptions
 
         func run() async throws {
-            try await withProject(storage, project: project) { verity, project in
+            try await withProject(project) { verity, project in
                 try await verity.testNumbers.remove(phoneNumber, in: project)
             }
             print("Removed test number \(phoneNumber).")

@@ -17,8 +17,7 @@ struct TwilioCommand: AsyncParsableCommand {
             token.
             """)
 
-    @Option(help: "The project id (prj_…).") var project: String
-    @OptionGroup var storage: StorageOptions
+    @OptionGroup var project: ProjectOptions
     @Flag(help: "Print JSON.") var json = false
 
     struct Output: Encodable {
@@ -35,12 +34,12 @@ struct TwilioCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let (found, keys) = try await withVerity(storage) { verity in
-            let found = try await verity.admin.project(id: project)
-            return (found, try await verity.admin.listKeys(projectId: project).filter { $0.revokedAt == nil })
+        let (found, keys) = try await withVerity(project.storage) { verity in
+            let found = try await verity.admin.project(id: project.id)
+            return (found, try await verity.admin.listKeys(projectId: project.id).filter { $0.revokedAt == nil })
         }
-        guard let accountSid = TwilioSID.account(forProject: project) else {
-            throw ValidationError("\(project) has no Twilio account SID.")
+        guard let accountSid = TwilioSID.account(forProject: project.id) else {
+            throw ValidationError("\(project.id) has no Twilio account SID.")
         }
         let output = Output(
             accountSid: accountSid,

@@ -12,13 +12,12 @@ struct UserCommand: AsyncParsableCommand {
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Create a user with an email address, a phone number, or both.")
-        @Option(help: "The project id (prj_…).") var project: String
         @Option(help: "The user's email address (a login id).") var email: String?
         @Option(help: "The user's phone number in E.164 form, e.g. +14155550100 (a login id).") var phone: String?
         @Option(help: "A name to show.") var name: String?
         @Option(help: "Custom session claims as a JSON object, e.g. '{\"plan\":\"pro\"}' (at most 4 KiB).")
         var claims: String?
-        @OptionGroup var storage: StorageOptions
+        @OptionGroup var project: ProjectOptions
         @Flag(help: "Print JSON.") var json = false
 
         func validate() throws {
@@ -28,7 +27,7 @@ struct UserCommand: AsyncParsableCommand {
         func run() async throws {
             let request = CreateUserRequest(
                 loginIds: [email, phone].compactMap { $0 }, displayName: name, customClaims: try parseClaims(claims))
-            let user = try await withUsers(storage, project: project) { users, project in
+            let user = try await withUsers(project) { users, project in
                 try await users.create(request, in: project)
             }
             try show(user, json: json)
@@ -38,16 +37,15 @@ struct UserCommand: AsyncParsableCommand {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List a project's users, newest first, or find the one holding a login id.")
-        @Option(help: "The project id (prj_…).") var project: String
         @Option(help: "Only the user with this email address or phone number (emails match regardless of case).")
         var loginId: String?
         @Option(help: "Users per page, 1 to 100.") var limit = 50
         @Option(help: "Continue after a previous page (the cursor it printed).") var cursor: String?
-        @OptionGroup var storage: StorageOptions
+        @OptionGroup var project: ProjectOptions
         @Flag(help: "Print JSON.") var json = false
 
         func run() async throws {
-            let page = try await withUsers(storage, project: project) { users, project in
+            let page = try await withUsers(project) { users, project in
                 try await users.list(loginId: loginId, limit: limit, cursor: cursor, in: project)
             }
             if json { return try printJSON(page) }
@@ -60,12 +58,11 @@ struct UserCommand: AsyncParsableCommand {
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Show one user.")
         @Argument(help: "The user id (usr_…).") var id: String
-        @Option(help: "The project id (prj_…).") var project: String
-        @OptionGroup var storage: StorageOptions
+        @OptionGroup var project: ProjectOptions
         @Flag(help: "Print JSON.") var json = false
 
         func run() async throws {
-            let user = try await withUsers(storage, project: project) { try await $0.user(id: id, in: $1) }
+            let user = try await withUsers(project) { try await $0.user(id: id, in: $1) }
             try show(user, json: json)
         }
     }
@@ -74,17 +71,16 @@ struct UserCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Change a user's name, claims or login ids; what you leave out stays as it is.")
         @Argument(help: "The user id (usr_…).") var id: String
-        @Option(help: "The project id (prj_…).") var project: String
         @Option(help: "A new email address; an empty string removes it.") var email: String?
         @Option(help: "A new E.164 phone number; an empty string removes it.") var phone: String?
         @Option(help: "A new name to show; an empty string removes it.") var name: String?
         @Option(help: "Replaces the custom claims with this JSON object ('{}' removes them).") var claims: String?
-        @OptionGroup var storage: StorageOptions
+        @OptionGroup var project: ProjectOptions
         @Flag(help: "Print JSON.") var json = false
 
         func run() async throws {
             let customClaims = try parseClaims(claims)
-            let user = try await withUsers(storage, project: project) { users, project in
+            let user = try await withUsers(project) { users, project in
                 var loginIds: [String]?
                 if email != nil || phone != nil {
                     // Replace only the kind given: the other login id stays.
@@ -104,11 +100,10 @@ struct UserCommand: AsyncParsableCommand {
     struct Disable: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Disable a user: it can no longer sign in.")
         @Argument(help: "The user id (usr_…).") var id: String
-        @Option(help: "The project id (prj_…).") var project: String
-        @OptionGroup var storage: StorageOptions
+        @OptionGroup var project: ProjectOptions
 
         func run() async throws {
-            _ = try await withUsers(storage, project: project) { try await $0.setDisabled(true, id: id, in: $1) }
+            _ = try await withUsers(project) { try await $0.setDisabled(true, id: id, in: $1) }
             print("Disabled \(id).")
         }
     }
@@ -116,11 +111,10 @@ struct UserCommand: AsyncParsableCommand {
     struct Enable: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Enable a disabled user again.")
         @Argument(help: "The user id (usr_…).") var id: String
-        @Option(help: "The project id (prj_…).") var project: String
-        @OptionGroup var storage: StorageOptions
+        @OptionGroup var project: ProjectOptions
 
         func run() async throws {
-            _ = try await withUsers(storage, project: project) { try await $0.setDisabled(false, id: id, in: $1) }
+            _ = try await withUsers(project) { try await $0.setDisabled(false, id: id, in: $1) }
             print("Enabled \(id).")
         }
     }
@@ -129,11 +123,10 @@ struct UserCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Delete a user; its login ids become free for another user.")
         @Argument(help: "The user id (usr_…).") var id: String
-        @Option(help: "The project id (prj_…).") var project: String
-        @OptionGroup var storage: StorageOptions
+        @OptionGroup var project: ProjectOptions
 
         func run() async throws {
-            try await withUsers(storage, project: project) { try await $0.delete(id: id, in: $1) }
+            try await withUsers(project) { try await $0.delete(id: id, in: $1) }
             print("Deleted \(id).")
         }
     }
@@ -154,19 +147,16 @@ struct UserCommandError: Error, CustomStringConvertible {
 }
 
 /// Opens the node, finds the project and runs `body` with the user service; errors come out readable.
-private func withUsers<T>(
-    _ storage: StorageOptions, project projectId: String, _ body: (UserService, Project) async throws -> T
-) async throws -> T {
-    try await withProject(storage, project: projectId) { verity, project in try await body(verity.users, project) }
+private func withUsers<T>(_ options: ProjectOptions, _ body: (UserService, Project) async throws -> T) async throws -> T
+{
+    try await withProject(options) { verity, project in try await body(verity.users, project) }
 }
 
 /// Opens the node, finds the project and runs `body`; refusals come out as `code: detail`.
-func withProject<T>(
-    _ storage: StorageOptions, project projectId: String, _ body: (Verity, Project) async throws -> T
-) async throws -> T {
+func withProject<T>(_ options: ProjectOptions, _ body: (Verity, Project) async throws -> T) async throws -> T {
     do {
-        return try await withVerity(storage) { verity in
-            try await body(verity, try await verity.admin.project(id: projectId))
+        return try await withVerity(options.storage) { verity in
+            try await body(verity, try await verity.admin.project(id: options.id))
         }
     } catch let error as VerityError {
         throw UserCommandError(description: "\(error.code.rawValue): \(error.detail ?? error.code.title)")

@@ -171,24 +171,20 @@ extension Device {
     struct Approve: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Approve a challenge, signed with the device key.")
-        @Argument(help: "The challenge id (chl_…), as `verity device challenges` lists it.") var id: String
-        @OptionGroup var state: DeviceStateOptions
-        @Flag(help: "Print JSON.") var json = false
+        @OptionGroup var challenge: ChallengeAnswerOptions
 
         func run() async throws {
-            try await answer(id, .approved, state: state, json: json)
+            try await challenge.answer(.approved)
         }
     }
 
     struct Deny: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Deny a challenge, signed with the device key.")
-        @Argument(help: "The challenge id (chl_…), as `verity device challenges` lists it.") var id: String
-        @OptionGroup var state: DeviceStateOptions
-        @Flag(help: "Print JSON.") var json = false
+        @OptionGroup var challenge: ChallengeAnswerOptions
 
         func run() async throws {
-            try await answer(id, .denied, state: state, json: json)
+            try await challenge.answer(.denied)
         }
     }
 
@@ -215,17 +211,22 @@ extension Device {
     }
 }
 
-/// Approves or denies a challenge and prints the outcome.
-private func answer(_ challengeId: String, _ answer: ChallengeAnswer, state: DeviceStateOptions, json: Bool)
-    async throws
-{
-    let challenge = try await withEnrolledPhone(state) { phone, state in
-        switch answer {
-        case .approved: try await phone.push.approve(challengeId: challengeId, factorId: state.factorId)
-        case .denied: try await phone.push.deny(challengeId: challengeId, factorId: state.factorId)
+/// What `approve` and `deny` take: the challenge, the device state and the output format.
+struct ChallengeAnswerOptions: ParsableArguments {
+    @Argument(help: "The challenge id (chl_…), as `verity device challenges` lists it.") var id: String
+    @OptionGroup var state: DeviceStateOptions
+    @Flag(help: "Print JSON.") var json = false
+
+    /// Approves or denies the challenge with the device key and prints the outcome.
+    func answer(_ answer: ChallengeAnswer) async throws {
+        let challenge = try await withEnrolledPhone(state) { phone, state in
+            switch answer {
+            case .approved: try await phone.push.approve(challengeId: id, factorId: state.factorId)
+            case .denied: try await phone.push.deny(challengeId: id, factorId: state.factorId)
+            }
         }
+        if json { return try printJSON(challenge) }
+        let verb = answer == .approved ? "Approved" : "Denied"
+        print("\(verb) \(challenge.id): \(challenge.message)")
     }
-    if json { return try printJSON(challenge) }
-    let verb = answer == .approved ? "Approved" : "Denied"
-    print("\(verb) \(challenge.id): \(challenge.message)")
 }

@@ -29,6 +29,15 @@ struct StorageOptions: ParsableArguments {
     }
 }
 
+/// The project a command works on (`--project`) and where the data lives; shared by every command that names a
+/// project.
+struct ProjectOptions: ParsableArguments {
+    @Option(name: .customLong("project"), help: "The project id (prj_…).")
+    var id: String
+
+    @OptionGroup var storage: StorageOptions
+}
+
 /// Runs `body` with the opened stores and closes the database whatever happens.
 func withVerity<T>(_ storage: StorageOptions, _ body: (Verity) async throws -> T) async throws -> T {
     let verity = try await storage.open()

@@ -138,6 +138,26 @@ struct CompactJWSTests {
         }
     }
 
+    /// A verifier's own error type, as ``CompactJWS/init(parsing:failingWith:)`` reports refusals in it.
+    enum CallerError: JWSParsingFailure, Equatable {
+        case malformed
+        case unsupportedAlgorithm
+    }
+
+    @Test("parsing with the caller's error type refuses the same tokens", arguments: rejectCases)
+    func rejectsAsCallersError(_ testCase: RejectCase) {
+        let expected: CallerError = testCase.error == .unsupportedAlgorithm ? .unsupportedAlgorithm : .malformed
+        #expect(throws: expected) {
+            try CompactJWS(parsing: testCase.token, failingWith: CallerError.self)
+        }
+    }
+
+    @Test("parsing with the caller's error type accepts a valid token")
+    func acceptsWithCallersError() throws {
+        let jws = try CompactJWS(parsing: Self.pythonToken, failingWith: CallerError.self)
+        #expect(jws.header.kid == "python-key")
+    }
+
     @Test("accepts a token right at the size limit")
     func sizeLimit() throws {
         let header = Base64URL.encode(#"{"alg":"ES256"}"#.utf8)
