@@ -152,3 +152,36 @@ struct SigningKeyTests {
         }
     }
 }
+
+@Suite("Signing keys cached on each node")
+struct SigningKeyCacheTests {
+    static var sharedEngines: [TestEngine] { TestEngine.available.filter { $0 != .sqlite } }
+
+    @Test(
+        "Two nodes on one database: a first key made on one verifies on the other, and a rotation reaches both",
+        arguments: sharedEngines)
+    func twoNodes(engine: TestEngine) async throws {
+        let first = try await TestNode.make(engine)
+        let second = try await first.reopened()
+        let projectId = first.project.id
+        let claims = try SigningKeyTests.claims(first)
+        // The second node looks first and caches a project with no key yet.
+        #expect(try await second.verity.signingKeys.verifyingKey("sk_unknown", projectId: projectId) == nil)
+        let token = try await first.verity.signingKeys.sign(claims, projectId: projectId)
+        let kid = try #require(try CompactJWS(parsing: token).header.kid)
+        #expect(try await second.verity.signingKeys.verifyingKey(kid, projectId: projectId) != nil)
+        #expect(
+            try await CompactJWS(parsing: second.verity.signingKeys.sign(claims, projectId: projectId)).header.kid
+                == kid)
+
+        // Rotated elsewhere (as `verity admin signing-keys rotate` does): the second node signs with the new key once
+        // it is active, though it had the old one cached.
+        let rotated = try await first.verity.signingKeys.rotate(projectId: projectId)
+        first.clock.advance(by: SigningKeyService.activationDelay + 1)
+        let after = try await second.verity.signingKeys.sign(claims, projectId: projectId)
+        #expect(try CompactJWS(parsing: after).header.kid == rotated.kid)
+        #expect(try await second.verity.signingKeys.verifyingKey(kid, projectId: projectId) != nil)
+        try await second.verity.database.close()
+        try await first.verity.database.close()
+    }
+}

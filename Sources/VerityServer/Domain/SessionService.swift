@@ -146,8 +146,8 @@ struct SessionService: Sendable {
         let now = clock.now()
         guard token.utf8.count <= 8192, let jws = try? CompactJWS(parsing: token), jws.header.alg == "ES256",
             let kid = jws.header.kid,
-            let key = try await signingKeys.keySet(projectId: project.id).keys.first(where: { $0.kid == kid }),
-            let publicKey = try? key.p256SigningKey(), jws.isValidSignature(for: publicKey),
+            let publicKey = try await signingKeys.verifyingKey(kid, projectId: project.id),
+            jws.isValidSignature(for: publicKey),
             let claims = try? jws.decodePayload(BearerClaims.self), claims.aud == project.id,
             claims.iss == issuer(projectId: project.id),
             Date(timeIntervalSince1970: claims.exp) > now.addingTimeInterval(-Self.leeway)
