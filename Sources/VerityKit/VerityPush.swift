@@ -264,13 +264,26 @@ public actor VerityPush {
         try PushChallengeNotification(payload: userInfo)
     }
 
-    /// Deletes every key, factor record and pending enrollment on this device, without telling the server.
+    /// Deletes this device's push state — every factor's key, its record and its pending enrollment — without
+    /// telling the server (its backend can delete the factors there).
+    ///
+    /// Only push state goes: a ``VeritySession`` that shares the store stays signed in, and anything else the app
+    /// keeps in the store stays too.
     ///
     /// - Throws: ``VerityKitError/storage(_:)`` when the store cannot be cleared.
     public func clearLocalStorage() throws {
-        try wrapStorage { try store.removeAll() }
-        clockOffset = 0
-        logger.log(.info, "cleared local storage")
+        try clearPushState()
+        logger.log(.info, "cleared local push state")
+    }
+
+    /// Forgets one factor on this device only: its key, its record and its pending enrollment. The server still
+    /// has the factor (``deleteFactor(_:)`` deletes it there too), but this device can no longer answer for it.
+    ///
+    /// - Parameter factorId: The factor to forget.
+    /// - Throws: ``VerityKitError/input(_:)`` for a factor not enrolled on this device, ``VerityKitError/storage(_:)``.
+    public func forgetFactor(_ factorId: String) throws {
+        try removeLocalFactor(try requireFactor(factorId))
+        logger.log(.info, "forgot push factor \(factorId) on this device")
     }
 
     // MARK: - Requests
@@ -360,11 +373,22 @@ public actor VerityPush {
         guard !isPrepared else { return }
         try configuration.validateBaseURL()
         if configuration.clearStorageOnReinstall && !installationMarker.isPresent {
-            try wrapStorage { try store.removeAll() }
+            try clearPushState()
             installationMarker.setPresent()
-            logger.log(.info, "first run of this installation: cleared local storage")
+            logger.log(.info, "first run of this installation: cleared local push state")
         }
         isPrepared = true
+    }
+
+    /// Removes every factor's key, record and pending enrollment; an unreadable factor list is removed all the same.
+    private func clearPushState() throws {
+        let factors = (try? loadFactors()) ?? []
+        for factor in factors {
+            try keys.deleteKey(reference: factor.keyReference)
+            try removeItem(forKey: Self.enrollmentItemPrefix + factor.id)
+        }
+        try removeItem(forKey: Self.factorsItem)
+        clockOffset = 0
     }
 
     private func requireFactor(_ factorId: String) throws -> PushFactor {

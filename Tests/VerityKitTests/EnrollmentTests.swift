@@ -172,15 +172,17 @@ struct EnrollmentTests {
         #expect(try await harness.push.factors() == [factor])
     }
 
-    @Test("clearLocalStorage wipes keys, records and pending enrollments")
+    @Test("clearLocalStorage wipes keys, records and pending enrollments, and nothing else in the store")
     func clearLocalStorage() async throws {
         let harness = try Harness()
         _ = try await harness.enrollVerified()
         #expect(harness.store.allItems.keys.contains { $0.hasPrefix("verity.key.") })
+        let session = "verity.session.\(SessionFixture.projectId)"
+        harness.store.set(Data("signed in".utf8), forKey: session)
 
         try await harness.push.clearLocalStorage()
 
-        #expect(harness.store.allItems.isEmpty)
+        #expect(Array(harness.store.allItems.keys) == [session])
         #expect(try await harness.push.factors().isEmpty)
         let error = await #expect(throws: VerityKitError.self) {
             try await harness.push.approve(challengeId: Fixture.challengeId, factorId: Fixture.factorId)
@@ -199,8 +201,24 @@ struct EnrollmentTests {
 
         #expect(try await push.factors().isEmpty)
 
-        #expect(store.allItems.isEmpty == !markerPresent)
+        // Push state goes; what else the store holds (a session, the app's own items) stays.
+        #expect(Set(store.allItems.keys) == (markerPresent ? ["verity.factors", "other"] : ["other"]))
         #expect(marker.isPresent)
+    }
+
+    @Test("forgetFactor removes one factor on this device only, and asks nothing of the server")
+    func forgetFactor() async throws {
+        let harness = try Harness()
+        _ = try await harness.enrollVerified()
+        let requests = await harness.transport.requests.count
+
+        try await harness.push.forgetFactor(Fixture.factorId)
+
+        #expect(try await harness.push.factors().isEmpty)
+        #expect(!harness.store.allItems.keys.contains { $0.hasPrefix("verity.key.") })
+        #expect(await harness.transport.requests.count == requests)
+        let error = await #expect(throws: VerityKitError.self) { try await harness.push.forgetFactor(Fixture.factorId) }
+        #expect(error?.code == "input")
     }
 
     @Test("a base URL that is not HTTP is an initialization error")
