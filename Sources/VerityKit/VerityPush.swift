@@ -217,7 +217,7 @@ public actor VerityPush {
         return try await fetchChallenge(id: id, factor: factor)
     }
 
-    /// The challenges waiting for an answer from this factor.
+    /// The challenges waiting for an answer from this factor, newest first: every page the server has.
     ///
     /// - Parameter factorId: The factor.
     /// - Returns: The pending challenges.
@@ -225,11 +225,25 @@ public actor VerityPush {
     public func pendingChallenges(factorId: String) async throws -> [DeviceChallenge] {
         try prepare()
         let factor = try requireFactor(factorId)
-        let response = try await sendSigned(
-            .get, "v1/device/factors/\(factorId)/challenges", query: [URLQueryItem(name: "status", value: "pending")],
-            factor: factor)
-        return try client.decode(Page<DeviceChallenge>.self, from: response, status: 200).items
+        var challenges: [DeviceChallenge] = []
+        var cursor: String?
+        // Every page, newest first; the page count is bounded so that a server answering the same cursor again
+        // cannot keep the app looping.
+        for _ in 0..<Self.maxChallengePages {
+            var query = [URLQueryItem(name: "status", value: "pending")]
+            if let cursor { query.append(URLQueryItem(name: "cursor", value: cursor)) }
+            let response = try await sendSigned(
+                .get, "v1/device/factors/\(factorId)/challenges", query: query, factor: factor)
+            let page = try client.decode(Page<DeviceChallenge>.self, from: response, status: 200)
+            challenges += page.items
+            guard let next = page.nextCursor, next != cursor, !page.items.isEmpty else { break }
+            cursor = next
+        }
+        return challenges
     }
+
+    /// The most pages of pending challenges ``pendingChallenges(factorId:)`` reads (50 challenges a page).
+    static let maxChallengePages = 20
 
     /// Approves a challenge: fetches it, signs the approval over its content with the factor's key, and sends it.
     ///

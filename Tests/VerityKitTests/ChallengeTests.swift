@@ -74,6 +74,26 @@ struct ChallengeTests {
         _ = try verifiedDeviceClaims(request, key: key)
     }
 
+    @Test("pendingChallenges follows nextCursor to the last page")
+    func pendingChallengesPages() async throws {
+        let harness = try Harness()
+        let (factor, _) = try await harness.enrollVerified()
+        let first = [Fixture.challenge(), Fixture.challenge(id: "chl_second")]
+        let last = [Fixture.challenge(id: "chl_third")]
+        await harness.transport.enqueue(try Fixture.json(Page(items: first, nextCursor: "chl_second")))
+        await harness.transport.enqueue(try Fixture.json(Page(items: last)))
+
+        let pending = try await harness.push.pendingChallenges(factorId: factor.id)
+
+        #expect(pending == first + last)
+        #expect(await harness.transport.requests.count == 4)
+        let second = try await harness.request(3)
+        #expect(
+            second.url
+                == (try Fixture.url(
+                    "/v1/device/factors/\(factor.id)/challenges?status=pending&cursor=chl_second")))
+    }
+
     @Test("a malformed challenge id is refused before anything is sent")
     func malformedChallengeId() async throws {
         let harness = try Harness()

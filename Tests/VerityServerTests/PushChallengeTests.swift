@@ -282,6 +282,43 @@ struct PushChallengeTests {
         }
     }
 
+    @Test(
+        "A device pages through its pending challenges, newest first, with nextCursor",
+        arguments: TestEngine.available)
+    func pendingPages(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        try await node.run { client in
+            let device = try await TestDevice.enrolled(node: node, client: client)
+            var created: [String] = []
+            for _ in 0..<5 {
+                created.append(
+                    try await client.createChallenge(#"{"userId":"user-1"}"#, key: node.apiKey).decode(Challenge.self)
+                        .id)
+                node.clock.advance(by: 1)
+            }
+            var seen: [String] = []
+            var cursor: String?
+            var pages = 0
+            repeat {
+                let query = "status=pending&limit=2" + (cursor.map { "&cursor=\($0)" } ?? "")
+                let response = try await client.send(
+                    .get, "/v1/device/factors/\(device.factorId)/challenges?\(query)", key: try device.token())
+                let page = try response.decode(Page<DeviceChallenge>.self)
+                #expect(page.items.count == (pages < 2 ? 2 : 1))
+                seen += page.items.map(\.id)
+                cursor = page.nextCursor
+                pages += 1
+            } while cursor != nil && pages < 5
+            #expect(pages == 3)
+            #expect(seen == created.reversed())
+            for bad in ["limit=0", "limit=51", "limit=x", "cursor=nope"] {
+                let refused = try await client.send(
+                    .get, "/v1/device/factors/\(device.factorId)/challenges?\(bad)", key: try device.token())
+                #expect(try refused.problem().code == "invalid_request", "\(bad)")
+            }
+        }
+    }
+
     @Test("A device can update its push token and delete itself", arguments: TestEngine.available)
     func updateAndDelete(engine: TestEngine) async throws {
         let node = try await TestNode.make(engine)

@@ -53,7 +53,9 @@ struct DeviceController {
         if let status = request.uri.queryParameters["status"], status != "pending" {
             throw VerityError(.invalidRequest, "Devices can list `pending` challenges only.")
         }
-        return Page(items: try await challenges.pending(for: try context.requireDeviceFactor()))
+        return try await challenges.pending(
+            for: try context.requireDeviceFactor(), cursor: request.uri.queryParameters["cursor"].map(String.init),
+            limit: try request.queryInteger("limit"))
     }
 
     @Sendable func getChallenge(_ request: Request, context: VerityRequestContext) async throws -> DeviceChallenge {

@@ -161,10 +161,26 @@ struct ChallengeService: Sendable {
 
     // MARK: - Device
 
-    func pending(for factor: FactorRecord) async throws -> [DeviceChallenge] {
+    /// The largest page of a device's pending challenges.
+    static let maxDevicePage = 50
+
+    /// A page of the pending challenges the factor may answer, newest first, after the challenge `cursor` names.
+    func pending(for factor: FactorRecord, cursor: String? = nil, limit: Int? = nil) async throws
+        -> Page<DeviceChallenge>
+    {
         try Self.requireVerified(factor)
+        let limit = limit ?? Self.maxDevicePage
+        guard (1...Self.maxDevicePage).contains(limit) else {
+            throw VerityError(.invalidRequest, "`limit` must be between 1 and \(Self.maxDevicePage).")
+        }
+        if let cursor, !(cursor.hasPrefix("chl_") && cursor.count <= 64) {
+            throw VerityError(.invalidRequest, "`cursor` is not a cursor this server gave out.")
+        }
         let now = clock.now()
-        return try await store.pendingChallenges(for: factor, now: now).map { $0.deviceView(for: factor.id, at: now) }
+        // One more than asked tells whether there is a next page.
+        let found = try await store.pendingChallenges(for: factor, now: now, after: cursor, limit: limit + 1)
+        let page = found.prefix(limit).map { $0.deviceView(for: factor.id, at: now) }
+        return Page(items: Array(page), nextCursor: found.count > limit ? page.last?.id : nil)
     }
 
     func deviceChallenge(id: String, for factor: FactorRecord) async throws -> DeviceChallenge {

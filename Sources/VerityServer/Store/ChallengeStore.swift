@@ -54,16 +54,28 @@ struct ChallengeStore: Sendable {
         }
     }
 
-    /// The pending, unexpired challenges a factor may answer: those sent to it, and those sent to its user.
-    func pendingChallenges(for factor: FactorRecord, now: Date) async throws -> [ChallengeRecord] {
+    /// Up to `limit` of the pending, unexpired push challenges a factor may answer (those sent to it, and those sent
+    /// to its user), newest first, after the challenge `after` (the last of the previous page).
+    func pendingChallenges(for factor: FactorRecord, now: Date, after: String?, limit: Int) async throws
+        -> [ChallengeRecord]
+    {
         try await database.lookup { sql in
-            try await sql.raw(
+            let start: SQLQueryString =
+                if let after {
+                    """
+                    AND (created_at, id) < (SELECT created_at, id FROM challenges
+                                            WHERE id = \(bind: after) AND project_id = \(bind: factor.projectId))
+                    """
+                } else {
+                    ""
+                }
+            return try await sql.raw(
                 """
                 SELECT \(unsafeRaw: Self.columns) FROM challenges
                 WHERE project_id = \(bind: factor.projectId) AND user_id = \(bind: factor.userId)
                   AND status = 'pending' AND expires_at > \(bind: now.storedValue) AND type = 'push'
-                  AND (factor_id IS NULL OR factor_id = \(bind: factor.id))
-                ORDER BY created_at DESC, id LIMIT 50
+                  AND (factor_id IS NULL OR factor_id = \(bind: factor.id)) \(start)
+                ORDER BY created_at DESC, id DESC LIMIT \(bind: limit)
                 """
             ).all().map(Self.record(from:))
         }
