@@ -65,6 +65,8 @@ let package = Package(
         .target(
             name: "VerityKit",
             dependencies: ["VerityCore", .product(name: "Crypto", package: "swift-crypto")],
+            // Apps that ship VerityKit declare what it uses through this manifest (Xcode merges it into the app's).
+            resources: [.copy("Resources/PrivacyInfo.xcprivacy")],
             swiftSettings: swiftSettings
         ),
         .target(

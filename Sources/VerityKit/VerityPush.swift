@@ -18,6 +18,8 @@ public actor VerityPush {
 
     /// The configuration this instance was created with.
     public nonisolated let configuration: VerityConfiguration
+    /// This device's factors for the app's views, readable synchronously on the main actor and observable.
+    public nonisolated let state: VerityPushState
 
     private let client: VerityAPIClient
     private let store: any SecureStore
@@ -56,6 +58,12 @@ public actor VerityPush {
         self.logger = logger
         self.clock = clock
         self.installationMarker = installationMarker
+        // The state shows the stored factors at once, unless this is a reinstall whose first use will clear them.
+        let isCleared = configuration.clearStorageOnReinstall && !installationMarker.isPresent
+        let stored = try? store.data(forKey: Self.factorsItem).map {
+            try VerityAPIClient.makeDecoder().decode([PushFactor].self, from: $0)
+        }
+        self.state = VerityPushState(factors: isCleared ? [] : stored ?? [])
     }
 
     // MARK: - Factors
@@ -402,6 +410,7 @@ public actor VerityPush {
             try removeItem(forKey: Self.enrollmentItemPrefix + factor.id)
         }
         try removeItem(forKey: Self.factorsItem)
+        publish([])
         clockOffset = 0
     }
 
@@ -425,6 +434,7 @@ public actor VerityPush {
             factors.sort { $0.createdAt < $1.createdAt }
         }
         try storeItem(factors, forKey: Self.factorsItem)
+        publish(factors)
     }
 
     private func removeLocalFactor(_ factor: PushFactor) throws {
@@ -432,6 +442,12 @@ public actor VerityPush {
         try removeItem(forKey: Self.enrollmentItemPrefix + factor.id)
         let remaining = try loadFactors().filter { $0.id != factor.id }
         try storeItem(remaining, forKey: Self.factorsItem)
+        publish(remaining)
+    }
+
+    /// Hands the factors to ``state`` on the main actor, which runs its jobs in the order the actor made them.
+    private func publish(_ factors: [PushFactor]) {
+        Task { @MainActor [state] in state.factors = factors }
     }
 
     private func loadItem<Value: Decodable>(_ type: Value.Type, forKey key: String) throws -> Value? {

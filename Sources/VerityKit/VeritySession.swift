@@ -50,6 +50,8 @@ public actor VeritySession {
     public nonisolated let configuration: VerityConfiguration
     /// The project's public id (`prj_…`), sent with every request.
     public nonisolated let projectId: String
+    /// The signed-in state for the app's views, readable synchronously on the main actor and observable.
+    public nonisolated let state: VeritySessionState
 
     private let client: VerityAPIClient
     private let store: any SecureStore
@@ -98,6 +100,10 @@ public actor VeritySession {
         self.clock = clock
         self.sleep = sleep
         self.storageKey = "verity.session.\(projectId)"
+        // The state shows the stored session at once; the actor reads it again on first use, to schedule its refresh
+        // (or, when the store is locked now, to try again).
+        let stored = try? store.data(forKey: storageKey).flatMap { try StoredSession(decoding: $0).session() }
+        self.state = VeritySessionState(session: stored)
     }
 
     // MARK: - The session
@@ -545,6 +551,7 @@ public actor VeritySession {
         do {
             let session = try StoredSession(decoding: data).session()
             current = session
+            publish(session)
             logger.log(.info, "restored session \(session.sessionId) of user \(session.user.id)")
             scheduleAutomaticRefresh(for: session)
         } catch {
@@ -554,9 +561,16 @@ public actor VeritySession {
     }
 
     private func emit(_ session: Session?) {
+        publish(session)
         for continuation in subscribers.values {
             continuation.yield(session)
         }
+    }
+
+    /// Hands the session to ``state`` on the main actor; the main actor runs its jobs in order, so the state follows
+    /// the actor's changes in the order they were made.
+    private func publish(_ session: Session?) {
+        Task { @MainActor [state] in state.session = session }
     }
 
     private func removeSubscriber(_ id: UUID) {
