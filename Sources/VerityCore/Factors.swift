@@ -57,10 +57,13 @@ public struct CreatePushFactorRequest: Codable, Sendable {
     public var pushToken: String?
     public var appId: String?
     public var sdkVersion: String?
+    /// The app's own data about the factor, which its backend reads with the factor; string values, at most
+    /// ``FactorMetadata/maxLength`` characters as JSON.
+    public var metadata: [String: String]?
 
     public init(
         publicKey: String, friendlyName: String, pushPlatform: PushPlatform, pushToken: String? = nil,
-        appId: String? = nil, sdkVersion: String? = nil
+        appId: String? = nil, sdkVersion: String? = nil, metadata: [String: String]? = nil
     ) {
         self.publicKey = publicKey
         self.friendlyName = friendlyName
@@ -68,6 +71,19 @@ public struct CreatePushFactorRequest: Codable, Sendable {
         self.pushToken = pushToken
         self.appId = appId
         self.sdkVersion = sdkVersion
+        self.metadata = metadata
+    }
+}
+
+/// The bound on a factor's app metadata, the same on every face (Twilio's `Metadata` has it too).
+public enum FactorMetadata {
+    /// The most characters the metadata may take as a JSON object.
+    public static let maxLength = 1024
+
+    /// Whether `metadata` fits: non-empty keys, and at most ``maxLength`` characters as compact JSON.
+    public static func isValid(_ metadata: [String: String]) -> Bool {
+        guard !metadata.keys.contains(""), let json = try? JSONEncoder().encode(metadata) else { return false }
+        return json.count <= maxLength
     }
 }
 
@@ -81,13 +97,15 @@ public struct Factor: Codable, Sendable, Equatable {
     public var pushPlatform: PushPlatform?
     public var appId: String?
     public var sdkVersion: String?
+    /// The app's metadata, when it gave any.
+    public var metadata: [String: String]?
     public var createdAt: Date
     public var verifiedAt: Date?
 
     public init(
         id: String, userId: String, type: FactorType, status: FactorStatus, friendlyName: String,
-        pushPlatform: PushPlatform? = nil, appId: String? = nil, sdkVersion: String? = nil, createdAt: Date,
-        verifiedAt: Date? = nil
+        pushPlatform: PushPlatform? = nil, appId: String? = nil, sdkVersion: String? = nil,
+        metadata: [String: String]? = nil, createdAt: Date, verifiedAt: Date? = nil
     ) {
         self.id = id
         self.userId = userId
@@ -97,6 +115,7 @@ public struct Factor: Codable, Sendable, Equatable {
         self.pushPlatform = pushPlatform
         self.appId = appId
         self.sdkVersion = sdkVersion
+        self.metadata = metadata
         self.createdAt = createdAt
         self.verifiedAt = verifiedAt
     }
@@ -134,14 +153,17 @@ public struct VerifyPushFactorRequest: Codable, Sendable {
     }
 }
 
-/// `PATCH /v1/device/factors/{id}` (device JWT): a new push token or name.
+/// `PATCH /v1/device/factors/{id}` (device JWT): a new push token, name or metadata.
 public struct UpdateFactorRequest: Codable, Sendable {
     public var pushToken: String?
     public var friendlyName: String?
+    /// Replaces the app's metadata as a whole (`{}` removes it).
+    public var metadata: [String: String]?
 
-    public init(pushToken: String? = nil, friendlyName: String? = nil) {
+    public init(pushToken: String? = nil, friendlyName: String? = nil, metadata: [String: String]? = nil) {
         self.pushToken = pushToken
         self.friendlyName = friendlyName
+        self.metadata = metadata
     }
 }
 

@@ -20,6 +20,8 @@ public struct PushFactor: Codable, Sendable, Equatable, Identifiable {
     public internal(set) var pushToken: String?
     /// The app identifier sent at enrollment, or `nil`.
     public let appId: String?
+    /// The app's metadata about the factor, which its backend reads with the factor, or `nil`.
+    public internal(set) var metadata: [String: String]?
     /// When the server created the factor.
     public let createdAt: Date
     /// When the factor was verified, or `nil` while it is not.
@@ -38,6 +40,7 @@ public struct PushFactor: Codable, Sendable, Equatable, Identifiable {
         self.pushPlatform = factor.pushPlatform ?? .none
         self.pushToken = pushToken
         self.appId = factor.appId
+        self.metadata = factor.metadata
         self.createdAt = factor.createdAt
         self.verifiedAt = factor.verifiedAt
         self.keyReference = keyReference
@@ -48,6 +51,7 @@ public struct PushFactor: Codable, Sendable, Equatable, Identifiable {
         status = factor.status
         friendlyName = factor.friendlyName
         if let platform = factor.pushPlatform { pushPlatform = platform }
+        metadata = factor.metadata
         verifiedAt = factor.verifiedAt
     }
 }

@@ -78,11 +78,15 @@ public actor VerityPush {
     ///   - friendlyName: The name shown in the user's list of devices.
     ///   - pushPlatform: How notifications reach this device; ``PushPlatform/none`` to pull challenges instead.
     ///   - pushToken: The APNs device token (hex) or FCM registration token; required unless the platform is `none`.
+    ///   - metadata: The app's own data about the factor (string values, at most ``FactorMetadata/maxLength``
+    ///     characters as JSON), which its backend reads with the factor.
     /// - Returns: The new, unverified factor.
-    /// - Throws: ``VerityKitError``: ``VerityKitError/input(_:)`` for an empty token or name or a missing push token,
-    ///   ``VerityKitError/server(_:)`` when the server refuses (an expired token is `unauthorized`).
+    /// - Throws: ``VerityKitError``: ``VerityKitError/input(_:)`` for an empty token or name, a missing push token or
+    ///   metadata that does not fit, ``VerityKitError/server(_:)`` when the server refuses (an expired token is
+    ///   `unauthorized`).
     public func createFactor(
-        enrollmentToken: String, friendlyName: String, pushPlatform: PushPlatform, pushToken: String?
+        enrollmentToken: String, friendlyName: String, pushPlatform: PushPlatform, pushToken: String?,
+        metadata: [String: String]? = nil
     ) async throws -> PushFactor {
         try prepare()
         guard !enrollmentToken.isEmpty else { throw VerityKitError.input("The enrollment token is empty.") }
@@ -91,13 +95,15 @@ public actor VerityPush {
         if pushPlatform != .none, pushToken?.isEmpty ?? true {
             throw VerityKitError.input("A push token is required for \(pushPlatform.rawValue) notifications.")
         }
+        try metadata.map(Self.requireValidMetadata)
 
         let key = try keys.createKey()
         let enrolled: EnrolledPushFactor
         do {
             let body = CreatePushFactorRequest(
                 publicKey: key.publicKey.derBase64, friendlyName: name, pushPlatform: pushPlatform,
-                pushToken: pushToken, appId: configuration.appId, sdkVersion: VerityConfiguration.sdkVersion)
+                pushToken: pushToken, appId: configuration.appId, sdkVersion: VerityConfiguration.sdkVersion,
+                metadata: metadata)
             let response = try await client.send(
                 .post, "v1/device/factors", body: try VerityAPIClient.encode(body), bearerToken: enrollmentToken)
             enrolled = try client.decode(EnrolledPushFactor.self, from: response, status: 201)
@@ -160,14 +166,18 @@ public actor VerityPush {
     ///   - factorId: The factor to update.
     ///   - pushToken: The new push token, or `nil` to keep the current one.
     ///   - friendlyName: The new name, or `nil` to keep the current one.
+    ///   - metadata: The app's new metadata, replacing the old as a whole (`[:]` removes it), or `nil` to keep it.
     /// - Returns: The updated factor.
-    /// - Throws: ``VerityKitError``: ``VerityKitError/input(_:)`` for an unknown factor, ``VerityKitError/server(_:)``.
-    public func updateFactor(_ factorId: String, pushToken: String?, friendlyName: String? = nil) async throws
-        -> PushFactor
-    {
+    /// - Throws: ``VerityKitError``: ``VerityKitError/input(_:)`` for an unknown factor or metadata that does not fit,
+    ///   ``VerityKitError/server(_:)``.
+    public func updateFactor(
+        _ factorId: String, pushToken: String?, friendlyName: String? = nil, metadata: [String: String]? = nil
+    ) async throws -> PushFactor {
         try prepare()
         let factor = try requireFactor(factorId)
-        let body = try VerityAPIClient.encode(UpdateFactorRequest(pushToken: pushToken, friendlyName: friendlyName))
+        try metadata.map(Self.requireValidMetadata)
+        let body = try VerityAPIClient.encode(
+            UpdateFactorRequest(pushToken: pushToken, friendlyName: friendlyName, metadata: metadata))
         let response = try await sendSigned(.patch, "v1/device/factors/\(factorId)", body: body, factor: factor)
         let updated = try client.decode(Factor.self, from: response, status: 200)
 
@@ -443,6 +453,14 @@ public actor VerityPush {
         let remaining = try loadFactors().filter { $0.id != factor.id }
         try storeItem(remaining, forKey: Self.factorsItem)
         publish(remaining)
+    }
+
+    private static func requireValidMetadata(_ metadata: [String: String]) throws {
+        guard FactorMetadata.isValid(metadata) else {
+            throw VerityKitError.input(
+                "The metadata must have non-empty keys and take at most \(FactorMetadata.maxLength) characters as JSON."
+            )
+        }
     }
 
     /// Hands the factors to ``state`` on the main actor, which runs its jobs in the order the actor made them.

@@ -132,6 +132,42 @@ struct EnrollmentTests {
         #expect(try await harness.push.factors() == [updated])
     }
 
+    @Test(
+        "a factor's metadata goes with the enrollment and each update, is kept from the server's answer, and is checked first"
+    )
+    func metadata() async throws {
+        let harness = try Harness()
+        let tooLong = ["notes": String(repeating: "x", count: FactorMetadata.maxLength)]
+        await #expect(throws: VerityKitError.self) {
+            try await harness.push.createFactor(
+                enrollmentToken: Fixture.enrollmentToken, friendlyName: "Ada's phone", pushPlatform: .none,
+                pushToken: nil, metadata: tooLong)
+        }
+        #expect(await harness.transport.requests.isEmpty)
+
+        var answer = Fixture.factor(status: .unverified)
+        answer.metadata = ["model": "iPhone16,2"]
+        await harness.transport.enqueue(
+            try Fixture.json(EnrolledPushFactor(factor: answer, nonce: Fixture.nonce), status: 201))
+        let created = try await harness.push.createFactor(
+            enrollmentToken: Fixture.enrollmentToken, friendlyName: "Ada's phone", pushPlatform: .none,
+            pushToken: nil, metadata: ["model": "iPhone16,2"])
+        #expect(
+            try decodeBody(CreatePushFactorRequest.self, of: try await harness.request(0)).metadata == answer.metadata)
+        #expect(created.metadata == ["model": "iPhone16,2"])
+
+        var updatedAnswer = answer
+        updatedAnswer.metadata = nil
+        await harness.transport.enqueue(try Fixture.json(updatedAnswer))
+        let updated = try await harness.push.updateFactor(Fixture.factorId, pushToken: nil, metadata: [:])
+        #expect(try decodeBody(UpdateFactorRequest.self, of: try await harness.request(1)).metadata == [:])
+        #expect(updated.metadata == nil)
+        await #expect(throws: VerityKitError.self) {
+            try await harness.push.updateFactor(Fixture.factorId, pushToken: nil, metadata: ["": "x"])
+        }
+        #expect(await harness.transport.requests.count == 2)
+    }
+
     @Test("deleteFactor deletes on the server, then the local key and record")
     func deleteFactor() async throws {
         let harness = try Harness()

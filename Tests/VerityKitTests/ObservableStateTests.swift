@@ -4,31 +4,18 @@ import Testing
 import VerityCore
 import VerityKit
 
-/// Counts the changes `withObservationTracking` reports for what `read` reads, re-arming after each one.
-@MainActor
-final class ChangeCounter {
-    private(set) var count = 0
+/// Whether `withObservationTracking` reported a change of what `read` read, once, since it was made.
+final class ObservedChange: @unchecked Sendable {
+    // @unchecked Sendable: `fired` is only touched while holding `lock`.
+    private let lock = NSLock()
+    private var fired = false
 
-    init(_ read: @escaping @MainActor () -> Void) {
-        track(read)
+    @MainActor
+    init(_ read: () -> Void) {
+        withObservationTracking(read) { [self] in lock.withLock { fired = true } }
     }
 
-    /// Waits until `count` changes were reported, for at most five seconds.
-    func waitFor(_ expected: Int) async throws {
-        for _ in 0..<1000 where count < expected {
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        #expect(count == expected)
-    }
-
-    private func track(_ read: @escaping @MainActor () -> Void) {
-        withObservationTracking(read) {
-            Task { @MainActor in
-                self.count += 1
-                self.track(read)
-            }
-        }
-    }
+    var happened: Bool { lock.withLock { fired } }
 }
 
 @Suite("Observable state for the app's views")
@@ -38,17 +25,20 @@ struct ObservableStateTests {
     func sessionState() async throws {
         let harness = try SessionHarness()
         let state = harness.verity.state
-        let changes = ChangeCounter { _ = state.session }
+        var observed = ObservedChange { _ = state.session }
         #expect(state.session == nil)
         #expect(!state.isSignedIn)
 
         let signedIn = try await harness.signIn()
+        #expect(observed.happened)
         #expect(state.session == signedIn)
         #expect(state.user == SessionFixture.user)
         #expect(state.isSignedIn)
 
+        observed = ObservedChange { _ = state.session }
         try await harness.enqueue(try SessionFixture.auth(generation: 2))
         let refreshed = try await harness.verity.refresh()
+        #expect(observed.happened)
         #expect(state.session == refreshed)
 
         try await harness.enqueue(try SessionFixture.auth(generation: 3, includesRefreshToken: false, acr: "mfa"))
@@ -56,11 +46,12 @@ struct ObservableStateTests {
         #expect(state.session == steppedUp)
         #expect(state.session?.isSteppedUp == true)
 
+        observed = ObservedChange { _ = state.user }
         await harness.enqueue(SessionFixture.noContent)
         await harness.verity.logout()
+        #expect(observed.happened)
         #expect(state.session == nil)
         #expect(state.user == nil)
-        try await changes.waitFor(4)
     }
 
     @Test("a new instance's state shows the stored session before any call; another project's shows none")
@@ -76,13 +67,13 @@ struct ObservableStateTests {
     func factorState() async throws {
         let harness = try Harness()
         let state = harness.push.state
-        let changes = ChangeCounter { _ = state.factors }
+        let observed = ObservedChange { _ = state.verifiedFactors }
         #expect(state.factors.isEmpty)
 
         let (verified, _) = try await harness.enrollVerified()
+        #expect(observed.happened)
         #expect(state.factors == [verified])
         #expect(state.verifiedFactors == [verified])
-        try await changes.waitFor(2)
 
         let restarted = VerityPush(
             configuration: VerityConfiguration(baseURL: try Fixture.baseURL()), transport: RecordingTransport(),

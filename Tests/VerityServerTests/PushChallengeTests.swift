@@ -319,6 +319,71 @@ struct PushChallengeTests {
         }
     }
 
+    @Test(
+        "A push factor carries the app's metadata for the backend; the device replaces or removes it; too much is refused",
+        arguments: TestEngine.available)
+    func metadata(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        try await node.run { client in
+            var device = TestDevice(clock: node.clock)
+            let token = try await device.enrollmentToken(userId: "user-1", node: node, client: client)
+            let tooLong = ["notes": String(repeating: "x", count: FactorMetadata.maxLength)]
+            for bad in [tooLong, ["": "empty key"]] {
+                let refused = try await device.enroll(token: token, client: client, metadata: bad)
+                #expect(try refused.problem().code == "invalid_request")
+            }
+            let enrolled = try await device.enroll(
+                token: token, client: client, metadata: ["model": "iPhone16,2", "app": "2.4"])
+            device.factorId = try enrolled.decode(EnrolledPushFactor.self).factor.id
+            let seen = try await client.send(.get, "/v1/factors/\(device.factorId)", key: node.apiKey)
+            #expect(try seen.decode(Factor.self).metadata == ["model": "iPhone16,2", "app": "2.4"])
+
+            let path = "/v1/device/factors/\(device.factorId)"
+            let renamed = try await client.send(
+                .patch, path, key: try device.token(), json: #"{"friendlyName":"Work phone"}"#)
+            #expect(try renamed.decode(Factor.self).metadata == ["model": "iPhone16,2", "app": "2.4"])
+            let replaced = try await client.send(
+                .patch, path, key: try device.token(), json: #"{"metadata":{"app":"2.5"}}"#)
+            #expect(try replaced.decode(Factor.self).metadata == ["app": "2.5"])
+            let refused = try await client.send(
+                .patch, path, key: try device.token(), json: try TestDevice.json(UpdateFactorRequest(metadata: tooLong))
+            )
+            #expect(try refused.problem().code == "invalid_request")
+            let removed = try await client.send(.patch, path, key: try device.token(), json: #"{"metadata":{}}"#)
+            #expect(try removed.decode(Factor.self).metadata == nil)
+            let listed = try await client.send(.get, "/v1/users/user-1/factors", key: node.apiKey)
+            #expect(try listed.decode(Page<Factor>.self).items.map(\.metadata) == [nil])
+        }
+    }
+
+    @Test(
+        "Upgrading moves the metadata the Twilio face kept for a factor onto the factor itself",
+        arguments: TestEngine.available)
+    func metadataUpgrade(engine: TestEngine) async throws {
+        let old = try await TestNode.make(engine, location: engine.persistentLocation())
+        // Enrolled, then the schema as version 11 left it: metadata only in twilio_factors (run closes the database).
+        let factorId = try await old.run { client in
+            let factorId = try await TestDevice.enrolled(node: old, client: client).factorId
+            try await old.verity.database.execute { sql in
+                try await sql.raw("ALTER TABLE factors DROP COLUMN metadata").run()
+                try await sql.raw("DELETE FROM schema_migrations WHERE version = 12").run()
+                try await sql.raw(
+                    """
+                    INSERT INTO twilio_factors (factor_id, service_sid, identity, metadata, updated_at)
+                    VALUES (\(bind: factorId), 'VA00000000000000000000000000000000', 'user-1', '{"os":"iOS"}', 0)
+                    """
+                ).run()
+            }
+            return factorId
+        }
+
+        let node = try await old.reopened()
+        try await node.run { client in
+            let seen = try await client.send(.get, "/v1/factors/\(factorId)", key: node.apiKey)
+            #expect(try seen.decode(Factor.self).metadata == ["os": "iOS"])
+        }
+    }
+
     @Test("A device can update its push token and delete itself", arguments: TestEngine.available)
     func updateAndDelete(engine: TestEngine) async throws {
         let node = try await TestNode.make(engine)

@@ -15,6 +15,8 @@ struct FactorRecord: Sendable, Equatable {
     var pushToken: String?
     var appId: String?
     var sdkVersion: String?
+    /// The app's metadata (string values, within ``FactorMetadata/maxLength``).
+    var metadata: [String: String]?
     var nonce: String?
     var enrollmentTokenHash: String?
     var totpSecret: String?
@@ -36,7 +38,7 @@ struct FactorRecord: Sendable, Equatable {
     var response: Factor {
         Factor(
             id: id, userId: userId, type: type, status: status, friendlyName: friendlyName,
-            pushPlatform: pushPlatform, appId: appId, sdkVersion: sdkVersion, createdAt: createdAt,
-            verifiedAt: verifiedAt)
+            pushPlatform: pushPlatform, appId: appId, sdkVersion: sdkVersion, metadata: metadata,
+            createdAt: createdAt, verifiedAt: verifiedAt)
     }
 }

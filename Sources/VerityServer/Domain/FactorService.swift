@@ -110,11 +110,13 @@ struct FactorService: Sendable {
         for (field, value) in [("appId", request.appId), ("sdkVersion", request.sdkVersion)] {
             if let value, value.count > 255 { throw VerityError(.invalidRequest, "`\(field)` is too long.") }
         }
+        try request.metadata.map(Self.requireValidMetadata)
         let factor = FactorRecord(
             id: identifiers.make("fac"), projectId: token.projectId, userId: token.userId, type: .push,
             status: .unverified, friendlyName: name, publicKey: publicKey.derBase64,
             pushPlatform: request.pushPlatform, pushToken: request.pushPlatform == .none ? nil : request.pushToken,
-            appId: request.appId, sdkVersion: request.sdkVersion, nonce: identifiers.secret(bytes: 32),
+            appId: request.appId, sdkVersion: request.sdkVersion,
+            metadata: request.metadata?.isEmpty == false ? request.metadata : nil, nonce: identifiers.secret(bytes: 32),
             enrollmentTokenHash: tokenHash, createdAt: now)
         guard try await store.insertEnrolledFactor(factor, tokenHash: tokenHash) else {
             throw VerityError(
@@ -202,24 +204,37 @@ struct FactorService: Sendable {
     }
 
     func update(_ factor: FactorRecord, with request: UpdateFactorRequest) async throws -> Factor {
-        try await update(factor, pushToken: request.pushToken, friendlyName: request.friendlyName).response
+        try await update(
+            factor, pushToken: request.pushToken, friendlyName: request.friendlyName, metadata: request.metadata
+        ).response
     }
 
-    /// Changes a factor's device settings; nil leaves one as it is. A push token is kept only on a push factor.
+    /// Changes a factor's device settings; nil leaves one as it is, and empty metadata removes it. A push token is
+    /// kept only on a push factor.
     func update(
         _ factor: FactorRecord, pushToken: String?, friendlyName: String?, sdkVersion: String? = nil,
-        appId: String? = nil
+        appId: String? = nil, metadata: [String: String]? = nil
     ) async throws -> FactorRecord {
         if let pushToken, !(1...4096).contains(pushToken.count) {
             throw VerityError(.invalidRequest, "`pushToken` must be 1 to 4096 characters.")
         }
         let name = try friendlyName.map(Self.validName)
+        try metadata.map(Self.requireValidMetadata)
         guard
             let updated = try await store.update(
                 id: factor.id, pushToken: factor.type == .push ? pushToken : nil, friendlyName: name,
-                sdkVersion: sdkVersion, appId: appId)
+                sdkVersion: sdkVersion, appId: appId, metadata: metadata)
         else { throw VerityError(.factorNotFound) }
         return updated
+    }
+
+    private static func requireValidMetadata(_ metadata: [String: String]) throws {
+        guard FactorMetadata.isValid(metadata) else {
+            throw VerityError(
+                .invalidRequest,
+                "`metadata` must be an object of strings with non-empty keys, at most \(FactorMetadata.maxLength) "
+                    + "characters as JSON.")
+        }
     }
 
     // MARK: - TOTP

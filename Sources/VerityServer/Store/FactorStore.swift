@@ -9,7 +9,7 @@ struct FactorStore: Sendable {
     static let columns = """
         id, project_id, user_id, type, status, friendly_name, public_key, push_platform, push_token, app_id, \
         sdk_version, nonce, enrollment_token_hash, totp_secret, totp_algorithm, totp_digits, totp_period, \
-        totp_last_counter, created_at, verified_at
+        totp_last_counter, created_at, verified_at, metadata
         """
 
     // MARK: Enrollment tokens
@@ -80,7 +80,7 @@ struct FactorStore: Sendable {
                     \(bind: factor.sdkVersion), \(bind: factor.nonce), \(bind: factor.enrollmentTokenHash),
                     \(bind: factor.totpSecret), \(bind: factor.totpAlgorithm), \(bind: factor.totpDigits),
                     \(bind: factor.totpPeriod), \(bind: factor.totpLastCounter), \(bind: factor.createdAt.storedValue),
-                    \(bind: factor.verifiedAt?.storedValue))
+                    \(bind: factor.verifiedAt?.storedValue), \(bind: try Self.stored(factor.metadata)))
             """
         ).run()
     }
@@ -126,16 +126,20 @@ struct FactorStore: Sendable {
         ).first().map(Self.record(from:))
     }
 
-    /// Changes the given settings; nil leaves one as it is.
+    /// Changes the given settings; nil leaves one as it is, and empty metadata removes it.
     func update(
-        id: String, pushToken: String?, friendlyName: String?, sdkVersion: String? = nil, appId: String? = nil
+        id: String, pushToken: String?, friendlyName: String?, sdkVersion: String? = nil, appId: String? = nil,
+        metadata: [String: String]? = nil
     ) async throws -> FactorRecord? {
-        try await database.execute { sql in
+        let metadataChange: SQLQueryString =
+            if let metadata { ", metadata = \(bind: try Self.stored(metadata))" } else { "" }
+        return try await database.execute { sql in
             try await sql.raw(
                 """
                 UPDATE factors SET push_token = COALESCE(\(bind: pushToken), push_token),
                     friendly_name = COALESCE(\(bind: friendlyName), friendly_name),
                     sdk_version = COALESCE(\(bind: sdkVersion), sdk_version), app_id = COALESCE(\(bind: appId), app_id)
+                    \(metadataChange)
                 WHERE id = \(bind: id)
                 RETURNING \(unsafeRaw: Self.columns)
                 """
@@ -253,6 +257,7 @@ struct FactorStore: Sendable {
             pushToken: try row.decode(column: "push_token", as: String?.self),
             appId: try row.decode(column: "app_id", as: String?.self),
             sdkVersion: try row.decode(column: "sdk_version", as: String?.self),
+            metadata: try row.json("metadata", as: [String: String].self),
             nonce: try row.decode(column: "nonce", as: String?.self),
             enrollmentTokenHash: try row.decode(column: "enrollment_token_hash", as: String?.self),
             totpSecret: try row.decode(column: "totp_secret", as: String?.self),
@@ -261,5 +266,11 @@ struct FactorStore: Sendable {
             totpPeriod: try row.decode(column: "totp_period", as: Int?.self),
             totpLastCounter: try row.decode(column: "totp_last_counter", as: Int64?.self),
             createdAt: try row.date("created_at"), verifiedAt: try row.optionalDate("verified_at"))
+    }
+
+    /// Metadata as stored: a JSON object, or NULL for none.
+    private static func stored(_ metadata: [String: String]?) throws -> String? {
+        guard let metadata, !metadata.isEmpty else { return nil }
+        return try storedJSON(metadata)
     }
 }

@@ -457,6 +457,18 @@ enum Migrations {
                 WHERE id IN (SELECT factor_id FROM twilio_factors)
                 """,
             ]),
+        Migration(
+            version: 12, name: "Factor metadata",
+            statements: [
+                // The app's metadata belongs to the factor on every face (it was the Twilio face's own); the Twilio
+                // column is no longer read or written.
+                "ALTER TABLE factors ADD COLUMN metadata TEXT",
+                """
+                UPDATE factors SET metadata =
+                    (SELECT t.metadata FROM twilio_factors t WHERE t.factor_id = factors.id)
+                WHERE id IN (SELECT factor_id FROM twilio_factors WHERE metadata IS NOT NULL)
+                """,
+            ]),
     ]
 
     static func run(on database: Database, logger: Logger) async throws {

@@ -20,7 +20,7 @@ struct RoleStore: Sendable {
                     """
                     INSERT INTO roles (project_id, name, description, permissions, created_at)
                     VALUES (\(bind: projectId), \(bind: role.name), \(bind: role.description),
-                            \(bind: try Self.encode(role.permissions)), \(bind: role.createdAt.storedValue))
+                            \(bind: try storedJSON(role.permissions)), \(bind: role.createdAt.storedValue))
                     ON CONFLICT (project_id, name) DO NOTHING
                     RETURNING name
                     """
@@ -44,7 +44,7 @@ struct RoleStore: Sendable {
     func update(name: String, projectId: String, description: String??, permissions: [String]?) async throws
         -> Role?
     {
-        let encoded = try permissions.map(Self.encode)
+        let encoded = try permissions.map { try storedJSON($0) }
         return try await database.transaction { sql in
             guard
                 var role = try await sql.raw(
@@ -134,7 +134,7 @@ struct RoleStore: Sendable {
                 WHERE u.project_id = \(bind: projectId) AND u.user_id = \(bind: userId)
                 """
             ).all() {
-                permissions.formUnion(try Self.decode(try row.decode(column: "permissions", as: String.self)))
+                permissions.formUnion(try row.json("permissions", as: [String].self) ?? [])
             }
             return permissions.sorted()
         }
@@ -142,22 +142,11 @@ struct RoleStore: Sendable {
 
     // MARK: - Helpers
 
-    private static func encode(_ permissions: [String]) throws -> String {
-        String(decoding: try JSONEncoder().encode(permissions), as: UTF8.self)
-    }
-
-    private static func decode(_ text: String) throws -> [String] {
-        guard let permissions = try? JSONDecoder().decode([String].self, from: Data(text.utf8)) else {
-            throw StoreError.corruptValue(column: "roles.permissions")
-        }
-        return permissions
-    }
-
     private static func role(from row: any SQLRow) throws -> Role {
         Role(
             name: try row.decode(column: "name", as: String.self),
             description: try row.decode(column: "description", as: String?.self),
-            permissions: try decode(try row.decode(column: "permissions", as: String.self)),
+            permissions: try row.json("permissions", as: [String].self) ?? [],
             createdAt: try row.date("created_at"))
     }
 }

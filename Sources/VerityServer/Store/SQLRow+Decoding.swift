@@ -16,6 +16,16 @@ extension SQLRow {
         try decode(column: column, as: Double?.self).map(Date.init(timeIntervalSince1970:))
     }
 
+    /// A column that holds JSON text, or NULL.
+    func json<T: Decodable>(_ column: String, as type: T.Type) throws -> T? {
+        guard let text = try decode(column: column, as: String?.self) else { return nil }
+        do {
+            return try JSONDecoder().decode(type, from: Data(text.utf8))
+        } catch {
+            throw StoreError.corruptValue(column: column)
+        }
+    }
+
     func enumeration<T: RawRepresentable>(_ column: String, as type: T.Type) throws -> T where T.RawValue == String {
         let raw = try decode(column: column, as: String.self)
         guard let value = T(rawValue: raw) else {
@@ -23,6 +33,13 @@ extension SQLRow {
         }
         return value
     }
+}
+
+/// A value stored as JSON text, keys sorted so that equal values are stored alike.
+func storedJSON(_ value: some Encodable) throws -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = .sortedKeys
+    return String(decoding: try encoder.encode(value), as: UTF8.self)
 }
 
 /// A stored value the code does not understand: the database was edited by hand or by a newer version.

@@ -94,10 +94,9 @@ struct TwilioPushStore: Sendable {
             try await Self.insert(entity, in: sql)
             try await sql.raw(
                 """
-                INSERT INTO twilio_factors (factor_id, service_sid, identity, metadata, totp_skew, updated_at)
+                INSERT INTO twilio_factors (factor_id, service_sid, identity, totp_skew, updated_at)
                 VALUES (\(bind: link.factorId), \(bind: link.serviceSid), \(bind: link.identity),
-                        \(bind: try link.metadata.map(Self.json)), \(bind: link.totpSkew),
-                        \(bind: link.updatedAt.storedValue))
+                        \(bind: link.totpSkew), \(bind: link.updatedAt.storedValue))
                 """
             ).run()
             try await events.enqueue(in: sql)
@@ -117,7 +116,7 @@ struct TwilioPushStore: Sendable {
         try await database.lookupConfirmingMiss { sql in
             try await sql.raw(
                 """
-                SELECT factor_id, service_sid, identity, metadata, totp_skew, updated_at
+                SELECT factor_id, service_sid, identity, totp_skew, updated_at
                 FROM twilio_factors WHERE factor_id = \(bind: factorId)
                 """
             ).first().map(Self.link(from:))
@@ -139,7 +138,7 @@ struct TwilioPushStore: Sendable {
                 after: after, table: "factors", key: "id", scope: "project_id", projectId)
             return try await sql.raw(
                 """
-                SELECT \(unsafeRaw: columns), t.factor_id, t.service_sid, t.identity, t.metadata, t.totp_skew,
+                SELECT \(unsafeRaw: columns), t.factor_id, t.service_sid, t.identity, t.totp_skew,
                        t.updated_at AS link_updated_at
                 FROM twilio_factors t JOIN factors f ON f.id = t.factor_id
                 WHERE t.service_sid = \(bind: serviceSid) AND t.identity = \(bind: identity)
@@ -152,14 +151,12 @@ struct TwilioPushStore: Sendable {
         }
     }
 
-    func updateLink(factorId: String, metadata: [String: String]?, now: Date) async throws {
+    /// Records that the factor changed now (Twilio's `date_updated`).
+    func touchLink(factorId: String, now: Date) async throws {
         try await database.execute { sql in
             try await sql.raw(
                 """
-                UPDATE twilio_factors
-                SET metadata = COALESCE(\(bind: try metadata.map(Self.json)), metadata),
-                    updated_at = \(bind: now.storedValue)
-                WHERE factor_id = \(bind: factorId)
+                UPDATE twilio_factors SET updated_at = \(bind: now.storedValue) WHERE factor_id = \(bind: factorId)
                 """
             ).run()
         }
@@ -203,9 +200,6 @@ struct TwilioPushStore: Sendable {
             factorId: try row.decode(column: "factor_id", as: String.self),
             serviceSid: try row.decode(column: "service_sid", as: String.self),
             identity: try row.decode(column: "identity", as: String.self),
-            metadata: try row.decode(column: "metadata", as: String?.self).map {
-                try JSONDecoder().decode([String: String].self, from: Data($0.utf8))
-            },
             totpSkew: try row.decode(column: "totp_skew", as: Int?.self),
             updatedAt: try row.date(updatedColumn))
     }
@@ -303,11 +297,5 @@ struct TwilioPushStore: Sendable {
             factorFriendlyName: try row.decode(column: "factor_friendly_name", as: String?.self),
             tokenHash: try row.decode(column: "token_hash", as: String.self),
             ttl: try row.decode(column: "ttl", as: Int.self), createdAt: try row.date("created_at"))
-    }
-
-    private static func json(_ value: [String: String]) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 }

@@ -16,8 +16,6 @@ struct TwilioFactorLink: Sendable, Equatable {
     var factorId: String
     var serviceSid: String
     var identity: String
-    /// The device's `Metadata` (string values).
-    var metadata: [String: String]?
     /// TOTP codes are accepted this many steps early or late.
     var totpSkew: Int?
     var updatedAt: Date
@@ -190,7 +188,7 @@ struct TwilioPush: Sendable {
         let request = CreatePushFactorRequest(
             publicKey: try form.requiredString("Binding.PublicKey"), friendlyName: name, pushPlatform: platform,
             pushToken: form.string("Config.NotificationToken"), appId: form.string("Config.AppId"),
-            sdkVersion: form.string("Config.SdkVersion"))
+            sdkVersion: form.string("Config.SdkVersion"), metadata: metadata)
         let enrolled: EnrolledPushFactor
         do {
             enrolled = try await factors.enroll(request, enrollmentToken: enrollmentToken)
@@ -201,8 +199,7 @@ struct TwilioPush: Sendable {
             throw TwilioError.invalidParameter("Binding.PublicKey", "base64 of a P-256 DER SubjectPublicKeyInfo")
         }
         let link = TwilioFactorLink(
-            factorId: enrolled.factor.id, serviceSid: service.sid, identity: identity, metadata: metadata,
-            updatedAt: clock.now())
+            factorId: enrolled.factor.id, serviceSid: service.sid, identity: identity, updatedAt: clock.now())
         let factor = try await factors.factor(id: enrolled.factor.id, in: project)
         try await store.link(
             link, entity: newEntity(identity, in: service),
@@ -318,7 +315,7 @@ struct TwilioPush: Sendable {
             factor = try await factors.update(
                 factor, pushToken: pushToken, friendlyName: name, sdkVersion: form.string("Config.SdkVersion"),
                 appId: form.string("Config.AppId"))
-            try await store.updateLink(factorId: factor.id, metadata: nil, now: clock.now())
+            try await store.touchLink(factorId: factor.id, now: clock.now())
         }
         return (factor, link)
     }
@@ -572,7 +569,7 @@ struct TwilioPush: Sendable {
             "account_sid": TwilioSID.account(forProject: factor.projectId) ?? "", "service_sid": link.serviceSid,
             "entity_identity": link.identity, "factor_sid": TwilioSID.sid("YF", verityId: factor.id) ?? "",
             "factor_type": factor.type.rawValue, "factor_friendly_name": factor.friendlyName,
-            "metadata": json(link.metadata ?? [:]),
+            "metadata": json(factor.metadata ?? [:]),
         ]
         if let challenge {
             let details: [String: JSONValue] = [

@@ -388,7 +388,7 @@ struct TwilioPushController {
             "date_updated": TwilioJSON.date(max(link.updatedAt, factor.verifiedAt ?? factor.createdAt)),
             "friendly_name": .string(factor.friendlyName), "status": .string(factor.status.rawValue),
             "factor_type": .string(factor.type.rawValue), "config": .object(config),
-            "metadata": link.metadata.map { .object($0.mapValues(JSONValue.string)) } ?? .null,
+            "metadata": factor.metadata.map { .object($0.mapValues(JSONValue.string)) } ?? .null,
             "url": .string("\(entityURL(scope, link.identity))/Factors/\(sid)"),
         ]
     }

@@ -39,12 +39,14 @@ struct TestDevice: Sendable {
         return try response.decode(EnrollmentToken.self).token
     }
 
-    func enroll(token: String, client: some TestClientProtocol, platform: PushPlatform = .apns) async throws
-        -> TestResponse
-    {
+    func enroll(
+        token: String, client: some TestClientProtocol, platform: PushPlatform = .apns,
+        metadata: [String: String]? = nil
+    ) async throws -> TestResponse {
         let body = CreatePushFactorRequest(
             publicKey: key.publicKey.derBase64, friendlyName: "Test phone", pushPlatform: platform,
-            pushToken: platform == .none ? nil : "a1b2c3d4", appId: "com.example.app", sdkVersion: "test")
+            pushToken: platform == .none ? nil : "a1b2c3d4", appId: "com.example.app", sdkVersion: "test",
+            metadata: metadata)
         return try await client.send(.post, "/v1/device/factors", key: token, json: try Self.json(body))
     }
 
