@@ -5,6 +5,11 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny")
 ]
 
+/// The server, its command line and its tests: on by default, so `swift run verity serve` and `swift test` work in
+/// this repository. An app that wants only VerityKit turns it off (`traits: []`), and then resolves only VerityKit's
+/// own dependency, swift-crypto.
+let server: TargetDependencyCondition? = .when(traits: ["Server"])
+
 let package = Package(
     name: "verity",
     platforms: [.macOS(.v14), .iOS(.v17)],
@@ -14,6 +19,10 @@ let package = Package(
         .library(name: "VerityServer", targets: ["VerityServer"]),
         .library(name: "VerityKit", targets: ["VerityKit"]),
         .library(name: "VerityJWT", targets: ["VerityJWT"]),
+    ],
+    traits: [
+        .trait(name: "Server", description: "The Verity server, its command line and its tests."),
+        .default(enabledTraits: ["Server"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -43,21 +52,21 @@ let package = Package(
             name: "VerityServer",
             dependencies: [
                 "VerityCore",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: server),
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "NIOTLS", package: "swift-nio"),
-                .product(name: "PostgresKit", package: "postgres-kit"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "SQLKit", package: "sql-kit"),
-                .product(name: "SQLiteKit", package: "sqlite-kit"),
+                .product(name: "_CryptoExtras", package: "swift-crypto", condition: server),
+                .product(name: "Hummingbird", package: "hummingbird", condition: server),
+                .product(name: "Logging", package: "swift-log", condition: server),
+                .product(name: "NIOCore", package: "swift-nio", condition: server),
+                .product(name: "NIOPosix", package: "swift-nio", condition: server),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: server),
+                .product(name: "NIOTLS", package: "swift-nio", condition: server),
+                .product(name: "PostgresKit", package: "postgres-kit", condition: server),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: server),
+                .product(name: "Prometheus", package: "swift-prometheus", condition: server),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: server),
+                .product(name: "SQLKit", package: "sql-kit", condition: server),
+                .product(name: "SQLiteKit", package: "sqlite-kit", condition: server),
             ],
             resources: [.copy("Resources/openapi.json")],
             swiftSettings: swiftSettings
@@ -79,15 +88,15 @@ let package = Package(
             dependencies: [
                 "VerityServer",
                 "VerityKit",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: server),
             ],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "VerityTestSupport",
             dependencies: [
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log", condition: server),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: server),
             ],
             path: "Tests/VerityTestSupport",
             swiftSettings: swiftSettings
@@ -104,16 +113,16 @@ let package = Package(
                 "VerityJWT",
                 "VerityTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "SQLKit", package: "sql-kit"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
-                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "HummingbirdTesting", package: "hummingbird", condition: server),
+                .product(name: "HummingbirdHTTP2", package: "hummingbird", condition: server),
+                .product(name: "Logging", package: "swift-log", condition: server),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: server),
+                .product(name: "NIOCore", package: "swift-nio", condition: server),
+                .product(name: "NIOPosix", package: "swift-nio", condition: server),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: server),
+                .product(name: "SQLKit", package: "sql-kit", condition: server),
+                .product(name: "SwiftASN1", package: "swift-asn1", condition: server),
+                .product(name: "X509", package: "swift-certificates", condition: server),
             ],
             swiftSettings: swiftSettings
         ),
@@ -135,8 +144,8 @@ let package = Package(
                 "VerityKit",
                 "VerityServer",
                 "VerityTestSupport",
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "HummingbirdTesting", package: "hummingbird", condition: server),
+                .product(name: "Logging", package: "swift-log", condition: server),
             ],
             swiftSettings: swiftSettings
         ),
