@@ -151,3 +151,8 @@ let package = Package(
         ),
     ]
 )
+
+// The documentation build (Tests/docs/build.sh) adds the DocC plugin; apps and the server never resolve it.
+if Context.environment["VERITY_DOCS"] != nil {
+    package.dependencies.append(.package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"))
+}

@@ -18,7 +18,7 @@ import Foundation
 ///
 /// - Important: The key file lies next to the data it protects. On Linux this guards against casual reads — backups
 ///   or log collectors that pick up the data files, other users without access to the directory — not against
-///   anyone who can read the directory as the same user. On Apple platforms use ``KeychainSecureStore``.
+///   anyone who can read the directory as the same user. On Apple platforms use `KeychainSecureStore`.
 // @unchecked Sendable: the only mutable state, `cachedKeys`, is read and written only while holding `lock`, which
 // also serialises all file access of this instance.
 public final class EncryptedFileSecureStore: SecureStore, @unchecked Sendable {

@@ -86,13 +86,13 @@ public struct FactorKeyStore: Sendable {
         }
     }
 
-    /// Signs a challenge answer with the stored key (see ``ChallengeSigningPayload``).
+    /// Signs a challenge answer with the stored key (see `ChallengeSigningPayload`).
     ///
     /// - Parameters:
     ///   - answer: The payload to sign.
     ///   - keyID: The `kid` header, the factor's identifier.
     ///   - reference: The key's ``FactorKeyHandle/reference``.
-    /// - Returns: The compact JWS with `typ` ``ChallengeSigningPayload/tokenType``.
+    /// - Returns: The compact JWS with `typ` `ChallengeSigningPayload.tokenType`.
     /// - Throws: ``VerityKitError/keyStorage(_:)`` when the key is missing or signing fails.
     public func signChallengeAnswer(_ answer: ChallengeSigningPayload, keyID: String, reference: String) throws
         -> String

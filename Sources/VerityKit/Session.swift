@@ -35,7 +35,7 @@ public struct Session: Sendable, Equatable {
     /// Every claim of the session token, the registered ones included.
     public let claims: [String: JSONValue]
 
-    /// The claims that are not among ``SessionClaimNames/reserved``: the project's and the user's custom claims.
+    /// The claims that are not among `SessionClaimNames.reserved`: the project's and the user's custom claims.
     public var customClaims: [String: JSONValue] {
         claims.filter { !SessionClaimNames.reserved.contains($0.key) }
     }

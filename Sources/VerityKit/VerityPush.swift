@@ -37,7 +37,7 @@ public actor VerityPush {
     /// - Parameters:
     ///   - configuration: The server and app settings.
     ///   - transport: Sends the HTTP requests.
-    ///   - store: Keeps keys and factor records; on Apple platforms a ``KeychainSecureStore``.
+    ///   - store: Keeps keys and factor records; on Apple platforms a `KeychainSecureStore`.
     ///   - logger: Receives diagnostic messages, which never contain secrets.
     ///   - clock: The current time.
     ///   - installationMarker: Detects a reinstall, for ``VerityConfiguration/clearStorageOnReinstall``.
@@ -76,9 +76,9 @@ public actor VerityPush {
     /// - Parameters:
     ///   - enrollmentToken: The token the app's backend obtained for this user (`vet_…`).
     ///   - friendlyName: The name shown in the user's list of devices.
-    ///   - pushPlatform: How notifications reach this device; ``PushPlatform/none`` to pull challenges instead.
+    ///   - pushPlatform: How notifications reach this device; `PushPlatform.none` to pull challenges instead.
     ///   - pushToken: The APNs device token (hex) or FCM registration token; required unless the platform is `none`.
-    ///   - metadata: The app's own data about the factor (string values, at most ``FactorMetadata/maxLength``
+    ///   - metadata: The app's own data about the factor (string values, at most `FactorMetadata.maxLength`
     ///     characters as JSON), which its backend reads with the factor.
     /// - Returns: The new, unverified factor.
     /// - Throws: ``VerityKitError``: ``VerityKitError/input(_:)`` for an empty token or name, a missing push token or
@@ -127,7 +127,7 @@ public actor VerityPush {
     ///
     /// Calling it for a factor that is already verified returns the record unchanged.
     ///
-    /// - Parameter factorId: A factor returned by ``createFactor(enrollmentToken:friendlyName:pushPlatform:pushToken:)``.
+    /// - Parameter factorId: A factor returned by ``createFactor(enrollmentToken:friendlyName:pushPlatform:pushToken:metadata:)``.
     /// - Returns: The verified factor.
     /// - Throws: ``VerityKitError``: ``VerityKitError/input(_:)`` for an unknown factor,
     ///   ``VerityKitError/authenticationToken(_:)`` when the enrollment token is no longer kept,

@@ -79,7 +79,7 @@ public actor VeritySession {
     ///   - configuration: The server's base URL.
     ///   - projectId: The project's public id (`prj_…`).
     ///   - transport: Sends the HTTP requests.
-    ///   - store: Keeps the session across restarts; on Apple platforms a ``KeychainSecureStore``.
+    ///   - store: Keeps the session across restarts; on Apple platforms a `KeychainSecureStore`.
     ///   - logger: Receives diagnostic messages, which never contain tokens.
     ///   - clock: The current time, to decide when the session token needs a refresh.
     ///   - sleep: Waits until the automatic refresh is due; it throws when its task is cancelled.
@@ -143,7 +143,7 @@ public actor VeritySession {
     ///
     /// - Parameters:
     ///   - loginId: An email address or an E.164 phone number.
-    ///   - channel: ``Channel/sms`` or ``Channel/email``; inferred from the login id when `nil`.
+    ///   - channel: `Channel.sms` or `Channel.email`; inferred from the login id when `nil`.
     ///   - locale: A BCP 47 language tag for the message, or `nil` for the project's default.
     /// - Returns: Where the code went and the verification id that ``signIn(verificationID:code:)`` takes.
     /// - Throws: ``VerityKitError``; ``VerityKitError/server(_:)`` with `invalid_login_id`, `user_disabled`,
@@ -334,7 +334,7 @@ public actor VeritySession {
     /// only confirms that the user has an authenticator app to take a code from.
     ///
     /// - Parameters:
-    ///   - method: ``StepUpMethod/otp``, ``StepUpMethod/push`` or ``StepUpMethod/totp``; `nil` lets the server choose
+    ///   - method: `StepUpMethod.otp`, `StepUpMethod.push` or `StepUpMethod.totp`; `nil` lets the server choose
     ///     (push when the user has a verified push factor, then TOTP, then a code).
     ///   - locale: A BCP 47 language tag for the code message, or `nil` for the project's default.
     /// - Returns: What was started: where the code went, or the push challenge to wait for.
