@@ -28,6 +28,8 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case wrongFactor = "wrong_factor"
     case countryNotAllowed = "country_not_allowed"
     case premiumRateNumber = "premium_rate_number"
+    /// The project sends codes only to an app that proved it is the real app (see ``AppVerificationRequest``).
+    case appVerificationRequired = "app_verification_required"
     // 404 / 405
     case notFound = "not_found"
     case verificationNotFound = "verification_not_found"
@@ -93,7 +95,9 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
             400
         case .unauthorized, .tokenReplayed, .wrongCode, .invalidSession, .invalidRefreshToken, .refreshTokenReused:
             401
-        case .forbidden, .countryNotAllowed, .premiumRateNumber, .wrongFactor, .userDisabled, .challengeDenied: 403
+        case .forbidden, .countryNotAllowed, .premiumRateNumber, .wrongFactor, .userDisabled, .challengeDenied,
+            .appVerificationRequired:
+            403
         case .notFound, .verificationNotFound, .projectNotFound, .factorNotFound, .challengeNotFound,
             .userNotFound, .roleNotFound, .possessionNotFound:
             404
@@ -135,6 +139,7 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
         case .refreshTokenReused: "The refresh token was already used; the session was revoked."
         case .userDisabled: "The user is disabled."
         case .challengeDenied: "The challenge was denied."
+        case .appVerificationRequired: "The app must prove it is the project's app before codes are sent."
         case .roleNotFound: "The role was not found."
         case .roleExists: "A role with this name already exists."
         case .testNumberLimitReached: "The project already has the most test numbers allowed."

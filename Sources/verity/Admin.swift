@@ -19,6 +19,7 @@ extension Project {
               code length: \(settings.codeLength) digits, lifetime: \(settings.codeLifetime) s, SMS countries: \(countries)
               session token: \(settings.sessionLifetime) s, refresh token: \(settings.refreshLifetime) s (sliding)
               possession check: \(settings.possessionLifetime) s, its code or link: \(settings.possessionCodeLifetime) s
+              app verification before sending codes: \(settings.requiresAppVerification ? "required" : "off")
             """
     }
 }
@@ -46,7 +47,15 @@ struct ProjectSettingsOptions: ParsableArguments {
     @Option(help: "How long a possession check's code or instant link works, in seconds, 30 to 600 (default 120).")
     var possessionCodeLifetime: Int?
 
+    @Option(
+        help: """
+            Whether sign-in, step-up and possession codes go only to apps that proved they are the project's app \
+            (a secret delivered by silent push): true or false (default false).
+            """)
+    var requireAppVerification: Bool?
+
     func apply(to settings: inout ProjectSettings) {
+        if let requireAppVerification { settings.requiresAppVerification = requireAppVerification }
         if let codeLength { settings.codeLength = codeLength }
         if let codeLifetime { settings.codeLifetime = codeLifetime }
         if let sessionLifetime { settings.sessionLifetime = sessionLifetime }

@@ -117,6 +117,26 @@ struct APNsPushSenderTests {
         #expect(lines.contains { $0.contains("7c1b3e…1f3a") }, "the masked token is logged for correlation")
     }
 
+    @Test("a silent notification (app verification) is a background push at priority 5 with only its keys")
+    func sendsSilent() async throws {
+        let recorded = try await withAPNsStandIn(key: key.publicKey) { stand in
+            try await makeSender(stand).send(
+                .silent(
+                    id: "msg_01SILENT", platform: .apns, token: Self.deviceToken, appId: nil,
+                    data: ["type": "verity.app_verification", "appVerificationId": "apv_1_x", "secret": "s3cret"],
+                    expiresAt: Int(Self.start.timeIntervalSince1970) + 300))
+        }
+        let request = try #require(recorded.only)
+        #expect(request.answered == 200)
+        #expect(request.headers["apns-push-type"] == "background")
+        #expect(request.headers["apns-priority"] == "5")
+        #expect(request.headers["apns-collapse-id"] == nil)
+        let payload = try #require(try JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any])
+        #expect(payload.keys.sorted() == ["appVerificationId", "aps", "secret", "type"])
+        #expect(payload["aps"] as? [String: Int] == ["content-available": 1])
+        #expect(payload["secret"] as? String == "s3cret")
+    }
+
     @Test("the notification's appId is the topic when set; an empty one falls back to the configured topic")
     func appIdOverridesTopic() async throws {
         let recorded = try await withAPNsStandIn(key: key.publicKey) { stand in

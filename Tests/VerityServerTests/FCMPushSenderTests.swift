@@ -99,6 +99,22 @@ struct FCMPushSenderTests {
         }
     }
 
+    @Test("a silent notification (app verification) is a data message with only its keys")
+    func sendsSilent() async throws {
+        let data = ["type": "verity.app_verification", "appVerificationId": "apv_1_x", "secret": "s3cret"]
+        let recorded = try await withFCMStandIn { stand in
+            try await makeSender(stand).send(
+                .silent(
+                    id: "msg_01SILENT", platform: .fcm, token: Self.registrationToken, appId: nil, data: data,
+                    expiresAt: Int(Self.start.timeIntervalSince1970) + 300))
+        }
+        let send = try #require(recorded.sendRequests.only)
+        #expect(send.answered == 200)
+        let body = try #require(try JSONSerialization.jsonObject(with: Data(send.body)) as? [String: Any])
+        let message = try #require(body["message"] as? [String: Any])
+        #expect(message["data"] as? [String: String] == data)
+    }
+
     @Test("the access token is cached: sequential and concurrent sends need one token request")
     func cachesAccessToken() async throws {
         let recorded = try await withFCMStandIn { stand in

@@ -5,14 +5,17 @@ extension OTPStartResponse: ResponseEncodable {}
 extension AuthResponse: ResponseEncodable {}
 extension MeResponse: ResponseEncodable {}
 extension StepUpStartResponse: ResponseEncodable {}
+extension AppVerificationStarted: ResponseEncodable {}
 
 /// `/v1/auth`: what apps call to sign users in, named by the public project id in `X-Verity-Project`. Signed-in
 /// calls add `Authorization: Bearer <sessionJwt>`.
 struct AuthController {
     let auth: AuthService
     let sessions: SessionService
+    let appVerifications: AppVerificationService
 
     func addRoutes(to group: RouterGroup<VerityRequestContext>) {
+        group.post("app-verification", use: startAppVerification)
         group.post("otp/start", use: startOTP)
         group.post("otp/verify", use: verifyOTP)
         group.post("refresh", use: refresh)
@@ -25,7 +28,19 @@ struct AuthController {
 
     @Sendable func startOTP(_ request: Request, context: VerityRequestContext) async throws -> OTPStartResponse {
         let body = try await request.decodeJSON(OTPStartRequest.self, context: context)
-        return try await auth.start(body, clientAddress: context.clientAddress, in: try context.requireProject())
+        return try await auth.start(
+            body, clientAddress: context.clientAddress, appProof: request.appVerificationProof,
+            in: try context.requireProject())
+    }
+
+    @Sendable func startAppVerification(_ request: Request, context: VerityRequestContext) async throws
+        -> EditedResponse<AppVerificationStarted>
+    {
+        let body = try await request.decodeJSON(AppVerificationRequest.self, context: context)
+        return EditedResponse(
+            status: .accepted,
+            response: try await appVerifications.start(
+                body, clientAddress: context.clientAddress, in: try context.requireProject()))
     }
 
     @Sendable func verifyOTP(_ request: Request, context: VerityRequestContext) async throws -> AuthResponse {
@@ -68,7 +83,8 @@ struct AuthController {
         let project = try context.requireProject()
         let auth = try await session(request, project)
         let body = try await request.decodeJSON(StepUpStartRequest.self, context: context, empty: StepUpStartRequest())
-        return try await self.auth.startStepUp(body, auth: auth, clientAddress: context.clientAddress, in: project)
+        return try await self.auth.startStepUp(
+            body, auth: auth, clientAddress: context.clientAddress, appProof: request.appVerificationProof, in: project)
     }
 
     @Sendable func verifyStepUp(_ request: Request, context: VerityRequestContext) async throws -> AuthResponse {

@@ -1,4 +1,6 @@
+import HTTPTypes
 import Hummingbird
+import VerityCore
 
 /// Authenticates device requests: `Authorization: Bearer <JWS>` signed by the factor named in the path.
 struct DeviceAuthenticator: RouterMiddleware {
@@ -29,5 +31,11 @@ extension Request {
         }
         let token = header.dropFirst("Bearer ".count).trimmingCharacters(in: .whitespaces)
         return token.isEmpty ? nil : token
+    }
+
+    /// The app verification proof (`X-Verity-App-Verification`) of a request that sends a code.
+    var appVerificationProof: String? {
+        guard let name = HTTPField.Name(AuthHeaders.appVerification) else { return nil }
+        return headers[name]
     }
 }

@@ -51,7 +51,8 @@ struct PossessionController {
         let body = try await request.decodeJSON(
             PossessionPhoneRequest.self, context: context, empty: PossessionPhoneRequest())
         let (flow, project) = try context.requirePossession()
-        return try await possession.startOTP(flow, phoneNumber: body.phoneNumber, in: project)
+        return try await possession.startOTP(
+            flow, phoneNumber: body.phoneNumber, appProof: request.appVerificationProof, in: project)
     }
 
     @Sendable func finishOTP(_ request: Request, context: VerityRequestContext) async throws -> PossessionState {
@@ -62,7 +63,7 @@ struct PossessionController {
 
     @Sendable func resend(_ request: Request, context: VerityRequestContext) async throws -> PossessionState {
         let (flow, project) = try context.requirePossession()
-        return try await possession.resend(flow, in: project)
+        return try await possession.resend(flow, appProof: request.appVerificationProof, in: project)
     }
 
     @Sendable func retry(_ request: Request, context: VerityRequestContext) async throws -> PossessionState {
@@ -73,14 +74,16 @@ struct PossessionController {
     @Sendable func changeNumber(_ request: Request, context: VerityRequestContext) async throws -> PossessionState {
         let body = try await request.decodeJSON(PossessionPhoneRequest.self, context: context)
         let (flow, project) = try context.requirePossession()
-        return try await possession.changeNumber(flow, to: body.phoneNumber, in: project)
+        return try await possession.changeNumber(
+            flow, to: body.phoneNumber, appProof: request.appVerificationProof, in: project)
     }
 
     @Sendable func startLink(_ request: Request, context: VerityRequestContext) async throws -> PossessionState {
         let body = try await request.decodeJSON(
             PossessionPhoneRequest.self, context: context, empty: PossessionPhoneRequest())
         let (flow, project) = try context.requirePossession()
-        return try await possession.startLink(flow, phoneNumber: body.phoneNumber, in: project)
+        return try await possession.startLink(
+            flow, phoneNumber: body.phoneNumber, appProof: request.appVerificationProof, in: project)
     }
 
     @Sendable func silent(_ request: Request, context: VerityRequestContext) async throws -> PossessionState {

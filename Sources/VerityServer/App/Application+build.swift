@@ -61,7 +61,7 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
     PossessionController(possession: verity.possession, projects: projects).addRoutes(
         backend: authenticated, router: router)
     InstantLinkPageController(possession: verity.possession, projects: projects).addRoutes(to: router)
-    AuthController(auth: verity.auth, sessions: verity.sessions).addRoutes(
+    AuthController(auth: verity.auth, sessions: verity.sessions, appVerifications: verity.appVerifications).addRoutes(
         to: router.group("v1/auth").add(middleware: ProjectHeaderAuthenticator(projects: projects)))
     WellKnownController(
         signingKeys: verity.signingKeys, projects: projects, publicURL: configuration.resolvedPublicURL

@@ -44,6 +44,7 @@ public struct Verity: Sendable {
     /// Sign-in codes and step-up.
     let auth: AuthService
     let possession: PossessionService
+    let appVerifications: AppVerificationService
     let factors: FactorService
     let challenges: ChallengeService
     let twilioServices: TwilioServices
@@ -129,6 +130,9 @@ public struct Verity: Sendable {
             store: ChallengeStore(database: database), factors: factors, identifiers: identifiers, clock: clock,
             outboxSignal: signal, changes: changes, longPolls: longPolls, metrics: metrics, logger: logger)
         let twilioServices = TwilioServices(store: TwilioServiceStore(database: database), random: random, clock: clock)
+        let appVerifications = AppVerificationService(
+            store: AppVerificationStore(database: database), key: masterKey.derived(for: "app-verification"),
+            limiter: limiter, identifiers: identifiers, clock: clock, outboxSignal: signal)
 
         self.database = database
         self.metrics = metrics
@@ -141,11 +145,14 @@ public struct Verity: Sendable {
         self.sessions = sessions
         self.auth = AuthService(
             verifications: verifications, sessions: sessions, testNumbers: testNumbers, users: users,
-            factors: factors, challenges: challenges, limiter: limiter, limits: limits, clock: clock, logger: logger)
+            factors: factors, challenges: challenges, appVerifications: appVerifications, limiter: limiter,
+            limits: limits, clock: clock, logger: logger)
         self.possession = PossessionService(
             store: PossessionStore(database: database), verifications: verifications, testNumbers: testNumbers,
-            renderer: renderer, silent: dependencies.silentPossession, identifiers: identifiers, random: random,
+            appVerifications: appVerifications, renderer: renderer, silent: dependencies.silentPossession,
+            identifiers: identifiers, random: random,
             clock: clock, changes: changes, longPolls: longPolls, metrics: metrics, logger: logger)
+        self.appVerifications = appVerifications
         self.factors = factors
         self.challenges = challenges
         self.twilioServices = twilioServices
@@ -171,7 +178,8 @@ public struct Verity: Sendable {
     /// The outbox worker that delivers through `senders`.
     func outboxWorker(senders: Senders, configuration: OutboxConfiguration) -> OutboxWorker {
         OutboxWorker(
-            store: outbox, factors: factors, renderer: renderer, senders: senders, configuration: configuration,
+            store: outbox, factors: factors, appVerifications: appVerifications, renderer: renderer, senders: senders,
+            configuration: configuration,
             clock: clock, metrics: metrics, signal: signal, logger: logger)
     }
 

@@ -170,11 +170,12 @@ public struct APNsPushSender: PushSender {
         }
         request.headers.add(name: "authorization", value: "bearer \(providerToken)")
         request.headers.add(name: "apns-topic", value: topic)
-        request.headers.add(name: "apns-push-type", value: "alert")
-        request.headers.add(name: "apns-priority", value: "10")
+        // A silent notification must be a background push at priority 5, or APNs refuses it.
+        request.headers.add(name: "apns-push-type", value: notification.isSilent ? "background" : "alert")
+        request.headers.add(name: "apns-priority", value: notification.isSilent ? "5" : "10")
         request.headers.add(name: "apns-expiration", value: "\(notification.expiresAt)")
         request.headers.add(name: "apns-id", value: apnsID)
-        if notification.challengeId.utf8.count <= 64 {
+        if !notification.isSilent, notification.challengeId.utf8.count <= 64 {
             request.headers.add(name: "apns-collapse-id", value: notification.challengeId)
         }
         request.headers.add(name: "content-type", value: "application/json")
@@ -280,12 +281,15 @@ public struct APNsPushSender: PushSender {
         return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(characters[$0]) }.joined(separator: "-")
     }
 
-    /// The JSON payload: the alert, sound, `mutable-content`, category, and Verity's custom keys.
+    /// The JSON payload: the alert, sound, `mutable-content`, category, and Verity's custom keys; for a silent
+    /// notification only `content-available` and the keys.
     static func payload(_ notification: PushNotification) throws -> [UInt8] {
         let payload = Payload(
-            aps: .init(
-                alert: .init(title: notification.title, body: notification.body),
-                category: notification.style == .twilio ? "verify_push_challenge" : APNsPushSender.category),
+            aps: notification.isSilent
+                ? .silent
+                : .init(
+                    alert: .init(title: notification.title, body: notification.body),
+                    category: notification.style == .twilio ? "verify_push_challenge" : APNsPushSender.category),
             custom: notification.customKeys
         )
         let encoder = JSONEncoder()
@@ -304,14 +308,19 @@ public struct APNsPushSender: PushSender {
                 var body: String
             }
 
-            var alert: Alert
-            var sound = "default"
-            var mutableContent = 1
-            var category: String
+            var alert: Alert?
+            var sound: String? = "default"
+            var mutableContent: Int? = 1
+            var category: String?
+            var contentAvailable: Int?
+
+            /// Wakes the app without showing anything.
+            static let silent = APS(alert: nil, sound: nil, mutableContent: nil, category: nil, contentAvailable: 1)
 
             enum CodingKeys: String, CodingKey {
                 case alert, sound, category
                 case mutableContent = "mutable-content"
+                case contentAvailable = "content-available"
             }
         }
 

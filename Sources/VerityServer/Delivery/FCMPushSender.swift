@@ -287,8 +287,10 @@ public struct FCMPushSender: PushSender {
         let body = SendRequest(
             message: .init(
                 token: notification.token,
-                data: notification.customKeys.merging(
-                    ["title": notification.title, "body": notification.body]) { key, _ in key },
+                data: notification.isSilent
+                    ? notification.customKeys
+                    : notification.customKeys.merging(
+                        ["title": notification.title, "body": notification.body]) { key, _ in key },
                 android: .init(priority: "high", ttl: "\(ttl)s")
             )
         )

@@ -27,7 +27,7 @@ public struct OutboxConfiguration: Sendable, Equatable {
 
 /// The outbox's lanes, drained side by side: codes and pushes never wait behind a tenant's slow webhook.
 enum OutboxLane: CaseIterable, Sendable {
-    /// SMS and email codes and push notifications.
+    /// SMS and email codes, push notifications and app verifications' silent pushes.
     case messages
     /// Tenants' webhook events (Verity's and the Twilio face's), at most ``OutboxConfiguration/webhooksPerProject``
     /// of one project's at once.
@@ -35,7 +35,7 @@ enum OutboxLane: CaseIterable, Sendable {
 
     var channels: [OutboxChannel] {
         switch self {
-        case .messages: [.sms, .email, .push]
+        case .messages: [.sms, .email, .push, .appVerification]
         case .webhooks: [.webhook, .twilioWebhook]
         }
     }
@@ -47,6 +47,7 @@ enum OutboxLane: CaseIterable, Sendable {
 struct OutboxWorker: Service {
     let store: OutboxStore
     let factors: FactorService
+    let appVerifications: AppVerificationService
     let renderer: MessageRenderer
     let senders: Senders
     let configuration: OutboxConfiguration
@@ -175,6 +176,15 @@ struct OutboxWorker: Service {
             notification.platform = platform
             notification.token = token
             notification.appId = factor.appId
+            return .push(notification)
+        case .appVerification:
+            var notification = try JSONDecoder().decode(PushNotification.self, from: Data((message.payload ?? "").utf8))
+            guard Double(notification.expiresAt) > now.timeIntervalSince1970 else {
+                return .skip("the app verification expired before it could be pushed")
+            }
+            // The secret is made as it is sent, so the outbox never holds it.
+            notification.silentData?[AppVerificationPush.secretKey] = appVerifications.secret(
+                for: message.destination, projectId: message.projectId)
             return .push(notification)
         case .webhook, .twilioWebhook:
             guard let secret = delivery.webhookSecret else { return .skip("the project has no webhook secret") }

@@ -1,6 +1,7 @@
 import VerityCore
 
-/// One push notification announcing a challenge to a device.
+/// One push notification: an alert announcing a challenge to a device, or a silent one carrying data to the app
+/// (app verification).
 public struct PushNotification: Codable, Sendable, Equatable {
     /// The outbox message id (`msg_…`), stable across retries.
     public var id: String
@@ -17,6 +18,12 @@ public struct PushNotification: Codable, Sendable, Equatable {
     public var expiresAt: Int
     /// The keys the app reads; nil is ``Style/verity``.
     public var style: Style?
+    /// The keys of a silent notification, which shows nothing (APNs `content-available` with the `background` push
+    /// type; an FCM data message with no title): set for app verification, nil for a challenge.
+    public var silentData: [String: String]?
+
+    /// Whether the notification is silent.
+    var isSilent: Bool { silentData != nil }
 
     public enum Style: String, Codable, Sendable {
         /// `type: verity.challenge`, `challengeId`, `factorId`: what VerityKit reads.
@@ -28,6 +35,7 @@ public struct PushNotification: Codable, Sendable, Equatable {
 
     /// The custom keys of the notification: APNs puts them beside `aps`, FCM sends them as its data.
     var customKeys: [String: String] {
+        if let silentData { return silentData }
         switch style ?? .verity {
         case .verity:
             return ["type": "verity.challenge", "challengeId": challengeId, "factorId": factorId]
@@ -41,7 +49,7 @@ public struct PushNotification: Codable, Sendable, Equatable {
 
     public init(
         id: String, platform: PushPlatform, token: String, appId: String?, title: String, body: String,
-        challengeId: String, factorId: String, expiresAt: Int, style: Style? = nil
+        challengeId: String, factorId: String, expiresAt: Int, style: Style? = nil, silentData: [String: String]? = nil
     ) {
         self.id = id
         self.platform = platform
@@ -53,6 +61,17 @@ public struct PushNotification: Codable, Sendable, Equatable {
         self.factorId = factorId
         self.expiresAt = expiresAt
         self.style = style
+        self.silentData = silentData
+    }
+
+    /// A silent notification carrying `data` to the app.
+    static func silent(
+        id: String, platform: PushPlatform, token: String, appId: String?, data: [String: String],
+        expiresAt: Int
+    ) -> PushNotification {
+        PushNotification(
+            id: id, platform: platform, token: token, appId: appId, title: "", body: "", challengeId: "", factorId: "",
+            expiresAt: expiresAt, silentData: data)
     }
 }
 

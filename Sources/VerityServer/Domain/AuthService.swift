@@ -18,6 +18,7 @@ struct AuthService: Sendable {
     let users: UserService
     let factors: FactorService
     let challenges: ChallengeService
+    let appVerifications: AppVerificationService
     let limiter: RateLimiter
     let limits: RateLimits
     let clock: any TimeSource
@@ -25,14 +26,16 @@ struct AuthService: Sendable {
 
     // MARK: - Sign-in codes
 
-    func start(_ request: OTPStartRequest, clientAddress: String?, in project: Project) async throws
-        -> OTPStartResponse
+    func start(_ request: OTPStartRequest, clientAddress: String?, appProof: String? = nil, in project: Project)
+        async throws -> OTPStartResponse
     {
         let (destination, channel) = try Self.destination(request.loginId, channel: request.channel)
         try DestinationPolicy.requireAllowed(destination, in: project)
         let language = try VerificationService.language(for: request.locale)
         let now = clock.now()
         let fixedCode = try await limitGuesses(destination, clientAddress: clientAddress, in: project, now: now)
+        // A test number is never sent to, so it needs no proof of the app (as Firebase's test numbers need none).
+        if fixedCode == nil { try await appVerifications.requireProof(appProof, in: project) }
         try await admitStart(destination, fixedCode: fixedCode, in: project, now: now)
         // A disabled user is answered as anyone else is (saying so would tell who has an account) but is sent
         // nothing; without a code, verify answers as for a wrong one.
@@ -89,9 +92,10 @@ struct AuthService: Sendable {
 
     // MARK: - Step-up
 
-    func startStepUp(_ request: StepUpStartRequest, auth: SessionAuth, clientAddress: String?, in project: Project)
-        async throws -> StepUpStartResponse
-    {
+    func startStepUp(
+        _ request: StepUpStartRequest, auth: SessionAuth, clientAddress: String?, appProof: String? = nil,
+        in project: Project
+    ) async throws -> StepUpStartResponse {
         let now = clock.now()
         try await limitClient(clientAddress, in: project, now: now)
         let verified = try await factors.factors(userId: auth.user.id, in: project).filter { $0.status == .verified }
@@ -123,6 +127,7 @@ struct AuthService: Sendable {
             // The per-client bucket was taken above.
             let fixedCode = try await limitGuesses(
                 destination, clientAddress: nil, limitingClient: false, in: project, now: now)
+            if fixedCode == nil { try await appVerifications.requireProof(appProof, in: project) }
             try await admitStart(destination, fixedCode: fixedCode, in: project, now: now)
             let channel: Channel = if case .email = destination { .email } else { .sms }
             let (record, _) = try await verifications.send(

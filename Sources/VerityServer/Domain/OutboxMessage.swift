@@ -9,13 +9,15 @@ public enum OutboxChannel: String, Sendable, Codable, CaseIterable {
     case webhook
     /// A Verify Push event for a Twilio face webhook: form-encoded, signed as Twilio signs (`X-Twilio-Signature`).
     case twilioWebhook = "twilio_webhook"
+    /// The silent push that carries an app verification's secret to the app.
+    case appVerification = "app_verification"
 
     /// The code channel this outbox channel carries, if it carries codes.
     var codeChannel: Channel? {
         switch self {
         case .sms: .sms
         case .email: .email
-        case .push, .webhook, .twilioWebhook: nil
+        case .push, .webhook, .twilioWebhook, .appVerification: nil
         }
     }
 }
@@ -32,7 +34,7 @@ public struct OutboxMessage: Sendable, Equatable, Codable {
     public var id: String
     public var projectId: String
     public var channel: OutboxChannel
-    /// A phone number or email address; a factor id for a push; a URL for a webhook.
+    /// A phone number or email address; a factor id for a push; a URL for a webhook; an app verification's id.
     public var destination: String
     public var verificationId: String?
     public var locale: String

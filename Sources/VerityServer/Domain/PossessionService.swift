@@ -30,6 +30,7 @@ public struct PossessionService: Sendable {
     let store: PossessionStore
     let verifications: VerificationService
     let testNumbers: TestNumberService
+    let appVerifications: AppVerificationService
     let renderer: MessageRenderer
     let silent: (any SilentPossessionProvider)?
     let identifiers: Identifiers
@@ -124,14 +125,15 @@ public struct PossessionService: Sendable {
         }
     }
 
-    func startOTP(_ flow: PossessionRecord, phoneNumber: String?, in project: Project) async throws
-        -> PossessionState
+    func startOTP(_ flow: PossessionRecord, phoneNumber: String?, appProof: String? = nil, in project: Project)
+        async throws -> PossessionState
     {
         guard flow.flow == .mobile else {
             throw Self.outOfOrder("A desktop flow sends an instant link: call link/start.")
         }
         let phone = try phoneToProve(flow, given: phoneNumber, in: project)
-        let started = try await sendingStep(flow, to: phone, from: [.created], .start(phone: phone.e164), in: project)
+        let started = try await sendingStep(
+            flow, to: phone, from: [.created], .start(phone: phone.e164), appProof: appProof, in: project)
         return try await view(started, in: project)
     }
 
@@ -205,18 +207,20 @@ public struct PossessionService: Sendable {
     }
 
     /// Sends the code (or, on desktop, the link) again.
-    func resend(_ flow: PossessionRecord, in project: Project) async throws -> PossessionState {
+    func resend(_ flow: PossessionRecord, appProof: String? = nil, in project: Project) async throws
+        -> PossessionState
+    {
         guard let known = flow.phone else { throw try await whyNot(flow, now: clock.now(), limit: .resends) }
         let resent = try await sendingStep(
             flow, to: try Destination.phoneNumber(known), from: Self.waiting(flow),
-            .resend(phone: known, limit: Self.maxResends), limit: .resends, in: project)
+            .resend(phone: known, limit: Self.maxResends), limit: .resends, appProof: appProof, in: project)
         return try await view(resent, in: project)
     }
 
     /// Proves another number instead: the old code dies and a new one goes to the new number.
-    func changeNumber(_ flow: PossessionRecord, to phoneNumber: String?, in project: Project) async throws
-        -> PossessionState
-    {
+    func changeNumber(
+        _ flow: PossessionRecord, to phoneNumber: String?, appProof: String? = nil, in project: Project
+    ) async throws -> PossessionState {
         guard let phoneNumber else {
             throw VerityError(.phoneNumberRequired, "Give the new `phoneNumber`.")
         }
@@ -224,16 +228,17 @@ public struct PossessionService: Sendable {
         try DestinationPolicy.requireAllowed(.phone(phone), in: project)
         let changed = try await sendingStep(
             flow, to: phone, from: Self.waiting(flow), .changeNumber(to: phone.e164, limit: Self.maxNumberChanges),
-            limit: .numberChanges, in: project)
+            limit: .numberChanges, appProof: appProof, in: project)
         return try await view(changed, in: project)
     }
 
-    func startLink(_ flow: PossessionRecord, phoneNumber: String?, in project: Project) async throws
-        -> PossessionState
+    func startLink(_ flow: PossessionRecord, phoneNumber: String?, appProof: String? = nil, in project: Project)
+        async throws -> PossessionState
     {
         guard flow.flow == .desktop else { throw Self.outOfOrder("A mobile flow uses a code: call otp/start.") }
         let phone = try phoneToProve(flow, given: phoneNumber, in: project)
-        let started = try await sendingStep(flow, to: phone, from: [.created], .start(phone: phone.e164), in: project)
+        let started = try await sendingStep(
+            flow, to: phone, from: [.created], .start(phone: phone.e164), appProof: appProof, in: project)
         return try await view(started, in: project)
     }
 
@@ -311,10 +316,12 @@ public struct PossessionService: Sendable {
     /// Test numbers skip the send limits (nothing is sent); their codes have the same attempt limits as any other.
     private func sendingStep(
         _ flow: PossessionRecord, to phone: PhoneNumber, from: [PossessionStatus], _ step: PossessionStore.SendingStep,
-        limit: Limit? = nil, in project: Project
+        limit: Limit? = nil, appProof: String?, in project: Project
     ) async throws -> PossessionRecord {
         let now = clock.now()
         let fixed = try await fixedCode(of: flow, phone: phone.e164, in: project)
+        // A test number is never sent to, so it needs no proof of the app (as Firebase's test numbers need none).
+        if fixed == nil { try await appVerifications.requireProof(appProof, in: project) }
         let instant = flow.flow == .desktop && fixed != nil
         let sent: PossessionStore.Sent = flow.flow == .mobile ? .code : instant ? .linkOpenedAtOnce : .link
         let purpose = purpose(of: flow)

@@ -44,6 +44,9 @@ public struct ProjectSettings: Sendable, Equatable, Codable {
     public var possessionLifetime: Int = 900
     /// How long a possession check's code or instant link works, in seconds (30 s to 10 min).
     public var possessionCodeLifetime: Int = 120
+    /// Whether app-facing sends (sign-in, step-up and possession codes) need a proof that the request comes from the
+    /// project's app: a secret delivered by silent push (``AppVerificationRequest``). Off by default.
+    public var requiresAppVerification = false
 
     public static let codeLengthRange = 4...10
     public static let codeLifetimeRange = 60...86_400
@@ -54,7 +57,8 @@ public struct ProjectSettings: Sendable, Equatable, Codable {
 
     public init(
         codeLength: Int = 6, codeLifetime: Int = 600, allowedCountries: [String]? = nil, sessionLifetime: Int = 600,
-        refreshLifetime: Int = 30 * 86_400, possessionLifetime: Int = 900, possessionCodeLifetime: Int = 120
+        refreshLifetime: Int = 30 * 86_400, possessionLifetime: Int = 900, possessionCodeLifetime: Int = 120,
+        requiresAppVerification: Bool = false
     ) {
         self.codeLength = codeLength
         self.codeLifetime = codeLifetime
@@ -63,6 +67,7 @@ public struct ProjectSettings: Sendable, Equatable, Codable {
         self.refreshLifetime = refreshLifetime
         self.possessionLifetime = possessionLifetime
         self.possessionCodeLifetime = possessionCodeLifetime
+        self.requiresAppVerification = requiresAppVerification
     }
 
     /// Checks every setting; the message names the first one that is out of range.

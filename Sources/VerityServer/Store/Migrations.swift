@@ -469,6 +469,14 @@ enum Migrations {
                 WHERE id IN (SELECT factor_id FROM twilio_factors WHERE metadata IS NOT NULL)
                 """,
             ]),
+        Migration(
+            version: 13, name: "App verification",
+            statements: [
+                // Whether sign-in, step-up and possession codes go only to requests that prove they come from the
+                // project's app (a secret delivered by silent push). The proofs themselves are stateless (an HMAC
+                // over their id) and their use is counted in rate_limits.
+                "ALTER TABLE projects ADD COLUMN requires_app_verification INTEGER NOT NULL DEFAULT 0"
+            ]),
     ]
 
     static func run(on database: Database, logger: Logger) async throws {

@@ -10,8 +10,15 @@ struct ProjectStore: Sendable {
     private static let projectColumns =
         """
         id, name, code_length, code_ttl_seconds, allowed_countries, created_at, webhook_url, webhook_secret, \
-        session_ttl_seconds, refresh_ttl_seconds, possession_ttl_seconds, possession_code_ttl_seconds
+        session_ttl_seconds, refresh_ttl_seconds, possession_ttl_seconds, possession_code_ttl_seconds, \
+        requires_app_verification
         """
+
+    /// ``projectColumns`` of `projects p` in a join.
+    private static let joinedColumns = projectColumns.split(separator: ",").map {
+        "p." + $0.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+    .joined(separator: ", ")
 
     func insert(_ project: Project) async throws {
         try await database.execute { sql in
@@ -19,12 +26,13 @@ struct ProjectStore: Sendable {
                 """
                 INSERT INTO projects (id, name, code_length, code_ttl_seconds, allowed_countries, created_at,
                                       session_ttl_seconds, refresh_ttl_seconds, possession_ttl_seconds,
-                                      possession_code_ttl_seconds)
+                                      possession_code_ttl_seconds, requires_app_verification)
                 VALUES (\(bind: project.id), \(bind: project.name), \(bind: project.settings.codeLength),
                         \(bind: project.settings.codeLifetime), \(bind: Self.encode(project.settings.allowedCountries)),
                         \(bind: project.createdAt.storedValue), \(bind: project.settings.sessionLifetime),
                         \(bind: project.settings.refreshLifetime), \(bind: project.settings.possessionLifetime),
-                        \(bind: project.settings.possessionCodeLifetime))
+                        \(bind: project.settings.possessionCodeLifetime),
+                        \(bind: project.settings.requiresAppVerification ? 1 : 0))
                 """
             ).run()
         }
@@ -56,7 +64,8 @@ struct ProjectStore: Sendable {
                     session_ttl_seconds = \(bind: project.settings.sessionLifetime),
                     refresh_ttl_seconds = \(bind: project.settings.refreshLifetime),
                     possession_ttl_seconds = \(bind: project.settings.possessionLifetime),
-                    possession_code_ttl_seconds = \(bind: project.settings.possessionCodeLifetime)
+                    possession_code_ttl_seconds = \(bind: project.settings.possessionCodeLifetime),
+                    requires_app_verification = \(bind: project.settings.requiresAppVerification ? 1 : 0)
                 WHERE id = \(bind: project.id)
                 """
             ).run()
@@ -91,9 +100,7 @@ struct ProjectStore: Sendable {
         try await database.lookupConfirmingMiss { sql in
             try await sql.raw(
                 """
-                SELECT p.id, p.name, p.code_length, p.code_ttl_seconds, p.allowed_countries, p.created_at,
-                       p.webhook_url, p.webhook_secret, p.session_ttl_seconds, p.refresh_ttl_seconds,
-                       p.possession_ttl_seconds, p.possession_code_ttl_seconds
+                SELECT \(unsafeRaw: Self.joinedColumns)
                 FROM api_keys k JOIN projects p ON p.id = k.project_id
                 WHERE k.secret_hash = \(bind: hash) AND k.revoked_at IS NULL
                 """
@@ -106,9 +113,7 @@ struct ProjectStore: Sendable {
         try await database.lookupConfirmingMiss { sql in
             try await sql.raw(
                 """
-                SELECT k.id AS key_id, p.id, p.name, p.code_length, p.code_ttl_seconds, p.allowed_countries,
-                       p.created_at, p.webhook_url, p.webhook_secret, p.session_ttl_seconds, p.refresh_ttl_seconds,
-                       p.possession_ttl_seconds, p.possession_code_ttl_seconds
+                SELECT k.id AS key_id, \(unsafeRaw: Self.joinedColumns)
                 FROM api_keys k JOIN projects p ON p.id = k.project_id
                 WHERE k.secret_hash = \(bind: hash) AND k.revoked_at IS NULL
                 """
@@ -207,7 +212,8 @@ struct ProjectStore: Sendable {
                 sessionLifetime: try row.decode(column: "session_ttl_seconds", as: Int.self),
                 refreshLifetime: try row.decode(column: "refresh_ttl_seconds", as: Int.self),
                 possessionLifetime: try row.decode(column: "possession_ttl_seconds", as: Int.self),
-                possessionCodeLifetime: try row.decode(column: "possession_code_ttl_seconds", as: Int.self)),
+                possessionCodeLifetime: try row.decode(column: "possession_code_ttl_seconds", as: Int.self),
+                requiresAppVerification: try row.decode(column: "requires_app_verification", as: Int.self) != 0),
             createdAt: try row.date("created_at"),
             webhookURL: try row.decode(column: "webhook_url", as: String?.self),
             webhookSecret: try row.decode(column: "webhook_secret", as: String?.self).map {
