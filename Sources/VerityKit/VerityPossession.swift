@@ -137,6 +137,7 @@ public struct VerityPossession: Sendable {
     static let waitMargin: TimeInterval = 15
 
     private let client: VerityAPIClient
+    private let appVerification: VerityAppVerification?
 
     /// Creates the runner.
     ///
@@ -144,11 +145,13 @@ public struct VerityPossession: Sendable {
     ///   - configuration: The server's base URL.
     ///   - transport: Sends the HTTP requests.
     ///   - logger: Receives diagnostic messages, which never contain tokens, codes or numbers.
+    ///   - appVerification: Proves that code requests come from this app, for projects that require it.
     public init(
         configuration: VerityConfiguration, transport: any Transport = URLSessionTransport(),
-        logger: VerityLogger = .disabled
+        logger: VerityLogger = .disabled, appVerification: VerityAppVerification? = nil
     ) {
         client = VerityAPIClient(baseURL: configuration.baseURL, transport: transport, logger: logger)
+        self.appVerification = appVerification
     }
 
     /// Runs the check the auth token names until it succeeds or ends.
@@ -163,7 +166,8 @@ public struct VerityPossession: Sendable {
         guard let correlationId = StartedPossession.correlationId(inAuthToken: authToken) else {
             throw PossessionError.invalidToken
         }
-        let flow = Flow(client: client, token: authToken, correlationId: correlationId)
+        let flow = Flow(
+            client: client, token: authToken, correlationId: correlationId, appVerification: appVerification)
         var state = try await flow.call(.get, "")
         switch state.status {
         case .succeeded, .failed: throw PossessionError.alreadyFinished
@@ -241,6 +245,7 @@ public struct VerityPossession: Sendable {
         let client: VerityAPIClient
         let token: String
         let correlationId: String
+        let appVerification: VerityAppVerification?
 
         /// Sends the first code or link, asking for the number when the backend gave none (again while it is refused).
         func start(_ state: PossessionState, ui: some PossessionUI) async throws -> PossessionState {
@@ -268,10 +273,7 @@ public struct VerityPossession: Sendable {
         ) async throws -> PossessionState {
             let failure: PossessionError
             do {
-                let response = try await client.send(
-                    method, "v1/possession/\(correlationId)\(path)", query: query,
-                    body: try body.map(VerityAPIClient.encode), bearerToken: token, timeout: timeout)
-                return try client.decode(PossessionState.self, from: response, status: 200)
+                return try await send(method, path, body: body, query: query, timeout: timeout)
             } catch let error as VerityKitError {
                 failure = PossessionError(error)
             }
@@ -284,6 +286,30 @@ public struct VerityPossession: Sendable {
             case .failed: throw PossessionError.alreadyFinished
             case .expired: throw PossessionError.expired
             default: throw failure
+            }
+        }
+
+        /// One request; a step that sends a code carries the app's proof, and when the project wants a new one it is
+        /// fetched and the step sent again.
+        private func send(
+            _ method: TransportRequest.Method, _ path: String, body: (some Encodable & Sendable)?,
+            query: [URLQueryItem], timeout: TimeInterval?
+        ) async throws -> PossessionState {
+            let encoded = try body.map(VerityAPIClient.encode)
+            var proof = method == .post ? await appVerification?.currentProof() : nil
+            var isRetry = false
+            while true {
+                let response = try await client.send(
+                    method, "v1/possession/\(correlationId)\(path)", query: query, body: encoded,
+                    headers: proof.map { [AuthHeaders.appVerification: $0] } ?? [:], bearerToken: token,
+                    timeout: timeout)
+                do {
+                    return try client.decode(PossessionState.self, from: response, status: 200)
+                } catch let refusal as VerityKitError where refusal.serverErrorCode == .appVerificationRequired {
+                    guard let appVerification, !isRetry else { throw refusal }
+                    proof = try await appVerification.newProof(after: refusal)
+                    isRetry = true
+                }
             }
         }
     }

@@ -54,6 +54,7 @@ public actor VeritySession {
     public nonisolated let state: VeritySessionState
 
     private let client: VerityAPIClient
+    private let appVerification: VerityAppVerification?
     private let store: any SecureStore
     private let logger: VerityLogger
     private let clock: @Sendable () -> Date
@@ -83,6 +84,7 @@ public actor VeritySession {
     ///   - logger: Receives diagnostic messages, which never contain tokens.
     ///   - clock: The current time, to decide when the session token needs a refresh.
     ///   - sleep: Waits until the automatic refresh is due; it throws when its task is cancelled.
+    ///   - appVerification: Proves that code requests come from this app, for projects that require it.
     public init(
         configuration: VerityConfiguration,
         projectId: String,
@@ -90,10 +92,12 @@ public actor VeritySession {
         store: any SecureStore,
         logger: VerityLogger = .disabled,
         clock: @escaping @Sendable () -> Date = { Date() },
-        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
+        appVerification: VerityAppVerification? = nil
     ) {
         self.configuration = configuration
         self.projectId = projectId
+        self.appVerification = appVerification
         self.client = VerityAPIClient(baseURL: configuration.baseURL, transport: transport, logger: logger)
         self.store = store
         self.logger = logger
@@ -342,8 +346,8 @@ public actor VeritySession {
     public func stepUp(method: StepUpMethod? = nil, locale: String? = nil) async throws -> StepUpStartResponse {
         let request = StepUpStartRequest(method: method, locale: locale)
         return try await withSession { sessionJwt in
-            let response = try await send(.post, "v1/auth/stepup/start", body: request, bearerToken: sessionJwt)
-            return try client.decode(StepUpStartResponse.self, from: response, status: 200)
+            try await requestingCode(
+                "v1/auth/stepup/start", body: request, bearerToken: sessionJwt, as: StepUpStartResponse.self)
         }
     }
 
@@ -380,8 +384,7 @@ public actor VeritySession {
     // MARK: - Requests
 
     private func requestCode(_ request: OTPStartRequest) async throws -> OTPStartResponse {
-        let response = try await send(.post, "v1/auth/otp/start", body: request)
-        let started = try client.decode(OTPStartResponse.self, from: response, status: 200)
+        let started = try await requestingCode("v1/auth/otp/start", body: request, as: OTPStartResponse.self)
         logger.log(
             .info,
             "sign-in verification \(started.verificationId) by \(started.channel.rawValue)"
@@ -463,11 +466,34 @@ public actor VeritySession {
     }
 
     private func send(
-        _ method: TransportRequest.Method, _ path: String, encodedBody: Data? = nil, bearerToken: String? = nil
+        _ method: TransportRequest.Method, _ path: String, encodedBody: Data? = nil, bearerToken: String? = nil,
+        appProof: String? = nil
     ) async throws -> TransportResponse {
         try checkConfiguration()
-        return try await client.send(
-            method, path, body: encodedBody, headers: [AuthHeaders.project: projectId], bearerToken: bearerToken)
+        var headers = [AuthHeaders.project: projectId]
+        headers[AuthHeaders.appVerification] = appProof
+        return try await client.send(method, path, body: encodedBody, headers: headers, bearerToken: bearerToken)
+    }
+
+    /// A `POST` that makes the server send a code, with the app's proof when there is one. When the project requires
+    /// a proof and has none it trusts, gets a new one from ``VerityAppVerification`` and sends the request again.
+    private func requestingCode<Value: Decodable>(
+        _ path: String, body: some Encodable, bearerToken: String? = nil, as type: Value.Type
+    ) async throws -> Value {
+        let encoded = try VerityAPIClient.encode(body)
+        var proof = await appVerification?.currentProof()
+        var isRetry = false
+        while true {
+            let response = try await send(
+                .post, path, encodedBody: encoded, bearerToken: bearerToken, appProof: proof)
+            do {
+                return try client.decode(type, from: response, status: 200)
+            } catch let refusal as VerityKitError where refusal.serverErrorCode == .appVerificationRequired {
+                guard let appVerification, !isRetry else { throw refusal }
+                proof = try await appVerification.newProof(after: refusal)
+                isRetry = true
+            }
+        }
     }
 
     private func checkConfiguration() throws {

@@ -3,6 +3,7 @@ import Testing
 import VerityCore
 import VerityJWT
 import VerityKit
+import VerityTestSupport
 
 @testable import VerityServer
 
@@ -219,6 +220,57 @@ struct SessionEndToEndTests {
             }
             #expect(wrong?.serverErrorCode == .wrongCode)
             #expect(wrong?.problem?.remainingAttempts == 4)
+        }
+    }
+}
+
+@Suite("App verification end to end")
+struct AppVerificationEndToEndTests {
+    @Test(
+        "An app that proves itself with the silent push's secret is sent its sign-in code; without a proof it is not",
+        arguments: TestEngine.available)
+    func signIn(engine: TestEngine) async throws {
+        try await LiveServer.run(engine) { server in
+            _ = try await server.verity.admin.updateProject(id: server.projectId, name: nil) {
+                $0.requiresAppVerification = true
+            }
+            let configuration = VerityConfiguration(baseURL: server.baseURL, appId: "com.example.app")
+            let unverified = VeritySession(
+                configuration: configuration, projectId: server.projectId, store: InMemorySecureStore())
+            let refused = await #expect(throws: VerityKitError.self) {
+                try await unverified.startOTP(loginId: "+14155550100")
+            }
+            #expect(refused?.serverErrorCode == .appVerificationRequired)
+            #expect(try await server.messageCount(to: "+14155550100") == 0)
+
+            let appVerification = VerityAppVerification(configuration: configuration, projectId: server.projectId)
+            await appVerification.setPushToken("a1b2c3d4e5f6", platform: .apns)
+            let app = VeritySession(
+                configuration: configuration, projectId: server.projectId, store: InMemorySecureStore(),
+                appVerification: appVerification)
+            // APNs is out of reach here: the test hands the app the silent push the outbox queued, with the secret
+            // the worker would add (the server tests check that the APNs and FCM stand-ins carry it).
+            let device = Task {
+                for _ in 0..<200 {
+                    let queued = try await server.verity.outboxMessages().filter {
+                        $0.message.channel == .appVerification
+                    }
+                    if let message = queued.first?.message {
+                        let secret = server.verity.appVerifications.secret(
+                            for: message.destination, projectId: server.projectId)
+                        LeakWatch.secret(secret)
+                        _ = appVerification.receiveNotification([
+                            "type": AppVerificationPush.type, AppVerificationPush.idKey: message.destination,
+                            AppVerificationPush.secretKey: secret,
+                        ])
+                        return
+                    }
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+            }
+            let session = try await SessionEndToEndTests.signIn(app, "+14155550100", server: server)
+            try await device.value
+            #expect(session.user.loginIds == ["+14155550100"])
         }
     }
 }

@@ -130,6 +130,36 @@ struct PossessionRunnerTests {
         #expect(await screens.errors == [nil, .stepOutOfOrder, .rateLimited])
     }
 
+    @Test("A step refused for want of app verification is sent again with the proof the silent push brought")
+    func appVerification() async throws {
+        let transport = RecordingTransport()
+        let configuration = VerityConfiguration(baseURL: try Fixture.baseURL())
+        let appVerification = VerityAppVerification(
+            configuration: configuration, projectId: "prj_0123456789", transport: transport)
+        await appVerification.setPushToken("a1b2c3d4", platform: .apns)
+        await transport.enqueue(try Self.state(.mobile, .created))
+        await transport.enqueue(try Fixture.problem(.appVerificationRequired))
+        await transport.enqueue(
+            try Fixture.json(AppVerificationStarted(id: "apv_1_x", expiresAt: Fixture.now), status: 202))
+        await transport.enqueue(try Self.state(.mobile, .otpSent))
+        let possession = VerityPossession(
+            configuration: configuration, transport: transport, appVerification: appVerification)
+        let run = Task {
+            try await possession.authenticate(authToken: Self.token, ui: ScriptScreens(codes: [.cancel]))
+        }
+        try await eventually { await transport.requests.count == 3 }
+        #expect(
+            appVerification.receiveNotification([
+                "type": "verity.app_verification", "appVerificationId": "apv_1_x", "secret": "s3cret",
+            ]))
+        await #expect(throws: PossessionError.cancelled) { try await run.value }
+        let requests = await transport.requests
+        #expect(requests[1].value(forHeader: AuthHeaders.appVerification) == nil)
+        #expect(requests[2].url == (try Fixture.url("/v1/auth/app-verification")))
+        #expect(requests[3].url == (try Fixture.url("/v1/possession/pos_abc/otp/start")))
+        #expect(requests[3].value(forHeader: AuthHeaders.appVerification) == "apv_1_x.s3cret")
+    }
+
     @Test("A malformed token is an invalid token, not an expired check")
     func malformedToken() async throws {
         await #expect(throws: PossessionError.invalidToken) {

@@ -188,18 +188,24 @@ struct SessionHarness {
     let clock = TestClock()
     let store: InMemorySecureStore
     let verity: VeritySession
+    /// The app verification the session uses, over the same transport, when the test asked for one.
+    let appVerification: VerityAppVerification?
 
     init(
         store: InMemorySecureStore = InMemorySecureStore(), projectId: String = SessionFixture.projectId,
-        logger: VerityLogger = .disabled
+        logger: VerityLogger = .disabled, appVerificationTimeout: Duration? = nil
     ) throws {
         self.store = store
         let clock = clock
         let sleeper = sleeper
+        let transport = transport
+        let configuration = VerityConfiguration(baseURL: try Fixture.baseURL(), appId: "com.example.app")
+        appVerification = appVerificationTimeout.map {
+            VerityAppVerification(configuration: configuration, projectId: projectId, transport: transport, timeout: $0)
+        }
         verity = VeritySession(
-            configuration: VerityConfiguration(baseURL: try Fixture.baseURL()), projectId: projectId,
-            transport: transport, store: store, logger: logger, clock: { clock.now },
-            sleep: { try await sleeper.sleep(for: $0) })
+            configuration: configuration, projectId: projectId, transport: transport, store: store, logger: logger,
+            clock: { clock.now }, sleep: { try await sleeper.sleep(for: $0) }, appVerification: appVerification)
     }
 
     /// The secure-store item of the project's session.
