@@ -384,6 +384,35 @@ struct PushChallengeTests {
         }
     }
 
+    @Test("A user's factors come in pages, oldest first, with nextCursor", arguments: TestEngine.available)
+    func factorPages(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        try await node.run { client in
+            var created: [String] = []
+            for index in 0..<3 {
+                let response = try await client.send(
+                    .post, "/v1/users/jane/factors/totp", key: node.apiKey, json: #"{"friendlyName":"App \#(index)"}"#)
+                created.append(try response.decode(CreatedTOTPFactor.self).factor.id)
+                node.clock.advance(by: 1)
+            }
+            let first = try await client.send(.get, "/v1/users/jane/factors?limit=2", key: node.apiKey)
+                .decode(Page<Factor>.self)
+            #expect(first.items.map(\.id) == Array(created.prefix(2)))
+            let cursor = try #require(first.nextCursor)
+            let second = try await client.send(
+                .get, "/v1/users/jane/factors?limit=2&cursor=\(cursor)", key: node.apiKey
+            ).decode(Page<Factor>.self)
+            #expect(second.items.map(\.id) == [created[2]])
+            #expect(second.nextCursor == nil)
+            let all = try await client.send(.get, "/v1/users/jane/factors", key: node.apiKey).decode(Page<Factor>.self)
+            #expect(all.items.map(\.id) == created)
+            for bad in ["limit=0", "limit=101", "cursor=nope"] {
+                let refused = try await client.send(.get, "/v1/users/jane/factors?\(bad)", key: node.apiKey)
+                #expect(try refused.problem().code == "invalid_request", "\(bad)")
+            }
+        }
+    }
+
     @Test("A device can update its push token and delete itself", arguments: TestEngine.available)
     func updateAndDelete(engine: TestEngine) async throws {
         let node = try await TestNode.make(engine)

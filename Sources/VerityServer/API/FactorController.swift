@@ -30,9 +30,9 @@ struct FactorController {
     }
 
     @Sendable func listFactors(_ request: Request, context: VerityRequestContext) async throws -> Page<Factor> {
-        Page(
-            items: try await factors.factors(
-                userId: try context.pathParameter("userId"), in: try context.requireProject()))
+        try await factors.factors(
+            userId: try context.pathParameter("userId"), cursor: request.uri.queryParameters["cursor"].map(String.init),
+            limit: try request.queryInteger("limit"), in: try context.requireProject())
     }
 
     @Sendable func createTOTPFactor(_ request: Request, context: VerityRequestContext) async throws

@@ -98,7 +98,7 @@ struct AuthService: Sendable {
     ) async throws -> StepUpStartResponse {
         let now = clock.now()
         try await limitClient(clientAddress, in: project, now: now)
-        let verified = try await factors.factors(userId: auth.user.id, in: project).filter { $0.status == .verified }
+        let verified = try await factors.verifiedFactors(userId: auth.user.id, in: project)
         let hasPush = verified.contains { $0.type == .push }
         let hasTOTP = verified.contains { $0.type == .totp }
         switch request.method ?? (hasPush ? .push : hasTOTP ? .totp : .otp) {

@@ -169,18 +169,14 @@ struct ChallengeService: Sendable {
         -> Page<DeviceChallenge>
     {
         try Self.requireVerified(factor)
-        let limit = limit ?? Self.maxDevicePage
-        guard (1...Self.maxDevicePage).contains(limit) else {
-            throw VerityError(.invalidRequest, "`limit` must be between 1 and \(Self.maxDevicePage).")
-        }
+        let limit = try Paging.limit(limit, defaultLimit: Self.maxDevicePage, max: Self.maxDevicePage)
         if let cursor, !(cursor.hasPrefix("chl_") && cursor.count <= 64) {
             throw VerityError(.invalidRequest, "`cursor` is not a cursor this server gave out.")
         }
         let now = clock.now()
         // One more than asked tells whether there is a next page.
         let found = try await store.pendingChallenges(for: factor, now: now, after: cursor, limit: limit + 1)
-        let page = found.prefix(limit).map { $0.deviceView(for: factor.id, at: now) }
-        return Page(items: Array(page), nextCursor: found.count > limit ? page.last?.id : nil)
+        return Page(fetched: found.map { $0.deviceView(for: factor.id, at: now) }, limit: limit, cursor: \.id)
     }
 
     func deviceChallenge(id: String, for factor: FactorRecord) async throws -> DeviceChallenge {

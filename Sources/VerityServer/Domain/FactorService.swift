@@ -43,15 +43,31 @@ struct FactorService: Sendable {
         return EnrollmentToken(token: token, userId: userId, expiresAt: expiresAt)
     }
 
-    func factors(userId: String, in project: Project) async throws -> [Factor] {
-        try await store.factors(userId: try Self.validUserId(userId), projectId: project.id).map(\.response)
+    /// The largest page of a user's factors.
+    static let maxPage = 100
+
+    /// A page of the user's factors, oldest first, after the factor `cursor` names.
+    func factors(userId: String, cursor: String? = nil, limit: Int? = nil, in project: Project) async throws
+        -> Page<Factor>
+    {
+        let userId = try Self.validUserId(userId)
+        let limit = try Paging.limit(limit, max: Self.maxPage)
+        if let cursor, !(cursor.hasPrefix("fac_") && cursor.count <= 64) {
+            throw VerityError(.invalidRequest, "`cursor` is not a cursor this server gave out.")
+        }
+        // One more than asked tells whether there is a next page.
+        let found = try await store.factors(userId: userId, projectId: project.id, after: cursor, limit: limit + 1)
+        return Page(fetched: found.map(\.response), limit: limit, cursor: \.id)
     }
 
     /// The user's verified push factors: where a challenge to the user goes.
     func verifiedPushFactors(userId: String, in project: Project) async throws -> [FactorRecord] {
-        try await store.factors(userId: userId, projectId: project.id).filter {
-            $0.type == .push && $0.status == .verified
-        }
+        try await verifiedFactors(userId: userId, in: project).filter { $0.type == .push }
+    }
+
+    /// The user's verified factors, every one: what a step-up may use.
+    func verifiedFactors(userId: String, in project: Project) async throws -> [FactorRecord] {
+        try await store.factors(userId: userId, projectId: project.id).filter { $0.status == .verified }
     }
 
     func factor(id: String, in project: Project) async throws -> FactorRecord {

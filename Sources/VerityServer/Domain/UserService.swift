@@ -57,10 +57,7 @@ public struct UserService: Sendable {
     public func list(loginId: String? = nil, limit: Int? = nil, cursor: String? = nil, in project: Project)
         async throws -> Page<User>
     {
-        let limit = limit ?? 50
-        guard (1...Self.maxPageSize).contains(limit) else {
-            throw VerityError(.invalidRequest, "`limit` must be between 1 and \(Self.maxPageSize).")
-        }
+        let limit = try Paging.limit(limit, max: Self.maxPageSize)
         if let loginId {
             let key = try UserLogins.key(for: loginId)
             let found = try await store.user(loginKey: key, projectId: project.id)
@@ -69,9 +66,7 @@ public struct UserService: Sendable {
         let after = try cursor.map(Self.decodeCursor)
         // One more than asked tells whether there is a next page.
         let users = try await store.users(projectId: project.id, after: after, limit: limit + 1)
-        let items = Array(users.prefix(limit))
-        let next = users.count > limit ? items.last.map(Self.encodeCursor) : nil
-        return Page<User>(items: items, nextCursor: next)
+        return Page(fetched: users, limit: limit, cursor: Self.encodeCursor)
     }
 
     /// Changes what the request names; an absent field stays as it is.

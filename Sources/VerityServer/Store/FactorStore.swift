@@ -99,6 +99,28 @@ struct FactorStore: Sendable {
         try await factor(id: id).flatMap { $0.projectId == projectId ? $0 : nil }
     }
 
+    /// Up to `limit` of the user's factors, oldest first, after the factor `after` (the last of the previous page).
+    func factors(userId: String, projectId: String, after: String?, limit: Int) async throws -> [FactorRecord] {
+        try await database.lookup { sql in
+            let start: SQLQueryString =
+                if let after {
+                    """
+                    AND (created_at, id) > (SELECT created_at, id FROM factors
+                                            WHERE id = \(bind: after) AND project_id = \(bind: projectId))
+                    """
+                } else {
+                    ""
+                }
+            return try await sql.raw(
+                """
+                SELECT \(unsafeRaw: Self.columns) FROM factors
+                WHERE project_id = \(bind: projectId) AND user_id = \(bind: userId) \(start)
+                ORDER BY created_at, id LIMIT \(bind: limit)
+                """
+            ).all().map(Self.record(from:))
+        }
+    }
+
     func factors(userId: String, projectId: String) async throws -> [FactorRecord] {
         try await database.lookup { sql in
             try await sql.raw(
