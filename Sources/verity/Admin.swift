@@ -74,6 +74,7 @@ struct ProjectCommand: AsyncParsableCommand {
         commandName: "project", abstract: "Create, list, show and update projects.",
         subcommands: [
             Create.self, List.self, Show.self, Update.self, Webhook.self, RotateSigningKey.self, TestNumberCommand.self,
+            Firebase.self,
         ])
 
     struct Create: AsyncParsableCommand {
@@ -189,6 +190,31 @@ extension ProjectCommand {
 }
 
 extension ProjectCommand {
+    struct Firebase: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Name the project for the Firebase face and print the API key its apps send.",
+            discussion: """
+                Apps on Firebase phone auth call `Auth.auth().useEmulator(withHost:port:)` with this server's host and
+                port, and keep their GoogleService-Info.plist with the printed project id and API key. The ID tokens
+                the face issues name the Firebase project id as audience. Run again to see the names, or with
+                --firebase-project-id to change the id (the key stays).
+                """)
+        @Argument(help: "The project id (prj_…).") var id: String
+        @Option(
+            help:
+                "The Firebase project id: 4 to 30 lowercase letters, digits and hyphens (default: derived from the project id)."
+        )
+        var firebaseProjectId: String?
+        @OptionGroup var storage: StorageOptions
+
+        func run() async throws {
+            let link = try await withVerity(storage) { verity in
+                try await verity.firebaseProjects.name(projectId: id, firebaseProjectId: firebaseProjectId)
+            }
+            print("Firebase project id: \(link.firebaseProjectId)\nAPI key: \(link.apiKey)")
+        }
+    }
+
     struct RotateSigningKey: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Add a new session signing key; the old one signs for two more minutes, then retires.",

@@ -77,5 +77,10 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
             publicURL: configuration.resolvedPublicURL
         ).addRoutes(to: router)
     }
+    if configuration.firebaseFace {
+        FirebaseFace(
+            projects: verity.firebaseProjects, auth: verity.auth, sessions: verity.sessions, logger: verity.logger
+        ).addRoutes(to: router)
+    }
     return router
 }

@@ -36,6 +36,9 @@ public struct ServerConfiguration: Sendable {
     /// Where the Twilio Verify v2 face is mounted: `/twilio` serves `/twilio/v2/Services/…`, an empty string serves
     /// `/v2/…` at the root, nil turns the face off. Twilio clients use `<public URL><prefix>` as their Verify base URL.
     public var twilioVerifyPrefix: String? = "/twilio"
+    /// Whether the Firebase Auth face answers at the root (`/identitytoolkit.googleapis.com/…`): only projects named
+    /// for it (`verity admin project firebase`) are reachable through it. `VERITY_FIREBASE_FACE=false` turns it off.
+    public var firebaseFace = true
 
     /// How SMS leaves the server.
     public enum SMSDelivery: Sendable {
@@ -135,6 +138,12 @@ public struct ServerConfiguration: Sendable {
                 throw ConfigurationError("VERITY_TRUSTED_PROXY_HEADER must be x-forwarded-for or forwarded.")
             }
             trustedProxyHeader = text.lowercased()
+        }
+        if let text = value("FIREBASE_FACE") {
+            guard let enabled = Bool(text.lowercased()) else {
+                throw ConfigurationError("VERITY_FIREBASE_FACE must be true or false.")
+            }
+            firebaseFace = enabled
         }
         if let text = value("WEBHOOK_ALLOW_PRIVATE") {
             guard let allow = Bool(text.lowercased()) else {

@@ -39,6 +39,8 @@ public struct Verity: Sendable {
     public let roles: RoleService
     /// A project's test phone numbers.
     public let testNumbers: TestNumberService
+    /// Projects' names for the Firebase face.
+    public let firebaseProjects: FirebaseProjects
     let verifications: VerificationService
     let sessions: SessionService
     /// Sign-in codes and step-up.
@@ -141,6 +143,8 @@ public struct Verity: Sendable {
         self.users = users
         self.roles = roles
         self.testNumbers = testNumbers
+        self.firebaseProjects = FirebaseProjects(
+            store: FirebaseProjectStore(database: database), projects: admin, random: random, clock: clock)
         self.verifications = verifications
         self.sessions = sessions
         self.auth = AuthService(

@@ -52,9 +52,9 @@ struct AuthService: Sendable {
                 ? (request.resend ?? true) || record.sendAttempts == 1 && record.createdAt == now : sent)
     }
 
-    func verify(_ request: OTPVerifyRequest, clientAddress: String?, in project: Project) async throws
-        -> AuthResponse
-    {
+    func verify(
+        _ request: OTPVerifyRequest, clientAddress: String?, dialect: SessionTokenDialect? = nil, in project: Project
+    ) async throws -> AuthResponse {
         try VerificationService.requireCodeFormat(request.code)
         let now = clock.now()
         let verification: VerificationRecord
@@ -80,14 +80,17 @@ struct AuthService: Sendable {
             throw Self.wrongCode(counted)
         case .approved:
             return try await sessions.signIn(
-                try UserLogins([verification.destination]), amr: ["otp", verification.channel.rawValue], in: project)
+                try UserLogins([verification.destination]), amr: ["otp", verification.channel.rawValue],
+                dialect: dialect, in: project)
         }
     }
 
     /// Rotates a refresh token, within the per-client rate limit.
-    func refresh(_ token: String, clientAddress: String?, in project: Project) async throws -> AuthResponse {
+    func refresh(
+        _ token: String, clientAddress: String?, dialect: SessionTokenDialect? = nil, in project: Project
+    ) async throws -> AuthResponse {
         try await limitClient(clientAddress, in: project, now: clock.now())
-        return try await sessions.refresh(token, clientAddress: clientAddress, in: project)
+        return try await sessions.refresh(token, clientAddress: clientAddress, dialect: dialect, in: project)
     }
 
     // MARK: - Step-up

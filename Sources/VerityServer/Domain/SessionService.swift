@@ -27,8 +27,11 @@ struct SessionService: Sendable {
         "\(publicURL)/v1/projects/\(projectId)"
     }
 
-    /// Signs in the user holding `logins` (creating them if needed) and opens a session proven by `amr`.
-    func signIn(_ logins: UserLogins, amr: [String], in project: Project) async throws -> AuthResponse {
+    /// Signs in the user holding `logins` (creating them if needed) and opens a session proven by `amr`; its token
+    /// is worded in `dialect` (Verity's when nil).
+    func signIn(_ logins: UserLogins, amr: [String], dialect: SessionTokenDialect? = nil, in project: Project)
+        async throws -> AuthResponse
+    {
         let now = clock.now()
         guard let loginKey = logins.keys.first else { throw VerityError(.invalidLoginId) }
         let newUser = User(id: identifiers.make("usr"), loginIds: logins.ids, createdAt: now)
@@ -50,12 +53,15 @@ struct SessionService: Sendable {
                 firstSeen ? "User signed up" : "User signed in",
                 metadata: ["user": "\(user.id)", "session": "\(session.id)", "project": "\(project.id)"])
             return try await response(
-                session: session, user: user, refreshToken: refreshToken, firstSeen: firstSeen, in: project, now: now)
+                session: session, user: user, refreshToken: refreshToken, firstSeen: firstSeen, dialect: dialect,
+                in: project, now: now)
         }
     }
 
     /// Rotates a refresh token: the presented one dies, the answer carries the next.
-    func refresh(_ token: String, clientAddress: String?, in project: Project) async throws -> AuthResponse {
+    func refresh(
+        _ token: String, clientAddress: String?, dialect: SessionTokenDialect? = nil, in project: Project
+    ) async throws -> AuthResponse {
         guard Self.isWellFormed(token) else { throw Self.invalidRefreshToken }
         let now = clock.now()
         let next = newRefreshToken()
@@ -67,7 +73,8 @@ struct SessionService: Sendable {
         case .rotated(let session, let user):
             metrics.session(.refresh)
             return try await response(
-                session: session, user: user, refreshToken: next, firstSeen: false, in: project, now: now)
+                session: session, user: user, refreshToken: next, firstSeen: false, dialect: dialect, in: project,
+                now: now)
         case .reused(let session):
             metrics.session(.refreshTokenReused)
             logger.warning(
@@ -142,14 +149,17 @@ struct SessionService: Sendable {
 
     /// Checks `Authorization: Bearer <session token>`: signature by one of the project's keys, audience, expiry,
     /// and that the session is not revoked and its user not disabled.
-    func authenticate(bearer token: String, in project: Project) async throws -> SessionAuth {
+    func authenticate(bearer token: String, dialect: SessionTokenDialect? = nil, in project: Project) async throws
+        -> SessionAuth
+    {
         let now = clock.now()
         guard token.utf8.count <= 8192, let jws = try? CompactJWS(parsing: token), jws.header.alg == "ES256",
             let kid = jws.header.kid,
             let publicKey = try await signingKeys.verifyingKey(kid, projectId: project.id),
             jws.isValidSignature(for: publicKey),
-            let claims = try? jws.decodePayload(BearerClaims.self), claims.aud == project.id,
-            claims.iss == issuer(projectId: project.id),
+            let claims = try? jws.decodePayload(BearerClaims.self),
+            claims.aud == dialect?.audience ?? project.id,
+            claims.iss == dialect?.issuer ?? issuer(projectId: project.id),
             Date(timeIntervalSince1970: claims.exp) > now.addingTimeInterval(-Self.leeway)
         else { throw Self.invalidSession }
         guard let session = try await store.activeSession(id: claims.sid, projectId: project.id, now: now),
@@ -172,12 +182,14 @@ struct SessionService: Sendable {
     // MARK: - Tokens
 
     private func response(
-        session: SessionRecord, user: User, refreshToken: String?, firstSeen: Bool, in project: Project, now: Date
+        session: SessionRecord, user: User, refreshToken: String?, firstSeen: Bool,
+        dialect: SessionTokenDialect? = nil, in project: Project, now: Date
     ) async throws -> AuthResponse {
         let expiresAt = now.addingTimeInterval(TimeInterval(project.settings.sessionLifetime))
         var claims = user.customClaims
-        claims["iss"] = .string(issuer(projectId: project.id))
-        claims["aud"] = .string(project.id)
+        if let dialect { claims.merge(dialect.claims(user)) { _, dialects in dialects } }
+        claims["iss"] = .string(dialect?.issuer ?? issuer(projectId: project.id))
+        claims["aud"] = .string(dialect?.audience ?? project.id)
         claims["sub"] = .string(user.id)
         claims["sid"] = .string(session.id)
         claims["iat"] = .integer(Int64(now.timeIntervalSince1970))

@@ -477,6 +477,20 @@ enum Migrations {
                 // over their id) and their use is counted in rate_limits.
                 "ALTER TABLE projects ADD COLUMN requires_app_verification INTEGER NOT NULL DEFAULT 0"
             ]),
+        Migration(
+            version: 14, name: "Firebase projects",
+            statements: [
+                // The Firebase face's names for a project: the Firebase project id its tokens carry, and the public
+                // API key (`?key=`) its apps send.
+                """
+                CREATE TABLE firebase_projects (
+                    project_id TEXT PRIMARY KEY REFERENCES projects(id) ON DELETE CASCADE,
+                    firebase_project_id TEXT NOT NULL UNIQUE,
+                    api_key TEXT NOT NULL UNIQUE,
+                    created_at DOUBLE PRECISION NOT NULL
+                )
+                """
+            ]),
     ]
 
     static func run(on database: Database, logger: Logger) async throws {

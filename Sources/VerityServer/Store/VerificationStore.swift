@@ -47,18 +47,19 @@ struct VerificationStore: Sendable {
             ).run()
             // Two tries: the second one runs only when a concurrent start inserted the pending row first.
             for _ in 0..<2 {
-                if !resend,
-                    let row = try await sql.raw(
+                // Without resend, a pending code is answered as it is and never sent again, even when a concurrent
+                // start inserted it between this look-up and the insert below (the second try finds it here).
+                if !resend {
+                    if let row = try await sql.raw(
                         """
                         SELECT \(unsafeRaw: Self.columns) FROM verifications
                         WHERE project_id = \(bind: candidate.projectId) AND purpose = \(bind: purpose)
                           AND destination_key = \(bind: candidate.destinationKey) AND status = 'pending'
                         """
-                    ).first()
-                {
-                    return .pending(try Self.record(from: row))
-                }
-                if let row = try await sql.raw(
+                    ).first() {
+                        return .pending(try Self.record(from: row))
+                    }
+                } else if let row = try await sql.raw(
                     """
                     UPDATE verifications
                     SET send_attempts = send_attempts + 1, channel = \(bind: candidate.channel.rawValue),
@@ -72,15 +73,15 @@ struct VerificationStore: Sendable {
                     let record = try Self.record(from: row)
                     if deliver { try await Self.enqueue(sql, messageId: messageId, for: record, now: now) }
                     return .resent(record, messageId: messageId)
-                }
-                let pending = try await sql.raw(
+                } else if try await sql.raw(
                     """
                     SELECT id FROM verifications
                     WHERE project_id = \(bind: candidate.projectId) AND purpose = \(bind: purpose)
                       AND destination_key = \(bind: candidate.destinationKey) AND status = 'pending'
                     """
-                ).first()
-                if pending != nil { return .sendLimitReached }
+                ).first() != nil {
+                    return .sendLimitReached
+                }
                 if let row = try await sql.raw(
                     """
                     INSERT INTO verifications (\(unsafeRaw: Self.columns))

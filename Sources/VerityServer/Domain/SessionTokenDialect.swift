@@ -1,0 +1,16 @@
+import VerityCore
+
+/// How a face's clients expect a session token to read, where that differs from Verity's own: its issuer and
+/// audience, and the claims they look for. The rules are the same for every dialect (the project's ES256 keys, its
+/// session lifetime, rotation of refresh tokens, revocation); only the wording changes.
+///
+/// The Firebase face's tokens, for example, name `https://securetoken.google.com/<project>` as issuer and carry
+/// `user_id`, `phone_number` and `firebase`, which the Firebase SDKs and firebase-admin read.
+struct SessionTokenDialect: Sendable {
+    /// The `iss` of the tokens.
+    var issuer: String
+    /// The `aud` of the tokens.
+    var audience: String
+    /// Claims added from the user.
+    var claims: @Sendable (User) -> [String: JSONValue]
+}

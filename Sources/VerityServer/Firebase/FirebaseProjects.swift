@@ -1,0 +1,66 @@
+import Foundation
+import VerityCore
+
+/// A project as the Firebase face names it: the Firebase project id its ID tokens carry (`aud`, and `iss`
+/// `https://securetoken.google.com/<id>`), and the public API key its apps send as `?key=`, as in a
+/// `GoogleService-Info.plist`. The key is an identifier, not a secret (Google's are not either).
+public struct FirebaseProject: Sendable, Equatable {
+    public var projectId: String
+    public var firebaseProjectId: String
+    public var apiKey: String
+    public var createdAt: Date
+}
+
+/// Names projects for the Firebase face and finds them by key.
+public struct FirebaseProjects: Sendable {
+    let store: FirebaseProjectStore
+    let projects: AdminService
+    let random: any RandomSource
+    let clock: any TimeSource
+
+    /// Names a project for the Firebase face (its Verity id when `firebaseProjectId` is nil), keeping its API key
+    /// when it has one.
+    ///
+    /// - Throws: `invalid_request` for a Firebase project id that is not 4 to 30 lowercase letters, digits and
+    ///   hyphens, `conflict` when another project has it, `project_not_found`.
+    public func name(projectId: String, firebaseProjectId: String? = nil) async throws -> FirebaseProject {
+        _ = try await projects.project(id: projectId)
+        let existing = try await store.link(projectId: projectId)
+        let id = firebaseProjectId ?? existing?.firebaseProjectId ?? projectId.replacingOccurrences(of: "_", with: "-")
+        guard (4...30).contains(id.count), id.first?.isLetter == true,
+            id.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "-") })
+        else {
+            throw VerityError(
+                .invalidRequest, "A Firebase project id is 4 to 30 lowercase letters, digits and hyphens.")
+        }
+        let link = FirebaseProject(
+            projectId: projectId, firebaseProjectId: id,
+            apiKey: existing?.apiKey ?? "AIza" + Base64URL.encode(random.bytes(count: 26)).prefix(35),
+            createdAt: existing?.createdAt ?? clock.now())
+        guard let named = try await store.name(link) else {
+            throw VerityError(.conflict, "Another project is Firebase project \(id).")
+        }
+        return named
+    }
+
+    /// The project's Firebase names, if it has them.
+    public func link(projectId: String) async throws -> FirebaseProject? {
+        try await store.link(projectId: projectId)
+    }
+
+    /// The project an app's API key names.
+    func project(apiKey: String) async throws -> (FirebaseProject, Project)? {
+        guard apiKey.hasPrefix("AIza"), apiKey.count <= 64, let link = try await store.link(apiKey: apiKey),
+            let project = try await projects.findProject(id: link.projectId)
+        else { return nil }
+        return (link, project)
+    }
+
+    /// The project a Firebase project id names.
+    func project(firebaseProjectId: String) async throws -> (FirebaseProject, Project)? {
+        guard firebaseProjectId.count <= 64, let link = try await store.link(firebaseProjectId: firebaseProjectId),
+            let project = try await projects.findProject(id: link.projectId)
+        else { return nil }
+        return (link, project)
+    }
+}

@@ -1,0 +1,254 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import NIOCore
+import Testing
+import VerityCore
+
+@testable import VerityServer
+
+/// Requests as the Firebase SDKs send them to an emulator host.
+extension TestClientProtocol {
+    func firebase(
+        _ path: String, key: String, json: String? = nil, form: String? = nil, headers extra: HTTPFields = [:]
+    )
+        async throws -> TestResponse
+    {
+        var headers = extra
+        headers[.contentType] = form == nil ? "application/json" : "application/x-www-form-urlencoded"
+        let body = (json ?? form).map { ByteBuffer(string: $0) }
+        return try await execute(uri: "/\(path)?key=\(key)", method: .post, headers: headers, body: body)
+    }
+}
+
+extension TestResponse {
+    /// The `error.message` of Google's error envelope, after checking the envelope's shape.
+    func googleError() throws -> String {
+        let root = try #require(try JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any])
+        let error = try #require(root["error"] as? [String: Any])
+        #expect(error["code"] as? Int == Int(status.code))
+        let message = try #require(error["message"] as? String)
+        let errors = try #require(error["errors"] as? [[String: Any]])
+        #expect(errors.first?["message"] as? String == message)
+        #expect(errors.first?["domain"] as? String == "global")
+        #expect(error["status"] is String)
+        return message
+    }
+}
+
+@Suite("The Firebase Auth face")
+struct FirebaseFaceTests {
+    static let v3 = "www.googleapis.com/identitytoolkit/v3/relyingparty"
+    static let v1 = "identitytoolkit.googleapis.com/v1"
+    static let token = "securetoken.googleapis.com/v1/token"
+    static let phone = "+14155550100"
+
+    static func named(_ node: TestNode) async throws -> FirebaseProject {
+        try await node.verity.firebaseProjects.name(projectId: node.project.id, firebaseProjectId: "acme-app")
+    }
+
+    /// Sends a code and signs in with it, by the iOS SDK's v3 names or the v1 ones.
+    static func signIn(
+        _ phone: String, key: String, node: TestNode, client: some TestClientProtocol, legacy: Bool = true,
+        count: Int = 1
+    ) async throws -> [String: Any] {
+        let send = try await client.firebase(
+            legacy ? "\(v3)/sendVerificationCode" : "\(v1)/accounts:sendVerificationCode", key: key,
+            json: #"{"phoneNumber":"\#(phone)","clientType":"CLIENT_TYPE_IOS"}"#)
+        #expect(send.status == .ok)
+        let sessionInfo = try #require(try send.json()["sessionInfo"] as? String)
+        let code = try await node.sender.code(to: phone, count: count)
+        let verified = try await client.firebase(
+            legacy ? "\(v3)/verifyPhoneNumber" : "\(v1)/accounts:signInWithPhoneNumber", key: key,
+            json: #"{"sessionInfo":"\#(sessionInfo)","code":"\#(code)","operation":"SIGN_UP_OR_IN"}"#)
+        #expect(verified.status == .ok)
+        return try verified.json()
+    }
+
+    @Test(
+        "Phone sign-in as the iOS SDK sends it: code, ID token with Firebase's claims, account info, refresh, again",
+        arguments: TestEngine.available)
+    func signIn(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        let link = try await Self.named(node)
+        try await node.run { client in
+            let first = try await Self.signIn(Self.phone, key: link.apiKey, node: node, client: client)
+            #expect(first["isNewUser"] as? Bool == true)
+            #expect(first["phoneNumber"] as? String == Self.phone)
+            #expect(first["expiresIn"] as? String == "\(node.project.settings.sessionLifetime)")
+            let localId = try #require(first["localId"] as? String)
+            let idToken = try #require(first["idToken"] as? String)
+            let refreshToken = try #require(first["refreshToken"] as? String)
+
+            let claims = try await SessionAPITests.independentlyVerified(idToken, client: client, project: node.project)
+            #expect(claims["iss"] as? String == "https://securetoken.google.com/acme-app")
+            #expect(claims["aud"] as? String == "acme-app")
+            #expect(claims["sub"] as? String == localId)
+            #expect(claims["user_id"] as? String == localId)
+            #expect(claims["phone_number"] as? String == Self.phone)
+            let firebase = try #require(claims["firebase"] as? [String: Any])
+            #expect(firebase["sign_in_provider"] as? String == "phone")
+            #expect((firebase["identities"] as? [String: [String]])?["phone"] == [Self.phone])
+            for claim in ["iat", "exp", "auth_time"] { #expect(claims[claim] is Int, "\(claim)") }
+
+            let account = try await client.firebase(
+                "\(Self.v3)/getAccountInfo", key: link.apiKey, json: #"{"idToken":"\#(idToken)"}"#)
+            let user = try #require((try account.json()["users"] as? [[String: Any]])?.first)
+            #expect(user["localId"] as? String == localId)
+            #expect(user["phoneNumber"] as? String == Self.phone)
+            #expect((user["providerUserInfo"] as? [[String: String]])?.first?["providerId"] == "phone")
+            #expect(user["createdAt"] is String)
+
+            let refreshed = try await client.firebase(
+                Self.token, key: link.apiKey, json: #"{"grantType":"refresh_token","refreshToken":"\#(refreshToken)"}"#
+            ).json()
+            #expect(refreshed["user_id"] as? String == localId)
+            #expect(refreshed["project_id"] as? String == "acme-app")
+            #expect(refreshed["token_type"] as? String == "Bearer")
+            #expect(refreshed["access_token"] as? String == refreshed["id_token"] as? String)
+            let next = try #require(refreshed["refresh_token"] as? String)
+            #expect(next != refreshToken)
+            let form = try await client.firebase(
+                Self.token, key: link.apiKey, form: "grant_type=refresh_token&refresh_token=\(next)")
+            #expect(form.status == .ok)
+            let reused = try await client.firebase(
+                Self.token, key: link.apiKey, form: "grant_type=refresh_token&refresh_token=\(refreshToken)")
+            #expect(try reused.googleError() == "INVALID_REFRESH_TOKEN")
+
+            let again = try await Self.signIn(
+                Self.phone, key: link.apiKey, node: node, client: client, legacy: false, count: 2)
+            #expect(again["isNewUser"] as? Bool == false)
+            #expect(again["localId"] as? String == localId)
+            let lookedUp = try await client.firebase(
+                "\(Self.v1)/accounts:lookup", key: link.apiKey,
+                json: #"{"idToken":"\#(try #require(again["idToken"] as? String))"}"#)
+            #expect(lookedUp.status == .ok)
+        }
+    }
+
+    @Test("Refusals come in Google's error shape with Firebase's messages", arguments: TestEngine.available)
+    func errors(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        let link = try await Self.named(node)
+        try await node.run { client in
+            let key = link.apiKey
+            let unknownKey = try await client.firebase(
+                "\(Self.v3)/sendVerificationCode", key: "AIzaUnknown", json: #"{"phoneNumber":"\#(Self.phone)"}"#)
+            #expect(try unknownKey.googleError() == "API key not valid. Please pass a valid API key.")
+            let cases: [(String, String, String)] = [
+                ("\(Self.v3)/sendVerificationCode", "{}", "MISSING_PHONE_NUMBER"),
+                ("\(Self.v3)/sendVerificationCode", #"{"phoneNumber":"12"}"#, "INVALID_PHONE_NUMBER"),
+                ("\(Self.v3)/verifyPhoneNumber", #"{"code":"123456"}"#, "MISSING_SESSION_INFO"),
+                ("\(Self.v3)/verifyPhoneNumber", #"{"sessionInfo":"ver_x"}"#, "MISSING_CODE"),
+                ("\(Self.v3)/verifyPhoneNumber", #"{"sessionInfo":"nope","code":"123456"}"#, "INVALID_SESSION_INFO"),
+                ("\(Self.v3)/getAccountInfo", #"{"idToken":"not.a.token"}"#, "INVALID_ID_TOKEN"),
+                (Self.token, #"{"grantType":"refresh_token","refreshToken":"vrt_x"}"#, "INVALID_REFRESH_TOKEN"),
+                (Self.token, #"{"grantType":"password"}"#, "INVALID_GRANT_TYPE"),
+            ]
+            for (path, body, message) in cases {
+                let refused = try await client.firebase(path, key: key, json: body)
+                #expect(refused.status == .badRequest, "\(path) \(body)")
+                #expect(try refused.googleError() == message, "\(path) \(body)")
+            }
+            let notJSON = try await client.firebase("\(Self.v3)/sendVerificationCode", key: key, json: "[1,")
+            #expect(notJSON.status == .badRequest)
+            #expect(try notJSON.googleError().hasPrefix("INVALID_ARGUMENT"))
+
+            // A wrong code leaves the right one usable; a used sessionInfo signs in no one.
+            let send = try await client.firebase(
+                "\(Self.v3)/sendVerificationCode", key: key, json: #"{"phoneNumber":"\#(Self.phone)"}"#)
+            let sessionInfo = try #require(try send.json()["sessionInfo"] as? String)
+            let code = try await node.sender.code(to: Self.phone)
+            let wrong = try await client.firebase(
+                "\(Self.v3)/verifyPhoneNumber", key: key,
+                json: #"{"sessionInfo":"\#(sessionInfo)","code":"\#(code == "000000" ? "111111" : "000000")"}"#)
+            #expect(try wrong.googleError() == "INVALID_CODE")
+            let right = try await client.firebase(
+                "\(Self.v3)/verifyPhoneNumber", key: key, json: #"{"sessionInfo":"\#(sessionInfo)","code":"\#(code)"}"#)
+            #expect(right.status == .ok)
+            let used = try await client.firebase(
+                "\(Self.v3)/verifyPhoneNumber", key: key, json: #"{"sessionInfo":"\#(sessionInfo)","code":"\#(code)"}"#)
+            #expect(try used.googleError() == "SESSION_EXPIRED")
+
+            // A disabled user: their sessions end (refresh answers INVALID_REFRESH_TOKEN) and a right code (a test
+            // number's, since nothing is sent to a disabled user) answers USER_DISABLED.
+            let userId = try #require(try right.json()["localId"] as? String)
+            let refreshToken = try #require(try right.json()["refreshToken"] as? String)
+            _ = try await node.verity.testNumbers.add(
+                CreateTestPhoneNumberRequest(phoneNumber: "+15005550198", code: "246802"), in: node.project)
+            _ = try await node.verity.users.update(
+                id: userId, UpdateUserRequest(loginIds: ["+15005550198"]), in: node.project)
+            _ = try await node.verity.users.setDisabled(true, id: userId, in: node.project)
+            let ended = try await client.firebase(
+                Self.token, key: key, json: #"{"grantType":"refresh_token","refreshToken":"\#(refreshToken)"}"#)
+            #expect(try ended.googleError() == "INVALID_REFRESH_TOKEN")
+            let again = try await client.firebase(
+                "\(Self.v3)/sendVerificationCode", key: key, json: #"{"phoneNumber":"+15005550198"}"#)
+            let againInfo = try #require(try again.json()["sessionInfo"] as? String)
+            let disabled = try await client.firebase(
+                "\(Self.v3)/verifyPhoneNumber", key: key, json: #"{"sessionInfo":"\#(againInfo)","code":"246802"}"#)
+            #expect(try disabled.googleError() == "USER_DISABLED")
+        }
+    }
+
+    @Test(
+        "Concurrent sends for one number give one pending code and one message; a test number gets none",
+        arguments: TestEngine.available)
+    func reentrancyAndTestNumbers(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        let link = try await Self.named(node)
+        _ = try await node.verity.testNumbers.add(
+            CreateTestPhoneNumberRequest(phoneNumber: "+15005550199", code: "654321"), in: node.project)
+        try await node.run { client in
+            let sessions = try await withThrowingTaskGroup(of: String?.self) { group in
+                for _ in 0..<2 {
+                    group.addTask {
+                        try await client.firebase(
+                            "\(Self.v3)/sendVerificationCode", key: link.apiKey,
+                            json: #"{"phoneNumber":"\#(Self.phone)"}"#
+                        ).json()["sessionInfo"] as? String
+                    }
+                }
+                return try await group.reduce(into: Set<String?>()) { $0.insert($1) }
+            }
+            #expect(sessions.count == 1)
+            try await node.sender.waitForMessages(to: Self.phone)
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(node.sender.messages(to: Self.phone).count == 1)
+
+            let send = try await client.firebase(
+                "\(Self.v3)/sendVerificationCode", key: link.apiKey, json: #"{"phoneNumber":"+15005550199"}"#)
+            let sessionInfo = try #require(try send.json()["sessionInfo"] as? String)
+            let signedIn = try await client.firebase(
+                "\(Self.v3)/verifyPhoneNumber", key: link.apiKey,
+                json: #"{"sessionInfo":"\#(sessionInfo)","code":"654321"}"#)
+            #expect(signedIn.status == .ok)
+            #expect(node.sender.messages(to: "+15005550199").isEmpty)
+        }
+    }
+
+    @Test("The face can be turned off, and a project needs its Firebase name to be reachable")
+    func switchedOff() async throws {
+        let off = try await TestNode.make(.sqlite, configure: { $0.firebaseFace = false })
+        let link = try await Self.named(off)
+        try await off.run { client in
+            let response = try await client.firebase(
+                "\(Self.v3)/sendVerificationCode", key: link.apiKey, json: #"{"phoneNumber":"\#(Self.phone)"}"#)
+            #expect(response.status == .notFound)
+        }
+        let node = try await TestNode.make(.sqlite)
+        let named = try await Self.named(node)
+        #expect(named.apiKey.hasPrefix("AIza") && named.apiKey.count == 39)
+        let renamed = try await node.verity.firebaseProjects.name(
+            projectId: node.project.id, firebaseProjectId: "acme-2")
+        #expect(renamed.apiKey == named.apiKey)
+        let (other, _) = try await node.otherProject()
+        await #expect(throws: VerityError.self) {
+            try await node.verity.firebaseProjects.name(projectId: other.id, firebaseProjectId: "acme-2")
+        }
+        await #expect(throws: VerityError.self) {
+            try await node.verity.firebaseProjects.name(projectId: other.id, firebaseProjectId: "Not Valid")
+        }
+        try await node.verity.database.close()
+    }
+}
