@@ -205,11 +205,17 @@ extension ProjectCommand {
                 "The Firebase project id: 4 to 30 lowercase letters, digits and hyphens (default: derived from the project id)."
         )
         var firebaseProjectId: String?
+        @Flag(help: "Print JSON.") var json = false
         @OptionGroup var storage: StorageOptions
 
         func run() async throws {
             let link = try await withVerity(storage) { verity in
                 try await verity.firebaseProjects.name(projectId: id, firebaseProjectId: firebaseProjectId)
+            }
+            if json {
+                return try printJSON([
+                    "projectId": link.projectId, "firebaseProjectId": link.firebaseProjectId, "apiKey": link.apiKey,
+                ])
             }
             print("Firebase project id: \(link.firebaseProjectId)\nAPI key: \(link.apiKey)")
         }

@@ -227,6 +227,67 @@ struct FirebaseFaceTests {
         }
     }
 
+    @Test(
+        "The admin side takes the project's API key (the emulator's `owner` only when allowed) and manages users",
+        arguments: TestEngine.available)
+    func admin(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        let link = try await Self.named(node)
+        let (_, otherKey) = try await node.otherProject()
+        try await node.run { client in
+            let signedIn = try await Self.signIn(Self.phone, key: link.apiKey, node: node, client: client)
+            let uid = try #require(signedIn["localId"] as? String)
+            let path = "/identitytoolkit.googleapis.com/v1/projects/acme-app/accounts:"
+            func admin(_ verb: String, _ json: String, bearer: String) async throws -> TestResponse {
+                try await client.send(.post, path + verb, key: bearer, json: json)
+            }
+            for bearer in ["owner", otherKey, "vk_unknown"] {
+                let refused = try await admin("lookup", #"{"localId":["\#(uid)"]}"#, bearer: bearer)
+                #expect(refused.status == .unauthorized, "\(bearer.prefix(5))")
+            }
+            let found = try await admin("lookup", #"{"phoneNumber":["\#(Self.phone)"]}"#, bearer: node.apiKey).json()
+            #expect((found["users"] as? [[String: Any]])?.first?["localId"] as? String == uid)
+            let missing = try await admin("lookup", #"{"localId":["usr_nobody"]}"#, bearer: node.apiKey).json()
+            #expect(missing["users"] == nil)
+
+            let claims = try await admin(
+                "update", #"{"localId":"\#(uid)","customAttributes":"{\"tier\":\"gold\"}"}"#, bearer: node.apiKey)
+            #expect(claims.status == .ok)
+            #expect(try await node.verity.users.user(id: uid, in: node.project).customClaims == ["tier": .string("gold")])
+            let reserved = try await admin(
+                "update", #"{"localId":"\#(uid)","customAttributes":"{\"sub\":\"x\"}"}"#, bearer: node.apiKey)
+            #expect(try reserved.googleError().hasPrefix("INVALID_CLAIMS"))
+            let email = try await admin("update", #"{"localId":"\#(uid)","email":"a@b.c"}"#, bearer: node.apiKey)
+            #expect(try email.googleError() == "OPERATION_NOT_ALLOWED")
+
+            let revoked = try await admin("update", #"{"localId":"\#(uid)","validSince":"1"}"#, bearer: node.apiKey)
+            #expect(revoked.status == .ok)
+            let refresh = try await client.firebase(
+                Self.token, key: link.apiKey,
+                json:
+                    #"{"grantType":"refresh_token","refreshToken":"\#(try #require(signedIn["refreshToken"] as? String))"}"#
+            )
+            #expect(try refresh.googleError() == "INVALID_REFRESH_TOKEN")
+
+            let listed = try await client.send(
+                .get, path + "batchGet?maxResults=10", key: node.apiKey
+            ).json()
+            #expect((listed["users"] as? [[String: Any]])?.count == 1)
+            let deleted = try await admin("delete", #"{"localId":"\#(uid)"}"#, bearer: node.apiKey)
+            #expect(deleted.status == .ok)
+            let gone = try await admin("delete", #"{"localId":"\#(uid)"}"#, bearer: node.apiKey)
+            #expect(try gone.googleError() == "USER_NOT_FOUND")
+        }
+        let emulator = try await TestNode.make(engine, configure: { $0.firebaseEmulatorAdmin = true })
+        _ = try await Self.named(emulator)
+        try await emulator.run { client in
+            let owner = try await client.send(
+                .post, "/identitytoolkit.googleapis.com/v1/projects/acme-app/accounts:lookup", key: "owner",
+                json: #"{"localId":["usr_nobody"]}"#)
+            #expect(owner.status == .ok)
+        }
+    }
+
     @Test("The face can be turned off, and a project needs its Firebase name to be reachable")
     func switchedOff() async throws {
         let off = try await TestNode.make(.sqlite, configure: { $0.firebaseFace = false })

@@ -81,6 +81,10 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
         FirebaseFace(
             projects: verity.firebaseProjects, auth: verity.auth, sessions: verity.sessions, logger: verity.logger
         ).addRoutes(to: router)
+        FirebaseAdminFace(
+            projects: verity.firebaseProjects, apiKeys: projects, users: verity.users, sessions: verity.sessions,
+            acceptsEmulatorOwner: configuration.firebaseEmulatorAdmin, logger: verity.logger
+        ).addRoutes(to: router)
     }
     return router
 }

@@ -39,6 +39,10 @@ public struct ServerConfiguration: Sendable {
     /// Whether the Firebase Auth face answers at the root (`/identitytoolkit.googleapis.com/…`): only projects named
     /// for it (`verity admin project firebase`) are reachable through it. `VERITY_FIREBASE_FACE=false` turns it off.
     public var firebaseFace = true
+    /// Whether the Firebase face's admin routes accept firebase-admin's emulator credential (`Bearer owner`) for every
+    /// Firebase-named project, as the emulator does: development only (`VERITY_FIREBASE_EMULATOR_ADMIN=true`).
+    /// Otherwise they take the project's API key (`Bearer vk_…`).
+    public var firebaseEmulatorAdmin = false
 
     /// How SMS leaves the server.
     public enum SMSDelivery: Sendable {
@@ -144,6 +148,12 @@ public struct ServerConfiguration: Sendable {
                 throw ConfigurationError("VERITY_FIREBASE_FACE must be true or false.")
             }
             firebaseFace = enabled
+        }
+        if let text = value("FIREBASE_EMULATOR_ADMIN") {
+            guard let enabled = Bool(text.lowercased()) else {
+                throw ConfigurationError("VERITY_FIREBASE_EMULATOR_ADMIN must be true or false.")
+            }
+            firebaseEmulatorAdmin = enabled
         }
         if let text = value("WEBHOOK_ALLOW_PRIVATE") {
             guard let allow = Bool(text.lowercased()) else {

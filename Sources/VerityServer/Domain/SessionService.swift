@@ -118,8 +118,7 @@ struct SessionService: Sendable {
 
     /// Ends every session of the user.
     func logoutAll(_ auth: SessionAuth, in project: Project) async throws {
-        try await store.revokeAll(userId: auth.user.id, projectId: project.id, now: clock.now())
-        logger.info("All sessions ended", metadata: ["user": "\(auth.user.id)", "project": "\(project.id)"])
+        try await revokeAll(userId: auth.user.id, in: project)
     }
 
     /// The signed-in user and their session.
@@ -168,6 +167,13 @@ struct SessionService: Sendable {
         else { throw Self.invalidSession }
         guard !user.disabled else { throw Self.disabled }
         return SessionAuth(session: session, user: user)
+    }
+
+    /// Ends every session of a user: the user's own "sign out everywhere", or the backend's
+    /// (firebase-admin's `revoke_refresh_tokens`).
+    func revokeAll(userId: String, in project: Project) async throws {
+        try await store.revokeAll(userId: userId, projectId: project.id, now: clock.now())
+        logger.info("All sessions ended", metadata: ["user": "\(userId)", "project": "\(project.id)"])
     }
 
     /// A project's security events, newest first.

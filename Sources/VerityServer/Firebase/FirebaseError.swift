@@ -29,6 +29,9 @@ struct FirebaseError: Error, Equatable {
     static let invalidIdToken = FirebaseError.badRequest("INVALID_ID_TOKEN")
     static let invalidRefreshToken = FirebaseError.badRequest("INVALID_REFRESH_TOKEN")
     static let operationNotAllowed = FirebaseError.badRequest("OPERATION_NOT_ALLOWED")
+    static let userNotFound = FirebaseError.badRequest("USER_NOT_FOUND")
+    static let unauthenticated = FirebaseError(
+        status: 401, message: "Request had invalid authentication credentials. Expected a valid API key.")
 
     /// What a Domain refusal is called by Firebase's clients.
     init(_ error: VerityError) {
@@ -54,6 +57,7 @@ struct FirebaseError: Error, Equatable {
     private var statusName: String {
         switch status {
         case 400: "INVALID_ARGUMENT"
+        case 401: "UNAUTHENTICATED"
         case 404: "NOT_FOUND"
         case 413: "INVALID_ARGUMENT"
         case 503: "UNAVAILABLE"

@@ -140,12 +140,13 @@ struct FirebaseFace {
     }
 
     /// A user as `accounts:lookup` describes one (times in milliseconds, as strings).
-    private static func account(_ user: User) -> JSONValue {
+    static func account(_ user: User) -> JSONValue {
         let milliseconds = { (date: Date) in JSONValue.string("\(Int64(date.timeIntervalSince1970 * 1000))") }
         var account: [String: JSONValue] = [
             "localId": .string(user.id), "emailVerified": .bool(false), "createdAt": milliseconds(user.createdAt),
             "lastLoginAt": milliseconds(user.lastSignInAt ?? user.createdAt), "disabled": .bool(user.disabled),
         ]
+        if let name = user.displayName { account["displayName"] = .string(name) }
         if let phone = phoneNumber(of: user) {
             account["phoneNumber"] = .string(phone)
             account["providerUserInfo"] = .array([
@@ -158,7 +159,7 @@ struct FirebaseFace {
         return .object(account)
     }
 
-    private static func decode<Body: Decodable>(_ type: Body.Type, _ request: Request, _ context: VerityRequestContext)
+    static func decode<Body: Decodable>(_ type: Body.Type, _ request: Request, _ context: VerityRequestContext)
         async throws -> Body
     {
         do {

@@ -1,0 +1,132 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import VerityCore
+
+/// The Firebase face's admin side, for firebase-admin pointed at Verity (`FIREBASE_AUTH_EMULATOR_HOST`): users by
+/// uid and by phone number, the user list, custom claims, disabling, revoking refresh tokens and deleting, under
+/// `/identitytoolkit.googleapis.com/v1/projects/<Firebase project id>/accounts:…`.
+///
+/// firebase-admin in emulator mode always sends `Authorization: Bearer owner`; Verity accepts that only when
+/// `firebaseEmulatorAdmin` is on (development), and otherwise wants the project's API key (`Bearer vk_…`).
+struct FirebaseAdminFace {
+    let projects: FirebaseProjects
+    let apiKeys: AdminService
+    let users: UserService
+    let sessions: SessionService
+    let acceptsEmulatorOwner: Bool
+    let logger: Logger
+
+    func addRoutes(to router: Router<VerityRequestContext>) {
+        let group = router.group("identitytoolkit.googleapis.com/v1/projects/:firebaseProjectId")
+            .add(middleware: FirebaseErrorMiddleware(logger: logger))
+        group.post("accounts:lookup", use: lookup)
+        group.get("accounts:batchGet", use: list)
+        group.post("accounts:update", use: update)
+        group.post("accounts:delete", use: delete)
+    }
+
+    @Sendable func lookup(_ request: Request, context: VerityRequestContext) async throws -> FirebaseJSON {
+        let (_, project) = try await project(request, context)
+        let body = try await FirebaseFace.decode(AdminLookupRequest.self, request, context)
+        var found: [User] = []
+        for id in body.localId ?? [] {
+            if let user = try await users.findUser(id: id, in: project) { found.append(user) }
+        }
+        for phone in body.phoneNumber ?? [] {
+            found += try await users.list(loginId: phone, in: project).items
+        }
+        var answer: [String: JSONValue] = ["kind": .string("identitytoolkit#GetAccountInfoResponse")]
+        if !found.isEmpty { answer["users"] = .array(found.map(FirebaseFace.account)) }
+        return FirebaseJSON(answer)
+    }
+
+    @Sendable func list(_ request: Request, context: VerityRequestContext) async throws -> FirebaseJSON {
+        let (_, project) = try await project(request, context)
+        let limit = try request.queryInteger("maxResults").map { min($0, UserService.maxPageSize) }
+        let page = try await users.list(
+            limit: limit, cursor: request.uri.queryParameters["nextPageToken"].map(String.init), in: project)
+        var answer: [String: JSONValue] = [
+            "kind": .string("identitytoolkit#DownloadAccountResponse"),
+            "users": .array(page.items.map(FirebaseFace.account)),
+        ]
+        if let next = page.nextCursor { answer["nextPageToken"] = .string(next) }
+        return FirebaseJSON(answer)
+    }
+
+    /// Custom claims (`customAttributes`, a JSON string), the display name, disabling (`disableUser`) and revoking
+    /// refresh tokens (`validSince`). A login id, email or password cannot be changed through the face.
+    @Sendable func update(_ request: Request, context: VerityRequestContext) async throws -> FirebaseJSON {
+        let (_, project) = try await project(request, context)
+        let body = try await FirebaseFace.decode(AdminUpdateRequest.self, request, context)
+        guard let id = body.localId, !id.isEmpty else { throw FirebaseError.badRequest("MISSING_LOCAL_ID") }
+        guard body.email == nil, body.password == nil, body.phoneNumber == nil, body.deleteProvider == nil else {
+            throw FirebaseError.operationNotAllowed
+        }
+        var claims: [String: JSONValue]?
+        if let text = body.customAttributes {
+            guard let decoded = try? JSONDecoder().decode([String: JSONValue].self, from: Data(text.utf8)) else {
+                throw FirebaseError.badRequest("INVALID_CLAIMS")
+            }
+            claims = decoded
+        }
+        guard try await users.findUser(id: id, in: project) != nil else { throw FirebaseError.userNotFound }
+        do {
+            if claims != nil || body.displayName != nil {
+                _ = try await users.update(
+                    id: id, UpdateUserRequest(displayName: body.displayName, customClaims: claims), in: project)
+            }
+        } catch let error as VerityError where error.code == .invalidClaims {
+            throw FirebaseError.badRequest("INVALID_CLAIMS : \(error.detail ?? "")")
+        }
+        if let disable = body.disableUser { _ = try await users.setDisabled(disable, id: id, in: project) }
+        if body.validSince != nil { try await sessions.revokeAll(userId: id, in: project) }
+        return FirebaseJSON(["kind": .string("identitytoolkit#SetAccountInfoResponse"), "localId": .string(id)])
+    }
+
+    @Sendable func delete(_ request: Request, context: VerityRequestContext) async throws -> FirebaseJSON {
+        let (_, project) = try await project(request, context)
+        let body = try await FirebaseFace.decode(AdminDeleteRequest.self, request, context)
+        guard let id = body.localId, !id.isEmpty else { throw FirebaseError.badRequest("MISSING_LOCAL_ID") }
+        guard try await users.findUser(id: id, in: project) != nil else { throw FirebaseError.userNotFound }
+        try await users.delete(id: id, in: project)
+        return FirebaseJSON(["kind": .string("identitytoolkit#DeleteAccountResponse")])
+    }
+
+    /// The project the path names, once the caller proved it may administer it.
+    private func project(_ request: Request, _ context: VerityRequestContext) async throws -> (FirebaseProject, Project)
+    {
+        let firebaseProjectId = try context.parameters.require("firebaseProjectId")
+        guard let found = try await projects.project(firebaseProjectId: firebaseProjectId),
+            let token = request.bearerToken
+        else { throw FirebaseError.unauthenticated }
+        if acceptsEmulatorOwner && token == "owner" { return found }
+        guard let keyProject = try await apiKeys.project(forAPIKey: token), keyProject.id == found.1.id else {
+            throw FirebaseError.unauthenticated
+        }
+        return found
+    }
+}
+
+private struct AdminLookupRequest: Decodable {
+    var localId: [String]?
+    var phoneNumber: [String]?
+}
+
+private struct AdminUpdateRequest: Decodable {
+    var localId: String?
+    var displayName: String?
+    var customAttributes: String?
+    var disableUser: Bool?
+    /// Seconds since 1970, as a number or a string: tokens issued before it stop working (all sessions end).
+    var validSince: JSONValue?
+    var email: String?
+    var password: String?
+    var phoneNumber: String?
+    var deleteProvider: [String]?
+}
+
+private struct AdminDeleteRequest: Decodable {
+    var localId: String?
+}

@@ -1,0 +1,200 @@
+"""Firebase compatibility cases, run by Tests/firebase/compat.sh against a fresh `verity serve`.
+
+The app side is plain HTTP exactly as the Firebase iOS SDK sends it to an emulator host (the v3 names, its headers,
+getAccountInfo after sign-in, the JSON refresh); the backend side is firebase-admin from PyPI, unchanged, in emulator
+mode (FIREBASE_AUTH_EMULATOR_HOST).
+"""
+
+import json
+import os
+import re
+import subprocess
+import time
+import traceback
+
+import requests
+
+VERITY = os.environ["VERITY_BIN"]
+BASE = os.environ["VERITY_BASE"]
+V3 = BASE + "/www.googleapis.com/identitytoolkit/v3/relyingparty/"
+V1 = BASE + "/identitytoolkit.googleapis.com/v1/"
+TOKEN = BASE + "/securetoken.googleapis.com/v1/token"
+IOS_HEADERS = {
+    "Content-Type": "application/json",
+    "X-Client-Version": "iOS/FirebaseSDK/11.5.0/FirebaseCore-iOS",
+    "X-Ios-Bundle-Identifier": "com.example.acme",
+    "X-Firebase-Locale": "en",
+}
+PHONE = "+14155550142"
+
+
+def verity(*args):
+    output = subprocess.run([VERITY, *args, "--json"], check=True, capture_output=True, text=True).stdout
+    return json.loads(output)
+
+
+def remember_secret(secret):
+    with open(os.environ["VERITY_SECRETS_FILE"], "a") as secrets:
+        secrets.write(secret + "\n")
+
+
+def code_sent(to, count=1):
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        messages = [m for m in verity("outbox", "list", "--to", to) if m["status"] == "sent"]
+        if len(messages) >= count:
+            return re.search(r"\d{4,10}", messages[0]["body"]).group()
+        time.sleep(0.1)
+    raise AssertionError(f"expected {count} message(s) to {to}")
+
+
+created = verity("admin", "project", "create", "--name", "Acme")
+PROJECT = created["project"]["id"]
+remember_secret(created["apiKey"])
+named = verity("admin", "project", "firebase", PROJECT, "--firebase-project-id", "acme-app")
+KEY = named["apiKey"]
+assert named["firebaseProjectId"] == "acme-app", named
+
+os.environ["FIREBASE_AUTH_EMULATOR_HOST"] = BASE.removeprefix("http://")
+import firebase_admin  # noqa: E402  (after the emulator host is set)
+from firebase_admin import auth  # noqa: E402
+
+firebase_admin.initialize_app(options={"projectId": "acme-app"})
+
+
+def ios(name, body):
+    """One call as the iOS SDK makes it; returns (status, JSON)."""
+    response = requests.post(V3 + name, params={"key": KEY}, headers=IOS_HEADERS, json=body, timeout=10)
+    return response.status_code, response.json()
+
+
+def error_message(status_and_body):
+    status, body = status_and_body
+    assert status >= 400, (status, body)
+    error = body["error"]
+    assert error["code"] == status and error["errors"][0]["message"] == error["message"], body
+    return error["message"]
+
+
+def sign_in(phone, count=1):
+    status, sent = ios("sendVerificationCode", {"phoneNumber": phone, "clientType": "CLIENT_TYPE_IOS"})
+    assert status == 200, sent
+    status, signed_in = ios(
+        "verifyPhoneNumber",
+        {"sessionInfo": sent["sessionInfo"], "code": code_sent(phone, count), "operation": "SIGN_UP_OR_IN"},
+    )
+    assert status == 200, signed_in
+    remember_secret(signed_in["refreshToken"])
+    return signed_in
+
+
+def refresh(token):
+    response = requests.post(
+        TOKEN, params={"key": KEY}, headers=IOS_HEADERS, json={"grantType": "refresh_token", "refreshToken": token},
+        timeout=10)
+    return response.status_code, response.json()
+
+
+state = {}
+
+
+def case_sign_in_as_ios():
+    first = sign_in(PHONE)
+    assert first["isNewUser"] is True and first["phoneNumber"] == PHONE, first
+    status, account = ios("getAccountInfo", {"idToken": first["idToken"]})
+    assert status == 200 and account["users"][0]["localId"] == first["localId"], account
+    again = sign_in(PHONE, count=2)
+    assert again["isNewUser"] is False and again["localId"] == first["localId"], again
+    state.update(uid=first["localId"], id_token=again["idToken"], refresh_token=again["refreshToken"])
+
+
+def case_refresh():
+    status, refreshed = refresh(state["refresh_token"])
+    assert status == 200 and refreshed["user_id"] == state["uid"], refreshed
+    assert refreshed["access_token"] == refreshed["id_token"] and refreshed["token_type"] == "Bearer"
+    remember_secret(refreshed["refresh_token"])
+    assert error_message(refresh(state["refresh_token"])) == "INVALID_REFRESH_TOKEN"
+    # The reuse revoked that session: sign in again for the cases below.
+    signed_in = sign_in(PHONE, count=3)
+    state.update(id_token=signed_in["idToken"], refresh_token=signed_in["refreshToken"])
+
+
+def case_errors():
+    assert error_message(ios("sendVerificationCode", {})) == "MISSING_PHONE_NUMBER"
+    assert error_message(ios("sendVerificationCode", {"phoneNumber": "12"})) == "INVALID_PHONE_NUMBER"
+    assert error_message(ios("verifyPhoneNumber", {"code": "123456"})) == "MISSING_SESSION_INFO"
+    assert error_message(ios("verifyPhoneNumber", {"sessionInfo": "ver_x"})) == "MISSING_CODE"
+    assert error_message(ios("verifyPhoneNumber", {"sessionInfo": "x", "code": "1"})) == "INVALID_SESSION_INFO"
+    assert error_message(ios("getAccountInfo", {"idToken": "a.b.c"})) == "INVALID_ID_TOKEN"
+    phone = "+14155550143"
+    status, sent = ios("sendVerificationCode", {"phoneNumber": phone})
+    code = code_sent(phone)
+    wrong = "".join(str((int(digit) + 1) % 10) for digit in code)
+    assert error_message(ios("verifyPhoneNumber", {"sessionInfo": sent["sessionInfo"], "code": wrong})) == "INVALID_CODE"
+    status, signed_in = ios("verifyPhoneNumber", {"sessionInfo": sent["sessionInfo"], "code": code})
+    assert status == 200, signed_in
+    remember_secret(signed_in["refreshToken"])
+    used = ios("verifyPhoneNumber", {"sessionInfo": sent["sessionInfo"], "code": code})
+    assert error_message(used) == "SESSION_EXPIRED"
+    response = requests.post(V3 + "sendVerificationCode", params={"key": "AIzaWrong"}, json={"phoneNumber": PHONE})
+    assert error_message((response.status_code, response.json())).startswith("API key not valid")
+
+
+def case_admin_reads_users():
+    claims = auth.verify_id_token(state["id_token"])
+    assert claims["uid"] == state["uid"] and claims["phone_number"] == PHONE, claims
+    assert claims["firebase"]["sign_in_provider"] == "phone", claims
+    user = auth.get_user(state["uid"])
+    assert user.phone_number == PHONE and not user.disabled, user
+    assert auth.get_user_by_phone_number(PHONE).uid == state["uid"]
+    listed = [u.uid for u in auth.list_users().iterate_all()]
+    assert state["uid"] in listed, listed
+
+
+def case_custom_claims_round_trip():
+    auth.set_custom_user_claims(state["uid"], {"admin": True, "tier": "gold"})
+    assert auth.get_user(state["uid"]).custom_claims == {"admin": True, "tier": "gold"}
+    status, refreshed = refresh(state["refresh_token"])
+    assert status == 200, refreshed
+    remember_secret(refreshed["refresh_token"])
+    claims = auth.verify_id_token(refreshed["id_token"])
+    assert claims["admin"] is True and claims["tier"] == "gold", claims
+    state.update(refresh_token=refreshed["refresh_token"])
+
+
+def case_revoke_disable_delete():
+    auth.revoke_refresh_tokens(state["uid"])
+    assert error_message(refresh(state["refresh_token"])) == "INVALID_REFRESH_TOKEN"
+    auth.update_user(state["uid"], disabled=True)
+    assert auth.get_user(state["uid"]).disabled
+    auth.update_user(state["uid"], disabled=False)
+    auth.delete_user(state["uid"])
+    try:
+        auth.get_user(state["uid"])
+    except auth.UserNotFoundError:
+        pass
+    else:
+        raise AssertionError("the deleted user was found")
+
+
+CASES = [
+    ("sign-in as the iOS SDK sends it: code, ID token, getAccountInfo, a second sign-in", case_sign_in_as_ios),
+    ("refresh in the iOS SDK's JSON; a used refresh token is refused and revokes its session", case_refresh),
+    ("refusals in Google's error shape with Firebase's messages; a wrong code leaves the right one", case_errors),
+    ("firebase-admin verifies the ID token and reads users by uid, by phone number and in the list",
+     case_admin_reads_users),
+    ("custom claims set with firebase-admin appear in the next ID token", case_custom_claims_round_trip),
+    ("firebase-admin revokes refresh tokens, disables and deletes the user", case_revoke_disable_delete),
+]
+
+failed = 0
+for name, case in CASES:
+    try:
+        case()
+        print(f"ok - {name}")
+    except Exception:
+        failed += 1
+        print(f"not ok - {name}")
+        traceback.print_exc()
+print(f"{len(CASES) - failed} of {len(CASES)} Firebase compatibility cases passed")
+raise SystemExit(1 if failed else 0)
