@@ -253,7 +253,8 @@ struct FirebaseFaceTests {
             let claims = try await admin(
                 "update", #"{"localId":"\#(uid)","customAttributes":"{\"tier\":\"gold\"}"}"#, bearer: node.apiKey)
             #expect(claims.status == .ok)
-            #expect(try await node.verity.users.user(id: uid, in: node.project).customClaims == ["tier": .string("gold")])
+            let user = try await node.verity.users.user(id: uid, in: node.project)
+            #expect(user.customClaims == ["tier": .string("gold")])
             let reserved = try await admin(
                 "update", #"{"localId":"\#(uid)","customAttributes":"{\"sub\":\"x\"}"}"#, bearer: node.apiKey)
             #expect(try reserved.googleError().hasPrefix("INVALID_CLAIMS"))
