@@ -188,6 +188,26 @@ struct FirebaseFaceTests {
             let disabled = try await client.firebase(
                 "\(Self.v3)/verifyPhoneNumber", key: key, json: #"{"sessionInfo":"\#(againInfo)","code":"246802"}"#)
             #expect(try disabled.googleError() == "USER_DISABLED")
+
+            // An ID token past its expiry is TOKEN_EXPIRED; wrong codes past the limit are TOO_MANY_ATTEMPTS_TRY_LATER.
+            let fresh = try await Self.signIn("+14155550177", key: key, node: node, client: client)
+            node.clock.advance(by: TimeInterval(node.project.settings.sessionLifetime) + 10)
+            let expired = try await client.firebase(
+                "\(Self.v3)/getAccountInfo", key: key,
+                json: #"{"idToken":"\#(try #require(fresh["idToken"] as? String))"}"#)
+            #expect(try expired.googleError() == "TOKEN_EXPIRED")
+            let guessed = try await client.firebase(
+                "\(Self.v3)/sendVerificationCode", key: key, json: #"{"phoneNumber":"+14155550178"}"#)
+            let guessedInfo = try #require(try guessed.json()["sessionInfo"] as? String)
+            var messages: [String] = []
+            for _ in 0..<7 {
+                let attempt = try await client.firebase(
+                    "\(Self.v3)/verifyPhoneNumber", key: key,
+                    json: #"{"sessionInfo":"\#(guessedInfo)","code":"000001"}"#)
+                messages.append(try attempt.googleError())
+            }
+            #expect(messages.first == "INVALID_CODE")
+            #expect(messages.last == "TOO_MANY_ATTEMPTS_TRY_LATER")
         }
     }
 
@@ -280,12 +300,22 @@ struct FirebaseFaceTests {
             #expect(try gone.googleError() == "USER_NOT_FOUND")
         }
         let emulator = try await TestNode.make(engine, configure: { $0.firebaseEmulatorAdmin = true })
-        _ = try await Self.named(emulator)
+        let emulatorLink = try await Self.named(emulator)
         try await emulator.run { client in
             let owner = try await client.send(
                 .post, "/identitytoolkit.googleapis.com/v1/projects/acme-app/accounts:lookup", key: "owner",
                 json: #"{"localId":["usr_nobody"]}"#)
             #expect(owner.status == .ok)
+            let sent = try await client.firebase(
+                "\(Self.v3)/sendVerificationCode", key: emulatorLink.apiKey, json: #"{"phoneNumber":"\#(Self.phone)"}"#)
+            let sessionInfo = try #require(try sent.json()["sessionInfo"] as? String)
+            let listed = try await client.send(
+                .get, "/emulator/v1/projects/acme-app/verificationCodes", key: nil
+            ).json()
+            let code = try #require((listed["verificationCodes"] as? [[String: String]])?.first)
+            #expect(code["sessionInfo"] == sessionInfo)
+            #expect(code["phoneNumber"] == Self.phone)
+            #expect(code["code"] == (try await emulator.sender.code(to: Self.phone)))
         }
     }
 

@@ -39,9 +39,10 @@ public struct ServerConfiguration: Sendable {
     /// Whether the Firebase Auth face answers at the root (`/identitytoolkit.googleapis.com/…`): only projects named
     /// for it (`verity admin project firebase`) are reachable through it. `VERITY_FIREBASE_FACE=false` turns it off.
     public var firebaseFace = true
-    /// Whether the Firebase face's admin routes accept firebase-admin's emulator credential (`Bearer owner`) for every
-    /// Firebase-named project, as the emulator does: development only (`VERITY_FIREBASE_EMULATOR_ADMIN=true`).
-    /// Otherwise they take the project's API key (`Bearer vk_…`).
+    /// Whether the Firebase face behaves as the emulator for development (`VERITY_FIREBASE_EMULATOR_ADMIN=true`): its
+    /// admin routes accept firebase-admin's emulator credential (`Bearer owner`) for every Firebase-named project,
+    /// and `/emulator/v1/projects/<id>/verificationCodes` lists the pending codes. Never on a shared server; off, the
+    /// admin routes take the project's API key (`Bearer vk_…`) and the codes list does not exist.
     public var firebaseEmulatorAdmin = false
 
     /// How SMS leaves the server.

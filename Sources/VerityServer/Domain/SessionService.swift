@@ -158,9 +158,11 @@ struct SessionService: Sendable {
             jws.isValidSignature(for: publicKey),
             let claims = try? jws.decodePayload(BearerClaims.self),
             claims.aud == dialect?.audience ?? project.id,
-            claims.iss == dialect?.issuer ?? issuer(projectId: project.id),
-            Date(timeIntervalSince1970: claims.exp) > now.addingTimeInterval(-Self.leeway)
+            claims.iss == dialect?.issuer ?? issuer(projectId: project.id)
         else { throw Self.invalidSession }
+        guard Date(timeIntervalSince1970: claims.exp) > now.addingTimeInterval(-Self.leeway) else {
+            throw Self.expiredSession
+        }
         guard let session = try await store.activeSession(id: claims.sid, projectId: project.id, now: now),
             session.userId == claims.sub,
             let user = try await users.findUser(id: session.userId, in: project)
@@ -229,6 +231,8 @@ struct SessionService: Sendable {
     static let invalidSession = VerityError(
         .invalidSession,
         "Send a current session token as `Authorization: Bearer <sessionJwt>`; refresh it if it expired.")
+    /// A session token that was valid and has expired: refresh it (`invalid_session`, as any other refused token).
+    static let expiredSession = VerityError(.invalidSession, "The session token expired; refresh it.")
     static let invalidRefreshToken = VerityError(
         .invalidRefreshToken, "The refresh token is unknown, expired or revoked; sign in again.")
     static let disabled = VerityError(.userDisabled, "This user is disabled and cannot sign in.")

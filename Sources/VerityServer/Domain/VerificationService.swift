@@ -220,6 +220,17 @@ struct VerificationService: Sendable {
         try await store.pendingVerification(destinationKey: destination.key, purpose: purpose, projectId: project.id)
     }
 
+    /// The codes of a project's pending sign-ins, newest first, with where they went: what an auth emulator lists
+    /// for tests (the Firebase face's development helper). Never for production: it reveals live codes.
+    func pendingSignInCodes(in project: Project, limit: Int = 100) async throws -> [(
+        destination: String, code: String, verificationId: String
+    )] {
+        try await store.pendingVerifications(purpose: .signIn, projectId: project.id, now: clock.now(), limit: limit)
+            .map {
+                ($0.destination, codes.code(verificationId: $0.id, salt: $0.codeSalt, length: $0.codeLength), $0.id)
+            }
+    }
+
     /// A verification by id alone, for links that carry it (an instant link names its flow and project).
     func verification(linkedBy id: String) async throws -> VerificationRecord? {
         try await store.verification(id: id)

@@ -15,6 +15,7 @@ struct FirebaseAdminFace {
     let apiKeys: AdminService
     let users: UserService
     let sessions: SessionService
+    let verifications: VerificationService
     let acceptsEmulatorOwner: Bool
     let logger: Logger
 
@@ -25,6 +26,31 @@ struct FirebaseAdminFace {
         group.get("accounts:batchGet", use: list)
         group.post("accounts:update", use: update)
         group.post("accounts:delete", use: delete)
+        if acceptsEmulatorOwner {
+            router.group("emulator/v1/projects/:firebaseProjectId").add(
+                middleware: FirebaseErrorMiddleware(logger: logger)
+            )
+            .get("verificationCodes", use: verificationCodes)
+        }
+    }
+
+    /// The emulator's list of the codes sent, which tests read instead of a phone: development only, with the
+    /// emulator's owner credential on, since it shows live codes.
+    @Sendable func verificationCodes(_ request: Request, context: VerityRequestContext) async throws -> FirebaseJSON {
+        guard
+            let (_, project) = try await projects.project(
+                firebaseProjectId: try context.parameters.require("firebaseProjectId"))
+        else { throw FirebaseError(status: 404, message: "NOT_FOUND") }
+        let codes = try await verifications.pendingSignInCodes(in: project).filter { $0.destination.hasPrefix("+") }
+        return FirebaseJSON([
+            "verificationCodes": .array(
+                codes.map {
+                    .object([
+                        "phoneNumber": .string($0.destination), "code": .string($0.code),
+                        "sessionInfo": .string($0.verificationId),
+                    ])
+                })
+        ])
     }
 
     @Sendable func lookup(_ request: Request, context: VerityRequestContext) async throws -> FirebaseJSON {

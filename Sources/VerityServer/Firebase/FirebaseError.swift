@@ -35,6 +35,10 @@ struct FirebaseError: Error, Equatable {
 
     /// What a Domain refusal is called by Firebase's clients.
     init(_ error: VerityError) {
+        if error == SessionService.expiredSession {
+            self = .badRequest("TOKEN_EXPIRED")
+            return
+        }
         switch error.code {
         case .invalidPhoneNumber, .phoneNumberRequired, .invalidLoginId, .countryNotAllowed, .premiumRateNumber:
             self = .invalidPhoneNumber

@@ -155,6 +155,22 @@ struct VerificationStore: Sendable {
 
     /// The verification a check by destination refers to: the pending one (which may have just expired), by the
     /// destination's canonical key.
+    /// Up to `limit` pending verifications of a purpose in a project, newest first.
+    func pendingVerifications(purpose: VerificationPurpose, projectId: String, now: Date, limit: Int) async throws
+        -> [VerificationRecord]
+    {
+        try await database.lookup { sql in
+            try await sql.raw(
+                """
+                SELECT \(unsafeRaw: Self.columns) FROM verifications
+                WHERE project_id = \(bind: projectId) AND purpose = \(bind: purpose.rawValue) AND status = 'pending'
+                  AND expires_at > \(bind: now.storedValue)
+                ORDER BY created_at DESC, id DESC LIMIT \(bind: limit)
+                """
+            ).all().map(Self.record(from:))
+        }
+    }
+
     func pendingVerification(destinationKey: String, purpose: VerificationPurpose, projectId: String) async throws
         -> VerificationRecord?
     {
