@@ -83,7 +83,8 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
         ).addRoutes(to: router)
         FirebaseAdminFace(
             projects: verity.firebaseProjects, apiKeys: projects, users: verity.users, sessions: verity.sessions,
-            verifications: verity.verifications, acceptsEmulatorOwner: configuration.firebaseEmulatorAdmin, logger: verity.logger
+            verifications: verity.verifications, acceptsEmulatorOwner: configuration.firebaseEmulatorAdmin,
+            logger: verity.logger
         ).addRoutes(to: router)
     }
     return router
