@@ -138,6 +138,27 @@ def case_errors():
     assert error_message((response.status_code, response.json())).startswith("API key not valid")
 
 
+def case_limits_and_disabled_users():
+    phone = "+14155550144"
+    status, sent = ios("sendVerificationCode", {"phoneNumber": phone})
+    code = code_sent(sent["sessionInfo"])
+    wrong = "".join(str((int(digit) + 1) % 10) for digit in code)
+    messages = [error_message(ios("verifyPhoneNumber", {"sessionInfo": sent["sessionInfo"], "code": wrong}))
+                for _ in range(6)]
+    assert messages[0] == "INVALID_CODE" and messages[-1] == "TOO_MANY_ATTEMPTS_TRY_LATER", messages
+    # A test number (Firebase's fictional numbers): never sent to, its fixed code signs in; disabled, it cannot.
+    subprocess.run([VERITY, "admin", "project", "test-number", "add", "+15005550142", "424242", "--project", PROJECT],
+                   check=True, capture_output=True)
+    status, sent = ios("sendVerificationCode", {"phoneNumber": "+15005550142"})
+    status, signed_in = ios("verifyPhoneNumber", {"sessionInfo": sent["sessionInfo"], "code": "424242"})
+    assert status == 200, signed_in
+    remember_secret(signed_in["refreshToken"])
+    auth.update_user(signed_in["localId"], disabled=True)
+    status, sent = ios("sendVerificationCode", {"phoneNumber": "+15005550142"})
+    disabled = ios("verifyPhoneNumber", {"sessionInfo": sent["sessionInfo"], "code": "424242"})
+    assert error_message(disabled) == "USER_DISABLED"
+
+
 def case_admin_reads_users():
     claims = auth.verify_id_token(state["id_token"])
     assert claims["uid"] == state["uid"] and claims["phone_number"] == PHONE, claims
@@ -179,6 +200,8 @@ CASES = [
     ("sign-in as the iOS SDK sends it: code, ID token, getAccountInfo, a second sign-in", case_sign_in_as_ios),
     ("refresh in the iOS SDK's JSON; a used refresh token is refused and revokes its session", case_refresh),
     ("refusals in Google's error shape with Firebase's messages; a wrong code leaves the right one", case_errors),
+    ("a code guessed too often is TOO_MANY_ATTEMPTS_TRY_LATER; a disabled user's right code is USER_DISABLED",
+     case_limits_and_disabled_users),
     ("firebase-admin verifies the ID token and reads users by uid, by phone number and in the list",
      case_admin_reads_users),
     ("custom claims set with firebase-admin appear in the next ID token", case_custom_claims_round_trip),
