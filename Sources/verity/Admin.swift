@@ -135,9 +135,14 @@ struct ProjectCommand: AsyncParsableCommand {
         @Flag(help: "Print JSON.") var json = false
 
         func run() async throws {
-            let project = try await withVerity(storage) { try await $0.admin.project(id: id) }
+            let (project, firebase) = try await withVerity(storage) { verity in
+                (try await verity.admin.project(id: id), try await verity.firebaseProjects.link(projectId: id))
+            }
             if json { return try printJSON(project) }
             print(project.summary)
+            if let firebase {
+                print("  Firebase project id: \(firebase.firebaseProjectId), API key: \(firebase.apiKey)")
+            }
         }
     }
 
