@@ -8,6 +8,7 @@ mode (FIREBASE_AUTH_EMULATOR_HOST).
 import json
 import os
 import subprocess
+import time
 import traceback
 
 import requests
@@ -159,6 +160,15 @@ def case_limits_and_disabled_users():
     assert error_message(disabled) == "USER_DISABLED"
 
 
+def case_expired_id_token():
+    # The shortest session lifetime a project may have is 60 s; the server allows 5 s of clock skew.
+    verity("admin", "project", "update", PROJECT, "--session-lifetime", "60")
+    signed_in = sign_in("+14155550145")
+    time.sleep(67)
+    assert error_message(ios("getAccountInfo", {"idToken": signed_in["idToken"]})) == "TOKEN_EXPIRED"
+    verity("admin", "project", "update", PROJECT, "--session-lifetime", "600")
+
+
 def case_admin_reads_users():
     claims = auth.verify_id_token(state["id_token"])
     assert claims["uid"] == state["uid"] and claims["phone_number"] == PHONE, claims
@@ -202,6 +212,7 @@ CASES = [
     ("refusals in Google's error shape with Firebase's messages; a wrong code leaves the right one", case_errors),
     ("a code guessed too often is TOO_MANY_ATTEMPTS_TRY_LATER; a disabled user's right code is USER_DISABLED",
      case_limits_and_disabled_users),
+    ("an ID token past its expiry is TOKEN_EXPIRED", case_expired_id_token),
     ("firebase-admin verifies the ID token and reads users by uid, by phone number and in the list",
      case_admin_reads_users),
     ("custom claims set with firebase-admin appear in the next ID token", case_custom_claims_round_trip),
