@@ -199,6 +199,9 @@ extension Device {
             let (factorId, directory) = try await withEnrolledPhone(state) { phone, state in
                 if !localOnly { try await phone.push.deleteFactor(state.factorId) }
                 try await phone.push.clearLocalStorage()
+                // The state directory is this simulated phone's alone: its store's key file goes too (clearing push
+                // state keeps whatever else a store holds, as an app's shared Keychain would).
+                try EncryptedFileSecureStore(directory: phone.directory).removeAll()
                 try DeviceState.remove(from: phone.directory)
                 return (state.factorId, phone.directory)
             }
