@@ -319,6 +319,41 @@ struct FirebaseFaceTests {
         }
     }
 
+    @Test("Hostile input gets a 4xx in Google's shape, never a 5xx", arguments: TestEngine.available)
+    func hostileInput(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        let link = try await Self.named(node)
+        try await node.run { client in
+            let bodies = [
+                "", "null", "[]", "42", #"{"phoneNumber":42}"#,
+                #"{"phoneNumber":"\#(String(repeating: "9", count: 5000))"}"#,
+                #"{"phoneNumber":"+1415555٠١٠٠"}"#, #"{"sessionInfo":["ver_x"],"code":{}}"#,
+                #"{"idToken":"\#(String(repeating: "a.", count: 6000))"}"#, String(repeating: "{", count: 10000),
+            ]
+            let paths = [
+                "\(Self.v3)/sendVerificationCode", "\(Self.v3)/verifyPhoneNumber", "\(Self.v1)/accounts:lookup",
+                Self.token,
+            ]
+            for path in paths {
+                for body in bodies {
+                    let response = try await client.firebase(path, key: link.apiKey, json: body)
+                    #expect((400..<500).contains(Int(response.status.code)), "\(path) \(body.prefix(30))")
+                    _ = try response.googleError()
+                }
+            }
+            let huge = try await client.firebase(
+                "\(Self.v3)/sendVerificationCode", key: link.apiKey,
+                json: #"{"phoneNumber":"\#(String(repeating: "1", count: 2_000_000))"}"#)
+            #expect(huge.status == .contentTooLarge)
+            _ = try huge.googleError()
+            let noKey = try await client.execute(
+                uri: "/\(Self.v3)/sendVerificationCode", method: .post, headers: [.contentType: "application/json"],
+                body: ByteBuffer(string: #"{"phoneNumber":"\#(Self.phone)"}"#))
+            #expect(try noKey.googleError().hasPrefix("API key not valid"))
+            #expect(node.sender.messages().isEmpty)
+        }
+    }
+
     @Test("The face can be turned off, and a project needs its Firebase name to be reachable")
     func switchedOff() async throws {
         let off = try await TestNode.make(.sqlite, configure: { $0.firebaseFace = false })
