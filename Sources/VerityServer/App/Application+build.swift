@@ -48,7 +48,9 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
             trusted: configuration.trustedProxies,
             header: TrustedProxies.Header(rawValue: configuration.trustedProxyHeader) ?? .xForwardedFor))
     router.add(middleware: RequestMetricsMiddleware(metrics: verity.metrics))
-    router.add(middleware: ProblemMiddleware(logger: verity.logger, clock: verity.clock))
+    router.add(
+        middleware: FaceErrorMiddleware<VerityRequestContext, ProblemWording>(
+            wording: ProblemWording(clock: verity.clock), logger: verity.logger))
     ServiceController(metrics: verity.metrics, openAPIDocument: try ServiceController.loadOpenAPIDocument())
         .addRoutes(to: router)
     let projects = verity.admin

@@ -21,14 +21,14 @@ struct FirebaseAdminFace {
 
     func addRoutes(to router: Router<VerityRequestContext>) {
         let group = router.group("identitytoolkit.googleapis.com/v1/projects/:firebaseProjectId")
-            .add(middleware: FirebaseErrorMiddleware(logger: logger))
+            .add(middleware: FaceErrorMiddleware.firebase(logger: logger))
         group.post("accounts:lookup", use: lookup)
         group.get("accounts:batchGet", use: list)
         group.post("accounts:update", use: update)
         group.post("accounts:delete", use: delete)
         if acceptsEmulatorOwner {
             router.group("emulator/v1/projects/:firebaseProjectId").add(
-                middleware: FirebaseErrorMiddleware(logger: logger)
+                middleware: FaceErrorMiddleware.firebase(logger: logger)
             )
             .get("verificationCodes", use: verificationCodes)
         }

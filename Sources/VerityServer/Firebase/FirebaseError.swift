@@ -89,31 +89,28 @@ struct FirebaseError: Error, Equatable {
     }
 }
 
-/// Renders every error under the Firebase face in Google's shape; unexpected errors become a logged 500 that says
-/// nothing about internals.
-struct FirebaseErrorMiddleware: RouterMiddleware {
-    typealias Context = VerityRequestContext
-    let logger: Logger
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
-        async throws -> Response
-    {
-        do {
-            return try await next(request, context)
-        } catch let error as FirebaseError {
-            return error.response
-        } catch let error as VerityError {
-            return FirebaseError(error).response
-        } catch let error as HTTPError {
-            return FirebaseError(
-                status: error.status.code == 404 ? 404 : 400,
-                message: error.status.code == 404 ? "NOT_FOUND" : "INVALID_ARGUMENT"
-            ).response
-        } catch {
-            logger.error(
-                "Unhandled error",
-                metadata: ["error": "\(String(reflecting: error))", "path": "\(request.loggablePath)"])
-            return FirebaseError(status: 500, message: "INTERNAL_ERROR").response
+/// The Firebase face's wording: every error in Google's shape.
+struct FirebaseErrorWording: FaceErrorWording {
+    func response(for error: any Error, to request: Request) -> Response? {
+        switch error {
+        case let error as FirebaseError: error.response
+        case let error as VerityError: FirebaseError(error).response
+        case let error as HTTPError:
+            error.status.code == 404
+                ? FirebaseError(status: 404, message: "NOT_FOUND").response
+                : FirebaseError.badRequest("INVALID_ARGUMENT").response
+        default: nil
         }
+    }
+
+    func internalError(to request: Request) -> Response {
+        FirebaseError(status: 500, message: "INTERNAL_ERROR").response
+    }
+}
+
+extension FaceErrorMiddleware where Context == VerityRequestContext, Wording == FirebaseErrorWording {
+    /// The Firebase face's error middleware.
+    static func firebase(logger: Logger) -> Self {
+        FaceErrorMiddleware(wording: FirebaseErrorWording(), logger: logger)
     }
 }

@@ -19,7 +19,7 @@ struct FirebaseFace {
     let logger: Logger
 
     func addRoutes(to router: Router<VerityRequestContext>) {
-        let errors = FirebaseErrorMiddleware(logger: logger)
+        let errors = FaceErrorMiddleware.firebase(logger: logger)
         let v1 = router.group("identitytoolkit.googleapis.com/v1").add(middleware: errors)
         v1.post("accounts:sendVerificationCode", use: sendVerificationCode)
         v1.post("accounts:signInWithPhoneNumber", use: signInWithPhoneNumber)

@@ -20,7 +20,10 @@ struct TwilioFace {
     func addRoutes(to router: Router<VerityRequestContext>) {
         let versionPath = prefix + "/v2"
         let group = router.group(RouterPath(versionPath))
-            .add(middleware: TwilioErrorMiddleware(logger: logger, clock: clock, pathPrefix: versionPath))
+            .add(
+                middleware: FaceErrorMiddleware(
+                    wording: TwilioErrorWording(clock: clock, pathPrefix: versionPath), logger: logger)
+            )
             .add(middleware: TwilioAuthenticator(projects: projects, push: push))
         let baseURL = publicURL + prefix
         TwilioServiceController(services: services, baseURL: baseURL).addRoutes(to: group)

@@ -4,27 +4,21 @@ import Logging
 import NIOCore
 import VerityCore
 
-/// Renders every error as `application/problem+json` with a stable code; unexpected errors become a 500
-/// that is logged here and says nothing about internals to the client.
-struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
-    let logger: Logger
+/// The native API's wording: every error as `application/problem+json` with a stable code.
+struct ProblemWording: FaceErrorWording {
     let clock: any TimeSource
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
-        async throws -> Response
-    {
-        do {
-            return try await next(request, context)
-        } catch let error as VerityError {
-            return error.response(now: clock.now())
-        } catch let error as HTTPError {
-            return VerityError(ErrorCode(genericFor: error.status.code), error.body).response(now: clock.now())
-        } catch {
-            logger.error(
-                "Unhandled error",
-                metadata: ["error": "\(String(reflecting: error))", "path": "\(request.loggablePath)"])
-            return VerityError(.internalError).response(now: clock.now())
+    func response(for error: any Error, to request: Request) -> Response? {
+        switch error {
+        case let error as VerityError: error.response(now: clock.now())
+        case let error as HTTPError:
+            VerityError(ErrorCode(genericFor: error.status.code), error.body).response(now: clock.now())
+        default: nil
         }
+    }
+
+    func internalError(to request: Request) -> Response {
+        VerityError(.internalError).response(now: clock.now())
     }
 }
 
