@@ -60,15 +60,8 @@ struct ChallengeStore: Sendable {
         -> [ChallengeRecord]
     {
         try await database.lookup { sql in
-            let start: SQLQueryString =
-                if let after {
-                    """
-                    AND (created_at, id) < (SELECT created_at, id FROM challenges
-                                            WHERE id = \(bind: after) AND project_id = \(bind: factor.projectId))
-                    """
-                } else {
-                    ""
-                }
+            let start = SQLQueryString.pageStart(
+                after: after, table: "challenges", key: "id", scope: "project_id", factor.projectId, newestFirst: true)
             return try await sql.raw(
                 """
                 SELECT \(unsafeRaw: Self.columns) FROM challenges

@@ -102,15 +102,8 @@ struct FactorStore: Sendable {
     /// Up to `limit` of the user's factors, oldest first, after the factor `after` (the last of the previous page).
     func factors(userId: String, projectId: String, after: String?, limit: Int) async throws -> [FactorRecord] {
         try await database.lookup { sql in
-            let start: SQLQueryString =
-                if let after {
-                    """
-                    AND (created_at, id) > (SELECT created_at, id FROM factors
-                                            WHERE id = \(bind: after) AND project_id = \(bind: projectId))
-                    """
-                } else {
-                    ""
-                }
+            let start = SQLQueryString.pageStart(
+                after: after, table: "factors", key: "id", scope: "project_id", projectId)
             return try await sql.raw(
                 """
                 SELECT \(unsafeRaw: Self.columns) FROM factors

@@ -31,28 +31,23 @@ struct FirebaseProjectStore: Sendable {
     }
 
     func link(projectId: String) async throws -> FirebaseProject? {
-        try await database.lookupConfirmingMiss { sql in
-            try await sql.raw(
-                "SELECT \(unsafeRaw: Self.columns) FROM firebase_projects WHERE project_id = \(bind: projectId)"
-            ).first().map(Self.link(from:))
-        }
+        try await link(where: "project_id", is: projectId)
     }
 
     func link(apiKey: String) async throws -> FirebaseProject? {
-        try await database.lookupConfirmingMiss { sql in
-            try await sql.raw(
-                "SELECT \(unsafeRaw: Self.columns) FROM firebase_projects WHERE api_key = \(bind: apiKey)"
-            )
-            .first().map(Self.link(from:))
-        }
+        try await link(where: "api_key", is: apiKey)
     }
 
     func link(firebaseProjectId: String) async throws -> FirebaseProject? {
+        try await link(where: "firebase_project_id", is: firebaseProjectId)
+    }
+
+    /// The names of the project whose `column` (one of the table's unique columns) is `value`.
+    private func link(where column: String, is value: String) async throws -> FirebaseProject? {
         try await database.lookupConfirmingMiss { sql in
             try await sql.raw(
                 """
-                SELECT \(unsafeRaw: Self.columns) FROM firebase_projects
-                WHERE firebase_project_id = \(bind: firebaseProjectId)
+                SELECT \(unsafeRaw: Self.columns) FROM firebase_projects WHERE \(unsafeRaw: column) = \(bind: value)
                 """
             ).first().map(Self.link(from:))
         }

@@ -15,10 +15,7 @@ struct ProjectStore: Sendable {
         """
 
     /// ``projectColumns`` of `projects p` in a join.
-    private static let joinedColumns = projectColumns.split(separator: ",").map {
-        "p." + $0.trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-    .joined(separator: ", ")
+    private static let joinedColumns = qualified(projectColumns, by: "p")
 
     func insert(_ project: Project) async throws {
         try await database.execute { sql in

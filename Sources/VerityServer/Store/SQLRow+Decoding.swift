@@ -42,6 +42,12 @@ func storedJSON(_ value: some Encodable) throws -> String {
     return String(decoding: try encoder.encode(value), as: UTF8.self)
 }
 
+/// `columns` (a comma-separated list) qualified by a table's alias in a join: `id, name` as `p` is `p.id, p.name`.
+func qualified(_ columns: String, by alias: String) -> String {
+    columns.split(separator: ",").map { "\(alias)." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        .joined(separator: ", ")
+}
+
 /// A stored value the code does not understand: the database was edited by hand or by a newer version.
 enum StoreError: Error, CustomStringConvertible {
     case corruptValue(column: String)

@@ -51,8 +51,8 @@ struct TwilioPushStore: Sendable {
     /// One page of the service's entities in creation order, starting after the entity `after` names.
     func entities(serviceSid: String, after: String?, limit: Int) async throws -> [TwilioEntity] {
         try await database.execute { sql in
-            let start = SQLQueryString.twilioPageStart(
-                after: after, table: "twilio_entities", scope: "service_sid", serviceSid)
+            let start = SQLQueryString.pageStart(
+                after: after, table: "twilio_entities", key: "sid", scope: "service_sid", serviceSid)
             return try await sql.raw(
                 """
                 SELECT service_sid, identity, sid, created_at, updated_at FROM twilio_entities
@@ -129,12 +129,9 @@ struct TwilioPushStore: Sendable {
         serviceSid: String, identity: String, projectId: String, factorId: String?, after: String?, limit: Int
     ) async throws -> [(FactorRecord, TwilioFactorLink)] {
         try await database.execute { sql in
-            let columns = FactorStore.columns.split(separator: ",").map {
-                "f." + $0.trimmingCharacters(in: .whitespaces)
-            }
-            .joined(separator: ", ")
+            let columns = qualified(FactorStore.columns, by: "f")
             let only: SQLQueryString = factorId.map { "AND f.id = \(bind: $0)" } ?? ""
-            let start = SQLQueryString.twilioPageStart(
+            let start = SQLQueryString.pageStart(
                 after: after, table: "factors", key: "id", scope: "project_id", projectId)
             return try await sql.raw(
                 """
@@ -213,8 +210,7 @@ struct TwilioPushStore: Sendable {
         descending: Bool, after: String?, limit: Int, now: Date
     ) async throws -> [ChallengeRecord] {
         try await database.execute { sql in
-            let columns = ChallengeStore.columns.split(separator: ",")
-                .map { "c." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", ")
+            let columns = qualified(ChallengeStore.columns, by: "c")
             let factorFilter: SQLQueryString = factorId.map { "AND c.factor_id = \(bind: $0)" } ?? ""
             // A pending challenge past its expiry is expired before housekeeping marks it.
             let statusFilter: SQLQueryString =

@@ -40,8 +40,8 @@ struct TwilioServiceStore: Sendable {
     /// One page of the project's services in creation order, starting after the service `after` names.
     func services(projectId: String, after: String?, limit: Int) async throws -> [TwilioVerifyService] {
         try await database.execute { sql in
-            let start = SQLQueryString.twilioPageStart(
-                after: after, table: "twilio_services", scope: "project_id", projectId)
+            let start = SQLQueryString.pageStart(
+                after: after, table: "twilio_services", key: "sid", scope: "project_id", projectId)
             return try await sql.raw(
                 """
                 SELECT \(unsafeRaw: Self.columns) FROM twilio_services
@@ -116,21 +116,5 @@ struct TwilioServiceStore: Sendable {
                 codeLength: try row.decode(column: "totp_code_length", as: Int.self),
                 skew: try row.decode(column: "totp_skew", as: Int.self)),
             createdAt: try row.date("created_at"), updatedAt: try row.date("updated_at"))
-    }
-}
-
-extension SQLQueryString {
-    /// `AND (created_at, sid) > (…)`: where a page of a Twilio list in creation order starts, after the row `after`
-    /// names (in the same scope); nothing for the first page.
-    ///
-    /// - Parameter key: The table's unique column after `created_at` in the list's order (`id` for Verity's rows).
-    static func twilioPageStart(
-        after: String?, table: String, key: String = "sid", scope column: String, _ scope: String
-    ) -> SQLQueryString {
-        guard let after else { return "" }
-        return """
-            AND (created_at, \(unsafeRaw: key)) > (SELECT created_at, \(unsafeRaw: key) FROM \(unsafeRaw: table)
-                WHERE \(unsafeRaw: key) = \(bind: after) AND \(unsafeRaw: column) = \(bind: scope))
-            """
     }
 }

@@ -108,8 +108,8 @@ struct TwilioWebhookStore: Sendable {
     /// One page of the service's webhooks in creation order, starting after the webhook `after` names.
     func webhooks(serviceSid: String, after: String?, limit: Int) async throws -> [TwilioWebhook] {
         try await database.execute { sql in
-            let start = SQLQueryString.twilioPageStart(
-                after: after, table: "twilio_webhooks", scope: "service_sid", serviceSid)
+            let start = SQLQueryString.pageStart(
+                after: after, table: "twilio_webhooks", key: "sid", scope: "service_sid", serviceSid)
             return try await sql.raw(
                 """
                 SELECT \(unsafeRaw: Self.columns) FROM twilio_webhooks
