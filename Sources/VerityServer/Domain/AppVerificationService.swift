@@ -17,6 +17,9 @@ struct AppVerificationService: Sendable {
     static let maxSends = 10
     /// App verifications one client address may ask for, per project.
     static let perClientAddress = RateLimitPolicy(capacity: 10, period: 600)
+    /// The sends one proof admits: a bucket of ``maxSends`` that refills one send per hour, so a proof's hour adds at
+    /// most one.
+    private static let perProof = RateLimitPolicy(capacity: maxSends, period: lifetime * Double(maxSends))
 
     let store: AppVerificationStore
     let key: SymmetricKey
@@ -82,9 +85,7 @@ struct AppVerificationService: Sendable {
             throw Self.required("The app verification proof expired; verify the app again.")
         }
         do {
-            try await limiter.take(
-                "app-proof:\(project.id):\(id)",
-                RateLimitPolicy(capacity: Self.maxSends, period: Self.lifetime * Double(Self.maxSends)), now: now)
+            try await limiter.take("app-proof:\(project.id):\(id)", Self.perProof, now: now)
         } catch let error as VerityError where error.code == .rateLimited {
             throw Self.required("The app verification proof is used up; verify the app again.")
         }

@@ -67,7 +67,7 @@ struct AuthService: Sendable {
             verification = try Self.signInCode(
                 try await verifications.pending(to: destination, purpose: .signIn, in: project))
         case (nil, let id?):
-            guard id.hasPrefix("ver_"), id.count <= 64 else { throw VerificationService.notFound }
+            guard VerificationService.isVerificationId(id) else { throw VerificationService.notFound }
             verification = try await verifications.verification(id: id, purpose: .signIn, in: project)
             fixedCode = try await limitGuesses(
                 try Destination(verification.destination, channel: verification.channel), clientAddress: clientAddress,

@@ -170,9 +170,7 @@ struct ChallengeService: Sendable {
     {
         try Self.requireVerified(factor)
         let limit = try Paging.limit(limit, defaultLimit: Self.maxDevicePage, max: Self.maxDevicePage)
-        if let cursor, !(cursor.hasPrefix("chl_") && cursor.count <= 64) {
-            throw VerityError(.invalidRequest, "`cursor` is not a cursor this server gave out.")
-        }
+        try Paging.requireCursor(cursor, prefix: "chl_")
         let now = clock.now()
         // One more than asked tells whether there is a next page.
         let found = try await store.pendingChallenges(for: factor, now: now, after: cursor, limit: limit + 1)

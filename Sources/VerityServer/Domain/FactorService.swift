@@ -52,9 +52,7 @@ struct FactorService: Sendable {
     {
         let userId = try Self.validUserId(userId)
         let limit = try Paging.limit(limit, max: Self.maxPage)
-        if let cursor, !(cursor.hasPrefix("fac_") && cursor.count <= 64) {
-            throw VerityError(.invalidRequest, "`cursor` is not a cursor this server gave out.")
-        }
+        try Paging.requireCursor(cursor, prefix: "fac_")
         // One more than asked tells whether there is a next page.
         let found = try await store.factors(userId: userId, projectId: project.id, after: cursor, limit: limit + 1)
         return Page(fetched: found.map(\.response), limit: limit, cursor: \.id)

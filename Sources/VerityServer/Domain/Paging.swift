@@ -12,6 +12,16 @@ enum Paging {
         }
         return limit
     }
+
+    /// Checks that `cursor`, when given, is an id of the listed kind (`prefix`, such as `fac_`) that this server
+    /// could have given out as a `nextCursor`.
+    ///
+    /// - Throws: `invalid_request` otherwise.
+    static func requireCursor(_ cursor: String?, prefix: String) throws {
+        if let cursor, !(cursor.hasPrefix(prefix) && cursor.count <= 64) {
+            throw VerityError(.invalidRequest, "`cursor` is not a cursor this server gave out.")
+        }
+    }
 }
 
 extension Page {

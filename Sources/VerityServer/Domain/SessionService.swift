@@ -180,10 +180,7 @@ struct SessionService: Sendable {
 
     /// A project's security events, newest first.
     func securityEvents(userId: String?, limit: Int?, in project: Project) async throws -> Page<SecurityEvent> {
-        let limit = limit ?? 50
-        guard (1...UserService.maxPageSize).contains(limit) else {
-            throw VerityError(.invalidRequest, "`limit` must be between 1 and \(UserService.maxPageSize).")
-        }
+        let limit = try Paging.limit(limit, max: UserService.maxPageSize)
         return Page(items: try await store.securityEvents(projectId: project.id, userId: userId, limit: limit))
     }
 

@@ -285,6 +285,11 @@ struct VerificationService: Sendable {
         return approved
     }
 
+    /// Whether `id` could be a verification's id (`ver_…`); anything else is not looked up.
+    static func isVerificationId(_ id: String) -> Bool {
+        id.hasPrefix("ver_") && id.count <= 64
+    }
+
     // MARK: - Why a check cannot go on
 
     static let notFound = VerityError(

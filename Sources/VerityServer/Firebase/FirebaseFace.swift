@@ -55,7 +55,7 @@ struct FirebaseFace {
         guard body.idToken == nil, body.temporaryProof == nil else { throw FirebaseError.operationNotAllowed }
         guard let sessionInfo = body.sessionInfo, !sessionInfo.isEmpty else { throw FirebaseError.missingSessionInfo }
         guard let code = body.code, !code.isEmpty else { throw FirebaseError.missingCode }
-        guard sessionInfo.hasPrefix("ver_"), sessionInfo.count <= 64 else { throw FirebaseError.invalidSessionInfo }
+        guard VerificationService.isVerificationId(sessionInfo) else { throw FirebaseError.invalidSessionInfo }
         let signedIn = try await auth.verify(
             OTPVerifyRequest(verificationId: sessionInfo, code: code), clientAddress: context.clientAddress,
             dialect: .firebase(link), in: project)

@@ -50,17 +50,18 @@ public struct FirebaseProjects: Sendable {
 
     /// The project an app's API key names.
     func project(apiKey: String) async throws -> (FirebaseProject, Project)? {
-        guard apiKey.hasPrefix("AIza"), apiKey.count <= 64, let link = try await store.link(apiKey: apiKey),
-            let project = try await projects.findProject(id: link.projectId)
-        else { return nil }
-        return (link, project)
+        guard apiKey.hasPrefix("AIza"), apiKey.count <= 64 else { return nil }
+        return try await project(of: try await store.link(apiKey: apiKey))
     }
 
     /// The project a Firebase project id names.
     func project(firebaseProjectId: String) async throws -> (FirebaseProject, Project)? {
-        guard firebaseProjectId.count <= 64, let link = try await store.link(firebaseProjectId: firebaseProjectId),
-            let project = try await projects.findProject(id: link.projectId)
-        else { return nil }
+        guard firebaseProjectId.count <= 64 else { return nil }
+        return try await project(of: try await store.link(firebaseProjectId: firebaseProjectId))
+    }
+
+    private func project(of link: FirebaseProject?) async throws -> (FirebaseProject, Project)? {
+        guard let link, let project = try await projects.findProject(id: link.projectId) else { return nil }
         return (link, project)
     }
 }
