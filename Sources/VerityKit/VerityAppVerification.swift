@@ -93,6 +93,20 @@ public actor VerityAppVerification {
         proof
     }
 
+    /// Runs `attempt` with the proof in use (none without a verifier); when the server answers
+    /// `app_verification_required`, gets a new proof by silent push and runs it once more with that.
+    static func withProof<Value>(
+        from verifier: VerityAppVerification?, isolation: isolated (any Actor)? = #isolation,
+        _ attempt: (_ proof: String?) async throws -> Value
+    ) async throws -> Value {
+        do {
+            return try await attempt(await verifier?.currentProof())
+        } catch let refusal as VerityKitError where refusal.serverErrorCode == .appVerificationRequired {
+            guard let verifier else { throw refusal }
+            return try await attempt(try await verifier.newProof(after: refusal))
+        }
+    }
+
     /// A new proof: asks the server for a silent push and waits for it. Concurrent callers share one verification.
     ///
     /// - Parameter refusal: The server's `app_verification_required`, thrown again when no push token is set.

@@ -296,20 +296,13 @@ public struct VerityPossession: Sendable {
             query: [URLQueryItem], timeout: TimeInterval?
         ) async throws -> PossessionState {
             let encoded = try body.map(VerityAPIClient.encode)
-            var proof = method == .post ? await appVerification?.currentProof() : nil
-            var isRetry = false
-            while true {
+            // Only the steps (POST) may send a code; reading the flow's state needs no proof.
+            return try await VerityAppVerification.withProof(from: method == .post ? appVerification : nil) { proof in
                 let response = try await client.send(
                     method, "v1/possession/\(correlationId)\(path)", query: query, body: encoded,
                     headers: proof.map { [AuthHeaders.appVerification: $0] } ?? [:], bearerToken: token,
                     timeout: timeout)
-                do {
-                    return try client.decode(PossessionState.self, from: response, status: 200)
-                } catch let refusal as VerityKitError where refusal.serverErrorCode == .appVerificationRequired {
-                    guard let appVerification, !isRetry else { throw refusal }
-                    proof = try await appVerification.newProof(after: refusal)
-                    isRetry = true
-                }
+                return try client.decode(PossessionState.self, from: response, status: 200)
             }
         }
     }

@@ -481,18 +481,9 @@ public actor VeritySession {
         _ path: String, body: some Encodable, bearerToken: String? = nil, as type: Value.Type
     ) async throws -> Value {
         let encoded = try VerityAPIClient.encode(body)
-        var proof = await appVerification?.currentProof()
-        var isRetry = false
-        while true {
-            let response = try await send(
-                .post, path, encodedBody: encoded, bearerToken: bearerToken, appProof: proof)
-            do {
-                return try client.decode(type, from: response, status: 200)
-            } catch let refusal as VerityKitError where refusal.serverErrorCode == .appVerificationRequired {
-                guard let appVerification, !isRetry else { throw refusal }
-                proof = try await appVerification.newProof(after: refusal)
-                isRetry = true
-            }
+        return try await VerityAppVerification.withProof(from: appVerification) { proof in
+            let response = try await send(.post, path, encodedBody: encoded, bearerToken: bearerToken, appProof: proof)
+            return try client.decode(type, from: response, status: 200)
         }
     }
 
