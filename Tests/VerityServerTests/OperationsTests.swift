@@ -140,7 +140,10 @@ struct ConfigurationTests {
             "VERITY_EMAIL_SENDER": "smtp", "VERITY_SMTP_HOST": "mail.example.com",
             "VERITY_SMTP_FROM": "codes@example.com",
             "VERITY_SMTP_SECURITY": "tls", "VERITY_RATE_LIMIT_NUMBER_BLOCK": "50/d",
+            "VERITY_FIREBASE_FACE": "false", "VERITY_FIREBASE_EMULATOR_ADMIN": "TRUE",
         ])
+        #expect(!configuration.firebaseFace)
+        #expect(configuration.firebaseEmulatorAdmin)
         #expect(configuration.host == "0.0.0.0")
         #expect(configuration.port == 9000)
         #expect(configuration.logLevel == .debug)
@@ -172,6 +175,8 @@ struct ConfigurationTests {
                 "VERITY_APNS_TOPIC": "com.example.app",
             ],
             ["VERITY_APNS_KEY_FILE": "/dev/null"], ["VERITY_FCM_SERVICE_ACCOUNT_FILE": "/nonexistent/account.json"],
+            ["VERITY_FIREBASE_FACE": "maybe"], ["VERITY_FIREBASE_EMULATOR_ADMIN": "1"],
+            ["VERITY_WEBHOOK_ALLOW_PRIVATE": "yes"],
         ])
     func badEnvironment(_ environment: [String: String]) throws {
         var configuration = ServerConfiguration()

@@ -96,6 +96,13 @@ public struct ServerConfiguration: Sendable {
         func value(_ name: String) -> String? {
             environment["VERITY_\(name)"].flatMap { $0.isEmpty ? nil : $0 }
         }
+        func flag(_ name: String) throws(ConfigurationError) -> Bool? {
+            guard let text = value(name) else { return nil }
+            guard let flag = Bool(text.lowercased()) else {
+                throw ConfigurationError("VERITY_\(name) must be true or false.")
+            }
+            return flag
+        }
         func required(_ name: String, for feature: String) throws(ConfigurationError) -> String {
             guard let found = value(name) else {
                 throw ConfigurationError("VERITY_\(name) is required when \(feature).")
@@ -144,24 +151,9 @@ public struct ServerConfiguration: Sendable {
             }
             trustedProxyHeader = text.lowercased()
         }
-        if let text = value("FIREBASE_FACE") {
-            guard let enabled = Bool(text.lowercased()) else {
-                throw ConfigurationError("VERITY_FIREBASE_FACE must be true or false.")
-            }
-            firebaseFace = enabled
-        }
-        if let text = value("FIREBASE_EMULATOR_ADMIN") {
-            guard let enabled = Bool(text.lowercased()) else {
-                throw ConfigurationError("VERITY_FIREBASE_EMULATOR_ADMIN must be true or false.")
-            }
-            firebaseEmulatorAdmin = enabled
-        }
-        if let text = value("WEBHOOK_ALLOW_PRIVATE") {
-            guard let allow = Bool(text.lowercased()) else {
-                throw ConfigurationError("VERITY_WEBHOOK_ALLOW_PRIVATE must be true or false.")
-            }
-            webhookAddresses.allowPrivate = allow
-        }
+        if let enabled = try flag("FIREBASE_FACE") { firebaseFace = enabled }
+        if let enabled = try flag("FIREBASE_EMULATOR_ADMIN") { firebaseEmulatorAdmin = enabled }
+        if let allow = try flag("WEBHOOK_ALLOW_PRIVATE") { webhookAddresses.allowPrivate = allow }
         if let text = value("MAX_LONG_POLLS") {
             guard let number = Int(text), number >= 0 else {
                 throw ConfigurationError("VERITY_MAX_LONG_POLLS must be a whole number, 0 or more.")
