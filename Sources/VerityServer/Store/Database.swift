@@ -48,9 +48,9 @@ public final class Database: Sendable {
         switch location {
         case .sqliteFile(let path):
             database = Database(
-                engine: .sqlite, backend: try await SQLiteBackend.open(.file(path: path), logger: logger))
+                engine: .sqlite, backend: try await SQLiteBackend.open(path: path, logger: logger))
         case .sqliteMemory:
-            database = Database(engine: .sqlite, backend: try await SQLiteBackend.open(.memory, logger: logger))
+            database = Database(engine: .sqlite, backend: try await SQLiteBackend.open(path: nil, logger: logger))
         case .postgres(let url, let schema, let maxConnections):
             database = Database(
                 engine: .postgres,
@@ -147,76 +147,77 @@ protocol DatabaseBackend: Sendable {
 
 // MARK: - SQLite
 
-/// One SQLite connection, used by one task at a time.
+/// One SQLite writer connection, used by one task at a time, and on a file two readers and a checkpointer beside it.
 ///
-/// SQLite has a single writer anyway; funnelling every statement through one connection behind a lock makes
+/// SQLite has a single writer anyway; funnelling every write through one connection behind a lock makes
 /// transactions on it safe (no other task's statement can land inside them) and keeps `SQLITE_BUSY` out of the
-/// server. Other processes (the CLI) wait on `busy_timeout`.
+/// server. Other processes (the CLI) wait on `busy_timeout`. Statements run on the task's own thread
+/// (``SQLiteInlineConnection``): a named state change is one job on a connection, with no hop per statement.
 final class SQLiteBackend: DatabaseBackend {
-    private let connection: SQLiteConnection
+    private let connection: SQLiteInlineConnection
     private let lock = AsyncLock()
     /// Query-only connections to the same file (none for an in-memory database), taken in turn, each by one task at
     /// a time.
-    private let readers: [(connection: SQLiteConnection, lock: AsyncLock)]
+    private let readers: [(connection: SQLiteInlineConnection, lock: AsyncLock)]
     private let nextReader = NIOLockedValueBox(0)
-    /// The connection that checkpoints the write-ahead log (file storage only).
-    private let checkpointer: SQLiteConnection?
+    /// The connection that checkpoints the write-ahead log (file storage only), used by one checkpoint at a time.
+    private let checkpointer: NIOLockedValueBox<SQLiteInlineConnection>?
 
     private static let readerCount = 2
 
-    private init(connection: SQLiteConnection, readers: [SQLiteConnection], checkpointer: SQLiteConnection?) {
+    private init(
+        connection: SQLiteInlineConnection, readers: [SQLiteInlineConnection], checkpointer: SQLiteInlineConnection?
+    ) {
         self.connection = connection
         self.readers = readers.map { ($0, AsyncLock()) }
-        self.checkpointer = checkpointer
+        self.checkpointer = checkpointer.map(NIOLockedValueBox.init)
     }
 
-    static func open(_ storage: SQLiteConnection.Storage, logger: Logger) async throws -> SQLiteBackend {
-        let connection = try await configured(
-            try await SQLiteConnection.open(storage: storage, logger: logger), storage)
-        var readers: [SQLiteConnection] = []
-        var checkpointer: SQLiteConnection?
-        if case .file = storage {
+    /// Opens the file at `path`, or a private in-memory database for `nil`.
+    static func open(path: String?, logger: Logger) async throws -> SQLiteBackend {
+        // Opening reads the file and may recover a write-ahead log: off the request threads.
+        try await NIOThreadPool.singleton.runIfActive {
+            let connection = try configured(SQLiteInlineConnection(path: path, logger: logger), isFile: path != nil)
+            guard path != nil else { return SQLiteBackend(connection: connection, readers: [], checkpointer: nil) }
+            var readers: [SQLiteInlineConnection] = []
             do {
                 for _ in 0..<readerCount {
-                    let reader = try await configured(
-                        try await SQLiteConnection.open(storage: storage, logger: logger), storage)
+                    let reader = try configured(SQLiteInlineConnection(path: path, logger: logger), isFile: true)
                     readers.append(reader)
-                    try await reader.sql(queryLogLevel: nil).raw("PRAGMA query_only = ON").run()
+                    try reader.execute("PRAGMA query_only = ON")
                 }
-                checkpointer = try await configured(
-                    try await SQLiteConnection.open(storage: storage, logger: logger), storage)
+                let checkpointer = try configured(SQLiteInlineConnection(path: path, logger: logger), isFile: true)
+                return SQLiteBackend(connection: connection, readers: readers, checkpointer: checkpointer)
             } catch {
-                for reader in readers { try? await reader.close() }
-                try? await connection.close()
+                for reader in readers { reader.close() }
+                connection.close()
                 throw error
             }
         }
-        return SQLiteBackend(connection: connection, readers: readers, checkpointer: checkpointer)
     }
 
-    private static func configured(_ connection: SQLiteConnection, _ storage: SQLiteConnection.Storage) async throws
-        -> SQLiteConnection
+    private static func configured(_ connection: SQLiteInlineConnection, isFile: Bool) throws
+        -> SQLiteInlineConnection
     {
-        let sql = connection.sql(queryLogLevel: nil)
         do {
-            if case .file = storage {
+            if isFile {
                 // WAL lets readers (the CLI, `outbox list`) run beside the server; NORMAL keeps every committed
                 // transaction across a process crash (only an OS crash can lose the last ones).
-                try await sql.raw("PRAGMA journal_mode = WAL").run()
-                try await sql.raw("PRAGMA synchronous = NORMAL").run()
+                try connection.execute("PRAGMA journal_mode = WAL")
+                try connection.execute("PRAGMA synchronous = NORMAL")
                 // By default the commit that takes the log past 1,000 pages copies them into the file before it
                 // returns: a pause of one request that grows with the database (a p99 of half a second at 10 million
                 // verifications). The checkpointer connection does it in the background instead.
-                try await sql.raw("PRAGMA wal_autocheckpoint = 0").run()
+                try connection.execute("PRAGMA wal_autocheckpoint = 0")
                 // 64 MB of page cache per connection instead of 2 MB, so the inner pages of the tables and indexes
                 // stay cached at 10 million verifications and a check reads about one page from the file (with 2 MB
                 // its p99 tripled at a million rows). Filled as pages are read: an idle server does not pay for it.
-                try await sql.raw("PRAGMA cache_size = -64000").run()
+                try connection.execute("PRAGMA cache_size = -64000")
             }
-            try await sql.raw("PRAGMA busy_timeout = 5000").run()
-            try await sql.raw("PRAGMA foreign_keys = ON").run()
+            try connection.execute("PRAGMA busy_timeout = 5000")
+            try connection.execute("PRAGMA foreign_keys = ON")
         } catch {
-            try? await connection.close()
+            connection.close()
             throw error
         }
         return connection
@@ -231,39 +232,41 @@ final class SQLiteBackend: DatabaseBackend {
         let reader = readers[index]
         // One task at a time: a statement that starts while another is still active on the same connection joins
         // that statement's read transaction, and so its older snapshot; it could miss a row committed in between.
-        return try await reader.lock.withLock { try await body(reader.connection.sql(queryLogLevel: nil)) }
+        return try await reader.lock.withLock { try await body(reader.connection.sql) }
     }
 
     func checkpoint() async throws {
-        // PASSIVE copies what no reader still needs and never waits for, or blocks, the writer or the readers.
-        try await checkpointer?.sql(queryLogLevel: nil).raw("PRAGMA wal_checkpoint(PASSIVE)").run()
+        guard let checkpointer else { return }
+        // PASSIVE copies what no reader still needs and never waits for, or blocks, the writer or the readers. It
+        // writes and syncs the file: on the thread pool, not on a request's thread.
+        try await NIOThreadPool.singleton.runIfActive {
+            try checkpointer.withLockedValue { try $0.execute("PRAGMA wal_checkpoint(PASSIVE)") }
+        }
     }
 
     func withDatabase<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        let sql = connection.sql(queryLogLevel: nil)
-        return try await lock.withLock { try await body(sql) }
+        try await lock.withLock { try await body(connection.sql) }
     }
 
     func withTransaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        let sql = connection.sql(queryLogLevel: nil)
-        return try await lock.withLock {
+        try await lock.withLock {
             // IMMEDIATE takes the write lock up front, so a concurrent CLI process cannot make us fail mid-way.
-            try await sql.raw("BEGIN IMMEDIATE").run()
+            try connection.execute("BEGIN IMMEDIATE")
             do {
-                let result = try await body(sql)
-                try await sql.raw("COMMIT").run()
+                let result = try await body(connection.sql)
+                try connection.execute("COMMIT")
                 return result
             } catch {
-                try? await sql.raw("ROLLBACK").run()
+                try? connection.execute("ROLLBACK")
                 throw error
             }
         }
     }
 
     func close() async throws {
-        for reader in readers { try? await reader.connection.close() }
-        try? await checkpointer?.close()
-        try await lock.withLock { try await connection.close() }
+        for reader in readers { try await reader.lock.withLock { reader.connection.close() } }
+        checkpointer?.withLockedValue { $0.close() }
+        try await lock.withLock { connection.close() }
     }
 }
 
