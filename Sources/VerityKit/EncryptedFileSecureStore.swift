@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import VerityCore
 
 #if canImport(Darwin)
     import Darwin
@@ -136,7 +137,7 @@ public final class EncryptedFileSecureStore: SecureStore, @unchecked Sendable {
 
     private func fileURL(forKey key: String, keys: Keys) -> URL {
         let mac = HMAC<SHA256>.authenticationCode(for: Data(key.utf8), using: keys.naming)
-        let name = mac.map { String(format: "%02x", $0) }.joined()
+        let name = Hex.encode(mac)
         return directory.appendingPathComponent("\(name).\(Self.itemExtension)")
     }
 

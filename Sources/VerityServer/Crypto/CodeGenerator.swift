@@ -55,6 +55,6 @@ enum APIKeySecret {
 /// carry 256 random bits, so a plain hash is enough to make a copy of the database useless.
 enum SecretHash {
     static func hex(_ secret: String) -> String {
-        SHA256.hash(data: Data(secret.utf8)).map { String(format: "%02x", $0) }.joined()
+        Hex.encode(SHA256.hash(data: Data(secret.utf8)))
     }
 }

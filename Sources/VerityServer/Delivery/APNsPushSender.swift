@@ -276,8 +276,7 @@ public struct APNsPushSender: PushSender {
         var bytes = Array(SHA256.hash(data: Data("verity-apns-id:\(messageID)".utf8)).prefix(16))
         bytes[6] = (bytes[6] & 0x0F) | 0x80
         bytes[8] = (bytes[8] & 0x3F) | 0x80
-        let hex = bytes.map { String($0, radix: 16) }.map { $0.count == 1 ? "0" + $0 : $0 }.joined()
-        let characters = Array(hex)
+        let characters = Array(Hex.encode(bytes))
         return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(characters[$0]) }.joined(separator: "-")
     }
 

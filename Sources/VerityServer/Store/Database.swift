@@ -277,13 +277,14 @@ final class SQLiteBackend: DatabaseBackend {
     func withTransaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         try await lock.withLock {
             // IMMEDIATE takes the write lock up front, so a concurrent CLI process cannot make us fail mid-way.
-            try connection.execute("BEGIN IMMEDIATE")
+            // Through `run`, so that these three are prepared once like every other statement.
+            try connection.run("BEGIN IMMEDIATE", binds: []) { _ in }
             do {
                 let result = try await body(connection.sql)
-                try connection.execute("COMMIT")
+                try connection.run("COMMIT", binds: []) { _ in }
                 return result
             } catch {
-                try? connection.execute("ROLLBACK")
+                try? connection.run("ROLLBACK", binds: []) { _ in }
                 throw error
             }
         }

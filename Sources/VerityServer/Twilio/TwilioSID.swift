@@ -1,4 +1,5 @@
 import Foundation
+import VerityCore
 
 /// Twilio resource identifiers (SIDs): a two-letter type prefix and 32 lowercase hex digits, 34 characters.
 ///
@@ -20,7 +21,7 @@ public enum TwilioSID {
         guard let separator = verityId.firstIndex(of: "_"),
             let bytes = base32Decode(verityId[verityId.index(after: separator)...])
         else { return nil }
-        return prefix + hex(bytes)
+        return prefix + Hex.encode(bytes)
     }
 
     /// The Verity id a SID names (`ver_…` for `VE…`); nil unless `sid` is a well-formed SID of that type.
@@ -42,11 +43,7 @@ public enum TwilioSID {
 
     /// A new random SID, for resources only the Twilio face has (services).
     static func make(_ prefix: String, random: any RandomSource) -> String {
-        prefix + hex(random.bytes(count: 16))
-    }
-
-    private static func hex(_ bytes: [UInt8]) -> String {
-        bytes.map { String(format: "%02x", $0) }.joined()
+        prefix + Hex.encode(random.bytes(count: 16))
     }
 
     private static let alphabet = Array("0123456789abcdefghjkmnpqrstvwxyz")
