@@ -27,7 +27,7 @@ public struct OutboxConfiguration: Sendable, Equatable {
 
 /// The outbox's lanes, drained side by side: codes and pushes never wait behind a tenant's slow webhook.
 enum OutboxLane: CaseIterable, Sendable {
-    /// SMS and email codes, push notifications and app verifications' silent pushes.
+    /// Codes (SMS, email, calls, WhatsApp), push notifications and app verifications' silent pushes.
     case messages
     /// Tenants' webhook events (Verity's and the Twilio face's), at most ``OutboxConfiguration/webhooksPerProject``
     /// of one project's at once.
@@ -35,7 +35,7 @@ enum OutboxLane: CaseIterable, Sendable {
 
     var channels: [OutboxChannel] {
         switch self {
-        case .messages: [.sms, .email, .push, .appVerification]
+        case .messages: [.sms, .email, .voice, .whatsapp, .push, .appVerification]
         case .webhooks: [.webhook, .twilioWebhook]
         }
     }
@@ -156,7 +156,7 @@ struct OutboxWorker: Service {
         let message = delivery.message
         let now = clock.now()
         switch message.channel {
-        case .sms, .email:
+        case .sms, .email, .voice, .whatsapp:
             // A code that can no longer be used would only confuse the person.
             guard let verification = delivery.verification, verification.status(at: now) == .pending,
                 let outgoing = renderer.render(delivery)

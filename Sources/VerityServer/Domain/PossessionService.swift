@@ -45,7 +45,7 @@ public struct PossessionService: Sendable {
 
     func start(_ request: StartPossessionRequest, in project: Project) async throws -> StartedPossession {
         let phone = try request.phoneNumber.map(Destination.phoneNumber)
-        if let phone { try DestinationPolicy.requireAllowed(.phone(phone), in: project) }
+        if let phone { try DestinationPolicy.requireAllowed(.phone(phone), channel: .sms, in: project) }
         if let url = request.finalTargetUrl {
             guard url.utf8.count <= 2048, let components = URLComponents(string: url),
                 ["https", "http"].contains(components.scheme?.lowercased() ?? ""), components.host?.isEmpty == false
@@ -225,7 +225,7 @@ public struct PossessionService: Sendable {
             throw VerityError(.phoneNumberRequired, "Give the new `phoneNumber`.")
         }
         let phone = try Destination.phoneNumber(phoneNumber)
-        try DestinationPolicy.requireAllowed(.phone(phone), in: project)
+        try DestinationPolicy.requireAllowed(.phone(phone), channel: .sms, in: project)
         let changed = try await sendingStep(
             flow, to: phone, from: Self.waiting(flow), .changeNumber(to: phone.e164, limit: Self.maxNumberChanges),
             limit: .numberChanges, appProof: appProof, in: project)
@@ -341,7 +341,8 @@ public struct PossessionService: Sendable {
                 purpose: purpose, keeping: instant ? nil : destination, in: project, now: now, work: work)
             guard !instant else { return moved }
             if fixed == nil {
-                try await verifications.admitSend(to: destination, in: project, now: now, transaction: work)
+                try await verifications.admitSend(
+                    to: destination, channel: .sms, in: project, now: now, transaction: work)
             }
             _ = try await verifications.send(
                 to: destination, channel: .sms, language: flow.locale, purpose: purpose, in: project,
@@ -370,7 +371,7 @@ public struct PossessionService: Sendable {
         case (let known?, nil): return try Destination.phoneNumber(known)
         case (nil, let given?):
             let phone = try Destination.phoneNumber(given)
-            try DestinationPolicy.requireAllowed(.phone(phone), in: project)
+            try DestinationPolicy.requireAllowed(.phone(phone), channel: .sms, in: project)
             return phone
         case (let known?, let given?):
             guard let phone = try? Destination.phoneNumber(given), phone.e164 == known else {

@@ -139,16 +139,19 @@ struct VerificationStore: Sendable {
         ).first().map(Self.record(from:))
     }
 
-    /// The messages that carried a verification's code, oldest first: one per send.
-    func sends(verificationId: String) async throws -> [(messageId: String, at: Date)] {
+    /// The messages that carried a verification's code, oldest first: one per send, with the channel it went by.
+    func sends(verificationId: String) async throws -> [(messageId: String, at: Date, channel: Channel?)] {
         try await database.execute { sql in
             try await sql.raw(
                 """
-                SELECT id, created_at FROM outbox WHERE verification_id = \(bind: verificationId)
+                SELECT id, created_at, channel FROM outbox WHERE verification_id = \(bind: verificationId)
                 ORDER BY created_at, id
                 """
             ).all().map { row in
-                (try row.decode(column: "id", as: String.self), try row.date("created_at"))
+                (
+                    try row.decode(column: "id", as: String.self), try row.date("created_at"),
+                    Channel(rawValue: try row.decode(column: "channel", as: String.self))
+                )
             }
         }
     }

@@ -1,0 +1,251 @@
+import Foundation
+import HummingbirdTesting
+import Testing
+import VerityCore
+
+@testable import VerityServer
+
+/// Codes by phone call and by WhatsApp through the native API and sign-in: what is delivered, the one pending code
+/// shared by the phone channels, the fallback channel, the toll-fraud rules and a channel turned off.
+@Suite("Voice and WhatsApp channels")
+struct VoiceWhatsAppChannelTests {
+    let phone = "+14155550100"
+
+    /// The session's `amr`, as `/v1/auth/me` reads it.
+    static func amr(of session: String, client: some TestClientProtocol, node: TestNode) async throws -> [String] {
+        try await client.auth(.get, "me", project: node.project, session: session).decode(MeResponse.self).amr
+    }
+
+    @Test(
+        "A call says the code digit by digit, twice, in the message's language; the code it says approves",
+        arguments: TestEngine.available)
+    func voiceCode(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        try await node.run { client in
+            let started = try await client.startVerification(phone, channel: "voice", key: node.apiKey, locale: "fr-CA")
+            #expect(started.status == .created)
+            let verification = try started.decode(VerificationResponse.self)
+            #expect(verification.channel == .voice && verification.to == phone)
+
+            let call = try #require(try await node.sender.waitForMessages(to: phone).first)
+            #expect(call.channel == .voice)
+            let speech = try #require(call.speech)
+            #expect(speech.language == "fr-FR")
+            #expect(speech.lines.count == 2)
+            let code = try #require(call.code)
+            let spoken = code.map(String.init).joined(separator: ", ")
+            #expect(speech.lines[0] == "Bonjour. Votre code de vérification Acme est : \(spoken).")
+            #expect(speech.lines[1] == "Je répète : votre code est \(spoken). Au revoir.")
+            #expect(call.body == speech.lines.joined(separator: "\n"))
+            #expect(RecordingSender.code(in: call) == code)
+
+            let checked = try await client.check(id: verification.id, code: code, key: node.apiKey)
+            #expect(try checked.decode(CheckVerificationResponse.self).valid)
+        }
+    }
+
+    @Test("A WhatsApp message carries the code and its text; the code approves", arguments: TestEngine.available)
+    func whatsappCode(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        try await node.run { client in
+            let started = try await client.startVerification(phone, channel: "whatsapp", key: node.apiKey)
+            #expect(try started.decode(VerificationResponse.self).channel == .whatsapp)
+            let message = try #require(try await node.sender.waitForMessages(to: phone).first)
+            #expect(message.channel == .whatsapp && message.language == "en" && message.speech == nil)
+            let code = try #require(message.code)
+            #expect(
+                message.body == "*\(code)* is your Acme verification code. For your security, do not share this code.")
+            let checked = try await client.check(to: phone, code: code, key: node.apiKey)
+            #expect(try checked.decode(CheckVerificationResponse.self).valid)
+        }
+    }
+
+    @Test("Switching channels keeps the pending code and counts each switch as a send", arguments: TestEngine.available)
+    func sameCodeAcrossChannels(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        try await node.run { client in
+            var ids: Set<String> = []
+            for channel in ["whatsapp", "sms", "voice"] {
+                let started = try await client.startVerification(phone, channel: channel, key: node.apiKey)
+                ids.insert(try started.decode(VerificationResponse.self).id)
+            }
+            #expect(ids.count == 1)
+            let messages = try await node.sender.waitForMessages(to: phone, count: 3)
+            #expect(messages.map(\.channel) == [.whatsapp, .sms, .voice])
+            let codes = Set(messages.compactMap(RecordingSender.code(in:)))
+            #expect(codes.count == 1)
+
+            let fetched = try await client.send(.get, "/v1/verifications/\(try #require(ids.first))", key: node.apiKey)
+            let verification = try fetched.decode(VerificationResponse.self)
+            #expect(verification.sendAttempts == 3 && verification.channel == .voice)
+
+            // The switches share the send cap: two more sends, then the sixth is refused.
+            for channel in ["sms", "whatsapp"] {
+                #expect(
+                    try await client.startVerification(phone, channel: channel, key: node.apiKey).status == .created)
+            }
+            let sixth = try await client.startVerification(phone, channel: "voice", key: node.apiKey)
+            #expect(try sixth.problem().code == "max_send_attempts_reached")
+        }
+    }
+
+    @Test("Calls and WhatsApp are held to SMS's destination rules", arguments: TestEngine.available)
+    func destinationRules(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine, settings: ProjectSettings(allowedCountries: ["US"]))
+        try await node.run { client in
+            for channel in ["voice", "whatsapp"] {
+                let premium = try await client.startVerification("+19005550100", channel: channel, key: node.apiKey)
+                #expect(premium.status == .forbidden)
+                #expect(try premium.problem().code == "premium_rate_number")
+                let abroad = try await client.startVerification("+447700900123", channel: channel, key: node.apiKey)
+                #expect(try abroad.problem().code == "country_not_allowed")
+                let email = try await client.startVerification("ann@example.com", channel: channel, key: node.apiKey)
+                #expect(try email.problem().code == "invalid_phone_number")
+            }
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(node.sender.messages().isEmpty)
+        }
+    }
+
+    @Test("The number-block limit counts SMS, calls and WhatsApp together", arguments: TestEngine.available)
+    func numberBlockAcrossChannels(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine) {
+            $0.rateLimits.perNumberBlock = RateLimitPolicy(capacity: 2, period: 3600)
+        }
+        try await node.run { client in
+            let sms = try await client.startVerification("+14155550101", channel: "sms", key: node.apiKey)
+            let call = try await client.startVerification("+14155550102", channel: "voice", key: node.apiKey)
+            #expect(sms.status == .created && call.status == .created)
+            let whatsapp = try await client.startVerification("+14155550103", channel: "whatsapp", key: node.apiKey)
+            #expect(whatsapp.status == .tooManyRequests)
+            #expect(try whatsapp.problem().code == "rate_limited")
+        }
+    }
+
+    @Test(
+        "A channel the project turned off is 403 channel_disabled everywhere; the others still send",
+        arguments: TestEngine.available)
+    func channelTurnedOff(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine, settings: ProjectSettings(disabledChannels: [.voice, .email]))
+        try await node.run { client in
+            let call = try await client.startVerification(phone, channel: "voice", key: node.apiKey)
+            #expect(call.status == .forbidden)
+            #expect(try call.problem().code == "channel_disabled")
+            let email = try await client.startVerification("ann@example.com", channel: "email", key: node.apiKey)
+            #expect(try email.problem().code == "channel_disabled")
+            let signIn = try await client.auth(
+                .post, "otp/start", project: node.project, json: #"{"loginId":"\#(phone)","channel":"voice"}"#)
+            #expect(try signIn.problem().code == "channel_disabled")
+            let emailSignIn = try await client.auth(
+                .post, "otp/start", project: node.project, json: #"{"loginId":"ann@example.com"}"#)
+            #expect(try emailSignIn.problem().code == "channel_disabled")
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(node.sender.messages().isEmpty)
+
+            #expect(try await client.startVerification(phone, channel: "whatsapp", key: node.apiKey).status == .created)
+            #expect(try await node.sender.waitForMessages(to: phone).map(\.channel) == [.whatsapp])
+        }
+    }
+
+    @Test(
+        "Sign-in by call or WhatsApp proves the phone: amr names the channel, and step-up goes to the email",
+        arguments: TestEngine.available)
+    func signInByPhoneChannels(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        try await node.run { client in
+            let started = try await client.auth(
+                .post, "otp/start", project: node.project, json: #"{"loginId":"\#(phone)","channel":"whatsapp"}"#)
+            #expect(try started.decode(OTPStartResponse.self).channel == .whatsapp)
+            // Then a call instead: the same code, by call.
+            let called = try await client.auth(
+                .post, "otp/start", project: node.project, json: #"{"loginId":"\#(phone)","channel":"voice"}"#)
+            #expect(try called.decode(OTPStartResponse.self).channel == .voice)
+            let messages = try await node.sender.waitForMessages(to: phone, count: 2)
+            #expect(messages.map(\.channel) == [.whatsapp, .voice])
+            let code = try #require(RecordingSender.code(in: messages[1]))
+            #expect(RecordingSender.code(in: messages[0]) == code)
+            let verified = try await client.auth(
+                .post, "otp/verify", project: node.project, json: #"{"loginId":"\#(phone)","code":"\#(code)"}"#)
+            let signedIn = try verified.decode(AuthResponse.self)
+            #expect(try await Self.amr(of: signedIn.sessionJwt, client: client, node: node) == ["otp", "voice"])
+
+            _ = try await client.send(
+                .patch, "/v1/users/\(signedIn.user.id)", key: node.apiKey,
+                json: #"{"loginIds":["\#(phone)","eve@example.com"]}"#)
+            let stepUp = try await client.auth(
+                .post, "stepup/start", project: node.project, session: signedIn.sessionJwt)
+            let step = try stepUp.decode(StepUpStartResponse.self)
+            #expect(step.method == .otp && step.channel == .email)
+
+            let mismatched = try await client.auth(
+                .post, "otp/start", project: node.project, json: #"{"loginId":"ann@example.com","channel":"voice"}"#)
+            #expect(try mismatched.problem().code == "invalid_request")
+        }
+    }
+
+    @Test("A step-up code to the phone goes by the channel asked for", arguments: TestEngine.available)
+    func stepUpByCall(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        try await node.run { client in
+            let signedIn = try await client.signIn("eve@example.com", node: node)
+            _ = try await client.send(
+                .patch, "/v1/users/\(signedIn.user.id)", key: node.apiKey,
+                json: #"{"loginIds":["eve@example.com","\#(phone)"]}"#)
+            let started = try await client.auth(
+                .post, "stepup/start", project: node.project, json: #"{"method":"otp","channel":"voice"}"#,
+                session: signedIn.sessionJwt)
+            let step = try started.decode(StepUpStartResponse.self)
+            #expect(step.method == .otp && step.channel == .voice)
+            let call = try #require(try await node.sender.waitForMessages(to: phone).first)
+            #expect(call.channel == .voice)
+            let code = try #require(RecordingSender.code(in: call))
+            let verified = try await client.auth(
+                .post, "stepup/verify", project: node.project, json: #"{"code":"\#(code)"}"#,
+                session: signedIn.sessionJwt)
+            let stepped = try verified.decode(AuthResponse.self)
+            #expect(
+                try await Self.amr(of: stepped.sessionJwt, client: client, node: node) == ["otp", "email", "voice"])
+        }
+    }
+}
+
+/// The spoken and WhatsApp texts exist in every language the SMS texts do.
+@Suite("Voice and WhatsApp templates")
+struct VoiceWhatsAppTemplateTests {
+    @Test(
+        "Every language speaks the code digit by digit, twice, and writes it in a WhatsApp text",
+        arguments: ["en", "es", "fr", "de", "pt", "ja"])
+    func everyLanguage(language: String) throws {
+        let speech = MessageTemplates.speech(language: language, projectName: "Acme", code: "4071")
+        #expect(speech.lines.count == 2)
+        let separator = language == "ja" ? "、" : ", "
+        for line in speech.lines {
+            #expect(line.contains(["4", "0", "7", "1"].joined(separator: separator)), "\(language): \(line)")
+            #expect(!line.contains("4071"))
+        }
+        #expect(speech.lines[0].contains("Acme"))
+        #expect(speech.lines[0] != speech.lines[1])
+        #expect(speech.voiceLanguage.hasPrefix(language + "-"))
+        let whatsapp = MessageTemplates.render(
+            channel: .whatsapp, language: language, projectName: "Acme", code: "4071")
+        #expect(whatsapp.subject == nil && whatsapp.body.contains("*4071*") && whatsapp.body.contains("Acme"))
+        let sms = MessageTemplates.render(channel: .sms, language: language, projectName: "Acme", code: "4071").body
+        #expect(whatsapp.body != sms)
+    }
+
+    @Test("A project name holding {code} stays literal in a call")
+    func literalProjectName() {
+        let speech = MessageTemplates.speech(language: "en", projectName: "{code} Co", code: "12")
+        #expect(speech.lines[0] == "Hello. Your {code} Co verification code is: 1, 2.")
+    }
+
+    @Test("Project settings refuse a fallback that is email or turned off, and keep channels in order")
+    func settingsValidation() throws {
+        #expect(throws: ConfigurationError.self) { try ProjectSettings(fallbackChannel: .email).validated() }
+        #expect(throws: ConfigurationError.self) {
+            try ProjectSettings(disabledChannels: [.sms], fallbackChannel: .sms).validated()
+        }
+        let settings = try ProjectSettings(disabledChannels: [.whatsapp, .voice, .whatsapp]).validated()
+        #expect(settings.disabledChannels == [.voice, .whatsapp])
+    }
+}
