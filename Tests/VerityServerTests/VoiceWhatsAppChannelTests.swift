@@ -148,6 +148,23 @@ struct VoiceWhatsAppChannelTests {
     }
 
     @Test(
+        "The Firebase face answers OPERATION_NOT_ALLOWED when the project turned SMS off",
+        arguments: TestEngine.available)
+    func firebaseWithoutSMS(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine, settings: ProjectSettings(disabledChannels: [.sms]))
+        let link = try await FirebaseFaceTests.named(node)
+        try await node.run { client in
+            let send = try await client.firebase(
+                "\(FirebaseFaceTests.v1)/accounts:sendVerificationCode", key: link.apiKey,
+                json: #"{"phoneNumber":"\#(phone)"}"#)
+            #expect(send.status == .badRequest)
+            let error = try #require(try send.json()["error"] as? [String: Any])
+            #expect(error["message"] as? String == "OPERATION_NOT_ALLOWED")
+            #expect(node.sender.messages().isEmpty)
+        }
+    }
+
+    @Test(
         "Sign-in by call or WhatsApp proves the phone: amr names the channel, and step-up goes to the email",
         arguments: TestEngine.available)
     func signInByPhoneChannels(engine: TestEngine) async throws {
