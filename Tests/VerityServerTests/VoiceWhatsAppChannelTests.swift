@@ -89,6 +89,64 @@ struct VoiceWhatsAppChannelTests {
         }
     }
 
+    @Test(
+        "A permanent failure sends the same code once more by the project's fallback channel",
+        arguments: TestEngine.available)
+    func fallback(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine, settings: ProjectSettings(fallbackChannel: .sms))
+        // WhatsApp refuses (the number has none), then the fallback SMS is refused too: no third try.
+        node.sender.failNext(
+            DeliveryError(.permanent, "meta 400 131026"), DeliveryError(.permanent, "twilio 400 21610"))
+        try await node.run { client in
+            let started = try await client.startVerification(phone, channel: "whatsapp", key: node.apiKey)
+            let id = try started.decode(VerificationResponse.self).id
+            try await waitUntil {
+                try await node.verity.outboxMessages().filter { $0.message.status == .dead }.count == 2
+            }
+            let stored = try await node.verity.outboxMessages().map(\.message)
+            let byChannel = Dictionary(stored.map { ($0.channel, $0) }) { first, _ in first }
+            #expect(stored.count == 2 && byChannel.count == 2)
+            #expect(byChannel[.whatsapp]?.lastError == "meta 400 131026")
+            #expect(byChannel[.sms]?.lastError == "twilio 400 21610")
+            #expect(stored.allSatisfy { $0.verificationId == id })
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(try await node.verity.outboxMessages().count == 2)
+            let verification = try await client.send(.get, "/v1/verifications/\(id)", key: node.apiKey)
+                .decode(VerificationResponse.self)
+            #expect(verification.channel == .sms && verification.sendAttempts == 2)
+        }
+    }
+
+    @Test("The fallback message carries the same code, and is delivered", arguments: TestEngine.available)
+    func fallbackDelivers(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine, settings: ProjectSettings(fallbackChannel: .voice))
+        node.sender.failNext(DeliveryError(.permanent, "twilio 400 21408"))
+        try await node.run { client in
+            let started = try await client.startVerification(phone, channel: "sms", key: node.apiKey)
+            let id = try started.decode(VerificationResponse.self).id
+            let call = try #require(try await node.sender.waitForMessages(to: phone).first)
+            #expect(call.channel == .voice)
+            let code = try #require(RecordingSender.code(in: call))
+            let checked = try await client.check(id: id, code: code, key: node.apiKey)
+            #expect(try checked.decode(CheckVerificationResponse.self).valid)
+        }
+    }
+
+    @Test(
+        "Without a fallback channel, or when the failed message went by it, a permanent failure sends nothing more",
+        arguments: TestEngine.available, [nil, Channel.sms])
+    func noFallback(engine: TestEngine, fallback: Channel?) async throws {
+        let node = try await TestNode.make(engine, settings: ProjectSettings(fallbackChannel: fallback))
+        node.sender.failNext(DeliveryError(.permanent, "twilio 400 21610"))
+        try await node.run { client in
+            _ = try await client.startVerification(phone, channel: "sms", key: node.apiKey)
+            try await waitUntil { try await node.verity.outboxMessages().first?.message.status == .dead }
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(try await node.verity.outboxMessages().count == 1)
+            #expect(node.sender.messages().isEmpty)
+        }
+    }
+
     @Test("Calls and WhatsApp are held to SMS's destination rules", arguments: TestEngine.available)
     func destinationRules(engine: TestEngine) async throws {
         let node = try await TestNode.make(engine, settings: ProjectSettings(allowedCountries: ["US"]))
@@ -254,6 +312,15 @@ struct VoiceWhatsAppTemplateTests {
     func literalProjectName() {
         let speech = MessageTemplates.speech(language: "en", projectName: "{code} Co", code: "12")
         #expect(speech.lines[0] == "Hello. Your {code} Co verification code is: 1, 2.")
+    }
+
+    @Test("The fallback goes by another, enabled phone channel only")
+    func fallbackChannel() {
+        #expect(VerificationService.fallbackChannel(after: .whatsapp, fallback: .sms, disabled: []) == .sms)
+        #expect(VerificationService.fallbackChannel(after: .sms, fallback: .sms, disabled: []) == nil)
+        #expect(VerificationService.fallbackChannel(after: .email, fallback: .sms, disabled: []) == nil)
+        #expect(VerificationService.fallbackChannel(after: .sms, fallback: .voice, disabled: [.voice]) == nil)
+        #expect(VerificationService.fallbackChannel(after: .sms, fallback: nil, disabled: []) == nil)
     }
 
     @Test("Project settings refuse a fallback that is email or turned off, and keep channels in order")

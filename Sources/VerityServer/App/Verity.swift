@@ -182,7 +182,8 @@ public struct Verity: Sendable {
     /// The outbox worker that delivers through `senders`.
     func outboxWorker(senders: Senders, configuration: OutboxConfiguration) -> OutboxWorker {
         OutboxWorker(
-            store: outbox, factors: factors, appVerifications: appVerifications, renderer: renderer, senders: senders,
+            store: outbox, verifications: verifications, factors: factors, appVerifications: appVerifications,
+            renderer: renderer, senders: senders,
             configuration: configuration,
             clock: clock, metrics: metrics, signal: signal, logger: logger)
     }

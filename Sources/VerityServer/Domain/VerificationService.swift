@@ -257,6 +257,39 @@ struct VerificationService: Sendable {
         try await store.sends(verificationId: verification.id)
     }
 
+    // MARK: - Fallback
+
+    /// The channel a code whose delivery by `failed` failed for good goes by once more: the project's fallback
+    /// channel, when it is on and is another phone channel. Nil sends nothing more; a message by the fallback channel
+    /// itself never falls back, so there is at most one fallback per failure.
+    static func fallbackChannel(after failed: Channel, fallback: Channel?, disabled: [Channel]) -> Channel? {
+        guard let fallback, failed.reachesPhone, fallback.reachesPhone, fallback != failed,
+            !disabled.contains(fallback)
+        else { return nil }
+        return fallback
+    }
+
+    /// Gives up on the code message `failedMessageId` and queues the same code by `channel`, if its verification is
+    /// still pending: the switch counts as a send, as a person's own switch does (but is never refused for it: the
+    /// person asked for one code and has not had it). Returns whether a message was queued.
+    func fallBack(
+        failedMessageId: String, reason: String, verificationId: String, projectId: String, to channel: Channel
+    ) async throws -> Bool {
+        guard
+            let record = try await store.fallBack(
+                failedMessageId: failedMessageId, reason: reason, verificationId: verificationId,
+                projectId: projectId, to: channel, messageId: identifiers.make("msg"), now: clock.now())
+        else { return false }
+        outboxSignal.notify()
+        logger.info(
+            "Code sent again by the fallback channel",
+            metadata: [
+                "verification": "\(record.id)", "failedMessage": "\(failedMessageId)", "channel": "\(channel.rawValue)",
+                "sendAttempts": "\(record.sendAttempts)",
+            ])
+        return true
+    }
+
     func cancel(id: String, in project: Project) async throws -> VerificationResponse {
         let now = clock.now()
         return try await cancel(id: id, in: project, now: now).response(at: now)

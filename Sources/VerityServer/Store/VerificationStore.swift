@@ -104,6 +104,37 @@ struct VerificationStore: Sendable {
         }
     }
 
+    /// Gives up on a code message that failed for good and sends the same code by `channel` instead, in one
+    /// transaction: the failed message is marked dead with `reason`; while its verification is still pending and
+    /// unexpired, the verification moves to `channel`, counts a send and gets a message by that channel queued.
+    ///
+    /// - Returns: The verification as it now is, or nil when it was no longer pending (nothing was queued).
+    func fallBack(
+        failedMessageId: String, reason: String, verificationId: String, projectId: String, to channel: Channel,
+        messageId: String, now: Date
+    ) async throws -> VerificationRecord? {
+        try await database.transaction { sql in
+            try await sql.raw(
+                "UPDATE outbox SET status = 'dead', last_error = \(bind: reason) WHERE id = \(bind: failedMessageId)"
+            ).run()
+            guard
+                let row = try await sql.raw(
+                    """
+                    UPDATE verifications
+                    SET send_attempts = send_attempts + 1, channel = \(bind: channel.rawValue),
+                        updated_at = \(bind: now.storedValue)
+                    WHERE id = \(bind: verificationId) AND project_id = \(bind: projectId) AND status = 'pending'
+                      AND expires_at > \(bind: now.storedValue)
+                    RETURNING \(unsafeRaw: Self.columns)
+                    """
+                ).first()
+            else { return nil }
+            let record = try Self.record(from: row)
+            try await Self.enqueue(sql, messageId: messageId, for: record, now: now)
+            return record
+        }
+    }
+
     private static func enqueue(_ sql: any SQLDatabase, messageId: String, for record: VerificationRecord, now: Date)
         async throws
     {
