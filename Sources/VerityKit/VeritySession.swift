@@ -341,10 +341,13 @@ public actor VeritySession {
     ///   - method: `StepUpMethod.otp`, `StepUpMethod.push` or `StepUpMethod.totp`; `nil` lets the server choose
     ///     (push when the user has a verified push factor, then TOTP, then a code).
     ///   - locale: A BCP 47 language tag for the code message, or `nil` for the project's default.
+    ///   - channel: How a code to the user's phone goes: `sms` (`nil`, the default), `voice` or `whatsapp`.
     /// - Returns: What was started: where the code went, or the push challenge to wait for.
     /// - Throws: ``VerityKitError``; ``VerityKitError/server(_:)`` with `no_second_factor` when the user has none.
-    public func stepUp(method: StepUpMethod? = nil, locale: String? = nil) async throws -> StepUpStartResponse {
-        let request = StepUpStartRequest(method: method, locale: locale)
+    public func stepUp(method: StepUpMethod? = nil, locale: String? = nil, channel: Channel? = nil) async throws
+        -> StepUpStartResponse
+    {
+        let request = StepUpStartRequest(method: method, locale: locale, channel: channel)
         return try await withSession { sessionJwt in
             try await requestingCode(
                 "v1/auth/stepup/start", body: request, bearerToken: sessionJwt, as: StepUpStartResponse.self)

@@ -10,6 +10,12 @@ enum DestinationPolicy {
     /// a premium-rate or shared-cost range.
     static func requireAllowed(_ destination: Destination, channel: Channel, in project: Project) throws {
         try requireEnabled(channel, in: project)
+        try requireAllowedDestination(destination, in: project)
+    }
+
+    /// Refuses a phone number in a region the project does not send to, or in a premium-rate or shared-cost range,
+    /// whatever the channel: for a number given before its channel is chosen (a possession check's).
+    static func requireAllowedDestination(_ destination: Destination, in project: Project) throws {
         guard case .phone(let number) = destination else { return }
         if let allowed = project.settings.allowedCountries, !allowed.contains(number.regionCode) {
             throw VerityError(.countryNotAllowed, "This project does not send to \(number.regionCode) numbers.")
