@@ -148,6 +148,21 @@ struct VoiceWhatsAppChannelTests {
         }
     }
 
+    @Test("An instant link whose SMS failed for good is not read out in a call", arguments: TestEngine.available)
+    func noFallbackForLinks(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine, settings: ProjectSettings(fallbackChannel: .voice))
+        node.sender.failNext(DeliveryError(.permanent, "twilio 400 21610"))
+        try await node.run { client in
+            let flow = try await TestFlow.start(
+                #"{"phoneNumber":"\#(phone)","flow":"desktop"}"#, node: node, client: client)
+            #expect(try await flow.step("link/start", client: client).status == .ok)
+            try await waitUntil { try await node.verity.outboxMessages().first?.message.status == .dead }
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(try await node.verity.outboxMessages().count == 1)
+            #expect(node.sender.messages().isEmpty)
+        }
+    }
+
     @Test("Calls and WhatsApp are held to SMS's destination rules", arguments: TestEngine.available)
     func destinationRules(engine: TestEngine) async throws {
         let node = try await TestNode.make(engine, settings: ProjectSettings(allowedCountries: ["US"]))
@@ -366,11 +381,21 @@ struct VoiceWhatsAppTemplateTests {
 
     @Test("The fallback goes by another, enabled phone channel only")
     func fallbackChannel() {
-        #expect(VerificationService.fallbackChannel(after: .whatsapp, fallback: .sms, disabled: []) == .sms)
-        #expect(VerificationService.fallbackChannel(after: .sms, fallback: .sms, disabled: []) == nil)
-        #expect(VerificationService.fallbackChannel(after: .email, fallback: .sms, disabled: []) == nil)
-        #expect(VerificationService.fallbackChannel(after: .sms, fallback: .voice, disabled: [.voice]) == nil)
-        #expect(VerificationService.fallbackChannel(after: .sms, fallback: nil, disabled: []) == nil)
+        func fallback(
+            after failed: Channel, of purpose: VerificationPurpose = .api, to channel: Channel?,
+            disabled: [Channel] = []
+        ) -> Channel? {
+            VerificationService.fallbackChannel(after: failed, of: purpose, fallback: channel, disabled: disabled)
+        }
+        #expect(fallback(after: .whatsapp, to: .sms) == .sms)
+        #expect(fallback(after: .sms, of: .signIn, to: .voice) == .voice)
+        #expect(fallback(after: .sms, to: .sms) == nil)
+        #expect(fallback(after: .email, to: .sms) == nil)
+        #expect(fallback(after: .sms, to: .voice, disabled: [.voice]) == nil)
+        #expect(fallback(after: .sms, to: nil) == nil)
+        // An instant link is a text to tap: a call cannot carry it.
+        #expect(fallback(after: .sms, of: .possessionLink("pos_1"), to: .voice) == nil)
+        #expect(fallback(after: .sms, of: .possessionCode("pos_1"), to: .voice) == .voice)
     }
 
     @Test("Project settings refuse a fallback that is email or turned off, and keep channels in order")

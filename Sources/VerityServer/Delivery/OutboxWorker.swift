@@ -210,11 +210,12 @@ struct OutboxWorker: Service {
         var metadata = metadata
         metadata["reason"] = "\(reason)"
         if permanent || message.attempts >= configuration.maxAttempts {
-            if let failed = message.channel.codeChannel, let verificationId = message.verificationId,
+            if let failed = message.channel.codeChannel, let verification = delivery.verification,
                 let fallback = VerificationService.fallbackChannel(
-                    after: failed, fallback: delivery.fallbackChannel, disabled: delivery.disabledChannels),
+                    after: failed, of: verification.purpose, fallback: delivery.fallbackChannel,
+                    disabled: delivery.disabledChannels),
                 try await verifications.fallBack(
-                    failedMessageId: message.id, reason: reason, verificationId: verificationId,
+                    failedMessageId: message.id, reason: reason, verificationId: verification.id,
                     projectId: message.projectId, to: fallback)
             {
                 metrics.messageDelivered(channel: message.channel, outcome: "dead")

@@ -261,9 +261,12 @@ struct VerificationService: Sendable {
 
     /// The channel a code whose delivery by `failed` failed for good goes by once more: the project's fallback
     /// channel, when it is on and is another phone channel. Nil sends nothing more; a message by the fallback channel
-    /// itself never falls back, so there is at most one fallback per failure.
-    static func fallbackChannel(after failed: Channel, fallback: Channel?, disabled: [Channel]) -> Channel? {
-        guard let fallback, failed.reachesPhone, fallback.reachesPhone, fallback != failed,
+    /// itself never falls back, so there is at most one fallback per failure, and an instant link (a text message to
+    /// tap) has none.
+    static func fallbackChannel(
+        after failed: Channel, of purpose: VerificationPurpose, fallback: Channel?, disabled: [Channel]
+    ) -> Channel? {
+        guard let fallback, !purpose.isLink, failed.reachesPhone, fallback.reachesPhone, fallback != failed,
             !disabled.contains(fallback)
         else { return nil }
         return fallback
