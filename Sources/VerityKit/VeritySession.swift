@@ -354,7 +354,7 @@ public actor VeritySession {
         }
     }
 
-    /// Completes a code step-up with the code sent by ``stepUp(method:locale:)``.
+    /// Completes a code step-up with the code sent by ``stepUp(method:locale:channel:)``.
     ///
     /// - Parameter code: The code the user typed.
     /// - Returns: The stepped-up session (``Session/isSteppedUp``), which keeps its refresh token.
@@ -374,7 +374,7 @@ public actor VeritySession {
         try await completeStepUp(with: StepUpVerifyRequest(code: totpCode, method: .totp))
     }
 
-    /// Completes a push step-up once the challenge from ``stepUp(method:locale:)`` was approved on the device.
+    /// Completes a push step-up once the challenge from ``stepUp(method:locale:channel:)`` was approved on the device.
     ///
     /// - Parameter challengeId: The push challenge (`chl_…`).
     /// - Returns: The stepped-up session (``Session/isSteppedUp``), which keeps its refresh token.
