@@ -224,9 +224,10 @@ struct VoiceWhatsAppSenderTests {
     func twilioWhatsAppService() async throws {
         let refused = StandInAnswer(
             status: .badRequest, contentType: TwilioAnswer.json,
-            body:
-                #"{"code":63024,"message":"Invalid message recipient","more_info":"https://www.twilio.com/docs/errors/63024","status":400}"#
-        )
+            body: """
+                {"code":63024,"message":"Invalid message recipient",\
+                "more_info":"https://www.twilio.com/docs/errors/63024","status":400}
+                """)
         let recorded = try await withStandIn(answer: refused) { baseURL, client in
             let sender = TwilioWhatsAppSender(
                 configuration: TwilioWhatsAppConfiguration(

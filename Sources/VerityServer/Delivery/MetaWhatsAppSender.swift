@@ -128,7 +128,8 @@ public struct MetaWhatsAppSender: MessageSender {
 
     /// `{baseURL}/{apiVersion}/{phoneNumberID}/messages`.
     var messagesURL: String {
-        "\(ProviderHTTP.trimmed(configuration.baseURL))/\(configuration.apiVersion)/\(configuration.phoneNumberID)/messages"
+        let base = ProviderHTTP.trimmed(configuration.baseURL)
+        return "\(base)/\(configuration.apiVersion)/\(configuration.phoneNumberID)/messages"
     }
 
     /// Error codes Meta documents as temporary, 429 and 5xx are worth retrying; other 4xx are not.

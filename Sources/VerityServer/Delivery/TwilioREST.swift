@@ -15,7 +15,8 @@ struct TwilioREST: Sendable {
 
     /// `{baseURL}/2010-04-01/Accounts/{AccountSid}/{resource}.json`.
     func url(_ resource: String) -> String {
-        "\(ProviderHTTP.trimmed(configuration.baseURL))/2010-04-01/Accounts/\(configuration.accountSID)/\(resource).json"
+        let base = ProviderHTTP.trimmed(configuration.baseURL)
+        return "\(base)/2010-04-01/Accounts/\(configuration.accountSID)/\(resource).json"
     }
 
     /// Creates one `resource` (`Messages`, `Calls`) from `fields`; `what` names it in the logs (`sms`, `call`).
