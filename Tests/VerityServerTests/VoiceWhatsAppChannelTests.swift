@@ -323,6 +323,50 @@ struct VoiceWhatsAppChannelTests {
         }
     }
 
+    @Test(
+        "Twilio face: Channel=call is a voice verification answered as call, whatsapp is whatsapp, one code for both",
+        arguments: TestEngine.available)
+    func twilioFace(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        let auth = try node.twilioAuth()
+        try await node.run { client in
+            let service = try await client.twilioService(auth: auth)
+            let path = "/Services/\(service)/Verifications"
+            let called = try await client.twilio(.post, path, auth: auth, form: ["To": phone, "Channel": "call"])
+            #expect(called.status == .created)
+            let call = try called.json()
+            #expect(call["channel"] as? String == "call" && call["status"] as? String == "pending")
+            // Sends are listed by when they were queued: a moment later, as a person asks again.
+            node.clock.advance(by: 1)
+            let messaged = try await client.twilio(
+                .post, path, auth: auth, form: ["To": phone, "Channel": "whatsapp"])
+            let whatsapp = try messaged.json()
+            #expect(whatsapp["sid"] as? String == call["sid"] as? String)
+            #expect(whatsapp["channel"] as? String == "whatsapp")
+            let attempts = try #require(whatsapp["send_code_attempts"] as? [[String: Any]])
+            #expect(attempts.compactMap { $0["channel"] as? String } == ["CALL", "WHATSAPP"])
+
+            let messages = try await node.sender.waitForMessages(to: phone, count: 2)
+            #expect(Set(messages.map(\.channel)) == [.voice, .whatsapp])
+            let code = try #require(messages.compactMap(RecordingSender.code(in:)).first)
+            #expect(messages.allSatisfy { RecordingSender.code(in: $0) == code })
+            let checked = try await client.twilio(
+                .post, "/Services/\(service)/VerificationCheck", auth: auth, form: ["To": phone, "Code": code])
+            let check = try checked.json()
+            #expect(check["status"] as? String == "approved" && check["channel"] as? String == "whatsapp")
+
+            let premium = try await client.twilio(
+                .post, path, auth: auth, form: ["To": "+19005550100", "Channel": "call"])
+            try premium.expectTwilioError(403, code: 60605)
+            _ = try await node.verity.admin.updateProject(id: node.project.id, name: nil) {
+                $0.disabledChannels = [.whatsapp]
+            }
+            let off = try await client.twilio(
+                .post, path, auth: auth, form: ["To": "+14155550101", "Channel": "whatsapp"])
+            try off.expectTwilioError(400, code: 60223)
+        }
+    }
+
     @Test("A step-up code to the phone goes by the channel asked for", arguments: TestEngine.available)
     func stepUpByCall(engine: TestEngine) async throws {
         let node = try await TestNode.make(engine)
