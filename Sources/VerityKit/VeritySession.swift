@@ -147,7 +147,9 @@ public actor VeritySession {
     ///
     /// - Parameters:
     ///   - loginId: An email address or an E.164 phone number.
-    ///   - channel: `Channel.sms` or `Channel.email`; inferred from the login id when `nil`.
+    ///   - channel: `Channel.sms`, `Channel.voice` (a call that says the code) or `Channel.whatsapp` for a phone number,
+    ///     `Channel.email` for an address; SMS or email from the login id when `nil`. The same pending code goes by
+    ///     whichever channel is asked, so "call me instead" is this call again with `.voice`.
     ///   - locale: A BCP 47 language tag for the message, or `nil` for the project's default.
     /// - Returns: Where the code went and the verification id that ``signIn(verificationID:code:)`` takes.
     /// - Throws: ``VerityKitError``; ``VerityKitError/server(_:)`` with `invalid_login_id`, `user_disabled`,
