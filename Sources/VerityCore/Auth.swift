@@ -12,7 +12,8 @@ public enum AuthHeaders {
 public struct OTPStartRequest: Codable, Sendable, Equatable {
     /// An email address or an E.164 phone number; the code goes to it.
     public var loginId: String
-    /// `sms` for a phone number, `email` for an email address; inferred from the login id when absent.
+    /// `sms`, `voice` or `whatsapp` for a phone number, `email` for an email address; `sms` or `email` from the login
+    /// id when absent.
     public var channel: Channel?
     /// A BCP 47 language tag for the message text.
     public var locale: String?
@@ -137,10 +138,13 @@ public struct StepUpStartRequest: Codable, Sendable, Equatable {
     public var method: StepUpMethod?
     /// A BCP 47 language tag for the code message.
     public var locale: String?
+    /// How an `otp` code to a phone number goes: `sms` (the default), `voice` or `whatsapp`.
+    public var channel: Channel?
 
-    public init(method: StepUpMethod? = nil, locale: String? = nil) {
+    public init(method: StepUpMethod? = nil, locale: String? = nil, channel: Channel? = nil) {
         self.method = method
         self.locale = locale
+        self.channel = channel
     }
 }
 

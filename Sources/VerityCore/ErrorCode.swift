@@ -28,6 +28,7 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case wrongFactor = "wrong_factor"
     case countryNotAllowed = "country_not_allowed"
     case premiumRateNumber = "premium_rate_number"
+    case channelDisabled = "channel_disabled"
     /// The project sends codes only to an app that proved it is the real app (see ``AppVerificationRequest``).
     case appVerificationRequired = "app_verification_required"
     // 404 / 405
@@ -95,7 +96,8 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
             400
         case .unauthorized, .tokenReplayed, .wrongCode, .invalidSession, .invalidRefreshToken, .refreshTokenReused:
             401
-        case .forbidden, .countryNotAllowed, .premiumRateNumber, .wrongFactor, .userDisabled, .challengeDenied,
+        case .forbidden, .countryNotAllowed, .premiumRateNumber, .channelDisabled, .wrongFactor, .userDisabled,
+            .challengeDenied,
             .appVerificationRequired:
             403
         case .notFound, .verificationNotFound, .projectNotFound, .factorNotFound, .challengeNotFound,
@@ -134,6 +136,7 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
         case .invalidRole: "The role or its permissions are not valid."
         case .wrongCode: "The code is wrong."
         case .premiumRateNumber: "Premium-rate and shared-cost numbers cannot receive codes."
+        case .channelDisabled: "This project does not send codes by this channel."
         case .invalidSession: "The session token is missing, invalid, expired or revoked."
         case .invalidRefreshToken: "The refresh token is unknown, expired or revoked."
         case .refreshTokenReused: "The refresh token was already used; the session was revoked."

@@ -115,9 +115,22 @@ public struct PossessionState: Codable, Sendable, Equatable {
 /// backend gave none or it changes.
 public struct PossessionPhoneRequest: Codable, Sendable, Equatable {
     public var phoneNumber: String?
+    /// How a mobile flow's code goes: `sms` (the default), `voice` or `whatsapp`. A desktop flow's link goes by SMS.
+    public var channel: Channel?
 
-    public init(phoneNumber: String? = nil) {
+    public init(phoneNumber: String? = nil, channel: Channel? = nil) {
         self.phoneNumber = phoneNumber
+        self.channel = channel
+    }
+}
+
+/// `POST /v1/possession/{id}/otp/resend` (optional body): the code again, by the same or another phone channel.
+public struct PossessionResendRequest: Codable, Sendable, Equatable {
+    /// `sms` (the default), `voice` or `whatsapp`; the code stays the same whatever the channel.
+    public var channel: Channel?
+
+    public init(channel: Channel? = nil) {
+        self.channel = channel
     }
 }
 

@@ -7,6 +7,9 @@ public enum PossessionCodeAction: Sendable, Equatable {
     case submit(code: String)
     /// Send the code again.
     case resend
+    /// Send the same code again by another phone channel: `voice` (a call that says it) or `whatsapp`, for a person
+    /// whose SMS does not arrive.
+    case resendBy(Channel)
     /// Prove another number instead (a new code goes to it).
     case changeNumber(String)
     /// Stop the check.
@@ -189,6 +192,8 @@ public struct VerityPossession: Sendable {
                 if state.status == .otpWrong { _ = try await flow.call(.post, "/otp/retry") }
                 return try await flow.call(.post, "/otp/finish", body: PossessionCodeRequest(code: code))
             case .resend: return try await flow.call(.post, "/otp/resend")
+            case .resendBy(let channel):
+                return try await flow.call(.post, "/otp/resend", body: PossessionResendRequest(channel: channel))
             case .changeNumber(let number): return try await flow.changeNumber(to: number)
             case .cancel: throw PossessionError.cancelled
             }

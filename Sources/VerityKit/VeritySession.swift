@@ -147,7 +147,9 @@ public actor VeritySession {
     ///
     /// - Parameters:
     ///   - loginId: An email address or an E.164 phone number.
-    ///   - channel: `Channel.sms` or `Channel.email`; inferred from the login id when `nil`.
+    ///   - channel: `Channel.sms`, `Channel.voice` (a call that says the code) or `Channel.whatsapp` for a phone number,
+    ///     `Channel.email` for an address; SMS or email from the login id when `nil`. The same pending code goes by
+    ///     whichever channel is asked, so "call me instead" is this call again with `.voice`.
     ///   - locale: A BCP 47 language tag for the message, or `nil` for the project's default.
     /// - Returns: Where the code went and the verification id that ``signIn(verificationID:code:)`` takes.
     /// - Throws: ``VerityKitError``; ``VerityKitError/server(_:)`` with `invalid_login_id`, `user_disabled`,
@@ -341,17 +343,20 @@ public actor VeritySession {
     ///   - method: `StepUpMethod.otp`, `StepUpMethod.push` or `StepUpMethod.totp`; `nil` lets the server choose
     ///     (push when the user has a verified push factor, then TOTP, then a code).
     ///   - locale: A BCP 47 language tag for the code message, or `nil` for the project's default.
+    ///   - channel: How a code to the user's phone goes: `sms` (`nil`, the default), `voice` or `whatsapp`.
     /// - Returns: What was started: where the code went, or the push challenge to wait for.
     /// - Throws: ``VerityKitError``; ``VerityKitError/server(_:)`` with `no_second_factor` when the user has none.
-    public func stepUp(method: StepUpMethod? = nil, locale: String? = nil) async throws -> StepUpStartResponse {
-        let request = StepUpStartRequest(method: method, locale: locale)
+    public func stepUp(method: StepUpMethod? = nil, locale: String? = nil, channel: Channel? = nil) async throws
+        -> StepUpStartResponse
+    {
+        let request = StepUpStartRequest(method: method, locale: locale, channel: channel)
         return try await withSession { sessionJwt in
             try await requestingCode(
                 "v1/auth/stepup/start", body: request, bearerToken: sessionJwt, as: StepUpStartResponse.self)
         }
     }
 
-    /// Completes a code step-up with the code sent by ``stepUp(method:locale:)``.
+    /// Completes a code step-up with the code sent by ``stepUp(method:locale:channel:)``.
     ///
     /// - Parameter code: The code the user typed.
     /// - Returns: The stepped-up session (``Session/isSteppedUp``), which keeps its refresh token.
@@ -371,7 +376,7 @@ public actor VeritySession {
         try await completeStepUp(with: StepUpVerifyRequest(code: totpCode, method: .totp))
     }
 
-    /// Completes a push step-up once the challenge from ``stepUp(method:locale:)`` was approved on the device.
+    /// Completes a push step-up once the challenge from ``stepUp(method:locale:channel:)`` was approved on the device.
     ///
     /// - Parameter challengeId: The push challenge (`chl_…`).
     /// - Returns: The stepped-up session (``Session/isSteppedUp``), which keeps its refresh token.

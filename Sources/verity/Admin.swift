@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import VerityCore
 import VerityServer
 
 struct Admin: AsyncParsableCommand {
@@ -20,6 +21,8 @@ extension Project {
               session token: \(settings.sessionLifetime) s, refresh token: \(settings.refreshLifetime) s (sliding)
               possession check: \(settings.possessionLifetime) s, its code or link: \(settings.possessionCodeLifetime) s
               app verification before sending codes: \(settings.requiresAppVerification ? "required" : "off")
+              channels: \(Channel.allCases.filter(settings.sends(by:)).map(\.rawValue).joined(separator: ",")), \
+            fallback: \(settings.fallbackChannel?.rawValue ?? "none")
             """
     }
 }
@@ -54,7 +57,51 @@ struct ProjectSettingsOptions: ParsableArguments {
             """)
     var requireAppVerification: Bool?
 
+    @Option(
+        help: """
+            Comma-separated channels the project does not send codes by (sms, email, voice, whatsapp), e.g. voice; \
+            `none` turns every channel on (default none).
+            """)
+    var disabledChannels: String?
+
+    @Option(
+        help: """
+            The phone channel (sms, voice or whatsapp) a code goes by once more when delivery by another phone channel \
+            fails for good; `none` for no fallback (default none).
+            """)
+    var fallbackChannel: String?
+
+    func validate() throws {
+        _ = try parsedDisabledChannels()
+        _ = try parsedFallbackChannel()
+    }
+
+    private func parsedDisabledChannels() throws -> [Channel]? {
+        guard let disabledChannels else { return nil }
+        if disabledChannels.lowercased() == "none" { return [] }
+        return try disabledChannels.split(separator: ",").map { name in
+            let trimmed = name.trimmingCharacters(in: .whitespaces).lowercased()
+            guard let channel = Channel(rawValue: trimmed) else {
+                throw ValidationError("'\(trimmed)' is not a channel: use sms, email, voice or whatsapp.")
+            }
+            return channel
+        }
+    }
+
+    /// nil when the flag is absent; `.some(nil)` for `none`.
+    private func parsedFallbackChannel() throws -> Channel?? {
+        guard let fallbackChannel else { return nil }
+        if fallbackChannel.lowercased() == "none" { return .some(nil) }
+        guard let channel = Channel(rawValue: fallbackChannel.lowercased()) else {
+            throw ValidationError("--fallback-channel must be sms, voice, whatsapp or none.")
+        }
+        return .some(channel)
+    }
+
     func apply(to settings: inout ProjectSettings) {
+        // validate() has refused anything that does not parse.
+        if let disabled = try? parsedDisabledChannels() { settings.disabledChannels = disabled }
+        if let fallback = try? parsedFallbackChannel() { settings.fallbackChannel = fallback }
         if let requireAppVerification { settings.requiresAppVerification = requireAppVerification }
         if let codeLength { settings.codeLength = codeLength }
         if let codeLifetime { settings.codeLifetime = codeLifetime }

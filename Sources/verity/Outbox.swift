@@ -33,6 +33,8 @@ struct Outbox: AsyncParsableCommand {
             var sentAt: Date?
             var subject: String?
             var body: String?
+            /// For a call: the text-to-speech voice's language; the body's lines are said with a pause between them.
+            var voice: String?
         }
 
         func run() async throws {
@@ -43,7 +45,7 @@ struct Outbox: AsyncParsableCommand {
                         id: message.id, channel: message.channel.rawValue, to: message.destination,
                         status: message.status.rawValue, attempts: message.attempts, sender: message.sender,
                         lastError: message.lastError, createdAt: message.createdAt, sentAt: message.sentAt,
-                        subject: rendered?.subject, body: rendered?.body)
+                        subject: rendered?.subject, body: rendered?.body, voice: rendered?.speech?.language)
                 }
             }
             if json { return try printJSON(entries) }
@@ -53,6 +55,7 @@ struct Outbox: AsyncParsableCommand {
                     "\(entry.id)  \(entry.channel)  to \(entry.to)  \(entry.status)  \(entry.createdAt.formatted(.iso8601))"
                 )
                 if let subject = entry.subject { print("  Subject: \(subject)") }
+                if let voice = entry.voice { print("  A call would say, in a \(voice) voice, pausing between lines:") }
                 if let body = entry.body {
                     print(
                         body.split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }.joined(

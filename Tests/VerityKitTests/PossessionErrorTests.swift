@@ -130,6 +130,20 @@ struct PossessionRunnerTests {
         #expect(await screens.errors == [nil, .stepOutOfOrder, .rateLimited])
     }
 
+    @Test("Resending by another channel asks otp/resend for it")
+    func resendByCall() async throws {
+        let transport = RecordingTransport()
+        await transport.enqueue(try Self.state(.mobile, .otpSent))
+        await transport.enqueue(try Self.state(.mobile, .otpSent))
+        let screens = ScriptScreens(codes: [.resendBy(.voice), .cancel])
+        await #expect(throws: PossessionError.cancelled) {
+            try await Self.runner(transport).authenticate(authToken: Self.token, ui: screens)
+        }
+        let resend = try #require(await transport.requests.last)
+        #expect(resend.url.path.hasSuffix("/otp/resend"))
+        #expect(try decodeBody(PossessionResendRequest.self, of: resend) == PossessionResendRequest(channel: .voice))
+    }
+
     @Test("A step refused for want of app verification is sent again with the proof the silent push brought")
     func appVerification() async throws {
         let transport = RecordingTransport()

@@ -90,6 +90,16 @@ BLOCKED=$(curl -s -o /dev/null -w '%{http_code}' "$BASE/v1/verifications" -H "Au
 "$VERITY" admin project update "$PROJECT" --code-length 11 2>/dev/null && fail "code length 11 accepted"
 ok "admin project update changes settings and refuses bad ones"
 
+"$VERITY" admin project update "$PROJECT" --disabled-channels voice --fallback-channel whatsapp \
+    | grep -c "channels: sms,email,whatsapp, fallback: whatsapp" >/dev/null || fail "channel settings not shown"
+CALL=$(curl -s "$BASE/v1/verifications" -H "Authorization: Bearer $KEY" \
+    -H "Content-Type: application/json" -d '{"to": "+14155550199", "channel": "voice"}')
+echo "$CALL" | grep -c '"code":"channel_disabled"' >/dev/null || fail "a turned-off channel answered $CALL"
+"$VERITY" admin project update "$PROJECT" --disabled-channels fax 2>/dev/null && fail "channel fax accepted"
+"$VERITY" admin project update "$PROJECT" --fallback-channel email 2>/dev/null && fail "email fallback accepted"
+"$VERITY" admin project update "$PROJECT" --disabled-channels none --fallback-channel none >/dev/null
+ok "admin project update turns channels off and sets the fallback channel"
+
 USER_ID=$("$VERITY" admin user create --project "$PROJECT" --email jane@example.com --json | json "['id']")
 FOUND=$(curl -sf "$BASE/v1/users?loginId=JANE@example.com" -H "Authorization: Bearer $KEY" | json "['items'][0]['id']")
 [ "$FOUND" = "$USER_ID" ] || fail "user search answered $FOUND for $USER_ID"

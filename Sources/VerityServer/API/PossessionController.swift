@@ -52,7 +52,8 @@ struct PossessionController {
             PossessionPhoneRequest.self, context: context, empty: PossessionPhoneRequest())
         let (flow, project) = try context.requirePossession()
         return try await possession.startOTP(
-            flow, phoneNumber: body.phoneNumber, appProof: request.appVerificationProof, in: project)
+            flow, phoneNumber: body.phoneNumber, channel: body.channel, appProof: request.appVerificationProof,
+            in: project)
     }
 
     @Sendable func finishOTP(_ request: Request, context: VerityRequestContext) async throws -> PossessionState {
@@ -62,8 +63,11 @@ struct PossessionController {
     }
 
     @Sendable func resend(_ request: Request, context: VerityRequestContext) async throws -> PossessionState {
+        let body = try await request.decodeJSON(
+            PossessionResendRequest.self, context: context, empty: PossessionResendRequest())
         let (flow, project) = try context.requirePossession()
-        return try await possession.resend(flow, appProof: request.appVerificationProof, in: project)
+        return try await possession.resend(
+            flow, channel: body.channel, appProof: request.appVerificationProof, in: project)
     }
 
     @Sendable func retry(_ request: Request, context: VerityRequestContext) async throws -> PossessionState {
@@ -75,7 +79,7 @@ struct PossessionController {
         let body = try await request.decodeJSON(PossessionPhoneRequest.self, context: context)
         let (flow, project) = try context.requirePossession()
         return try await possession.changeNumber(
-            flow, to: body.phoneNumber, appProof: request.appVerificationProof, in: project)
+            flow, to: body.phoneNumber, channel: body.channel, appProof: request.appVerificationProof, in: project)
     }
 
     @Sendable func startLink(_ request: Request, context: VerityRequestContext) async throws -> PossessionState {
@@ -83,7 +87,8 @@ struct PossessionController {
             PossessionPhoneRequest.self, context: context, empty: PossessionPhoneRequest())
         let (flow, project) = try context.requirePossession()
         return try await possession.startLink(
-            flow, phoneNumber: body.phoneNumber, appProof: request.appVerificationProof, in: project)
+            flow, phoneNumber: body.phoneNumber, channel: body.channel, appProof: request.appVerificationProof,
+            in: project)
     }
 
     @Sendable func silent(_ request: Request, context: VerityRequestContext) async throws -> PossessionState {

@@ -17,6 +17,8 @@ public struct ServerConfiguration: Sendable {
     public var masterKey: String?
     public var sms: SMSDelivery = .console
     public var email: EmailDelivery = .console
+    public var voice: VoiceDelivery = .console
+    public var whatsapp: WhatsAppDelivery = .console
     /// APNs credentials; nil means pushes to iOS devices go to the console (devices can still pull challenges).
     public var apns: APNsConfiguration?
     /// FCM credentials; nil means pushes to Android devices go to the console.
@@ -56,6 +58,24 @@ public struct ServerConfiguration: Sendable {
     public enum EmailDelivery: Sendable {
         case console
         case smtp(SMTPConfiguration)
+    }
+
+    /// How calls that speak codes are placed.
+    public enum VoiceDelivery: Sendable {
+        case console
+        /// Twilio's Programmable Voice Calls API.
+        case twilio(TwilioConfiguration)
+        /// A customer's own voice gateway behind a signed webhook.
+        case webhook(WebhookVoiceConfiguration)
+    }
+
+    /// How WhatsApp codes leave the server.
+    public enum WhatsAppDelivery: Sendable {
+        case console
+        /// Meta's WhatsApp Cloud API.
+        case meta(MetaWhatsAppConfiguration)
+        /// Twilio's Messaging API with `whatsapp:` addresses and a Content Template.
+        case twilio(TwilioWhatsAppConfiguration)
     }
 
     public init() {}
@@ -185,6 +205,8 @@ public struct ServerConfiguration: Sendable {
             throw ConfigurationError("VERITY_SMS_SENDER '\(other)' is not one of console, twilio, webhook.")
         }
 
+        try applyVoiceAndWhatsApp(value: value, required: required)
+
         switch value("EMAIL_SENDER") ?? "console" {
         case "console": email = .console
         case "smtp":
@@ -254,6 +276,84 @@ public struct ServerConfiguration: Sendable {
             }
             fcm = configuration
         }
+    }
+
+    /// `VERITY_VOICE_SENDER` and `VERITY_WHATSAPP_SENDER` with their providers' settings. Twilio's account settings
+    /// are the SMS sender's (`VERITY_TWILIO_ACCOUNT_SID`, …), each channel with a sender number of its own.
+    private mutating func applyVoiceAndWhatsApp(
+        value: (String) -> String?, required: (String, String) throws(ConfigurationError) -> String
+    ) throws(ConfigurationError) {
+        func twilioAccount(for feature: String, from: String?) throws(ConfigurationError) -> TwilioConfiguration {
+            TwilioConfiguration(
+                accountSID: try required("TWILIO_ACCOUNT_SID", feature),
+                authToken: try required("TWILIO_AUTH_TOKEN", feature), from: from,
+                baseURL: value("TWILIO_BASE_URL") ?? "https://api.twilio.com")
+        }
+        switch value("VOICE_SENDER") ?? "console" {
+        case "console": voice = .console
+        case "twilio":
+            let feature = "VERITY_VOICE_SENDER is twilio"
+            voice = .twilio(
+                try twilioAccount(for: feature, from: try required("TWILIO_VOICE_FROM", feature)))
+        case "webhook":
+            let feature = "VERITY_VOICE_SENDER is webhook"
+            voice = .webhook(
+                WebhookVoiceConfiguration(
+                    url: try required("VOICE_WEBHOOK_URL", feature),
+                    secret: try required("VOICE_WEBHOOK_SECRET", feature)))
+        case let other:
+            throw ConfigurationError("VERITY_VOICE_SENDER '\(other)' is not one of console, twilio, webhook.")
+        }
+        switch value("WHATSAPP_SENDER") ?? "console" {
+        case "console": whatsapp = .console
+        case "meta":
+            let feature = "VERITY_WHATSAPP_SENDER is meta"
+            var meta = MetaWhatsAppConfiguration(
+                phoneNumberID: try required("WHATSAPP_PHONE_NUMBER_ID", feature),
+                accessToken: try required("WHATSAPP_ACCESS_TOKEN", feature),
+                templateName: try required("WHATSAPP_TEMPLATE", feature))
+            if let version = value("WHATSAPP_API_VERSION") { meta.apiVersion = version }
+            if let url = value("WHATSAPP_BASE_URL") { meta.baseURL = url }
+            if let text = value("WHATSAPP_TEMPLATE_LANGUAGES") {
+                meta.templateLanguages.merge(
+                    try Self.languageMap(text, variable: "VERITY_WHATSAPP_TEMPLATE_LANGUAGES")
+                ) { $1 }
+            }
+            whatsapp = .meta(meta)
+        case "twilio":
+            let feature = "VERITY_WHATSAPP_SENDER is twilio"
+            var account = try twilioAccount(for: feature, from: value("TWILIO_WHATSAPP_FROM"))
+            account.messagingServiceSID = value("TWILIO_WHATSAPP_MESSAGING_SERVICE_SID")
+            if account.from == nil && account.messagingServiceSID == nil {
+                throw ConfigurationError(
+                    "Set VERITY_TWILIO_WHATSAPP_FROM or VERITY_TWILIO_WHATSAPP_MESSAGING_SERVICE_SID when "
+                        + "VERITY_WHATSAPP_SENDER is twilio.")
+            }
+            var bySID: [String: String] = [:]
+            if let text = value("TWILIO_WHATSAPP_CONTENT_SIDS") {
+                bySID = try Self.languageMap(text, variable: "VERITY_TWILIO_WHATSAPP_CONTENT_SIDS")
+            }
+            whatsapp = .twilio(
+                TwilioWhatsAppConfiguration(
+                    account: account, contentSID: try required("TWILIO_WHATSAPP_CONTENT_SID", feature),
+                    contentSIDsByLanguage: bySID))
+        case let other:
+            throw ConfigurationError("VERITY_WHATSAPP_SENDER '\(other)' is not one of console, meta, twilio.")
+        }
+    }
+
+    /// `es:es_MX,pt:pt_PT`: a value for each message language.
+    static func languageMap(_ text: String, variable: String) throws(ConfigurationError) -> [String: String] {
+        var map: [String: String] = [:]
+        for entry in text.split(separator: ",") {
+            let parts = entry.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+                throw ConfigurationError(
+                    "\(variable) must be language:value pairs separated by commas, such as es:es_MX,pt:pt_PT.")
+            }
+            map[parts[0].lowercased()] = parts[1]
+        }
+        return map
     }
 
     /// `VERITY_TWILIO_VERIFY_PREFIX`: `off`, `/` (the root) or a path such as `/twilio`.

@@ -182,7 +182,8 @@ public struct Verity: Sendable {
     /// The outbox worker that delivers through `senders`.
     func outboxWorker(senders: Senders, configuration: OutboxConfiguration) -> OutboxWorker {
         OutboxWorker(
-            store: outbox, factors: factors, appVerifications: appVerifications, renderer: renderer, senders: senders,
+            store: outbox, verifications: verifications, factors: factors, appVerifications: appVerifications,
+            renderer: renderer, senders: senders,
             configuration: configuration,
             clock: clock, metrics: metrics, signal: signal, logger: logger)
     }
@@ -222,6 +223,18 @@ extension Senders {
             case .console: (console, "console")
             case .smtp(let smtp): (SMTPEmailSender(configuration: smtp, logger: logger, now: now), "smtp")
             }
+        let (voice, voiceName): (any MessageSender, String) =
+            switch configuration.voice {
+            case .console: (console, "console")
+            case .twilio(let twilio): (TwilioVoiceSender(configuration: twilio, provider: provider), "twilio")
+            case .webhook(let webhook): (WebhookVoiceSender(configuration: webhook, provider: provider), "webhook")
+            }
+        let (whatsapp, whatsappName): (any MessageSender, String) =
+            switch configuration.whatsapp {
+            case .console: (console, "console")
+            case .meta(let meta): (MetaWhatsAppSender(configuration: meta, provider: provider), "meta")
+            case .twilio(let twilio): (TwilioWhatsAppSender(configuration: twilio, provider: provider), "twilio")
+            }
         return Senders(
             sms: sms, smsName: smsName, email: email, emailName: emailName,
             push: PushRouter(
@@ -229,7 +242,8 @@ extension Senders {
                 fcm: configuration.fcm.map { FCMPushSender(configuration: $0, provider: provider) },
                 console: ConsolePushSender(logger: logger)),
             pushName: "push",
-            events: HTTPEventSender(addresses: configuration.webhookAddresses, logger: logger, now: now))
+            events: HTTPEventSender(addresses: configuration.webhookAddresses, logger: logger, now: now),
+            voice: voice, voiceName: voiceName, whatsapp: whatsapp, whatsappName: whatsappName)
     }
 }
 

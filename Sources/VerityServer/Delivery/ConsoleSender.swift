@@ -1,7 +1,8 @@
 import Logging
 
 /// The development sender: nothing leaves the machine. The message stays readable in the outbox
-/// (`verity outbox list`); the log line says where to find it but never shows the code.
+/// (`verity outbox list`: the text, or what a call would say); the log line says where to find it but never shows
+/// the code.
 public struct ConsoleSender: MessageSender {
     let logger: Logger
 

@@ -27,7 +27,7 @@ public struct OutboxConfiguration: Sendable, Equatable {
 
 /// The outbox's lanes, drained side by side: codes and pushes never wait behind a tenant's slow webhook.
 enum OutboxLane: CaseIterable, Sendable {
-    /// SMS and email codes, push notifications and app verifications' silent pushes.
+    /// Codes (SMS, email, calls, WhatsApp), push notifications and app verifications' silent pushes.
     case messages
     /// Tenants' webhook events (Verity's and the Twilio face's), at most ``OutboxConfiguration/webhooksPerProject``
     /// of one project's at once.
@@ -35,7 +35,7 @@ enum OutboxLane: CaseIterable, Sendable {
 
     var channels: [OutboxChannel] {
         switch self {
-        case .messages: [.sms, .email, .push, .appVerification]
+        case .messages: [.sms, .email, .voice, .whatsapp, .push, .appVerification]
         case .webhooks: [.webhook, .twilioWebhook]
         }
     }
@@ -46,6 +46,8 @@ enum OutboxLane: CaseIterable, Sendable {
 /// A lifecycle service: it starts with the server and, on graceful shutdown, finishes the batches in hand.
 struct OutboxWorker: Service {
     let store: OutboxStore
+    /// Sends a code again by the project's fallback channel when its delivery fails for good.
+    let verifications: VerificationService
     let factors: FactorService
     let appVerifications: AppVerificationService
     let renderer: MessageRenderer
@@ -130,7 +132,7 @@ struct OutboxWorker: Service {
                 try await giveUp(message, reason: error.description)
                 return
             } catch {
-                try await recordFailure(message, error: error, metadata: metadata)
+                try await recordFailure(message, delivery: delivery, error: error, metadata: metadata)
                 return
             }
             try await store.markSent(id: message.id, sender: name, now: clock.now())
@@ -156,7 +158,7 @@ struct OutboxWorker: Service {
         let message = delivery.message
         let now = clock.now()
         switch message.channel {
-        case .sms, .email:
+        case .sms, .email, .voice, .whatsapp:
             // A code that can no longer be used would only confuse the person.
             guard let verification = delivery.verification, verification.status(at: now) == .pending,
                 let outgoing = renderer.render(delivery)
@@ -200,12 +202,27 @@ struct OutboxWorker: Service {
         metrics.messageDelivered(channel: message.channel, outcome: "dead")
     }
 
-    private func recordFailure(_ message: OutboxMessage, error: any Error, metadata: Logger.Metadata) async throws {
+    private func recordFailure(
+        _ message: OutboxMessage, delivery: OutboxStore.Delivery, error: any Error, metadata: Logger.Metadata
+    ) async throws {
         let reason = (error as? DeliveryError)?.reason ?? "unexpected error: \(type(of: error))"
         let permanent = (error as? DeliveryError)?.kind == .permanent
         var metadata = metadata
         metadata["reason"] = "\(reason)"
         if permanent || message.attempts >= configuration.maxAttempts {
+            if let failed = message.channel.codeChannel, let verification = delivery.verification,
+                let fallback = VerificationService.fallbackChannel(
+                    after: failed, of: verification.purpose, fallback: delivery.fallbackChannel,
+                    disabled: delivery.disabledChannels),
+                try await verifications.fallBack(
+                    failedMessageId: message.id, reason: reason, verificationId: verification.id,
+                    projectId: message.projectId, to: fallback)
+            {
+                metrics.messageDelivered(channel: message.channel, outcome: "dead")
+                metadata["fallback"] = "\(fallback.rawValue)"
+                logger.error("Message given up; its code goes by the fallback channel", metadata: metadata)
+                return
+            }
             try await store.markFailed(id: message.id, reason: reason, retryAt: nil)
             metrics.messageDelivered(channel: message.channel, outcome: "dead")
             logger.error("Message given up", metadata: metadata)

@@ -8,6 +8,12 @@ public struct Senders: Sendable {
     public var smsName: String
     public var email: any MessageSender
     public var emailName: String
+    /// Codes by phone call.
+    public var voice: any MessageSender
+    public var voiceName: String
+    /// Codes by WhatsApp.
+    public var whatsapp: any MessageSender
+    public var whatsappName: String
     /// Push notifications, whatever the platform (see ``PushRouter``).
     public var push: any PushSender
     public var pushName: String
@@ -17,12 +23,18 @@ public struct Senders: Sendable {
     public init(
         sms: any MessageSender, smsName: String, email: any MessageSender, emailName: String,
         push: any PushSender = ConsolePushSender(logger: Logger(label: "verity")), pushName: String = "console",
-        events: any EventSender = HTTPEventSender(logger: Logger(label: "verity"))
+        events: any EventSender = HTTPEventSender(logger: Logger(label: "verity")),
+        voice: any MessageSender = ConsoleSender(logger: Logger(label: "verity")), voiceName: String = "console",
+        whatsapp: any MessageSender = ConsoleSender(logger: Logger(label: "verity")), whatsappName: String = "console"
     ) {
         self.sms = sms
         self.smsName = smsName
         self.email = email
         self.emailName = emailName
+        self.voice = voice
+        self.voiceName = voiceName
+        self.whatsapp = whatsapp
+        self.whatsappName = whatsappName
         self.push = push
         self.pushName = pushName
         self.events = events
@@ -32,6 +44,8 @@ public struct Senders: Sendable {
         switch channel {
         case .sms: (sms, smsName)
         case .email: (email, emailName)
+        case .voice: (voice, voiceName)
+        case .whatsapp: (whatsapp, whatsappName)
         }
     }
 }
@@ -105,8 +119,15 @@ struct MessageRenderer: Sendable {
         }
         let text = MessageTemplates.render(
             channel: channel, language: message.locale, projectName: delivery.projectName, code: code ?? "")
+        var speech: OutgoingMessage.Speech?
+        if channel == .voice {
+            let spoken = MessageTemplates.speech(
+                language: message.locale, projectName: delivery.projectName, code: code ?? "")
+            speech = OutgoingMessage.Speech(language: spoken.voiceLanguage, lines: spoken.lines)
+        }
         return OutgoingMessage(
-            id: message.id, channel: channel, to: message.destination, subject: text.subject, body: text.body)
+            id: message.id, channel: channel, to: message.destination, subject: text.subject, body: text.body,
+            code: code, language: message.locale, speech: speech)
     }
 
     /// The path token of an instant link: the verification id and its derived secret.

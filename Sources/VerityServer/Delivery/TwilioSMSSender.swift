@@ -79,58 +79,13 @@ public struct TwilioSMSSender: MessageSender {
             throw DeliveryError(.permanent, "twilio needs a From number or a MessagingServiceSid")
         }
         let fields = [("To", message.to)] + senderFields + [("Body", message.body)]
-
-        var request = HTTPClientRequest(url: messagesURL)
-        request.method = .POST
-        request.headers.add(name: "Authorization", value: Self.basicAuthorization(configuration))
-        request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
-        request.headers.add(name: "Accept", value: "application/json")
-        request.body = .bytes(ByteBuffer(string: FormEncoding.encode(fields)))
-
-        let logger = provider.logger.with(messageID: message.id)
-        let (status, body) = try await exchange(request, logger: logger)
-
-        switch status {
-        case 200..<300:
-            let resource = try? JSONDecoder().decode(MessageResource.self, from: Data(body.readableBytesView))
-            logger.debug(
-                "twilio accepted sms",
-                metadata: [
-                    "twilio.sid": "\(resource?.sid ?? "unknown")",
-                    "twilio.status": "\(resource?.status ?? "unknown")",
-                ]
-            )
-        default:
-            let twilioError = try? JSONDecoder().decode(ErrorResource.self, from: Data(body.readableBytesView))
-            let reason = ["twilio", "\(status)", twilioError?.code.map { "\($0)" }].compactMap { $0 }
-                .joined(separator: " ")
-            // Twilio's `message` may quote the phone number, so only the code and the link are logged.
-            logger.debug(
-                "twilio refused sms",
-                metadata: [
-                    "http.status": "\(status)",
-                    "twilio.code": "\(twilioError?.code.map { "\($0)" } ?? "none")",
-                    "twilio.more_info": "\(twilioError?.moreInfo ?? "none")",
-                ]
-            )
-            throw DeliveryError(Self.kind(ofStatus: status), reason)
-        }
+        try await TwilioREST(configuration: configuration, provider: provider).create(
+            "Messages", fields: fields, messageID: message.id, what: "sms")
     }
 
     /// `{baseURL}/2010-04-01/Accounts/{AccountSid}/Messages.json`.
     var messagesURL: String {
-        var base = Substring(configuration.baseURL)
-        while base.hasSuffix("/") { base = base.dropLast() }
-        return "\(base)/2010-04-01/Accounts/\(configuration.accountSID)/Messages.json"
-    }
-
-    /// 429 and 5xx are worth retrying; other 4xx (and anything unexpected below 400) are not.
-    static func kind(ofStatus status: Int) -> DeliveryError.Kind {
-        switch status {
-        case 429, 500..<600: .transient
-        case 400..<500: .permanent
-        default: .transient
-        }
+        TwilioREST(configuration: configuration, provider: provider).url("Messages")
     }
 
     static func senderFields(_ configuration: TwilioConfiguration) -> [(String, String)] {
@@ -140,47 +95,5 @@ public struct TwilioSMSSender: MessageSender {
             fields.append(("MessagingServiceSid", service))
         }
         return fields
-    }
-
-    static func basicAuthorization(_ configuration: TwilioConfiguration) -> String {
-        let credentials = Data("\(configuration.accountSID):\(configuration.authToken)".utf8)
-        return "Basic \(credentials.base64EncodedString())"
-    }
-
-    /// Sends the request and reads the (small) response within the configured timeout. The first 64 KiB are enough
-    /// for any Twilio answer; the rest is drained, so a 2xx never turns into a failure (and a retry that sends a
-    /// second SMS) because its body was long.
-    private func exchange(_ request: HTTPClientRequest, logger: Logger) async throws -> (Int, ByteBuffer) {
-        let (response, body) = try await provider.exchange(
-            request, provider: "twilio", timeout: configuration.timeout, logger: logger)
-        return (Int(response.status.code), body)
-    }
-
-    /// The fields of Twilio's Message resource that are logged.
-    private struct MessageResource: Decodable {
-        var sid: String?
-        var status: String?
-    }
-
-    /// Twilio's error body: `{"code": 21211, "message": "…", "more_info": "https://…", "status": 400}`.
-    private struct ErrorResource: Decodable {
-        var code: Int?
-        var message: String?
-        var moreInfo: String?
-        var status: Int?
-
-        enum CodingKeys: String, CodingKey {
-            case code, message, status
-            case moreInfo = "more_info"
-        }
-    }
-}
-
-extension Logger {
-    /// A copy of the logger that tags every line with the outbox message id.
-    fileprivate func with(messageID: String) -> Logger {
-        var logger = self
-        logger[metadataKey: "message.id"] = "\(messageID)"
-        return logger
     }
 }

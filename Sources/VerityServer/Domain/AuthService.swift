@@ -30,13 +30,13 @@ struct AuthService: Sendable {
         async throws -> OTPStartResponse
     {
         let (destination, channel) = try Self.destination(request.loginId, channel: request.channel)
-        try DestinationPolicy.requireAllowed(destination, in: project)
+        try DestinationPolicy.requireAllowed(destination, channel: channel, in: project)
         let language = try VerificationService.language(for: request.locale)
         let now = clock.now()
         let fixedCode = try await limitGuesses(destination, clientAddress: clientAddress, in: project, now: now)
         // A test number is never sent to, so it needs no proof of the app (as Firebase's test numbers need none).
         if fixedCode == nil { try await appVerifications.requireProof(appProof, in: project) }
-        try await admitStart(destination, fixedCode: fixedCode, in: project, now: now)
+        try await admitStart(destination, channel: channel, fixedCode: fixedCode, in: project, now: now)
         // A disabled user is answered as anyone else is (saying so would tell who has an account) but is sent
         // nothing; without a code, verify answers as for a wrong one.
         let disabled = try await users.isDisabled(loginKey: destination.key, in: project)
@@ -127,12 +127,13 @@ struct AuthService: Sendable {
                     .noSecondFactor,
                     "A code step-up goes to a login id the session did not use; this user has no other one.")
             }
+            let channel = try Self.channel(request.channel, to: destination)
+            try DestinationPolicy.requireAllowed(destination, channel: channel, in: project)
             // The per-client bucket was taken above.
             let fixedCode = try await limitGuesses(
                 destination, clientAddress: nil, limitingClient: false, in: project, now: now)
             if fixedCode == nil { try await appVerifications.requireProof(appProof, in: project) }
-            try await admitStart(destination, fixedCode: fixedCode, in: project, now: now)
-            let channel: Channel = if case .email = destination { .email } else { .sms }
+            try await admitStart(destination, channel: channel, fixedCode: fixedCode, in: project, now: now)
             let (record, _) = try await verifications.send(
                 to: destination, channel: channel, language: try VerificationService.language(for: request.locale),
                 purpose: .stepUp, in: project, resend: fixedCode == nil, deliver: fixedCode == nil, now: now)
@@ -216,11 +217,11 @@ struct AuthService: Sendable {
 
     /// What starting a code takes: the send policy for a destination that is sent to; a test number, never sent to,
     /// takes from the project's bucket only.
-    private func admitStart(_ destination: Destination, fixedCode: String?, in project: Project, now: Date)
-        async throws
-    {
+    private func admitStart(
+        _ destination: Destination, channel: Channel, fixedCode: String?, in project: Project, now: Date
+    ) async throws {
         if fixedCode == nil {
-            try await verifications.admitSend(to: destination, in: project, now: now)
+            try await verifications.admitSend(to: destination, channel: channel, in: project, now: now)
         } else {
             try await limiter.take("project:\(project.id)", limits.perProject, now: now)
         }
@@ -232,30 +233,47 @@ struct AuthService: Sendable {
         return found
     }
 
-    /// A login id and the channel its code goes by: an email address by email, a phone number by SMS.
+    /// A login id and the channel its code goes by: an email address by email, a phone number by SMS unless the
+    /// request names another phone channel (`voice`, `whatsapp`).
     private static func destination(_ loginId: String, channel: Channel?) throws -> (Destination, Channel) {
         guard loginId.utf8.count <= 1024 else {
             throw VerityError(.invalidLoginId, "A login id may have at most 1024 bytes.")
         }
         let kind = Destination.channel(ofLoginId: loginId)
-        if let channel, channel != kind {
-            throw VerityError(
-                .invalidRequest,
-                "A sign-in code goes to the login id itself: `sms` for a phone number, `email` for an email address.")
-        }
+        let destination: Destination
         do {
-            return (try Destination(loginId, channel: kind), kind)
+            destination = try Destination(loginId, channel: kind)
         } catch let error as VerityError {
             throw VerityError(.invalidLoginId, error.detail)
         }
+        return (destination, try Self.channel(channel, to: destination))
     }
 
-    /// The user's login id on a channel the session has not proven, if any.
+    /// The channel a code to `destination` goes by: the one asked for, which must reach it (a phone channel for a
+    /// number, email for an address), or by default SMS or email.
+    private static func channel(_ requested: Channel?, to destination: Destination) throws -> Channel {
+        switch (destination, requested) {
+        case (.email, nil), (.email, .email?): return .email
+        case (.phone, nil): return .sms
+        case (.phone, let channel?) where channel.reachesPhone: return channel
+        default:
+            throw VerityError(
+                .invalidRequest,
+                "A code goes to the login id itself: `sms`, `voice` or `whatsapp` for a phone number, `email` for an "
+                    + "email address.")
+        }
+    }
+
+    /// The user's login id of a kind the session has not proven, if any: a code by SMS, call or WhatsApp proves the
+    /// phone number, one by email the address.
     private static func otherLogin(of auth: SessionAuth) throws -> Destination? {
         for loginId in auth.user.loginIds {
-            let channel = Destination.channel(ofLoginId: loginId)
-            if !auth.session.amr.contains(channel.rawValue) {
-                return try Destination(loginId, channel: channel)
+            let kind = Destination.channel(ofLoginId: loginId)
+            let proven = Channel.allCases.contains { channel in
+                channel.reachesPhone == kind.reachesPhone && auth.session.amr.contains(channel.rawValue)
+            }
+            if !proven {
+                return try Destination(loginId, channel: kind)
             }
         }
         return nil

@@ -7,7 +7,7 @@ enum Destination: Sendable {
 
     init(_ input: String, channel: Channel) throws {
         switch channel {
-        case .sms:
+        case .sms, .voice, .whatsapp:
             self = .phone(try Self.phoneNumber(input))
         case .email:
             do {

@@ -1,12 +1,21 @@
 import Foundation
 import VerityCore
 
-/// Where codes may go: the project's countries, never to premium-rate numbers, and not in bursts to neighbouring
-/// numbers. These are the defences against SMS pumping (toll fraud), where an attacker has codes sent to numbers
-/// whose carrier pays them for every message.
+/// Where codes may go: by the channels the project sends by, to the project's countries, never to premium-rate
+/// numbers, and not in bursts to neighbouring numbers. These are the defences against SMS pumping and its costlier
+/// voice form (toll fraud), where an attacker has codes sent or calls made to numbers whose carrier pays them for
+/// every message or minute. Calls and WhatsApp messages are held to exactly the rules of SMS.
 enum DestinationPolicy {
-    /// Refuses a phone number in a region the project does not send to, or in a premium-rate or shared-cost range.
-    static func requireAllowed(_ destination: Destination, in project: Project) throws {
+    /// Refuses a channel the project turned off, a phone number in a region the project does not send to, and one in
+    /// a premium-rate or shared-cost range.
+    static func requireAllowed(_ destination: Destination, channel: Channel, in project: Project) throws {
+        try requireEnabled(channel, in: project)
+        try requireAllowedDestination(destination, in: project)
+    }
+
+    /// Refuses a phone number in a region the project does not send to, or in a premium-rate or shared-cost range,
+    /// whatever the channel: for a number given before its channel is chosen (a possession check's).
+    static func requireAllowedDestination(_ destination: Destination, in project: Project) throws {
         guard case .phone(let number) = destination else { return }
         if let allowed = project.settings.allowedCountries, !allowed.contains(number.regionCode) {
             throw VerityError(.countryNotAllowed, "This project does not send to \(number.regionCode) numbers.")
@@ -14,6 +23,13 @@ enum DestinationPolicy {
         if isPremiumRate(number) {
             throw VerityError(
                 .premiumRateNumber, "Codes are never sent to premium-rate or shared-cost numbers such as this one.")
+        }
+    }
+
+    /// Refuses a channel the project turned off (`channel_disabled`).
+    static func requireEnabled(_ channel: Channel, in project: Project) throws {
+        guard project.settings.sends(by: channel) else {
+            throw VerityError(.channelDisabled, "This project does not send codes by \(channel.rawValue).")
         }
     }
 

@@ -1,10 +1,12 @@
 import Foundation
 import VerityCore
 
-/// What an outbox message is: a code by SMS or email, a push notification, or a webhook event.
+/// What an outbox message is: a code by SMS, email, call or WhatsApp, a push notification, or a webhook event.
 public enum OutboxChannel: String, Sendable, Codable, CaseIterable {
     case sms
     case email
+    case voice
+    case whatsapp
     case push
     case webhook
     /// A Verify Push event for a Twilio face webhook: form-encoded, signed as Twilio signs (`X-Twilio-Signature`).
@@ -17,6 +19,8 @@ public enum OutboxChannel: String, Sendable, Codable, CaseIterable {
         switch self {
         case .sms: .sms
         case .email: .email
+        case .voice: .voice
+        case .whatsapp: .whatsapp
         case .push, .webhook, .twilioWebhook, .appVerification: nil
         }
     }
@@ -44,7 +48,7 @@ public struct OutboxMessage: Sendable, Equatable, Codable {
     public var attempts: Int
     public var nextAttemptAt: Date
     public var lastError: String?
-    /// Which sender delivered it (`console`, `twilio`, `smtp`, `webhook`).
+    /// Which sender delivered it (`console`, `twilio`, `smtp`, `webhook`, `meta`).
     public var sender: String?
     public var createdAt: Date
     public var sentAt: Date?

@@ -45,7 +45,7 @@ public struct PossessionService: Sendable {
 
     func start(_ request: StartPossessionRequest, in project: Project) async throws -> StartedPossession {
         let phone = try request.phoneNumber.map(Destination.phoneNumber)
-        if let phone { try DestinationPolicy.requireAllowed(.phone(phone), in: project) }
+        if let phone { try DestinationPolicy.requireAllowedDestination(.phone(phone), in: project) }
         if let url = request.finalTargetUrl {
             guard url.utf8.count <= 2048, let components = URLComponents(string: url),
                 ["https", "http"].contains(components.scheme?.lowercased() ?? ""), components.host?.isEmpty == false
@@ -125,15 +125,18 @@ public struct PossessionService: Sendable {
         }
     }
 
-    func startOTP(_ flow: PossessionRecord, phoneNumber: String?, appProof: String? = nil, in project: Project)
-        async throws -> PossessionState
-    {
+    /// Sends the first code, by `channel` (SMS by default, or a call or WhatsApp).
+    func startOTP(
+        _ flow: PossessionRecord, phoneNumber: String?, channel: Channel? = nil, appProof: String? = nil,
+        in project: Project
+    ) async throws -> PossessionState {
         guard flow.flow == .mobile else {
             throw Self.outOfOrder("A desktop flow sends an instant link: call link/start.")
         }
         let phone = try phoneToProve(flow, given: phoneNumber, in: project)
         let started = try await sendingStep(
-            flow, to: phone, from: [.created], .start(phone: phone.e164), appProof: appProof, in: project)
+            flow, to: phone, by: try Self.channel(channel, for: flow), from: [.created], .start(phone: phone.e164),
+            appProof: appProof, in: project)
         return try await view(started, in: project)
     }
 
@@ -206,39 +209,46 @@ public struct PossessionService: Sendable {
         return try await view(retried, in: project)
     }
 
-    /// Sends the code (or, on desktop, the link) again.
-    func resend(_ flow: PossessionRecord, appProof: String? = nil, in project: Project) async throws
-        -> PossessionState
+    /// Sends the code (or, on desktop, the link) again; a code by `channel` when given: the same code, so a person
+    /// who cannot read an SMS can ask for a call.
+    func resend(_ flow: PossessionRecord, channel: Channel? = nil, appProof: String? = nil, in project: Project)
+        async throws -> PossessionState
     {
         guard let known = flow.phone else { throw try await whyNot(flow, now: clock.now(), limit: .resends) }
         let resent = try await sendingStep(
-            flow, to: try Destination.phoneNumber(known), from: Self.waiting(flow),
+            flow, to: try Destination.phoneNumber(known), by: try Self.channel(channel, for: flow),
+            from: Self.waiting(flow),
             .resend(phone: known, limit: Self.maxResends), limit: .resends, appProof: appProof, in: project)
         return try await view(resent, in: project)
     }
 
     /// Proves another number instead: the old code dies and a new one goes to the new number.
     func changeNumber(
-        _ flow: PossessionRecord, to phoneNumber: String?, appProof: String? = nil, in project: Project
+        _ flow: PossessionRecord, to phoneNumber: String?, channel: Channel? = nil, appProof: String? = nil,
+        in project: Project
     ) async throws -> PossessionState {
         guard let phoneNumber else {
             throw VerityError(.phoneNumberRequired, "Give the new `phoneNumber`.")
         }
         let phone = try Destination.phoneNumber(phoneNumber)
-        try DestinationPolicy.requireAllowed(.phone(phone), in: project)
+        try DestinationPolicy.requireAllowedDestination(.phone(phone), in: project)
         let changed = try await sendingStep(
-            flow, to: phone, from: Self.waiting(flow), .changeNumber(to: phone.e164, limit: Self.maxNumberChanges),
+            flow, to: phone, by: try Self.channel(channel, for: flow), from: Self.waiting(flow),
+            .changeNumber(to: phone.e164, limit: Self.maxNumberChanges),
             limit: .numberChanges, appProof: appProof, in: project)
         return try await view(changed, in: project)
     }
 
-    func startLink(_ flow: PossessionRecord, phoneNumber: String?, appProof: String? = nil, in project: Project)
-        async throws -> PossessionState
-    {
+    /// Sends the instant link, by SMS (the only `channel` a link goes by).
+    func startLink(
+        _ flow: PossessionRecord, phoneNumber: String?, channel: Channel? = nil, appProof: String? = nil,
+        in project: Project
+    ) async throws -> PossessionState {
         guard flow.flow == .desktop else { throw Self.outOfOrder("A mobile flow uses a code: call otp/start.") }
         let phone = try phoneToProve(flow, given: phoneNumber, in: project)
         let started = try await sendingStep(
-            flow, to: phone, from: [.created], .start(phone: phone.e164), appProof: appProof, in: project)
+            flow, to: phone, by: try Self.channel(channel, for: flow), from: [.created], .start(phone: phone.e164),
+            appProof: appProof, in: project)
         return try await view(started, in: project)
     }
 
@@ -302,6 +312,19 @@ public struct PossessionService: Sendable {
         flow.flow == .mobile ? .possessionCode(flow.id) : .possessionLink(flow.id)
     }
 
+    /// The channel a step sends by: SMS unless a mobile flow's code is asked for by another phone channel. A desktop
+    /// flow's instant link is a text message, so it goes by SMS only.
+    private static func channel(_ requested: Channel?, for flow: PossessionRecord) throws -> Channel {
+        switch (flow.flow, requested) {
+        case (_, nil), (_, .sms?): return .sms
+        case (.mobile, let channel?) where channel.reachesPhone: return channel
+        case (.desktop, _):
+            throw VerityError(.invalidRequest, "A desktop flow's instant link goes by SMS only.")
+        default:
+            throw VerityError(.invalidRequest, "A possession code goes by `sms`, `voice` or `whatsapp`.")
+        }
+    }
+
     /// The states a resend or a number change starts from.
     private static func waiting(_ flow: PossessionRecord) -> [PossessionStatus] {
         flow.flow == .mobile ? [.otpSent, .otpWrong] : [.linkSent]
@@ -315,9 +338,10 @@ public struct PossessionService: Sendable {
     /// once (the flow succeeds with method `instant_link`), like Prove's sandbox; validate then says `testNumber`.
     /// Test numbers skip the send limits (nothing is sent); their codes have the same attempt limits as any other.
     private func sendingStep(
-        _ flow: PossessionRecord, to phone: PhoneNumber, from: [PossessionStatus], _ step: PossessionStore.SendingStep,
-        limit: Limit? = nil, appProof: String?, in project: Project
+        _ flow: PossessionRecord, to phone: PhoneNumber, by channel: Channel = .sms, from: [PossessionStatus],
+        _ step: PossessionStore.SendingStep, limit: Limit? = nil, appProof: String?, in project: Project
     ) async throws -> PossessionRecord {
+        try DestinationPolicy.requireEnabled(channel, in: project)
         let now = clock.now()
         let fixed = try await fixedCode(of: flow, phone: phone.e164, in: project)
         // A test number is never sent to, so it needs no proof of the app (as Firebase's test numbers need none).
@@ -341,10 +365,11 @@ public struct PossessionService: Sendable {
                 purpose: purpose, keeping: instant ? nil : destination, in: project, now: now, work: work)
             guard !instant else { return moved }
             if fixed == nil {
-                try await verifications.admitSend(to: destination, in: project, now: now, transaction: work)
+                try await verifications.admitSend(
+                    to: destination, channel: channel, in: project, now: now, transaction: work)
             }
             _ = try await verifications.send(
-                to: destination, channel: .sms, language: flow.locale, purpose: purpose, in: project,
+                to: destination, channel: channel, language: flow.locale, purpose: purpose, in: project,
                 deliver: fixed == nil, lifetime: lifetime, now: now, transaction: work)
             return moved
         }
@@ -370,7 +395,7 @@ public struct PossessionService: Sendable {
         case (let known?, nil): return try Destination.phoneNumber(known)
         case (nil, let given?):
             let phone = try Destination.phoneNumber(given)
-            try DestinationPolicy.requireAllowed(.phone(phone), in: project)
+            try DestinationPolicy.requireAllowedDestination(.phone(phone), in: project)
             return phone
         case (let known?, let given?):
             guard let phone = try? Destination.phoneNumber(given), phone.e164 == known else {

@@ -1,4 +1,5 @@
 import Foundation
+import VerityCore
 
 /// A tenant. Everything else belongs to exactly one project.
 public struct Project: Sendable, Equatable, Codable {
@@ -47,6 +48,12 @@ public struct ProjectSettings: Sendable, Equatable, Codable {
     /// Whether app-facing sends (sign-in, step-up and possession codes) need a proof that the request comes from the
     /// project's app: a secret delivered by silent push (``AppVerificationRequest``). Off by default.
     public var requiresAppVerification = false
+    /// Channels the project does not send codes by (a request for one is refused with `channel_disabled`); none by
+    /// default. A project that never calls anyone turns `voice` off, which takes away the toll-fraud surface of calls.
+    public var disabledChannels: [Channel] = []
+    /// The phone channel a code is sent by once more when delivery by another phone channel fails permanently (a
+    /// number without WhatsApp, a carrier that refuses the SMS); nil sends nothing more.
+    public var fallbackChannel: Channel? = nil
 
     public static let codeLengthRange = 4...10
     public static let codeLifetimeRange = 60...86_400
@@ -58,7 +65,7 @@ public struct ProjectSettings: Sendable, Equatable, Codable {
     public init(
         codeLength: Int = 6, codeLifetime: Int = 600, allowedCountries: [String]? = nil, sessionLifetime: Int = 600,
         refreshLifetime: Int = 30 * 86_400, possessionLifetime: Int = 900, possessionCodeLifetime: Int = 120,
-        requiresAppVerification: Bool = false
+        requiresAppVerification: Bool = false, disabledChannels: [Channel] = [], fallbackChannel: Channel? = nil
     ) {
         self.codeLength = codeLength
         self.codeLifetime = codeLifetime
@@ -68,6 +75,13 @@ public struct ProjectSettings: Sendable, Equatable, Codable {
         self.possessionLifetime = possessionLifetime
         self.possessionCodeLifetime = possessionCodeLifetime
         self.requiresAppVerification = requiresAppVerification
+        self.disabledChannels = disabledChannels
+        self.fallbackChannel = fallbackChannel
+    }
+
+    /// Whether the project sends codes by `channel`.
+    public func sends(by channel: Channel) -> Bool {
+        !disabledChannels.contains(channel)
     }
 
     /// Checks every setting; the message names the first one that is out of range.
@@ -90,7 +104,16 @@ public struct ProjectSettings: Sendable, Equatable, Codable {
         guard Self.possessionCodeLifetimeRange.contains(possessionCodeLifetime) else {
             throw ConfigurationError("The possession code lifetime must be between 30 and 600 seconds.")
         }
+        if let fallbackChannel {
+            guard fallbackChannel.reachesPhone else {
+                throw ConfigurationError("The fallback channel must be sms, voice or whatsapp: a phone channel.")
+            }
+            guard sends(by: fallbackChannel) else {
+                throw ConfigurationError("The fallback channel \(fallbackChannel.rawValue) is turned off.")
+            }
+        }
         var copy = self
+        copy.disabledChannels = Channel.allCases.filter(disabledChannels.contains)
         if let countries = allowedCountries {
             let normalised = countries.map { $0.trimmingCharacters(in: .whitespaces).uppercased() }.filter {
                 !$0.isEmpty

@@ -32,23 +32,24 @@ struct VerificationService: Sendable {
         in project: Project, now: Date
     ) async throws -> VerificationRecord {
         let destination = try Destination(request.to, channel: request.channel)
-        try DestinationPolicy.requireAllowed(destination, in: project)
+        try DestinationPolicy.requireAllowed(destination, channel: request.channel, in: project)
         let language = try Self.language(for: request.locale)
-        try await admitSend(to: destination, in: project, now: now)
+        try await admitSend(to: destination, channel: request.channel, in: project, now: now)
         let (record, _) = try await send(
             to: destination, channel: request.channel, language: language, purpose: purpose, in: project,
             codeLength: codeLength, now: now)
         return record
     }
 
-    /// The send policy of every path that sends a code (API, sign-in, step-up, possession, the faces): the
-    /// destination must be allowed (no premium-rate number, only the project's countries, also for a number stored
-    /// on a user long ago), and a send takes from the project's bucket, the destination's (keyed on its canonical
-    /// key) and its block of 1,000 numbers'; with `transaction`, inside it, so a rollback gives the tokens back.
+    /// The send policy of every path that sends a code (API, sign-in, step-up, possession, the faces), whatever the
+    /// channel: the channel must be on and the destination allowed (no premium-rate number, only the project's
+    /// countries, also for a number stored on a user long ago), and a send takes from the project's bucket, the
+    /// destination's (keyed on its canonical key, shared by SMS, calls and WhatsApp) and its block of 1,000 numbers';
+    /// with `transaction`, inside it, so a rollback gives the tokens back.
     func admitSend(
-        to destination: Destination, in project: Project, now: Date, transaction: UnitOfWork? = nil
+        to destination: Destination, channel: Channel, in project: Project, now: Date, transaction: UnitOfWork? = nil
     ) async throws {
-        try DestinationPolicy.requireAllowed(destination, in: project)
+        try DestinationPolicy.requireAllowed(destination, channel: channel, in: project)
         try await limiter.take("project:\(project.id)", limits.perProject, now: now, in: transaction)
         try await limiter.take(
             "destination:\(project.id):\(destination.key)", limits.perDestination, now: now, in: transaction)
@@ -57,7 +58,8 @@ struct VerificationService: Sendable {
     }
 
     /// Sends a new code to `destination`, or the pending one again, for `purpose`; the caller has taken the rate
-    /// limits that apply.
+    /// limits that apply. A pending code is one per destination whatever the channel, so asking by another phone
+    /// channel (a call after an SMS) sends the same code by that channel, and counts as a send.
     ///
     /// - Parameters:
     ///   - resend: Whether a pending code is sent again; when false it is returned as it is.
@@ -249,9 +251,46 @@ struct VerificationService: Sendable {
             purpose: purpose, projectId: project.id, keeping: keeping?.key, now: now, in: work)
     }
 
-    /// When each of a verification's codes was sent (queued), oldest first, with the message ids.
-    func sends(of verification: VerificationRecord) async throws -> [(messageId: String, at: Date)] {
+    /// When each of a verification's codes was sent (queued), oldest first, with the message ids and the channel
+    /// each went by.
+    func sends(of verification: VerificationRecord) async throws -> [(messageId: String, at: Date, channel: Channel?)] {
         try await store.sends(verificationId: verification.id)
+    }
+
+    // MARK: - Fallback
+
+    /// The channel a code whose delivery by `failed` failed for good goes by once more: the project's fallback
+    /// channel, when it is on and is another phone channel. Nil sends nothing more; a message by the fallback channel
+    /// itself never falls back, so there is at most one fallback per failure, and an instant link (a text message to
+    /// tap) has none.
+    static func fallbackChannel(
+        after failed: Channel, of purpose: VerificationPurpose, fallback: Channel?, disabled: [Channel]
+    ) -> Channel? {
+        guard let fallback, !purpose.isLink, failed.reachesPhone, fallback.reachesPhone, fallback != failed,
+            !disabled.contains(fallback)
+        else { return nil }
+        return fallback
+    }
+
+    /// Gives up on the code message `failedMessageId` and queues the same code by `channel`, if its verification is
+    /// still pending: the switch counts as a send, as a person's own switch does (but is never refused for it: the
+    /// person asked for one code and has not had it). Returns whether a message was queued.
+    func fallBack(
+        failedMessageId: String, reason: String, verificationId: String, projectId: String, to channel: Channel
+    ) async throws -> Bool {
+        guard
+            let record = try await store.fallBack(
+                failedMessageId: failedMessageId, reason: reason, verificationId: verificationId,
+                projectId: projectId, to: channel, messageId: identifiers.make("msg"), now: clock.now())
+        else { return false }
+        outboxSignal.notify()
+        logger.info(
+            "Code sent again by the fallback channel",
+            metadata: [
+                "verification": "\(record.id)", "failedMessage": "\(failedMessageId)", "channel": "\(channel.rawValue)",
+                "sendAttempts": "\(record.sendAttempts)",
+            ])
+        return true
     }
 
     func cancel(id: String, in project: Project) async throws -> VerificationResponse {

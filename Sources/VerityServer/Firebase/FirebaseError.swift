@@ -50,6 +50,8 @@ struct FirebaseError: Error, Equatable {
         case .invalidSession: self = .invalidIdToken
         case .userDisabled: self = .badRequest("USER_DISABLED")
         case .appVerificationRequired: self = .badRequest("MISSING_APP_CREDENTIAL")
+        // What Google answers when the project has the phone provider turned off.
+        case .channelDisabled: self = .operationNotAllowed
         case .malformedJSON, .unsupportedMediaType: self = .badRequest("INVALID_ARGUMENT : the body is not JSON")
         case .payloadTooLarge: self = FirebaseError(status: 413, message: "PAYLOAD_TOO_LARGE")
         case .internalError, .serviceUnavailable: self = FirebaseError(status: 503, message: "UNAVAILABLE")

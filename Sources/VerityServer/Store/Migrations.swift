@@ -491,6 +491,14 @@ enum Migrations {
                 )
                 """
             ]),
+        Migration(
+            version: 15, name: "Voice and WhatsApp channels",
+            statements: [
+                // The channels a project turned off (comma-separated; empty for none) and the phone channel a code
+                // goes by once more when delivery by another fails permanently (NULL for none).
+                "ALTER TABLE projects ADD COLUMN disabled_channels TEXT NOT NULL DEFAULT ''",
+                "ALTER TABLE projects ADD COLUMN fallback_channel TEXT",
+            ]),
     ]
 
     static func run(on database: Database, logger: Logger) async throws {

@@ -22,6 +22,10 @@ struct OutboxStore: Sendable {
         var factor: FactorRecord?
         /// The project's webhook signing secret, for a webhook event.
         var webhookSecret: String?
+        /// The project's fallback channel for codes (see ``ProjectSettings/fallbackChannel``).
+        var fallbackChannel: Channel?
+        /// The channels the project turned off.
+        var disabledChannels: [Channel] = []
     }
 
     /// Claims up to `limit` due messages for this worker.
@@ -102,14 +106,21 @@ struct OutboxStore: Sendable {
         try await database.lookup { sql in
             guard
                 let project = try await sql.raw(
-                    "SELECT name, webhook_secret FROM projects WHERE id = \(bind: message.projectId)"
+                    """
+                    SELECT name, webhook_secret, fallback_channel, disabled_channels FROM projects
+                    WHERE id = \(bind: message.projectId)
+                    """
                 ).first()
             else { return nil }
             var delivery = Delivery(
                 message: message, projectName: try project.decode(column: "name", as: String.self),
                 webhookSecret: try project.decode(column: "webhook_secret", as: String?.self).map {
                     try webhookSecrets.openText($0, context: message.projectId)
-                })
+                },
+                fallbackChannel: try project.decode(column: "fallback_channel", as: String?.self)
+                    .flatMap(Channel.init(rawValue:)),
+                disabledChannels: try project.decode(column: "disabled_channels", as: String.self)
+                    .split(separator: ",").compactMap { Channel(rawValue: String($0)) })
             if let verificationId = message.verificationId {
                 delivery.verification = try await VerificationStore(database: database)
                     .verification(in: sql, id: verificationId, projectId: message.projectId)

@@ -1,5 +1,6 @@
 import Foundation
 import SQLKit
+import VerityCore
 
 /// Projects and their API keys.
 struct ProjectStore: Sendable {
@@ -11,7 +12,7 @@ struct ProjectStore: Sendable {
         """
         id, name, code_length, code_ttl_seconds, allowed_countries, created_at, webhook_url, webhook_secret, \
         session_ttl_seconds, refresh_ttl_seconds, possession_ttl_seconds, possession_code_ttl_seconds, \
-        requires_app_verification
+        requires_app_verification, disabled_channels, fallback_channel
         """
 
     /// ``projectColumns`` of `projects p` in a join.
@@ -23,13 +24,16 @@ struct ProjectStore: Sendable {
                 """
                 INSERT INTO projects (id, name, code_length, code_ttl_seconds, allowed_countries, created_at,
                                       session_ttl_seconds, refresh_ttl_seconds, possession_ttl_seconds,
-                                      possession_code_ttl_seconds, requires_app_verification)
+                                      possession_code_ttl_seconds, requires_app_verification, disabled_channels,
+                                      fallback_channel)
                 VALUES (\(bind: project.id), \(bind: project.name), \(bind: project.settings.codeLength),
                         \(bind: project.settings.codeLifetime), \(bind: Self.encode(project.settings.allowedCountries)),
                         \(bind: project.createdAt.storedValue), \(bind: project.settings.sessionLifetime),
                         \(bind: project.settings.refreshLifetime), \(bind: project.settings.possessionLifetime),
                         \(bind: project.settings.possessionCodeLifetime),
-                        \(bind: project.settings.requiresAppVerification ? 1 : 0))
+                        \(bind: project.settings.requiresAppVerification ? 1 : 0),
+                        \(bind: Self.encode(project.settings.disabledChannels)),
+                        \(bind: project.settings.fallbackChannel?.rawValue))
                 """
             ).run()
         }
@@ -62,7 +66,9 @@ struct ProjectStore: Sendable {
                     refresh_ttl_seconds = \(bind: project.settings.refreshLifetime),
                     possession_ttl_seconds = \(bind: project.settings.possessionLifetime),
                     possession_code_ttl_seconds = \(bind: project.settings.possessionCodeLifetime),
-                    requires_app_verification = \(bind: project.settings.requiresAppVerification ? 1 : 0)
+                    requires_app_verification = \(bind: project.settings.requiresAppVerification ? 1 : 0),
+                    disabled_channels = \(bind: Self.encode(project.settings.disabledChannels)),
+                    fallback_channel = \(bind: project.settings.fallbackChannel?.rawValue)
                 WHERE id = \(bind: project.id)
                 """
             ).run()
@@ -196,6 +202,10 @@ struct ProjectStore: Sendable {
         countries?.joined(separator: ",")
     }
 
+    private static func encode(_ channels: [Channel]) -> String {
+        channels.map(\.rawValue).joined(separator: ",")
+    }
+
     private func project(from row: any SQLRow) throws -> Project {
         let countries = try row.decode(column: "allowed_countries", as: String?.self)
         let id = try row.decode(column: "id", as: String.self)
@@ -210,7 +220,11 @@ struct ProjectStore: Sendable {
                 refreshLifetime: try row.decode(column: "refresh_ttl_seconds", as: Int.self),
                 possessionLifetime: try row.decode(column: "possession_ttl_seconds", as: Int.self),
                 possessionCodeLifetime: try row.decode(column: "possession_code_ttl_seconds", as: Int.self),
-                requiresAppVerification: try row.decode(column: "requires_app_verification", as: Int.self) != 0),
+                requiresAppVerification: try row.decode(column: "requires_app_verification", as: Int.self) != 0,
+                disabledChannels: try row.decode(column: "disabled_channels", as: String.self)
+                    .split(separator: ",").compactMap { Channel(rawValue: String($0)) },
+                fallbackChannel: try row.decode(column: "fallback_channel", as: String?.self)
+                    .flatMap(Channel.init(rawValue:))),
             createdAt: try row.date("created_at"),
             webhookURL: try row.decode(column: "webhook_url", as: String?.self),
             webhookSecret: try row.decode(column: "webhook_secret", as: String?.self).map {

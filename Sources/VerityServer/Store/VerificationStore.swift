@@ -104,6 +104,37 @@ struct VerificationStore: Sendable {
         }
     }
 
+    /// Gives up on a code message that failed for good and sends the same code by `channel` instead, in one
+    /// transaction: the failed message is marked dead with `reason`; while its verification is still pending and
+    /// unexpired, the verification moves to `channel`, counts a send and gets a message by that channel queued.
+    ///
+    /// - Returns: The verification as it now is, or nil when it was no longer pending (nothing was queued).
+    func fallBack(
+        failedMessageId: String, reason: String, verificationId: String, projectId: String, to channel: Channel,
+        messageId: String, now: Date
+    ) async throws -> VerificationRecord? {
+        try await database.transaction { sql in
+            try await sql.raw(
+                "UPDATE outbox SET status = 'dead', last_error = \(bind: reason) WHERE id = \(bind: failedMessageId)"
+            ).run()
+            guard
+                let row = try await sql.raw(
+                    """
+                    UPDATE verifications
+                    SET send_attempts = send_attempts + 1, channel = \(bind: channel.rawValue),
+                        updated_at = \(bind: now.storedValue)
+                    WHERE id = \(bind: verificationId) AND project_id = \(bind: projectId) AND status = 'pending'
+                      AND expires_at > \(bind: now.storedValue)
+                    RETURNING \(unsafeRaw: Self.columns)
+                    """
+                ).first()
+            else { return nil }
+            let record = try Self.record(from: row)
+            try await Self.enqueue(sql, messageId: messageId, for: record, now: now)
+            return record
+        }
+    }
+
     private static func enqueue(_ sql: any SQLDatabase, messageId: String, for record: VerificationRecord, now: Date)
         async throws
     {
@@ -139,16 +170,19 @@ struct VerificationStore: Sendable {
         ).first().map(Self.record(from:))
     }
 
-    /// The messages that carried a verification's code, oldest first: one per send.
-    func sends(verificationId: String) async throws -> [(messageId: String, at: Date)] {
+    /// The messages that carried a verification's code, oldest first: one per send, with the channel it went by.
+    func sends(verificationId: String) async throws -> [(messageId: String, at: Date, channel: Channel?)] {
         try await database.execute { sql in
             try await sql.raw(
                 """
-                SELECT id, created_at FROM outbox WHERE verification_id = \(bind: verificationId)
+                SELECT id, created_at, channel FROM outbox WHERE verification_id = \(bind: verificationId)
                 ORDER BY created_at, id
                 """
             ).all().map { row in
-                (try row.decode(column: "id", as: String.self), try row.date("created_at"))
+                (
+                    try row.decode(column: "id", as: String.self), try row.date("created_at"),
+                    Channel(rawValue: try row.decode(column: "channel", as: String.self))
+                )
             }
         }
     }

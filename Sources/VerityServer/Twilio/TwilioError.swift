@@ -50,6 +50,10 @@ struct TwilioError: Error, Sendable, Equatable {
             self.init(code: 60202, message: "Max check attempts reached", status: 429)
         case .rateLimited:
             self.init(code: 20429, message: "Too Many Requests", status: 429)
+        case .channelDisabled:
+            // Twilio's answer for a channel the service has not turned on (60223, "Delivery channel disabled").
+            self.init(
+                code: 60223, message: "Delivery channel disabled: \(error.detail ?? error.code.title)", status: 400)
         case .countryNotAllowed, .premiumRateNumber:
             self.init(
                 code: 60605, message: "Verification delivery attempt blocked: \(error.detail ?? error.code.title)",

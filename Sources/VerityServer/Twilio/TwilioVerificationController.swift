@@ -131,12 +131,21 @@ struct TwilioVerificationController {
         }
     }
 
-    /// Verity sends codes by SMS and email; Twilio's other channels are refused rather than silently rerouted.
-    private static func channel(_ name: String) throws -> Channel {
-        guard let channel = Channel(rawValue: name) else {
-            throw TwilioError.invalidParameter("Channel", "Verity sends codes by sms and email")
+    /// Twilio's channel names: `call` is Verity's `voice`; Twilio's others (`sna`, `auto`) are refused rather than
+    /// silently rerouted.
+    static func channel(_ name: String) throws -> Channel {
+        switch name {
+        case "sms": .sms
+        case "email": .email
+        case "call": .voice
+        case "whatsapp": .whatsapp
+        default: throw TwilioError.invalidParameter("Channel", "Verity sends codes by sms, call, whatsapp and email")
         }
-        return channel
+    }
+
+    /// The name Twilio gives a channel.
+    static func twilioName(_ channel: Channel) -> String {
+        channel == .voice ? "call" : channel.rawValue
     }
 
     private func body(_ record: VerificationRecord, service: TwilioVerifyService, account: TwilioAccount, now: Date)
@@ -145,7 +154,7 @@ struct TwilioVerificationController {
         var body = try fields(record, status: record.status(at: now), service: service, account: account)
         body.sendCodeAttempts = try await verifications.sends(of: record).map { send in
             VerificationBody.SendAttempt(
-                time: send.at, channel: record.channel.rawValue.uppercased(),
+                time: send.at, channel: Self.twilioName(send.channel ?? record.channel).uppercased(),
                 attemptSid: Nullable(TwilioSID.sid("VL", verityId: send.messageId)))
         }
         return body
@@ -158,7 +167,7 @@ struct TwilioVerificationController {
         let sid = try sid(record)
         return VerificationBody(
             sid: sid, serviceSid: service.sid, accountSid: account.sid, to: record.destination,
-            channel: record.channel.rawValue, status: status.rawValue, valid: status == .approved,
+            channel: Self.twilioName(record.channel), status: status.rawValue, valid: status == .approved,
             dateCreated: record.createdAt, dateUpdated: record.updatedAt,
             url: "\(baseURL)/v2/Services/\(service.sid)/Verifications/\(sid)")
     }

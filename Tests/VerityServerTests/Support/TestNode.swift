@@ -79,7 +79,8 @@ final class RecordingSender: MessageSender, PushSender {
         Senders(
             sms: self, smsName: "recording", email: self, emailName: "recording", push: self, pushName: "recording",
             events: HTTPEventSender(
-                addresses: OutboundAddressPolicy(allowPrivate: true), logger: Logger(label: "verity-test")))
+                addresses: OutboundAddressPolicy(allowPrivate: true), logger: Logger(label: "verity-test")),
+            voice: self, voiceName: "recording", whatsapp: self, whatsappName: "recording")
     }
 
     private let pushFailures = NIOLockedValueBox<[any Error]>([])
@@ -108,6 +109,7 @@ final class RecordingSender: MessageSender, PushSender {
             throw failure
         }
         LeakWatch.secrets(inMessage: message.body)
+        if let code = message.code { LeakWatch.secret(code) }
         sent.withLockedValue { $0.append(message) }
     }
 
@@ -133,7 +135,14 @@ final class RecordingSender: MessageSender, PushSender {
     /// The code in the newest message to `destination`.
     func code(to destination: String, count: Int = 1) async throws -> String {
         let message = try #require(try await waitForMessages(to: destination, count: count).last)
-        return try #require(Self.code(in: message.body))
+        return try #require(Self.code(in: message))
+    }
+
+    /// The code as a person reads it, or hears it in a call: the digits of the call's first line, said one by one.
+    static func code(in message: OutgoingMessage) -> String? {
+        guard message.channel == .voice else { return code(in: message.body) }
+        let heard = message.body.split(separator: "\n").first.map { $0.filter(\.isNumber) } ?? ""
+        return (4...10).contains(heard.count) ? String(heard) : nil
     }
 
     static func code(in text: String) -> String? {

@@ -1,0 +1,77 @@
+import Foundation
+import VerityCore
+
+/// How to send WhatsApp codes through Twilio's Messaging API: the account, the WhatsApp sender and the Content
+/// Template (an approved WhatsApp authentication template whose variable `{{1}}` is the code).
+public struct TwilioWhatsAppConfiguration: Sendable, CustomStringConvertible {
+    /// The account and endpoint; ``TwilioConfiguration/from`` is the WhatsApp sender's number (with or without the
+    /// `whatsapp:` prefix), or ``TwilioConfiguration/messagingServiceSID`` a Messaging Service with WhatsApp senders.
+    public var account: TwilioConfiguration
+    /// The Content Template (`HX…`) sent when the message's language has none of its own.
+    public var contentSID: String
+    /// Content Templates by message language (`es`, `pt`, …), for templates approved in other languages.
+    public var contentSIDsByLanguage: [String: String]
+
+    /// Creates a configuration.
+    public init(account: TwilioConfiguration, contentSID: String, contentSIDsByLanguage: [String: String] = [:]) {
+        self.account = account
+        self.contentSID = contentSID
+        self.contentSIDsByLanguage = contentSIDsByLanguage
+    }
+
+    /// Describes the configuration with the auth token redacted.
+    public var description: String {
+        "TwilioWhatsAppConfiguration(account: \(account), contentSID: \(contentSID), "
+            + "contentSIDsByLanguage: \(contentSIDsByLanguage))"
+    }
+}
+
+/// Sends WhatsApp codes through Twilio's Messaging API with a Content Template.
+///
+/// Each message is one `POST {baseURL}/2010-04-01/Accounts/{AccountSid}/Messages.json`, form-encoded, with HTTP Basic
+/// auth: `To=whatsapp:+14155550100`, `From=whatsapp:+…` (or `MessagingServiceSid`), `ContentSid=HX…` and
+/// `ContentVariables={"1":"123456"}`. A business may only start a WhatsApp conversation with an approved template,
+/// so there is no free-text `Body`. Answers map to outcomes as for SMS (see ``TwilioREST``): a refused recipient,
+/// such as `twilio 400 63024`, is permanent.
+public struct TwilioWhatsAppSender: MessageSender {
+    let configuration: TwilioWhatsAppConfiguration
+    let provider: ProviderClient
+
+    /// Creates a sender.
+    public init(configuration: TwilioWhatsAppConfiguration, provider: ProviderClient) {
+        self.configuration = configuration
+        self.provider = provider
+    }
+
+    /// Sends one WhatsApp message. Throws a ``DeliveryError``, or `CancellationError` when the task is cancelled.
+    public func send(_ message: OutgoingMessage) async throws {
+        guard message.channel == .whatsapp, let code = message.code else {
+            throw DeliveryError(
+                .permanent, "twilio whatsapp sends whatsapp codes only, not \(message.channel.rawValue)")
+        }
+        var fields = [("To", Self.address(message.to))]
+        if let from = configuration.account.from, !from.isEmpty { fields.append(("From", Self.address(from))) }
+        if let service = configuration.account.messagingServiceSID, !service.isEmpty {
+            fields.append(("MessagingServiceSid", service))
+        }
+        guard fields.count > 1 else {
+            throw DeliveryError(.permanent, "twilio whatsapp needs a From number or a MessagingServiceSid")
+        }
+        let contentSID = configuration.contentSIDsByLanguage[message.language] ?? configuration.contentSID
+        fields += [("ContentSid", contentSID), ("ContentVariables", Self.contentVariables(code: code))]
+        try await TwilioREST(configuration: configuration.account, provider: provider).create(
+            "Messages", fields: fields, messageID: message.id, what: "whatsapp")
+    }
+
+    /// A WhatsApp address as Twilio writes it: `whatsapp:` and the E.164 number.
+    static func address(_ number: String) -> String {
+        number.hasPrefix("whatsapp:") ? number : "whatsapp:\(number)"
+    }
+
+    /// `{"1":"<code>"}`: the code is the template's only variable (its body and its copy-code button).
+    static func contentVariables(code: String) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return (try? String(decoding: encoder.encode(["1": code]), as: UTF8.self)) ?? #"{"1":"\#(code)"}"#
+    }
+}
