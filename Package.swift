@@ -48,10 +48,13 @@ let package = Package(
             dependencies: [.product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
+        // One C call SQLite offers only as a variadic function (see its header).
+        .target(name: "CVeritySQLite"),
         .target(
             name: "VerityServer",
             dependencies: [
                 "VerityCore",
+                .target(name: "CVeritySQLite", condition: server),
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: server),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto", condition: server),
