@@ -38,9 +38,9 @@ def main() -> int:
 
     def flush():
         db.executemany(
-            "INSERT INTO verifications (id, project_id, channel, destination, locale, status, code_salt, code_length,"
-            " send_attempts, check_attempts, created_at, updated_at, expires_at, purpose)"
-            " VALUES (?, ?, 'sms', ?, 'en', 'pending', ?, ?, 1, 0, ?, ?, ?, 'api')", batch)
+            "INSERT INTO verifications (id, project_id, channel, destination, destination_key, locale, status, code_salt,"
+            " code_length, send_attempts, check_attempts, created_at, updated_at, expires_at, purpose)"
+            " VALUES (?, ?, 'sms', ?, ?, 'en', 'pending', ?, ?, 1, 0, ?, ?, ?, 'api')", batch)
         batch.clear()
 
     for index in range(args.count):
@@ -50,8 +50,9 @@ def main() -> int:
         area, rest = 201 + index // 8_000_000, index % 8_000_000
         destination = "+1%d%07d" % (area, 2_000_000 + rest)
         created = now - (args.count - index) * 0.001
-        batch.append((vid, args.project_id, destination, os.urandom(10).hex(), args.code_length, created, created,
-                      now + 86_400))
+        # A phone number's canonical key is the number itself (what the server's Destination.key gives).
+        batch.append((vid, args.project_id, destination, destination, os.urandom(10).hex(), args.code_length, created,
+                      created, now + 86_400))
         if index % sample_every == 0 and len(sample) < args.sample:
             sample.append(vid)
         if len(batch) == 50_000:

@@ -18,6 +18,22 @@ struct SignedWebhookPost: Sendable {
     let logger: Logger
     let now: @Sendable () -> Date
 
+    /// Posts `payload` as JSON with sorted keys (what the operator's gateways receive); throws ``DeliveryError``
+    /// (or `CancellationError` when the task is cancelled).
+    func post(
+        url: String, secret: String, json payload: some Encodable, messageId: String, timeout: Duration, what: String
+    ) async throws {
+        let body: [UInt8]
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            body = Array(try encoder.encode(payload))
+        } catch {
+            throw DeliveryError(.permanent, "webhook payload could not be encoded")
+        }
+        try await post(url: url, secret: secret, body: body, messageId: messageId, timeout: timeout, what: what)
+    }
+
     /// Posts `body`; throws ``DeliveryError`` (or `CancellationError` when the task is cancelled).
     func post(url: String, secret: String, body: [UInt8], messageId: String, timeout: Duration, what: String)
         async throws

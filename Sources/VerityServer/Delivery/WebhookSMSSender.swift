@@ -65,16 +65,8 @@ public struct WebhookSMSSender: MessageSender {
             throw DeliveryError(.permanent, "webhook sends sms only, not \(message.channel.rawValue)")
         }
         let payload = Payload(id: message.id, channel: message.channel.rawValue, to: message.to, body: message.body)
-        let body: [UInt8]
-        do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            body = Array(try encoder.encode(payload))
-        } catch {
-            throw DeliveryError(.permanent, "webhook payload could not be encoded")
-        }
         try await SignedWebhookPost(httpClient: provider.httpClient, logger: provider.logger, now: provider.now).post(
-            url: configuration.url, secret: configuration.secret, body: body, messageId: message.id,
+            url: configuration.url, secret: configuration.secret, json: payload, messageId: message.id,
             timeout: configuration.timeout, what: "sms")
     }
 

@@ -36,16 +36,8 @@ public struct WebhookVoiceSender: MessageSender {
         let payload = Payload(
             id: message.id, channel: message.channel.rawValue, to: message.to, body: message.body,
             language: speech.language, lines: speech.lines, code: message.code)
-        let body: [UInt8]
-        do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            body = Array(try encoder.encode(payload))
-        } catch {
-            throw DeliveryError(.permanent, "webhook payload could not be encoded")
-        }
         try await SignedWebhookPost(httpClient: provider.httpClient, logger: provider.logger, now: provider.now).post(
-            url: configuration.url, secret: configuration.secret, body: body, messageId: message.id,
+            url: configuration.url, secret: configuration.secret, json: payload, messageId: message.id,
             timeout: configuration.timeout, what: "call")
     }
 
