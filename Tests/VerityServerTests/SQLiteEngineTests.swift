@@ -83,3 +83,48 @@ struct SQLiteEngineTests {
         #expect(largest < 40_000_000, "the log grew to \(largest) bytes")
     }
 }
+
+/// The probe that bench/README.md compares with GRDB's `DatabasePool`: write jobs per second, each a read and a
+/// conditional `UPDATE … RETURNING` in its own transaction, from 32 concurrent tasks, on a WAL file with
+/// `synchronous = NORMAL`. A measurement, not a test: it runs only with `VERITY_ENGINE_PROBE=1` (best in release:
+/// `VERITY_ENGINE_PROBE=1 swift test -c release --scratch-path .build-release --filter SQLiteEngineProbe`).
+@Suite("SQLite engine probe")
+struct SQLiteEngineProbe {
+    @Test(
+        "Write jobs per second from 32 tasks",
+        .enabled(if: ProcessInfo.processInfo.environment["VERITY_ENGINE_PROBE"] == "1"))
+    func writeJobs() async throws {
+        guard case .sqliteFile(let path) = TestEngine.sqliteFile.freshLocation() else { return }
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        let database = try await Database.open(.sqliteFile(path: path), logger: Logger(label: "probe"))
+        defer { Task { try? await database.close() } }
+        let rows = 10_000
+        try await database.transaction { sql in
+            try await sql.raw("CREATE TABLE probe (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)").run()
+            for id in 0..<rows { try await sql.raw("INSERT INTO probe (id, n) VALUES (\(bind: id), 0)").run() }
+        }
+        let jobsPerTask = 3_000
+        let started = ContinuousClock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for task in 0..<32 {
+                group.addTask {
+                    for job in 0..<jobsPerTask {
+                        let id = (task * jobsPerTask + job) % rows
+                        _ = try await database.transaction { sql in
+                            _ = try await sql.raw("SELECT n FROM probe WHERE id = \(bind: id)").first()
+                            return try await sql.raw(
+                                "UPDATE probe SET n = n + 1 WHERE id = \(bind: id) AND n < 1000000 RETURNING n"
+                            ).first()?.decode(column: "n", as: Int.self)
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let seconds = (ContinuousClock.now - started) / .seconds(1)
+        print(
+            "engine probe: \(Int(Double(32 * jobsPerTask) / seconds)) write jobs/s (\(32 * jobsPerTask) in \(seconds) s)"
+        )
+    }
+}
