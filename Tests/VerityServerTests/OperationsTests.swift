@@ -176,7 +176,8 @@ struct ConfigurationTests {
             ],
             ["VERITY_APNS_KEY_FILE": "/dev/null"], ["VERITY_FCM_SERVICE_ACCOUNT_FILE": "/nonexistent/account.json"],
             ["VERITY_FIREBASE_FACE": "maybe"], ["VERITY_FIREBASE_EMULATOR_ADMIN": "1"],
-            ["VERITY_WEBHOOK_ALLOW_PRIVATE": "yes"],
+            ["VERITY_WEBHOOK_ALLOW_PRIVATE": "yes"], ["VERITY_DATABASE_POOL_SIZE": "0"],
+            ["VERITY_DATABASE_POOL_SIZE": "lots"],
         ])
     func badEnvironment(_ environment: [String: String]) throws {
         var configuration = ServerConfiguration()
@@ -227,7 +228,13 @@ struct ConfigurationTests {
     func databaseURLs() throws {
         var configuration = ServerConfiguration()
         configuration.databaseURL = "postgres://u:p@db:5432/verity"
-        #expect(try configuration.databaseLocation == .postgres(url: "postgres://u:p@db:5432/verity"))
+        let boxSized = 2 * ProcessInfo.processInfo.activeProcessorCount + 2
+        #expect(
+            try configuration.databaseLocation
+                == .postgres(url: "postgres://u:p@db:5432/verity", maxConnections: boxSized))
+        try configuration.apply(environment: ["VERITY_DATABASE_POOL_SIZE": "7"])
+        #expect(
+            try configuration.databaseLocation == .postgres(url: "postgres://u:p@db:5432/verity", maxConnections: 7))
         configuration.databaseURL = "sqlite:///tmp/v.sqlite"
         #expect(try configuration.databaseLocation == .sqliteFile(path: "/tmp/v.sqlite"))
     }

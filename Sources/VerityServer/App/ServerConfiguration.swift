@@ -9,6 +9,9 @@ public struct ServerConfiguration: Sendable {
     public var dataDirectory = "./verity-data"
     /// A `postgres://` URL; nil means the embedded SQLite file.
     public var databaseURL: String?
+    /// PostgreSQL connections this node keeps at most: by default twice the cores plus two, the usual size for a
+    /// pool whose queries are short (more connections than the database's cores can run only queue inside it).
+    public var databasePoolSize = 2 * ProcessInfo.processInfo.activeProcessorCount + 2
     public var logLevel: Logger.Level = .info
     /// The URL clients reach this server at (behind a proxy, its public address): the start of session token
     /// issuers and JWKS URLs. Nil means `http://host:port`.
@@ -94,7 +97,7 @@ public struct ServerConfiguration: Sendable {
                 return .sqliteFile(path: (dataDirectory as NSString).appendingPathComponent("verity.sqlite"))
             }
             if url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") {
-                return .postgres(url: url)
+                return .postgres(url: url, maxConnections: databasePoolSize)
             }
             if url.hasPrefix("sqlite://") {
                 return .sqliteFile(path: String(url.dropFirst("sqlite://".count)))
@@ -174,6 +177,12 @@ public struct ServerConfiguration: Sendable {
         if let enabled = try flag("FIREBASE_FACE") { firebaseFace = enabled }
         if let enabled = try flag("FIREBASE_EMULATOR_ADMIN") { firebaseEmulatorAdmin = enabled }
         if let allow = try flag("WEBHOOK_ALLOW_PRIVATE") { webhookAddresses.allowPrivate = allow }
+        if let text = value("DATABASE_POOL_SIZE") {
+            guard let number = Int(text), (1...1_000).contains(number) else {
+                throw ConfigurationError("VERITY_DATABASE_POOL_SIZE must be a whole number from 1 to 1000.")
+            }
+            databasePoolSize = number
+        }
         if let text = value("MAX_LONG_POLLS") {
             guard let number = Int(text), number >= 0 else {
                 throw ConfigurationError("VERITY_MAX_LONG_POLLS must be a whole number, 0 or more.")
