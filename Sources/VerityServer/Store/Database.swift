@@ -118,11 +118,11 @@ public final class Database: Sendable {
 
     // MARK: - Dialect differences, named once
 
-    /// The scalar minimum of two values (`min` in SQLite, `LEAST` in PostgreSQL).
-    func least(_ left: String, _ right: String) -> String {
+    /// The scalar minimum function (`min` in SQLite, `LEAST` in PostgreSQL).
+    var leastFunction: String {
         switch engine {
-        case .sqlite: "min(\(left), \(right))"
-        case .postgres: "LEAST(\(left), \(right))"
+        case .sqlite: "min"
+        case .postgres: "LEAST"
         }
     }
 

@@ -11,18 +11,19 @@ struct RateLimitStore: Sendable {
     func take(
         bucket: String, capacity: Double, refillPerSecond: Double, now: Date, in transaction: UnitOfWork? = nil
     ) async throws -> (allowed: Bool, tokens: Double) {
-        let refilled = database.least(
-            "\(capacity)", "rate_buckets.tokens + (\(now.storedValue) - rate_buckets.updated_at) * \(refillPerSecond)")
+        // The refilled level, bound rather than written into the text, so that every take is the same statement
+        // (prepared once) whatever the clock says.
+        let elapsed: SQLQueryString = "(\(bind: now.storedValue) - rate_buckets.updated_at)"
+        let level: SQLQueryString = "rate_buckets.tokens + \(elapsed) * \(bind: refillPerSecond)"
+        let refilled: SQLQueryString = "\(unsafeRaw: database.leastFunction)(\(bind: capacity), \(level))"
         return try await database.execute(in: transaction) { sql in
-            // The numbers above are the server's own configuration and clock, never client input.
             try await sql.raw(
                 """
                 INSERT INTO rate_buckets (bucket, tokens, allowed, updated_at)
                 VALUES (\(bind: bucket), \(bind: capacity - 1), 1, \(bind: now.storedValue))
                 ON CONFLICT (bucket) DO UPDATE SET
-                    tokens = CASE WHEN \(unsafeRaw: refilled) >= 1 THEN \(unsafeRaw: refilled) - 1
-                                  ELSE \(unsafeRaw: refilled) END,
-                    allowed = CASE WHEN \(unsafeRaw: refilled) >= 1 THEN 1 ELSE 0 END,
+                    tokens = CASE WHEN \(refilled) >= 1 THEN \(refilled) - 1 ELSE \(refilled) END,
+                    allowed = CASE WHEN \(refilled) >= 1 THEN 1 ELSE 0 END,
                     updated_at = \(bind: now.storedValue)
                 RETURNING tokens, allowed
                 """
