@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import Logging
 import NIOCore
 import Testing
 import VerityCore
@@ -312,5 +313,55 @@ struct DeliveryStatusCallbackTests {
             let sms = try #require(try await node.sender.waitForMessages(to: phone, count: 2).last)
             #expect(sms.channel == .sms)
         }
+    }
+}
+
+/// What the senders give the callbacks: the provider's id from its real answer, and Twilio's `StatusCallback`.
+@Suite("Provider message ids and status callback settings")
+struct ProviderMessageIdTests {
+    @Test("Meta's answer gives the wamid; Twilio's gives the SID and is asked for status callbacks")
+    func idsFromAnswers() async throws {
+        var wamid: String?
+        _ = try await withStandIn(answer: VoiceWhatsAppSenderTests.metaAccepted) { baseURL, client in
+            let sender = MetaWhatsAppSender(
+                configuration: VoiceWhatsAppSenderTests.meta(baseURL),
+                provider: ProviderClient(httpClient: client, logger: Logger(label: "test")))
+            wamid = try await sender.submit(VoiceWhatsAppSenderTests.whatsapp())
+        }
+        #expect(wamid == "wamid.HBgLMTQxNTU1NTAxMDAVAgARGBI1RjQyNUE3NEYxMzAzMzQ5MkEA")
+
+        var sid: String?
+        let callback = "https://verity.example.com/v1/delivery-status/twilio"
+        let recorded = try await withStandIn(answer: TwilioAnswer.created.standIn) { baseURL, client in
+            var account = VoiceWhatsAppSenderTests.twilio(baseURL, from: "whatsapp:+14155550123")
+            account.statusCallbackURL = callback
+            let sender = TwilioWhatsAppSender(
+                configuration: TwilioWhatsAppConfiguration(account: account, contentSID: "HX0"),
+                provider: ProviderClient(httpClient: client, logger: Logger(label: "test")))
+            sid = try await sender.submit(VoiceWhatsAppSenderTests.whatsapp())
+        }
+        #expect(sid == "SM0123456789abcdef0123456789abcdef")
+        let request = try #require(recorded.only)
+        let fields = try #require(decodeForm(String(decoding: request.body, as: UTF8.self)))
+        #expect(fields.last?.name == "StatusCallback" && fields.last?.value == callback)
+    }
+
+    @Test("The environment names the Meta secrets; Twilio's token and callback URL come with a public URL")
+    func configuration() throws {
+        var configuration = ServerConfiguration()
+        try configuration.apply(environment: [
+            "VERITY_WHATSAPP_APP_SECRET": "app-secret", "VERITY_WHATSAPP_VERIFY_TOKEN": "verify-token",
+            "VERITY_VOICE_SENDER": "twilio", "VERITY_TWILIO_VOICE_FROM": "+15005550006",
+            "VERITY_TWILIO_ACCOUNT_SID": "AC123", "VERITY_TWILIO_AUTH_TOKEN": "auth-token",
+        ])
+        #expect(configuration.deliveryStatus.metaAppSecret == "app-secret")
+        #expect(configuration.deliveryStatus.metaVerifyToken == "verify-token")
+        #expect(configuration.deliveryStatus.twilioAuthToken == "auth-token")
+        #expect(configuration.twilioStatusCallbackURL == nil)
+        let description = "\(configuration.deliveryStatus)"
+        #expect(!description.contains("app-secret") && !description.contains("verify-token"))
+        #expect(!description.contains("auth-token"))
+        configuration.publicURL = "https://verity.example.com/"
+        #expect(configuration.twilioStatusCallbackURL == "https://verity.example.com/v1/delivery-status/twilio")
     }
 }
