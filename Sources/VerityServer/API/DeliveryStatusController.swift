@@ -17,6 +17,8 @@ struct DeliveryStatusController {
     let publicURL: String
 
     static let path = "v1/delivery-status"
+    /// Meta batches up to 1000 status updates in one notification, far past the API's JSON body limit.
+    static let bodyLimit = 3 * 1024 * 1024
 
     func addRoutes(to router: Router<VerityRequestContext>) {
         let group = router.group(RouterPath(Self.path))
@@ -57,9 +59,9 @@ struct DeliveryStatusController {
 
     private static func body(of request: Request) async throws -> ByteBuffer {
         do {
-            return try await request.body.collect(upTo: RequestBodyLimit.bytes)
+            return try await request.body.collect(upTo: bodyLimit)
         } catch is NIOTooManyBytesError {
-            throw VerityError(.payloadTooLarge, "The body must be at most \(RequestBodyLimit.bytes / 1024) KiB.")
+            throw VerityError(.payloadTooLarge, "The body must be at most \(bodyLimit / 1024 / 1024) MiB.")
         }
     }
 
