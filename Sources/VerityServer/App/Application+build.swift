@@ -72,6 +72,10 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
         enrollment: router.group("v1/device/factors"),
         signed: router.group("v1/device/factors/:factorId").add(
             middleware: DeviceAuthenticator(factors: verity.factors)))
+    DeliveryStatusController(
+        receiver: verity.deliveryStatus(settings: configuration.deliveryStatus),
+        publicURL: configuration.resolvedPublicURL
+    ).addRoutes(to: router)
     if let prefix = configuration.twilioVerifyPrefix {
         TwilioFace(
             services: verity.twilioServices, push: verity.twilioPush, verifications: verity.verifications,

@@ -49,6 +49,10 @@ public struct ServerConfiguration: Sendable {
     /// and `/emulator/v1/projects/<id>/verificationCodes` lists the pending codes. Never on a shared server; off, the
     /// admin routes take the project's API key (`Bearer vk_…`) and the codes list does not exist.
     public var firebaseEmulatorAdmin = false
+    /// The secrets that authenticate providers' delivery-status callbacks (`/v1/delivery-status/whatsapp-cloud` and
+    /// `/v1/delivery-status/twilio`): `VERITY_WHATSAPP_APP_SECRET`, `VERITY_WHATSAPP_VERIFY_TOKEN`, and the Twilio
+    /// senders' auth token.
+    public var deliveryStatus = DeliveryStatusSettings()
 
     /// How SMS leaves the server.
     public enum SMSDelivery: Sendable {
@@ -82,6 +86,21 @@ public struct ServerConfiguration: Sendable {
     }
 
     public init() {}
+
+    /// The auth token of the Twilio account the SMS, voice or WhatsApp sender uses, if one does.
+    var twilioAuthToken: String? {
+        var accounts: [TwilioConfiguration] = []
+        if case .twilio(let account) = sms { accounts.append(account) }
+        if case .twilio(let account) = voice { accounts.append(account) }
+        if case .twilio(let whatsapp) = whatsapp { accounts.append(whatsapp.account) }
+        return accounts.first?.authToken
+    }
+
+    /// Where Twilio posts the status of the messages and calls Verity asks it for: only when ``publicURL`` is set,
+    /// since Twilio must reach it.
+    var twilioStatusCallbackURL: String? {
+        publicURL == nil ? nil : "\(resolvedPublicURL)/v1/delivery-status/twilio"
+    }
 
     /// ``publicURL`` without a trailing slash, or `http://host:port`.
     public var resolvedPublicURL: String {
@@ -215,6 +234,9 @@ public struct ServerConfiguration: Sendable {
         }
 
         try applyVoiceAndWhatsApp(value: value, required: required)
+        if let secret = value("WHATSAPP_APP_SECRET") { deliveryStatus.metaAppSecret = secret }
+        if let token = value("WHATSAPP_VERIFY_TOKEN") { deliveryStatus.metaVerifyToken = token }
+        if let token = twilioAuthToken { deliveryStatus.twilioAuthToken = token }
 
         switch value("EMAIL_SENDER") ?? "console" {
         case "console": email = .console

@@ -188,6 +188,13 @@ public struct Verity: Sendable {
             clock: clock, metrics: metrics, signal: signal, logger: logger)
     }
 
+    /// What reads providers' delivery-status callbacks, authenticated by `settings`.
+    func deliveryStatus(settings: DeliveryStatusSettings) -> DeliveryStatusReceiver {
+        DeliveryStatusReceiver(
+            settings: settings, store: outbox,
+            fallback: CodeFallback(store: outbox, verifications: verifications), metrics: metrics, logger: logger)
+    }
+
     /// Outbox messages, newest first, with the text as it was (or will be) delivered.
     public func outboxMessages(destination: String? = nil, limit: Int = 50) async throws -> [(
         message: OutboxMessage, rendered: OutgoingMessage?
@@ -210,6 +217,22 @@ extension Senders {
         let now: @Sendable () -> Date = { clock.now() }
         let provider = ProviderClient(httpClient: httpClient, logger: logger, now: now)
         let console = ConsoleSender(logger: logger)
+        var configuration = configuration
+        // Twilio reports late failures (no WhatsApp, no answer) to the status callback; it must be able to reach it.
+        if let callback = configuration.twilioStatusCallbackURL {
+            if case .twilio(var account) = configuration.sms {
+                account.statusCallbackURL = callback
+                configuration.sms = .twilio(account)
+            }
+            if case .twilio(var account) = configuration.voice {
+                account.statusCallbackURL = callback
+                configuration.voice = .twilio(account)
+            }
+            if case .twilio(var whatsapp) = configuration.whatsapp {
+                whatsapp.account.statusCallbackURL = callback
+                configuration.whatsapp = .twilio(whatsapp)
+            }
+        }
         let (sms, smsName): (any MessageSender, String) =
             switch configuration.sms {
             case .console: (console, "console")

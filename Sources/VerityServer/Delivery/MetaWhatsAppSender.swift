@@ -85,6 +85,12 @@ public struct MetaWhatsAppSender: MessageSender {
 
     /// Sends one WhatsApp message. Throws a ``DeliveryError``, or `CancellationError` when the task is cancelled.
     public func send(_ message: OutgoingMessage) async throws {
+        _ = try await submit(message)
+    }
+
+    /// Sends one WhatsApp message and returns Meta's id for it (`messages[0].id`, a `wamid.…`), which its
+    /// delivery-status webhooks name; nil when the answer had none.
+    public func submit(_ message: OutgoingMessage) async throws -> String? {
         guard message.channel == .whatsapp, let code = message.code else {
             throw DeliveryError(.permanent, "meta sends whatsapp codes only, not \(message.channel.rawValue)")
         }
@@ -122,8 +128,9 @@ public struct MetaWhatsAppSender: MessageSender {
             throw DeliveryError(Self.kind(ofStatus: status, code: error?.code), reason)
         }
         let accepted = try? JSONDecoder().decode(Accepted.self, from: Data(answer.readableBytesView))
-        logger.debug(
-            "meta accepted whatsapp", metadata: ["meta.message_id": "\(accepted?.messages?.first?.id ?? "unknown")"])
+        let id = accepted?.messages?.first?.id
+        logger.debug("meta accepted whatsapp", metadata: ["meta.message_id": "\(id ?? "unknown")"])
+        return id
     }
 
     /// `{baseURL}/{apiVersion}/{phoneNumberID}/messages`.

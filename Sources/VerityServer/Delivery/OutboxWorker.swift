@@ -107,13 +107,14 @@ struct OutboxWorker: Service {
                 return
             }
             let name: String
+            var providerMessageId: String?
             do {
                 switch try prepare(delivery) {
                 case .code(let outgoing):
                     let (sender, senderName) = senders.sender(for: outgoing.channel)
                     name = senderName
                     metadata["sender"] = "\(name)"
-                    try await sender.send(outgoing)
+                    providerMessageId = try await sender.submit(outgoing)
                 case .push(let notification):
                     name = senders.pushName
                     metadata["sender"] = "\(name)"
@@ -135,7 +136,8 @@ struct OutboxWorker: Service {
                 try await recordFailure(message, delivery: delivery, error: error, metadata: metadata)
                 return
             }
-            try await store.markSent(id: message.id, sender: name, now: clock.now())
+            try await store.markSent(
+                id: message.id, sender: name, providerMessageId: providerMessageId, now: clock.now())
             metrics.messageDelivered(channel: message.channel, outcome: "sent")
             logger.info("Message sent", metadata: metadata)
         } catch {
@@ -210,22 +212,15 @@ struct OutboxWorker: Service {
         var metadata = metadata
         metadata["reason"] = "\(reason)"
         if permanent || message.attempts >= configuration.maxAttempts {
-            if let failed = message.channel.codeChannel, let verification = delivery.verification,
-                let fallback = VerificationService.fallbackChannel(
-                    after: failed, of: verification.purpose, fallback: delivery.fallbackChannel,
-                    disabled: delivery.disabledChannels),
-                try await verifications.fallBack(
-                    failedMessageId: message.id, reason: reason, verificationId: verification.id,
-                    projectId: message.projectId, to: fallback)
-            {
-                metrics.messageDelivered(channel: message.channel, outcome: "dead")
+            let outcome = try await CodeFallback(store: store, verifications: verifications)
+                .giveUp(message, delivery: delivery, reason: reason)
+            metrics.messageDelivered(channel: message.channel, outcome: "dead")
+            if case .fellBack(let fallback) = outcome {
                 metadata["fallback"] = "\(fallback.rawValue)"
                 logger.error("Message given up; its code goes by the fallback channel", metadata: metadata)
-                return
+            } else {
+                logger.error("Message given up", metadata: metadata)
             }
-            try await store.markFailed(id: message.id, reason: reason, retryAt: nil)
-            metrics.messageDelivered(channel: message.channel, outcome: "dead")
-            logger.error("Message given up", metadata: metadata)
         } else {
             let retryAt = clock.now().addingTimeInterval(configuration.backoff(afterAttempt: message.attempts))
             try await store.markFailed(id: message.id, reason: reason, retryAt: retryAt)

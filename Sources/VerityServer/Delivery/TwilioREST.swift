@@ -20,7 +20,14 @@ struct TwilioREST: Sendable {
     }
 
     /// Creates one `resource` (`Messages`, `Calls`) from `fields`; `what` names it in the logs (`sms`, `call`).
-    func create(_ resource: String, fields: [(String, String)], messageID: String, what: String) async throws {
+    /// Asks for status callbacks at ``TwilioConfiguration/statusCallbackURL`` when one is set. Returns the new
+    /// resource's SID (`SM…`, `CA…`), which those callbacks name.
+    @discardableResult
+    func create(_ resource: String, fields: [(String, String)], messageID: String, what: String) async throws
+        -> String?
+    {
+        var fields = fields
+        if let callback = configuration.statusCallbackURL { fields.append(("StatusCallback", callback)) }
         var request = HTTPClientRequest(url: url(resource))
         request.method = .POST
         request.headers.add(name: "Authorization", value: Self.basicAuthorization(configuration))
@@ -44,6 +51,7 @@ struct TwilioREST: Sendable {
                     "twilio.status": "\(created?.status ?? "unknown")",
                 ]
             )
+            return created?.sid
         default:
             let twilioError = try? JSONDecoder().decode(ErrorResource.self, from: Data(body.readableBytesView))
             let reason = ["twilio", "\(status)", twilioError?.code.map { "\($0)" }].compactMap { $0 }

@@ -21,6 +21,9 @@ public struct TwilioConfiguration: Sendable, CustomStringConvertible {
     public var baseURL: String
     /// How long one request, response body included, may take before it counts as a transient failure.
     public var timeout: Duration
+    /// Where Twilio posts the message's or call's status changes (`StatusCallback`): Verity's
+    /// `/v1/delivery-status/twilio` when a public URL is configured, so a late failure reaches the fallback channel.
+    public var statusCallbackURL: String?
 
     /// Creates a configuration.
     public init(
@@ -42,7 +45,8 @@ public struct TwilioConfiguration: Sendable, CustomStringConvertible {
     /// Describes the configuration with the auth token redacted.
     public var description: String {
         "TwilioConfiguration(accountSID: \(accountSID), authToken: <redacted>, from: \(from ?? "nil"), "
-            + "messagingServiceSID: \(messagingServiceSID ?? "nil"), baseURL: \(baseURL), timeout: \(timeout))"
+            + "messagingServiceSID: \(messagingServiceSID ?? "nil"), baseURL: \(baseURL), timeout: \(timeout), "
+            + "statusCallbackURL: \(statusCallbackURL ?? "nil"))"
     }
 }
 
@@ -71,6 +75,11 @@ public struct TwilioSMSSender: MessageSender {
 
     /// Sends one SMS. Throws a ``DeliveryError``, or `CancellationError` when the task is cancelled.
     public func send(_ message: OutgoingMessage) async throws {
+        _ = try await submit(message)
+    }
+
+    /// Sends one SMS and returns its Message SID (`SM…`).
+    public func submit(_ message: OutgoingMessage) async throws -> String? {
         guard message.channel == .sms else {
             throw DeliveryError(.permanent, "twilio sends sms only, not \(message.channel.rawValue)")
         }
@@ -79,7 +88,7 @@ public struct TwilioSMSSender: MessageSender {
             throw DeliveryError(.permanent, "twilio needs a From number or a MessagingServiceSid")
         }
         let fields = [("To", message.to)] + senderFields + [("Body", message.body)]
-        try await TwilioREST(configuration: configuration, provider: provider).create(
+        return try await TwilioREST(configuration: configuration, provider: provider).create(
             "Messages", fields: fields, messageID: message.id, what: "sms")
     }
 

@@ -30,13 +30,18 @@ public struct TwilioVoiceSender: MessageSender {
 
     /// Places one call. Throws a ``DeliveryError``, or `CancellationError` when the task is cancelled.
     public func send(_ message: OutgoingMessage) async throws {
+        _ = try await submit(message)
+    }
+
+    /// Places one call and returns its Call SID (`CA…`).
+    public func submit(_ message: OutgoingMessage) async throws -> String? {
         guard message.channel == .voice, let speech = message.speech else {
             throw DeliveryError(.permanent, "twilio voice places calls only, not \(message.channel.rawValue)")
         }
         guard let from = configuration.from, !from.isEmpty else {
             throw DeliveryError(.permanent, "twilio voice needs a From number to call from")
         }
-        try await TwilioREST(configuration: configuration, provider: provider).create(
+        return try await TwilioREST(configuration: configuration, provider: provider).create(
             "Calls", fields: [("To", message.to), ("From", from), ("Twiml", Self.twiml(speech))],
             messageID: message.id, what: "call")
     }

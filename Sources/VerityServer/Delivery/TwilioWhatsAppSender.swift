@@ -45,6 +45,11 @@ public struct TwilioWhatsAppSender: MessageSender {
 
     /// Sends one WhatsApp message. Throws a ``DeliveryError``, or `CancellationError` when the task is cancelled.
     public func send(_ message: OutgoingMessage) async throws {
+        _ = try await submit(message)
+    }
+
+    /// Sends one WhatsApp message and returns its Message SID (`SM…` or `MM…`).
+    public func submit(_ message: OutgoingMessage) async throws -> String? {
         guard message.channel == .whatsapp, let code = message.code else {
             throw DeliveryError(
                 .permanent, "twilio whatsapp sends whatsapp codes only, not \(message.channel.rawValue)")
@@ -59,7 +64,7 @@ public struct TwilioWhatsAppSender: MessageSender {
         }
         let contentSID = configuration.contentSIDsByLanguage[message.language] ?? configuration.contentSID
         fields += [("ContentSid", contentSID), ("ContentVariables", Self.contentVariables(code: code))]
-        try await TwilioREST(configuration: configuration.account, provider: provider).create(
+        return try await TwilioREST(configuration: configuration.account, provider: provider).create(
             "Messages", fields: fields, messageID: message.id, what: "whatsapp")
     }
 

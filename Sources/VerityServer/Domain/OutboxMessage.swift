@@ -52,4 +52,6 @@ public struct OutboxMessage: Sendable, Equatable, Codable {
     public var sender: String?
     public var createdAt: Date
     public var sentAt: Date?
+    /// The provider's id for the sent message (`wamid.…`, `SM…`, `CA…`), which its delivery-status callbacks name.
+    public var providerMessageId: String?
 }

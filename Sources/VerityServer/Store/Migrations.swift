@@ -499,6 +499,14 @@ enum Migrations {
                 "ALTER TABLE projects ADD COLUMN disabled_channels TEXT NOT NULL DEFAULT ''",
                 "ALTER TABLE projects ADD COLUMN fallback_channel TEXT",
             ]),
+        Migration(
+            version: 16, name: "Provider message ids",
+            statements: [
+                // The provider's id of a sent message (Meta's `wamid.…`, Twilio's `SM…`/`CA…`): its delivery-status
+                // callbacks name the message by it, and a late permanent failure sends the code by the fallback.
+                "ALTER TABLE outbox ADD COLUMN provider_message_id TEXT",
+                "CREATE INDEX outbox_provider_message_id ON outbox (provider_message_id)",
+            ]),
     ]
 
     static func run(on database: Database, logger: Logger) async throws {

@@ -10,7 +10,7 @@ struct OutboxStore: Sendable {
 
     private static let columns = """
         id, project_id, channel, destination, verification_id, locale, payload, status, attempts, next_attempt_at, \
-        last_error, sender, created_at, sent_at
+        last_error, sender, created_at, sent_at, provider_message_id
         """
 
     /// A message with what is needed to render and send it.
@@ -71,15 +71,45 @@ struct OutboxStore: Sendable {
         }
     }
 
-    func markSent(id: String, sender: String, now: Date) async throws {
+    /// Records a delivery the provider accepted, with its id for the message when it gave one.
+    func markSent(id: String, sender: String, providerMessageId: String? = nil, now: Date) async throws {
         try await database.execute { sql in
             try await sql.raw(
                 """
                 UPDATE outbox SET status = 'sent', sender = \(bind: sender), sent_at = \(bind: now.storedValue),
-                    last_error = NULL
+                    last_error = NULL, provider_message_id = \(bind: providerMessageId)
                 WHERE id = \(bind: id)
                 """
             ).run()
+        }
+    }
+
+    /// The sent code message (SMS, email, call or WhatsApp) a provider knows as `providerMessageId`, if it is still
+    /// counted as sent: a message already given up is not given up twice.
+    func sentCodeMessage(providerMessageId: String) async throws -> OutboxMessage? {
+        let codeChannels = SQLList(OutboxChannel.allCases.filter { $0.codeChannel != nil }.map { SQLBind($0.rawValue) })
+        return try await database.lookupConfirmingMiss { sql in
+            try await sql.raw(
+                """
+                SELECT \(unsafeRaw: Self.columns) FROM outbox
+                WHERE provider_message_id = \(bind: providerMessageId) AND status = 'sent'
+                  AND channel IN (\(codeChannels))
+                """
+            ).first().map(Self.message(from:))
+        }
+    }
+
+    /// Gives a message up for good (`dead`) with `reason`, unless it was given up already (a provider reporting the
+    /// same failure twice); returns whether this call gave it up.
+    func giveUp(id: String, reason: String) async throws -> Bool {
+        try await database.execute { sql in
+            try await sql.raw(
+                """
+                UPDATE outbox SET status = 'dead', last_error = \(bind: reason)
+                WHERE id = \(bind: id) AND status <> 'dead'
+                RETURNING id
+                """
+            ).first() != nil
         }
     }
 
@@ -181,6 +211,7 @@ struct OutboxStore: Sendable {
             nextAttemptAt: try row.date("next_attempt_at"),
             lastError: try row.decode(column: "last_error", as: String?.self),
             sender: try row.decode(column: "sender", as: String?.self),
-            createdAt: try row.date("created_at"), sentAt: try row.optionalDate("sent_at"))
+            createdAt: try row.date("created_at"), sentAt: try row.optionalDate("sent_at"),
+            providerMessageId: try row.decode(column: "provider_message_id", as: String?.self))
     }
 }

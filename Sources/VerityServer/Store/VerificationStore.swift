@@ -108,15 +108,23 @@ struct VerificationStore: Sendable {
     /// transaction: the failed message is marked dead with `reason`; while its verification is still pending and
     /// unexpired, the verification moves to `channel`, counts a send and gets a message by that channel queued.
     ///
-    /// - Returns: The verification as it now is, or nil when it was no longer pending (nothing was queued).
+    /// - Returns: The verification as it now is, or nil when it was no longer pending or the message had been given up
+    ///   already (nothing was queued).
     func fallBack(
         failedMessageId: String, reason: String, verificationId: String, projectId: String, to channel: Channel,
         messageId: String, now: Date
     ) async throws -> VerificationRecord? {
         try await database.transaction { sql in
-            try await sql.raw(
-                "UPDATE outbox SET status = 'dead', last_error = \(bind: reason) WHERE id = \(bind: failedMessageId)"
-            ).run()
+            // A message already given up (a provider reporting the same failure twice) falls back no more.
+            guard
+                try await sql.raw(
+                    """
+                    UPDATE outbox SET status = 'dead', last_error = \(bind: reason)
+                    WHERE id = \(bind: failedMessageId) AND status <> 'dead'
+                    RETURNING id
+                    """
+                ).first() != nil
+            else { return nil }
             guard
                 let row = try await sql.raw(
                     """

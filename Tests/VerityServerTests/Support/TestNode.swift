@@ -113,6 +113,18 @@ final class RecordingSender: MessageSender, PushSender {
         sent.withLockedValue { $0.append(message) }
     }
 
+    private let providerMessageIds = NIOLockedValueBox<[String]>([])
+
+    /// The next messages sent are accepted under these provider ids (`wamid.…`, `SM…`), in order.
+    func answerNext(providerMessageIds ids: String...) {
+        providerMessageIds.withLockedValue { $0.append(contentsOf: ids) }
+    }
+
+    func submit(_ message: OutgoingMessage) async throws -> String? {
+        try await send(message)
+        return providerMessageIds.withLockedValue { $0.isEmpty ? nil : $0.removeFirst() }
+    }
+
     func messages(to destination: String? = nil) -> [OutgoingMessage] {
         sent.withLockedValue { all in all.filter { destination == nil || $0.to == destination } }
     }

@@ -1,0 +1,81 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import VerityCore
+
+/// Providers' delivery-status callbacks, in their own wire formats: no API key, each request is authenticated by the
+/// provider's signature, which ``DeliveryStatusReceiver`` checks.
+///
+/// - `GET /v1/delivery-status/whatsapp-cloud`: Meta's subscription check (`hub.mode`, `hub.verify_token`,
+///   `hub.challenge`), answered with the challenge as text.
+/// - `POST /v1/delivery-status/whatsapp-cloud`: Meta's webhook (JSON, `X-Hub-Signature-256`).
+/// - `POST /v1/delivery-status/twilio`: Twilio's `StatusCallback` (form-encoded, `X-Twilio-Signature`).
+struct DeliveryStatusController {
+    let receiver: DeliveryStatusReceiver
+    /// The URL Twilio posts to, as it signs it: the public URL, not the one a proxy forwards.
+    let publicURL: String
+
+    static let path = "v1/delivery-status"
+    /// Meta batches up to 1000 status updates in one notification, far past the API's JSON body limit.
+    static let bodyLimit = 3 * 1024 * 1024
+
+    func addRoutes(to router: Router<VerityRequestContext>) {
+        let group = router.group(RouterPath(Self.path))
+        group.get("whatsapp-cloud", use: metaSubscription)
+        group.post("whatsapp-cloud", use: meta)
+        group.post("twilio", use: twilio)
+    }
+
+    @Sendable func metaSubscription(_ request: Request, context: VerityRequestContext) async throws -> Response {
+        let query = request.uri.queryParameters
+        let challenge = try receiver.metaSubscriptionChallenge(
+            mode: query.get("hub.mode"), verifyToken: query.get("hub.verify_token"),
+            challenge: query.get("hub.challenge"))
+        return Response(
+            status: .ok, headers: [.contentType: "text/plain; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(string: challenge)))
+    }
+
+    @Sendable func meta(_ request: Request, context: VerityRequestContext) async throws -> Response {
+        let body = try await Self.body(of: request)
+        try await receiver.receiveMeta(
+            body: Array(body.readableBytesView),
+            signature: HTTPField.Name("X-Hub-Signature-256").flatMap { request.headers[$0] })
+        return Response(status: .ok)
+    }
+
+    @Sendable func twilio(_ request: Request, context: VerityRequestContext) async throws -> Response {
+        let body = try await Self.body(of: request)
+        guard let parameters = Self.formParameters(String(buffer: body)) else {
+            throw VerityError(.invalidRequest, "The body is not form-encoded.")
+        }
+        let query = request.uri.query.map { "?\($0)" } ?? ""
+        try await receiver.receiveTwilio(
+            url: "\(publicURL)/\(Self.path)/twilio\(query)", parameters: parameters,
+            signature: HTTPField.Name("X-Twilio-Signature").flatMap { request.headers[$0] })
+        return Response(status: .ok)
+    }
+
+    private static func body(of request: Request) async throws -> ByteBuffer {
+        do {
+            return try await request.body.collect(upTo: bodyLimit)
+        } catch is NIOTooManyBytesError {
+            throw VerityError(.payloadTooLarge, "The body must be at most \(bodyLimit / 1024 / 1024) MiB.")
+        }
+    }
+
+    /// `Name=value&…` as pairs: `+` is a space, `%XX` a byte; nil when the encoding is broken.
+    static func formParameters(_ text: String) -> [(String, String)]? {
+        var pairs: [(String, String)] = []
+        for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decode(_ part: Substring) -> String? {
+                part.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+            }
+            guard let name = decode(parts[0]), let value = decode(parts.count > 1 ? parts[1] : "") else { return nil }
+            pairs.append((name, value))
+        }
+        return pairs
+    }
+}
