@@ -147,12 +147,11 @@ struct TwilioSMSSenderTests {
                 configuration: configuration(baseURL: baseURL, timeout: .milliseconds(300)),
                 provider: ProviderClient(httpClient: client, logger: Logger(label: "test"))
             )
-            let clock = ContinuousClock()
-            let start = clock.now
+            // The stand-in answers only after the timeout: "timed out" is the sender's own timer firing, not a
+            // slow answer accepted late (no wall-clock bound here: a busy machine may take longer to say it).
             let error = await #expect(throws: DeliveryError.self) { try await sender.send(message()) }
             #expect(error?.kind == .transient)
             #expect(error?.reason.hasPrefix("twilio timed out") == true)
-            #expect(clock.now - start < .seconds(1))
         }
     }
 

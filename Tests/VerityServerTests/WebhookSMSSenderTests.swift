@@ -127,12 +127,11 @@ struct WebhookSMSSenderTests {
     func timeout() async throws {
         _ = try await withStandIn(answer: StandInAnswer(status: .ok, delay: .seconds(1))) { baseURL, client in
             let sender = sender(url: baseURL + "/sms", client: client, timeout: .milliseconds(300))
-            let clock = ContinuousClock()
-            let start = clock.now
+            // The stand-in answers only after the timeout: "timed out" is the sender's own timer firing, not a
+            // slow answer accepted late (no wall-clock bound here: a busy machine may take longer to say it).
             let error = await #expect(throws: DeliveryError.self) { try await sender.send(message()) }
             #expect(error?.kind == .transient)
             #expect(error?.reason.hasPrefix("webhook timed out") == true)
-            #expect(clock.now - start < .seconds(1))
         }
     }
 
