@@ -116,6 +116,7 @@ let package = Package(
                 "VerityJWT",
                 "VerityTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto", condition: server),
                 .product(name: "HummingbirdTesting", package: "hummingbird", condition: server),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird", condition: server),
                 .product(name: "Logging", package: "swift-log", condition: server),

@@ -568,8 +568,8 @@ struct APNsStandInEndpoint: Sendable {
     var certificatePEM: String
 }
 
-/// Runs `body` against an APNs stand-in: Hummingbird over HTTP/2 with TLS on 127.0.0.1, with a fresh certificate from
-/// the `openssl` CLI. Like APNs, it refuses requests whose path is not `/3/device/<hex token>` (404 BadPath), that lack
+/// Runs `body` against an APNs stand-in: Hummingbird over HTTP/2 with TLS on 127.0.0.1, with a fresh certificate made
+/// in memory. Like APNs, it refuses requests whose path is not `/3/device/<hex token>` (404 BadPath), that lack
 /// a topic (400 MissingTopic), or whose provider token is missing or does not verify with `key` for the test team and
 /// key IDs (403); it then replays `answers` and answers 200 once they run out. Returns what it saw.
 func withAPNsStandIn(
@@ -577,21 +577,14 @@ func withAPNsStandIn(
     answers: [APNsStandInAnswer] = [],
     _ body: (APNsStandInEndpoint) async throws -> Void
 ) async throws -> [APNsStandInRequest] {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("verity-apns-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let keyPath = directory.appendingPathComponent("key.pem").path
-    let certificatePath = directory.appendingPathComponent("cert.pem").path
-    try runOpenSSL([
-        "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-        "-keyout", keyPath, "-out", certificatePath, "-days", "1",
-        "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-    ])
-    let certificatePEM = try String(contentsOfFile: certificatePath, encoding: .utf8)
+    let served = try SelfSignedCertificate.make(trustAnchor: true)
+    let der = Data(try served.certificate.toDERBytes())
+    let certificatePEM =
+        "-----BEGIN CERTIFICATE-----\n"
+        + der.base64EncodedString(options: [.lineLength64Characters, .endLineWithLineFeed])
+        + "\n-----END CERTIFICATE-----\n"
     var tls = TLSConfiguration.makeServerConfiguration(
-        certificateChain: try NIOSSLCertificate.fromPEMFile(certificatePath).map { .certificate($0) },
-        privateKey: .privateKey(try NIOSSLPrivateKey(file: keyPath, format: .pem))
-    )
+        certificateChain: [.certificate(served.certificate)], privateKey: .privateKey(served.privateKey))
     tls.minimumTLSVersion = .tlsv12
 
     let state = APNsStandInState(answers: answers)
@@ -646,37 +639,4 @@ func withAPNsStandIn(
         }
     }
     return await state.requests
-}
-
-// MARK: - openssl
-
-struct OpenSSLFailure: Error, CustomStringConvertible {
-    var arguments: [String]
-    var status: Int32
-    var output: String
-    var description: String { "openssl \(arguments.joined(separator: " ")) exited \(status): \(output)" }
-}
-
-/// Runs the `openssl` command-line tool and returns its standard output; throws when it exits non-zero.
-@discardableResult
-func runOpenSSL(_ arguments: [String]) throws -> Data {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["openssl"] + arguments
-    let output = Pipe()
-    let errors = FileManager.default.temporaryDirectory.appendingPathComponent("openssl-\(UUID().uuidString).err")
-    _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
-    defer { try? FileManager.default.removeItem(at: errors) }
-    process.standardOutput = output
-    process.standardError = try FileHandle(forWritingTo: errors)
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-        let message = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
-        throw OpenSSLFailure(
-            arguments: arguments, status: process.terminationStatus,
-            output: message + String(decoding: data, as: UTF8.self))
-    }
-    return data
 }

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Crypto
 import Foundation
 import Hummingbird
 import Logging
@@ -7,11 +8,12 @@ import NIOCore
 import Testing
 import VerityCore
 import VerityTestSupport
+import _CryptoExtras
 
 @testable import VerityServer
 
 /// Drives ``FCMPushSender`` against a local stand-in for Google's OAuth 2.0 token endpoint and the FCM HTTP v1 API.
-/// The stand-in verifies the RS256 assertion with the `openssl` CLI and the service account's public key, issues
+/// The stand-in verifies the RS256 assertion with the service account's public key, issues
 /// access tokens, and checks them on `messages:send`.
 @Suite("FCMPushSender")
 struct FCMPushSenderTests {
@@ -66,7 +68,8 @@ struct FCMPushSenderTests {
         #expect(assertion.claims["aud"] as? String == "\(recorded.baseURL)/token")
         #expect(assertion.claims["iat"] as? Int == Int(Self.start.timeIntervalSince1970))
         #expect(assertion.claims["exp"] as? Int == Int(Self.start.timeIntervalSince1970) + 3600)
-        #expect(tokenRequest.signatureVerified, "openssl verifies the assertion with the service account's public key")
+        #expect(
+            tokenRequest.signatureVerified, "the stand-in verifies the assertion with the service account's public key")
         #expect(tokenRequest.answered == 200)
 
         let send = try #require(recorded.sendRequests.only)
@@ -209,7 +212,6 @@ struct FCMPushSenderTests {
     @Test("an assertion signed with another key is refused by the token endpoint: permanent, nothing sent")
     func wrongKeyIsRefused() async throws {
         let other = try generateRSAKey()
-        other.remove()
         let otherKey = other.privateKeyPEM
         let recorded = try await withFCMStandIn { stand in
             let sender = try makeSender(stand, privateKeyPEM: otherKey)
@@ -307,7 +309,6 @@ struct FCMPushSenderTests {
     func connectionRefused() async throws {
         let port = try await loopbackPortWithNoListener()
         let key = try generateRSAKey()
-        defer { key.remove() }
         try await withNonRetryingHTTPClient { client in
             let endpoint = FCMStandInEndpoint(baseURL: "http://127.0.0.1:\(port)", client: client, key: key)
             let sender = try makeSender(endpoint)
@@ -400,7 +401,7 @@ struct FCMTokenRequest: Sendable {
     var contentType: String?
     var fields: [FCMFormField]
     var assertion: FCMDecodedAssertion?
-    /// Whether `openssl dgst -sha256 -verify` accepted the assertion's signature with the service account's public key.
+    /// Whether the assertion's signature verified with the service account's public key.
     var signatureVerified: Bool
     var answered: Int
 }
@@ -491,54 +492,25 @@ actor FCMStandInState {
     func record(_ request: FCMSendRequest) { sendRequests.append(request) }
 }
 
-/// An RSA key pair made by the `openssl` CLI.
+/// An RSA key pair for the stand-in's service account, made in memory.
 struct FCMTestKey: Sendable {
     /// PKCS#8 PEM, as in a service-account key file.
     var privateKeyPEM: String
-    /// Where the SubjectPublicKeyInfo PEM is, for `openssl dgst -verify`.
-    var publicKeyPath: String
-
-    /// Deletes the key files.
-    func remove() {
-        try? FileManager.default.removeItem(at: URL(fileURLWithPath: publicKeyPath).deletingLastPathComponent())
-    }
+    /// The public half, which the stand-in's token endpoint checks assertions with.
+    var publicKey: _RSA.Signing.PublicKey
 }
 
-/// Generates a 2048-bit RSA key with `openssl genpkey` and writes its public key to a temporary file.
+/// Generates a 2048-bit RSA key.
 func generateRSAKey() throws -> FCMTestKey {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("verity-fcm-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    let privatePath = directory.appendingPathComponent("key.pem").path
-    let publicPath = directory.appendingPathComponent("public.pem").path
-    do {
-        try runOpenSSL(["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", privatePath])
-        try runOpenSSL(["pkey", "-in", privatePath, "-pubout", "-out", publicPath])
-        let privateKeyPEM = try String(contentsOfFile: privatePath, encoding: .utf8)
-        try FileManager.default.removeItem(atPath: privatePath)
-        return FCMTestKey(privateKeyPEM: privateKeyPEM, publicKeyPath: publicPath)
-    } catch {
-        try? FileManager.default.removeItem(at: directory)
-        throw error
-    }
+    let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+    return FCMTestKey(privateKeyPEM: key.pkcs8PEMRepresentation, publicKey: key.publicKey)
 }
 
-/// Verifies an RS256 signature with `openssl dgst -sha256 -verify`, independently of swift-crypto.
-func opensslVerifiesRS256(signingInput: String, signature: Data, publicKeyPath: String) -> Bool {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("verity-rs256-\(UUID().uuidString)")
-    do {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let inputPath = directory.appendingPathComponent("input").path
-        let signaturePath = directory.appendingPathComponent("signature").path
-        try Data(signingInput.utf8).write(to: URL(fileURLWithPath: inputPath))
-        try signature.write(to: URL(fileURLWithPath: signaturePath))
-        let output = try runOpenSSL([
-            "dgst", "-sha256", "-verify", publicKeyPath, "-signature", signaturePath, inputPath,
-        ])
-        return String(decoding: output, as: UTF8.self).contains("Verified OK")
-    } catch {
-        return false
-    }
+/// Whether `signature` is an RS256 (RSASSA-PKCS1-v1_5 with SHA-256) signature of `signingInput` by `publicKey`.
+func verifiesRS256(signingInput: String, signature: Data, publicKey: _RSA.Signing.PublicKey) -> Bool {
+    publicKey.isValidSignature(
+        _RSA.Signing.RSASignature(rawRepresentation: signature), for: Data(signingInput.utf8),
+        padding: .insecurePKCS1v1_5)
 }
 
 /// What a test gets to talk to the stand-in.
@@ -571,7 +543,7 @@ struct FCMStandInEndpoint: Sendable {
 /// /v1/projects/{project}/messages:send`) over HTTP/1.1 on 127.0.0.1.
 ///
 /// The token endpoint checks the grant type, verifies the assertion's RS256 signature with the service account's
-/// public key (via `openssl`) and its claims (issuer, scope, audience, a one-hour lifetime), and answers like Google:
+/// public key and its claims (issuer, scope, audience, a one-hour lifetime), and answers like Google:
 /// `{"access_token":"ya29.stand-in-N","expires_in":3599,"token_type":"Bearer"}`, or 400 `invalid_grant`. The send
 /// endpoint answers 401 to any bearer token it did not issue, then replays `sendAnswers` and answers 200 once they run
 /// out.
@@ -581,7 +553,6 @@ func withFCMStandIn(
     _ body: (FCMStandInEndpoint) async throws -> Void
 ) async throws -> FCMStandInRecord {
     let key = try generateRSAKey()
-    defer { key.remove() }
     let state = FCMStandInState(sendAnswers: sendAnswers, tokenAnswers: tokenAnswers)
     let baseURLBox = NIOLockedValueBox("")
     let router = Router()
@@ -603,8 +574,7 @@ func withFCMStandIn(
             let assertion = fields.first { $0.name == "assertion" }.flatMap { FCMDecodedAssertion($0.value) }
             let verified =
                 assertion.map {
-                    opensslVerifiesRS256(
-                        signingInput: $0.signingInput, signature: $0.signature, publicKeyPath: key.publicKeyPath)
+                    verifiesRS256(signingInput: $0.signingInput, signature: $0.signature, publicKey: key.publicKey)
                 } ?? false
             let claims = assertion?.claims ?? [:]
             let audience = baseURLBox.withLockedValue { $0 } + "/token"

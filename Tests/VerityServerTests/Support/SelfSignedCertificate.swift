@@ -17,12 +17,19 @@ struct SelfSignedCertificate: Sendable {
     var privateKey: NIOSSLPrivateKey
 
     /// Makes a certificate valid from an hour before `now` (leeway for clock skew) to two days after.
-    static func make(now: Date = Date()) throws -> SelfSignedCertificate {
+    /// - Parameter trustAnchor: Whether a client may trust the certificate as its own root (a CA certificate, as
+    ///   `openssl req -x509` makes); BoringSSL refuses a leaf certificate as a trust root.
+    static func make(now: Date = Date(), trustAnchor: Bool = false) throws -> SelfSignedCertificate {
         let key = P256.Signing.PrivateKey()
         let name = try DistinguishedName { CommonName("localhost") }
         let extensions = try Certificate.Extensions {
-            Critical(BasicConstraints.notCertificateAuthority)
-            Critical(KeyUsage(digitalSignature: true))
+            if trustAnchor {
+                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
+                Critical(KeyUsage(digitalSignature: true, keyCertSign: true))
+            } else {
+                Critical(BasicConstraints.notCertificateAuthority)
+                Critical(KeyUsage(digitalSignature: true))
+            }
             try ExtendedKeyUsage([.serverAuth])
             SubjectAlternativeNames([
                 .dnsName("localhost"),
