@@ -327,6 +327,13 @@ func withStandIn(
     answer: StandInAnswer,
     _ body: (_ baseURL: String, _ client: HTTPClient) async throws -> Void
 ) async throws -> [StandInRequest] {
+    try await withSequenceStandIn([answer], body)
+}
+
+/// Runs `body` against a stand-in that answers its requests with `answers` in turn (the last one from then on).
+func withSequenceStandIn(
+    _ answers: [StandInAnswer], _ body: (_ baseURL: String, _ client: HTTPClient) async throws -> Void
+) async throws -> [StandInRequest] {
     let recorder = StandInRecorder()
     let router = Router()
     router.post("**") { request, _ -> Response in
@@ -335,13 +342,9 @@ func withStandIn(
         for field in request.headers { headers[field.name.canonicalName] = field.value }
         await recorder.record(
             StandInRequest(
-                method: request.method.rawValue,
-                path: request.uri.path,
-                query: request.uri.query,
-                headers: headers,
-                body: Array(bytes.readableBytesView)
-            )
-        )
+                method: request.method.rawValue, path: request.uri.path, query: request.uri.query, headers: headers,
+                body: Array(bytes.readableBytesView)))
+        let answer = answers[max(min(await recorder.requests.count, answers.count) - 1, 0)]
         if let delay = answer.delay { try await Task.sleep(for: delay) }
         return answer.response
     }

@@ -411,29 +411,6 @@ struct VoiceWhatsAppSenderTests {
     }
 }
 
-/// Runs `body` against a stand-in that answers its requests with `answers` in turn (the last one from then on).
-func withSequenceStandIn(
-    _ answers: [StandInAnswer], _ body: (_ baseURL: String, _ client: HTTPClient) async throws -> Void
-) async throws -> [StandInRequest] {
-    let recorder = StandInRecorder()
-    let router = Router()
-    router.post("**") { request, _ -> Response in
-        let bytes = try await request.body.collect(upTo: 1 << 20)
-        var headers: [String: String] = [:]
-        for field in request.headers { headers[field.name.canonicalName] = field.value }
-        await recorder.record(
-            StandInRequest(
-                method: request.method.rawValue, path: request.uri.path, query: request.uri.query, headers: headers,
-                body: Array(bytes.readableBytesView)))
-        let index = min(await recorder.requests.count, answers.count) - 1
-        return answers[max(index, 0)].response
-    }
-    try await withLoopbackServer(router: router) { port in
-        try await withNonRetryingHTTPClient { client in try await body("http://127.0.0.1:\(port)", client) }
-    }
-    return await recorder.requests
-}
-
 /// `VERITY_VOICE_SENDER`, `VERITY_WHATSAPP_SENDER` and their providers' settings.
 @Suite("Voice and WhatsApp configuration")
 struct VoiceWhatsAppConfigurationTests {
