@@ -188,6 +188,9 @@ struct SQLiteResultRow: SQLRow {
     let columns: Columns
     let values: [SQLiteData]
 
+    /// One decoder for every row: each `SQLiteDataDecoder()` allocates a `JSONDecoder`, once per column decoded.
+    private static let decoder = SQLiteDataDecoder()
+
     var allColumns: [String] { columns.names }
 
     func contains(column: String) -> Bool { columns.offsets[column] != nil }
@@ -203,7 +206,7 @@ struct SQLiteResultRow: SQLRow {
                 SQLiteColumnKey(stringValue: column),
                 .init(codingPath: [], debugDescription: "The result has no column \(column)."))
         }
-        return try SQLiteDataDecoder().decode(D.self, from: values[offset])
+        return try Self.decoder.decode(D.self, from: values[offset])
     }
 }
 
@@ -238,9 +241,12 @@ private struct SQLiteInlineDatabase: SQLDatabase {
         try run(query, onRow)
     }
 
+    /// One encoder for every statement (each `SQLiteDataEncoder()` allocates a `JSONEncoder`).
+    private static let encoder = SQLiteDataEncoder()
+
     private func run(_ query: any SQLExpression, _ onRow: (any SQLRow) -> Void) throws {
         let (text, binds) = serialize(query)
-        let encoder = SQLiteDataEncoder()
+        let encoder = Self.encoder
         try connection.run(text, binds: try binds.map { try encoder.encode($0) }) { onRow($0) }
     }
 }
