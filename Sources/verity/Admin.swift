@@ -8,7 +8,7 @@ struct Admin: AsyncParsableCommand {
         abstract: "Manage projects, API keys, users and roles (works while the server runs).",
         subcommands: [
             ProjectCommand.self, KeyCommand.self, SigningKeysCommand.self, UserCommand.self, RoleCommand.self,
-            TwilioCommand.self,
+            TwilioCommand.self, OperatorCommand.self, ConsoleLoginCommand.self,
         ])
 }
 

@@ -93,5 +93,19 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
             logger: verity.logger
         ).addRoutes(to: router)
     }
+    if configuration.console {
+        let console = router.group("console").add(
+            middleware: FaceErrorMiddleware<VerityRequestContext, ConsoleWording>(
+                wording: ConsoleWording(), logger: verity.logger))
+        let front = ConsoleController(
+            operators: verity.operators, secureCookies: configuration.resolvedPublicURL.hasPrefix("https://"))
+        front.addRoutes(to: console)
+        ConsoleOperationsController(console: front, verifications: verity.verifications, outbox: verity.outboxService)
+            .addRoutes(to: console)
+        ConsoleProjectsController(
+            console: front, admin: projects, users: verity.users, sessions: verity.sessions, roles: verity.roles,
+            testNumbers: verity.testNumbers, factors: verity.factors
+        ).addRoutes(to: console)
+    }
     return router
 }

@@ -44,6 +44,9 @@ public struct ServerConfiguration: Sendable {
     /// Whether the Firebase Auth face answers at the root (`/identitytoolkit.googleapis.com/…`): only projects named
     /// for it (`verity admin project firebase`) are reachable through it. `VERITY_FIREBASE_FACE=false` turns it off.
     public var firebaseFace = true
+    /// Whether the operators' web console is served under `/console` (on by default; `VERITY_CONSOLE=false` turns it
+    /// off). Operators sign in with links from `verity admin console-login`.
+    public var console = true
     /// Whether the Firebase face behaves as the emulator for development (`VERITY_FIREBASE_EMULATOR_ADMIN=true`): its
     /// admin routes accept firebase-admin's emulator credential (`Bearer owner`) for every Firebase-named project,
     /// and `/emulator/v1/projects/<id>/verificationCodes` lists the pending codes. Never on a shared server; off, the
@@ -194,6 +197,7 @@ public struct ServerConfiguration: Sendable {
             trustedProxyHeader = text.lowercased()
         }
         if let enabled = try flag("FIREBASE_FACE") { firebaseFace = enabled }
+        if let enabled = try flag("CONSOLE") { console = enabled }
         if let enabled = try flag("FIREBASE_EMULATOR_ADMIN") { firebaseEmulatorAdmin = enabled }
         if let allow = try flag("WEBHOOK_ALLOW_PRIVATE") { webhookAddresses.allowPrivate = allow }
         if let text = value("DATABASE_POOL_SIZE") {

@@ -41,6 +41,8 @@ public struct Verity: Sendable {
     public let testNumbers: TestNumberService
     /// Projects' names for the Firebase face.
     public let firebaseProjects: FirebaseProjects
+    /// The console's operators, their sign-in links and sessions, and the audit trail.
+    public let operators: OperatorService
     let verifications: VerificationService
     let sessions: SessionService
     /// Sign-in codes and step-up.
@@ -52,6 +54,8 @@ public struct Verity: Sendable {
     let twilioServices: TwilioServices
     let twilioPush: TwilioPush
     let outbox: OutboxStore
+    /// The outbox as operators see it (the worker has its own view, ``outboxWorker(senders:configuration:)``).
+    let outboxService: OutboxService
     let renderer: MessageRenderer
     let signal: OutboxSignal
     /// The node's long polls (challenge and possession `?wait=`), capped.
@@ -165,6 +169,11 @@ public struct Verity: Sendable {
             services: twilioServices, factors: factors, challenges: challenges, projects: admin,
             webhookAddresses: configuration.webhookAddresses, random: random, clock: clock)
         self.outbox = OutboxStore(database: database, webhookSecrets: webhookSecrets)
+        self.outboxService = OutboxService(store: outbox, signal: signal, clock: clock, logger: logger)
+        self.operators = OperatorService(
+            store: OperatorStore(database: database),
+            totpSecrets: SecretSealer(masterKey: masterKey, purpose: "console-totp"), identifiers: identifiers,
+            random: random, clock: clock, logger: logger)
         self.renderer = renderer
         self.signal = signal
         self.longPolls = longPolls

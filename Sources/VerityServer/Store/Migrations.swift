@@ -507,6 +507,59 @@ enum Migrations {
                 "ALTER TABLE outbox ADD COLUMN provider_message_id TEXT",
                 "CREATE INDEX outbox_provider_message_id ON outbox (provider_message_id)",
             ]),
+        Migration(
+            version: 19, name: "Console operators",
+            statements: [
+                // The people who sign in to the console. They are not a project's users: they are created from the
+                // CLI on the server, and see every project. `totp_secret` is sealed; `totp_counter` is the last
+                // time step whose code signed in, so one code cannot sign in twice.
+                """
+                CREATE TABLE console_operators (
+                    id TEXT PRIMARY KEY,
+                    name TEXT NOT NULL UNIQUE,
+                    totp_secret TEXT,
+                    totp_counter BIGINT NOT NULL DEFAULT 0,
+                    created_at DOUBLE PRECISION NOT NULL
+                )
+                """,
+                // One-time sign-in links, by the hash of their secret.
+                """
+                CREATE TABLE console_sign_in_links (
+                    token_hash TEXT PRIMARY KEY,
+                    operator_id TEXT NOT NULL REFERENCES console_operators(id) ON DELETE CASCADE,
+                    created_at DOUBLE PRECISION NOT NULL,
+                    expires_at DOUBLE PRECISION NOT NULL,
+                    used_at DOUBLE PRECISION
+                )
+                """,
+                // Signed-in browsers, by the hash of their cookie.
+                """
+                CREATE TABLE console_sessions (
+                    id TEXT PRIMARY KEY,
+                    token_hash TEXT NOT NULL UNIQUE,
+                    operator_id TEXT NOT NULL REFERENCES console_operators(id) ON DELETE CASCADE,
+                    created_at DOUBLE PRECISION NOT NULL,
+                    last_seen_at DOUBLE PRECISION NOT NULL,
+                    ended_at DOUBLE PRECISION
+                )
+                """,
+                // What operators did, newest first.
+                """
+                CREATE TABLE console_audit (
+                    id TEXT PRIMARY KEY,
+                    operator_id TEXT NOT NULL,
+                    action TEXT NOT NULL,
+                    target TEXT NOT NULL,
+                    created_at DOUBLE PRECISION NOT NULL
+                )
+                """,
+                "CREATE INDEX console_audit_created ON console_audit (created_at, id)",
+                // The dashboard and the console's lists read recent rows of every project.
+                "CREATE INDEX verifications_created ON verifications (created_at, id)",
+                "CREATE INDEX outbox_status_created ON outbox (status, created_at, id)",
+                "CREATE INDEX verifications_destination_key_created ON verifications (destination_key, created_at)",
+                "CREATE INDEX outbox_destination_created ON outbox (destination, created_at)",
+            ]),
     ]
 
     static func run(on database: Database, logger: Logger) async throws {

@@ -8,7 +8,7 @@ struct OutboxStore: Sendable {
     /// Opens the project's sealed webhook signing secret (see ``ProjectStore``).
     let webhookSecrets: SecretSealer
 
-    private static let columns = """
+    static let columns = """
         id, project_id, channel, destination, verification_id, locale, payload, status, attempts, next_attempt_at, \
         last_error, sender, created_at, sent_at, provider_message_id
         """
@@ -197,7 +197,7 @@ struct OutboxStore: Sendable {
         }
     }
 
-    private static func message(from row: any SQLRow) throws -> OutboxMessage {
+    static func message(from row: any SQLRow) throws -> OutboxMessage {
         OutboxMessage(
             id: try row.decode(column: "id", as: String.self),
             projectId: try row.decode(column: "project_id", as: String.self),

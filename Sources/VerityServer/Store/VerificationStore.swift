@@ -9,7 +9,7 @@ import VerityCore
 struct VerificationStore: Sendable {
     let database: Database
 
-    private static let columns = """
+    static let columns = """
         id, project_id, channel, destination, destination_key, locale, status, code_salt, code_length, send_attempts, \
         check_attempts, created_at, updated_at, expires_at, purpose
         """
@@ -310,7 +310,7 @@ struct VerificationStore: Sendable {
         }
     }
 
-    private static func record(from row: any SQLRow) throws -> VerificationRecord {
+    static func record(from row: any SQLRow) throws -> VerificationRecord {
         VerificationRecord(
             id: try row.decode(column: "id", as: String.self),
             projectId: try row.decode(column: "project_id", as: String.self),

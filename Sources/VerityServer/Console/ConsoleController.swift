@@ -1,0 +1,192 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import VerityCore
+
+/// The console's front door: signing in with a one-time link (and a TOTP code when the operator has one), signing
+/// out, the session cookie and CSRF check every other console page goes through, the stylesheet and the audit trail.
+struct ConsoleController: Sendable {
+    let operators: OperatorService
+    /// Whether the session cookie is marked `Secure` (the public URL is HTTPS: behind TLS or a TLS proxy).
+    let secureCookies: Bool
+
+    static let cookieName = "verity_console"
+
+    typealias Handler = @Sendable (Request, VerityRequestContext) async throws -> Response
+
+    func addRoutes(to console: RouterGroup<VerityRequestContext>) {
+        console.get("console.css") { _, _ in
+            Response(
+                status: .ok,
+                headers: [.contentType: "text/css; charset=utf-8", .cacheControl: "max-age=300"],
+                body: .init(byteBuffer: ByteBuffer(string: ConsoleHTML.stylesheet)))
+        }
+        console.get("sign-in", use: showSignIn)
+        console.post("sign-in", use: signIn)
+        console.post("sign-out", use: action { _, session, _ in
+            try await operators.signOut(session)
+            return ConsoleHTML.page(
+                "Signed out", "<p>You are signed out. Ask for a new sign-in link to come back.</p>",
+                headers: [.setCookie: cookie(value: "", maxAge: 0)])
+        })
+        console.get("audit", use: page { request, session in
+            let query = ConsoleForm.query(of: request)
+            let trail = try await operators.auditTrail(search: query["q"], cursor: query["cursor"])
+            let rows = trail.items.map { entry in
+                [
+                    ConsoleHTML.date(entry.createdAt),
+                    ConsoleHTML.escape(entry.operatorName ?? "") + " <small>\(entry.operatorId)</small>",
+                    "<code>\(ConsoleHTML.escape(entry.action))</code>", ConsoleHTML.escape(entry.target),
+                ]
+            }
+            return ConsoleHTML.page(
+                "Audit trail",
+                ConsoleHTML.search(action: "/console/audit", label: "Action or target starts with", value: query["q"])
+                    + ConsoleHTML.table(
+                        caption: "What operators did, newest first", headers: ["When (UTC)", "Operator", "Action", "Target"],
+                        rows: rows)
+                    + ConsoleHTML.nextPage("/console/audit", cursor: trail.nextCursor, query: ["q": query["q"]]),
+                session: session)
+        })
+    }
+
+    // MARK: - Signing in and out
+
+    @Sendable func showSignIn(_ request: Request, context: VerityRequestContext) async throws -> Response {
+        guard let token = ConsoleForm.query(of: request)["token"] else {
+            return ConsoleHTML.page(
+                "Sign in",
+                """
+                <p>Sign in with a one-time link. On the server, run</p>
+                <pre><code>verity admin console-login YOUR-NAME</code></pre>
+                <p>and open the link it prints within \(Int(OperatorService.linkLifetime / 60)) minutes.</p>
+                """)
+        }
+        guard let consoleOperator = try await operators.linkOperator(token) else { return Self.invalidLink() }
+        let totp =
+            consoleOperator.hasTOTP
+            ? ConsoleHTML.field(
+                "Code from your authenticator app", name: "code", required: true,
+                extra: #"inputmode="numeric" autocomplete="one-time-code" pattern="[0-9 ]{6,8}""#) : ""
+        return ConsoleHTML.page(
+            "Sign in",
+            """
+            <form method="post" action="/console/sign-in">
+            <input type="hidden" name="token" value="\(ConsoleHTML.escape(token))">
+            \(totp)
+            <p><button type="submit" autofocus>Sign in as \(ConsoleHTML.escape(consoleOperator.name))</button></p>
+            </form>
+            """)
+    }
+
+    @Sendable func signIn(_ request: Request, context: VerityRequestContext) async throws -> Response {
+        let form = try await ConsoleForm.body(of: request)
+        do {
+            let (token, _) = try await operators.signIn(linkToken: form["token"] ?? "", totpCode: form["code"])
+            return ConsoleHTML.redirect("/console", headers: [.setCookie: cookie(value: token, maxAge: nil)])
+        } catch OperatorService.SignInRefusal.invalidLink {
+            return Self.invalidLink()
+        } catch OperatorService.SignInRefusal.invalidCode {
+            return ConsoleHTML.page(
+                "Sign in",
+                #"<p class="error" role="alert">That code is not right. Open your sign-in link again and enter the "#
+                    + "current code.</p>",
+                status: .unauthorized)
+        }
+    }
+
+    static func invalidLink() -> Response {
+        ConsoleHTML.page(
+            "Sign in",
+            #"<p class="error" role="alert">This sign-in link has expired or was already used.</p>"#
+                + "<p>Ask for a new one with <code>verity admin console-login</code>.</p>",
+            status: .unauthorized)
+    }
+
+    /// The session cookie: only for the console's paths, never sent by another site's requests, never readable by
+    /// scripts, and only over HTTPS when the server is reached over HTTPS.
+    func cookie(value: String, maxAge: Int?) -> String {
+        var cookie = "\(Self.cookieName)=\(value); Path=/console; HttpOnly; SameSite=Strict"
+        if let maxAge { cookie += "; Max-Age=\(maxAge)" }
+        if secureCookies { cookie += "; Secure" }
+        return cookie
+    }
+
+    // MARK: - What every other page goes through
+
+    /// The signed-in session the request's cookie names, if any.
+    func session(_ request: Request) async throws -> ConsoleSession? {
+        guard let token = Self.cookie(Self.cookieName, in: request) else { return nil }
+        return try await operators.session(cookie: token)
+    }
+
+    /// A page for signed-in operators; anyone else is sent to the sign-in page.
+    func page(_ body: @escaping @Sendable (Request, ConsoleSession) async throws -> Response) -> Handler {
+        { request, _ in
+            guard let session = try await session(request) else { return ConsoleHTML.redirect("/console/sign-in") }
+            return try await body(request, session)
+        }
+    }
+
+    /// A form's target: only for a signed-in operator, and only with the session's CSRF token; the form is read
+    /// before anything is done.
+    func action(_ body: @escaping @Sendable (Request, ConsoleSession, ConsoleForm) async throws -> Response) -> Handler {
+        { request, _ in
+            let form = try await ConsoleForm.body(of: request)
+            guard let session = try await session(request) else {
+                return ConsoleHTML.page(
+                    "Signed out",
+                    #"<p class="error" role="alert">You are signed out. <a href="/console/sign-in">Sign in</a> again.</p>"#,
+                    status: .unauthorized)
+            }
+            guard operators.acceptsCSRF(form["csrf"], for: session) else {
+                return ConsoleHTML.page(
+                    "Form refused",
+                    #"<p class="error" role="alert">This form was not sent from the console page (its CSRF token "#
+                        + "is missing or wrong). Reload the page and try again.</p>",
+                    session: session, status: .forbidden)
+            }
+            return try await body(request, session, form)
+        }
+    }
+
+    /// A cookie's value from the request's `Cookie` headers.
+    static func cookie(_ name: String, in request: Request) -> String? {
+        for header in request.headers[values: .cookie] {
+            for pair in header.split(separator: ";") {
+                let parts = pair.split(separator: "=", maxSplits: 1)
+                if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == name {
+                    return String(parts[1]).trimmingCharacters(in: .whitespaces)
+                }
+            }
+        }
+        return nil
+    }
+}
+
+/// The console's wording for errors: an HTML page with the reason and the status, never a stack or a secret.
+struct ConsoleWording: FaceErrorWording {
+    func response(for error: any Error, to request: Request) -> Response? {
+        switch error {
+        case let error as VerityError:
+            page(error.detail ?? error.code.rawValue, status: error.code.httpStatus)
+        case let error as ConfigurationError:
+            page(error.description, status: 400)
+        case let error as HTTPError:
+            page(error.body ?? "The request was refused.", status: Int(error.status.code))
+        default: nil
+        }
+    }
+
+    func internalError(to request: Request) -> Response {
+        page("Something went wrong on the server. The server log has the details.", status: 500)
+    }
+
+    private func page(_ message: String, status: Int) -> Response {
+        ConsoleHTML.page(
+            "Not done",
+            #"<p class="error" role="alert">\#(ConsoleHTML.escape(message))</p><p><a href="/console">Back to the dashboard</a></p>"#,
+            status: HTTPResponse.Status(code: status))
+    }
+}

@@ -1,0 +1,200 @@
+import Foundation
+import Hummingbird
+import VerityCore
+
+/// The console's operations pages: the dashboard (codes started, approved and failed per channel and country,
+/// conversion, delivery latency, outbox depth, limits hit, as server-drawn SVG charts), the verifications list and
+/// the outbox messages, with a dead message sent once more on request.
+struct ConsoleOperationsController: Sendable {
+    let console: ConsoleController
+    let verifications: VerificationService
+    let outbox: OutboxService
+
+    /// Days the dashboard covers.
+    static let days = 14
+
+    func addRoutes(to group: RouterGroup<VerityRequestContext>) {
+        group.get("", use: console.page { _, session in try await dashboard(session) })
+        group.get("verifications", use: console.page(verificationList))
+        group.get("messages", use: console.page(messageList))
+        group.post("messages/:message/retry", use: console.action(retry))
+    }
+
+    // MARK: - Dashboard
+
+    private func dashboard(_ session: ConsoleSession) async throws -> Response {
+        async let report = verifications.activity(days: Self.days)
+        async let latency = outbox.latency(days: Self.days)
+        async let depth = outbox.depth()
+        let activity = try await report
+        var total = VerificationActivityReport.Counts()
+        for day in 0..<activity.days {
+            let counts = activity.total(day: day)
+            total.started += counts.started
+            total.approved += counts.approved
+            total.failed += counts.failed
+            total.limitsHit += counts.limitsHit
+        }
+        let delivered = try await latency
+        let cards = """
+            <div class="cards">
+            <div class="card" id="card-started"><strong>\(total.started)</strong>verifications started</div>
+            <div class="card" id="card-approved"><strong>\(total.approved)</strong>approved</div>
+            <div class="card" id="card-failed"><strong>\(total.failed)</strong>failed</div>
+            <div class="card" id="card-conversion"><strong>\(Self.percent(total.conversion))</strong>conversion</div>
+            <div class="card" id="card-limits"><strong>\(total.limitsHit)</strong>attempt limits hit</div>
+            <div class="card" id="card-latency"><strong>\(String(format: "%.2f s", delivered.averageSeconds))</strong>mean delivery \
+            latency (slowest \(String(format: "%.1f s", delivered.maximumSeconds)), \(delivered.sent) sent)</div>
+            <div class="card" id="card-outbox"><strong>\(try await depth)</strong>messages waiting in the outbox</div>
+            </div>
+            """
+        let channelRows = Channel.allCases.compactMap { channel -> [String]? in
+            guard let days = activity.byChannel[channel] else { return nil }
+            var counts = VerificationActivityReport.Counts()
+            for day in days {
+                counts.started += day.started
+                counts.approved += day.approved
+                counts.failed += day.failed
+                counts.limitsHit += day.limitsHit
+            }
+            return Self.countCells(channel.rawValue, counts)
+        }
+        let countryRows = activity.byCountry.prefix(20).map { Self.countCells($0.region, $0.counts) }
+        let headers = ["", "Started", "Approved", "Failed", "Conversion", "Limits hit"]
+        let body = """
+            <p>The last \(Self.days) days, every project (UTC days).</p>
+            \(cards)
+            <h2>Verifications per day</h2>
+            \(ConsoleChart.bars(activity))
+            \(ConsoleHTML.table(caption: "Per channel", headers: headers, rows: channelRows, empty: "No verifications yet."))
+            \(ConsoleHTML.table(caption: "Per country (phone channels)", headers: headers, rows: countryRows, empty: "No phone verifications yet."))
+            """
+        return ConsoleHTML.page("Dashboard", body, session: session)
+    }
+
+    private static func countCells(_ name: String, _ counts: VerificationActivityReport.Counts) -> [String] {
+        [
+            ConsoleHTML.escape(name), "\(counts.started)", "\(counts.approved)", "\(counts.failed)",
+            percent(counts.conversion), "\(counts.limitsHit)",
+        ]
+    }
+
+    static func percent(_ fraction: Double) -> String {
+        String(format: "%.0f%%", fraction * 100)
+    }
+
+    // MARK: - Verifications
+
+    @Sendable private func verificationList(_ request: Request, _ session: ConsoleSession) async throws -> Response {
+        let query = ConsoleForm.query(of: request)
+        let page = try await verifications.recent(
+            projectId: query["project"], search: query["q"], cursor: query["cursor"])
+        let now = verifications.clock.now()
+        let rows = page.items.map { record in
+            [
+                "<code>\(record.id)</code>", "<code>\(record.projectId)</code>", record.channel.rawValue,
+                ConsoleHTML.escape((try? Destination(record.destination, channel: record.channel).masked) ?? "***"),
+                record.status(at: now).rawValue, "\(record.sendAttempts)", "\(record.checkAttempts)",
+                ConsoleHTML.date(record.createdAt),
+            ]
+        }
+        let project =
+            query["project"].map { #"<input type="hidden" name="project" value="\#(ConsoleHTML.escape($0))">"# } ?? ""
+        return ConsoleHTML.page(
+            "Verifications",
+            ConsoleHTML.search(
+                action: "/console/verifications", label: "Phone number, email address or verification id",
+                value: query["q"], extra: project)
+                + ConsoleHTML.table(
+                    caption: "Verifications, newest first (destinations masked)",
+                    headers: ["Id", "Project", "Channel", "To", "Status", "Sends", "Checks", "Created (UTC)"],
+                    rows: rows, empty: "No verification found.")
+                + ConsoleHTML.nextPage(
+                    "/console/verifications", cursor: page.nextCursor,
+                    query: ["q": query["q"], "project": query["project"]]),
+            session: session)
+    }
+
+    // MARK: - Messages
+
+    @Sendable private func messageList(_ request: Request, _ session: ConsoleSession) async throws -> Response {
+        let query = ConsoleForm.query(of: request)
+        let status = query["status"].flatMap(OutboxMessage.Status.init(rawValue:))
+        let page = try await outbox.messages(status: status, search: query["q"], cursor: query["cursor"])
+        let rows = page.items.map { message in
+            [
+                "<code>\(message.id)</code>", message.channel.rawValue,
+                ConsoleHTML.escape(ConsoleHTML.masked(message.destination, channel: message.channel)),
+                message.status.rawValue, "\(message.attempts)", ConsoleHTML.escape(message.lastError ?? ""),
+                ConsoleHTML.date(message.createdAt), ConsoleHTML.date(message.sentAt),
+                message.status == .dead
+                    ? ConsoleHTML.button(
+                        "Retry \(message.id)", action: "/console/messages/\(message.id)/retry", session: session)
+                    : "",
+            ]
+        }
+        let options = ["", "pending", "sent", "dead"].map { value in
+            let selected = value == (status?.rawValue ?? "") ? " selected" : ""
+            return #"<option value="\#(value)"\#(selected)>\#(value.isEmpty ? "any" : value)</option>"#
+        }.joined()
+        let statusSelect = #"<label for="status">Status</label><select id="status" name="status">\#(options)</select>"#
+        return ConsoleHTML.page(
+            "Messages",
+            ConsoleHTML.search(
+                    action: "/console/messages", label: "Destination (phone number or email address)",
+                    value: query["q"], extra: statusSelect)
+                + ConsoleHTML.table(
+                    caption: "Outbox messages, newest first (destinations masked)",
+                    headers: ["Id", "Channel", "To", "Status", "Attempts", "Last error", "Queued (UTC)", "Sent (UTC)", ""],
+                    rows: rows, empty: "No message found.")
+                + ConsoleHTML.nextPage(
+                    "/console/messages", cursor: page.nextCursor,
+                    query: ["q": query["q"], "status": status?.rawValue]),
+            session: session)
+    }
+
+    private func retry(_ request: Request, _ session: ConsoleSession, _ form: ConsoleForm) async throws -> Response {
+        let segments = request.uri.path.split(separator: "/")
+        let id = segments.count > 2 ? String(segments[2]) : ""
+        let message = try await outbox.retry(id: id)
+        try await console.operators.audit(session.record, "message.retry", target: message.id)
+        return ConsoleHTML.redirect("/console/messages?q=\(ConsoleHTML.percentEncoded(message.destination))")
+    }
+}
+
+/// Charts drawn on the server as SVG: no script, readable by a screen reader through their title and table.
+enum ConsoleChart {
+    /// Started and approved verifications per day, as paired bars.
+    static func bars(_ report: VerificationActivityReport) -> String {
+        let days = (0..<report.days).map(report.total(day:))
+        let highest = max(days.map(\.started).max() ?? 0, 1)
+        let width = 40 * report.days + 60
+        let height = 180
+        let plot = 140.0
+        var bars = ""
+        for (index, counts) in days.enumerated() {
+            let x = 50 + index * 40
+            let started = plot * Double(counts.started) / Double(highest)
+            let approved = plot * Double(counts.approved) / Double(highest)
+            let day = Date(timeIntervalSince1970: Double(report.firstDay + index) * 86_400)
+            let label = day.formatted(.iso8601.month().day().dateSeparator(.dash))
+            bars += """
+                <rect x="\(x)" y="\(150 - started)" width="16" height="\(started)" fill="#93c5fd"><title>\(label): \
+                \(counts.started) started</title></rect>
+                <rect x="\(x + 17)" y="\(150 - approved)" width="16" height="\(approved)" fill="#1d4ed8"><title>\
+                \(label): \(counts.approved) approved</title></rect>
+                <text x="\(x + 16)" y="166" text-anchor="middle">\(label)</text>
+                """
+        }
+        return """
+            <svg role="img" aria-labelledby="chart-title" width="\(width)" height="\(height)" viewBox="0 0 \(width) \(height)" \
+            xmlns="http://www.w3.org/2000/svg">
+            <title id="chart-title">Verifications started (light) and approved (dark) per day; the highest day had \
+            \(highest)</title>
+            <line x1="45" y1="150" x2="\(width - 5)" y2="150" stroke="#888"/>
+            <text x="40" y="14" text-anchor="end">\(highest)</text><text x="40" y="150" text-anchor="end">0</text>
+            \(bars)
+            </svg>
+            """
+    }
+}

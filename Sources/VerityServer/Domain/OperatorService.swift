@@ -1,0 +1,205 @@
+import Crypto
+import Foundation
+import Logging
+import VerityCore
+
+/// Someone who may sign in to the console. Operators see and manage every project on this server.
+public struct ConsoleOperator: Sendable, Equatable, Codable {
+    public var id: String
+    public var name: String
+    /// Whether signing in also asks for a code from an authenticator app.
+    public var hasTOTP: Bool
+    public var createdAt: Date
+}
+
+/// A signed-in console session, as its store keeps it.
+struct ConsoleSessionRecord: Sendable, Equatable {
+    var id: String
+    var operatorId: String
+    var operatorName: String
+}
+
+/// A signed-in browser: its session and the CSRF token its forms must carry.
+struct ConsoleSession: Sendable {
+    var record: ConsoleSessionRecord
+    /// Derived from the session's cookie, so a page another site makes cannot know it.
+    var csrfToken: String
+}
+
+/// One thing an operator did in the console.
+public struct AuditEntry: Sendable, Equatable, Codable {
+    public var id: String
+    public var operatorId: String
+    /// The operator's name (nil once the operator is gone).
+    public var operatorName: String?
+    /// What was done, such as `api_key.revoke`.
+    public var action: String
+    /// What it was done to: ids, never secrets.
+    public var target: String
+    public var createdAt: Date
+}
+
+/// The console's operators: who they are, how they sign in (a one-time link, and a TOTP code when they have one),
+/// how long a browser stays signed in, and the audit trail of what they did.
+public struct OperatorService: Sendable {
+    let store: OperatorStore
+    /// Seals operators' TOTP secrets at rest.
+    let totpSecrets: SecretSealer
+    let identifiers: Identifiers
+    let random: any RandomSource
+    let clock: any TimeSource
+    let logger: Logger
+
+    /// How long a sign-in link works.
+    public static let linkLifetime: TimeInterval = 10 * 60
+    /// A session unused for this long is signed out.
+    public static let idleTimeout: TimeInterval = 30 * 60
+    /// A session ends this long after it started, however busy.
+    public static let maximumLifetime: TimeInterval = 12 * 60 * 60
+
+    /// A new operator, and the `otpauth://` URI to add to an authenticator app when `withTOTP` is set (shown once).
+    public func create(name: String, withTOTP: Bool) async throws -> (ConsoleOperator, totpURI: String?) {
+        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...64).contains(trimmed.count), trimmed.allSatisfy({ $0.isLetter || $0.isNumber || "._-@".contains($0) })
+        else {
+            throw ConfigurationError("An operator name is 1 to 64 letters, digits, '.', '_', '-' or '@'.")
+        }
+        var totpURI: String?
+        var sealed: String?
+        let consoleOperator = ConsoleOperator(
+            id: identifiers.make("opr"), name: trimmed, hasTOTP: withTOTP, createdAt: clock.now())
+        if withTOTP {
+            let secret = random.bytes(count: 20)
+            totpURI = try TOTP(secret: secret).uri(issuer: "Verity console", account: trimmed)
+            sealed = try totpSecrets.sealText(Base32.encode(secret), context: consoleOperator.id)
+        }
+        guard try await store.insert(consoleOperator, sealedTOTPSecret: sealed) else {
+            throw ConfigurationError("There is an operator called \(trimmed) already.")
+        }
+        return (consoleOperator, totpURI)
+    }
+
+    public func list() async throws -> [ConsoleOperator] {
+        try await store.operators()
+    }
+
+    /// A one-time sign-in secret for the operator `name`, working for ``linkLifetime``.
+    public func signInLink(operatorName name: String) async throws -> (token: String, expiresAt: Date) {
+        guard let (consoleOperator, _) = try await store.operatorNamed(name) else {
+            throw ConfigurationError("There is no operator called \(name) (verity admin operator create \(name)).")
+        }
+        let token = "vcl_" + identifiers.secret(bytes: 32)
+        let now = clock.now()
+        let expiresAt = now.addingTimeInterval(Self.linkLifetime)
+        try await store.insertLink(
+            tokenHash: SecretHash.hex(token), operatorId: consoleOperator.id, now: now, expiresAt: expiresAt)
+        return (token, expiresAt)
+    }
+
+    /// The operator a sign-in link is for, while it works; nil for a used, expired or unknown link.
+    func linkOperator(_ token: String) async throws -> ConsoleOperator? {
+        guard Self.isWellFormed(token, prefix: "vcl_") else { return nil }
+        return try await store.linkOperator(tokenHash: SecretHash.hex(token), now: clock.now())?.0
+    }
+
+    /// Why a sign-in was refused.
+    enum SignInRefusal: Error, Equatable {
+        /// The link is used, expired or unknown.
+        case invalidLink
+        /// The operator has TOTP and the code is missing, wrong or used already.
+        case invalidCode
+    }
+
+    /// Uses the link (and checks the TOTP code when the operator has one) and opens a session; returns the secret
+    /// for the session cookie.
+    func signIn(linkToken: String, totpCode: String?) async throws -> (token: String, session: ConsoleSession) {
+        guard Self.isWellFormed(linkToken, prefix: "vcl_") else { throw SignInRefusal.invalidLink }
+        let linkHash = SecretHash.hex(linkToken)
+        let now = clock.now()
+        guard let (consoleOperator, sealed) = try await store.linkOperator(tokenHash: linkHash, now: now) else {
+            throw SignInRefusal.invalidLink
+        }
+        var counter: UInt64?
+        if let sealed {
+            let secret = try totpSecrets.openText(sealed, context: consoleOperator.id)
+            guard let bytes = Base32.decode(secret), let code = totpCode?.filter({ !$0.isWhitespace }),
+                let matched = try TOTP(secret: bytes).matchingCounter(for: code, at: now)
+            else {
+                logger.notice("Console sign-in refused: wrong TOTP code", metadata: ["operator": "\(consoleOperator.id)"])
+                throw SignInRefusal.invalidCode
+            }
+            counter = matched
+        }
+        let token = "vcs_" + identifiers.secret(bytes: 32)
+        let sessionId = identifiers.make("csn")
+        let operatorId: String?
+        do {
+            operatorId = try await store.signIn(
+                tokenHash: linkHash, sessionId: sessionId, sessionTokenHash: SecretHash.hex(token),
+                totpCounter: counter, now: now)
+        } catch is OperatorStore.ReplayedStep {
+            throw SignInRefusal.invalidCode
+        }
+        guard let operatorId else { throw SignInRefusal.invalidLink }
+        let record = ConsoleSessionRecord(id: sessionId, operatorId: operatorId, operatorName: consoleOperator.name)
+        try await audit(record, "operator.sign_in", target: consoleOperator.id)
+        logger.info("Console sign-in", metadata: ["operator": "\(operatorId)", "session": "\(sessionId)"])
+        return (token, ConsoleSession(record: record, csrfToken: Self.csrfToken(for: token)))
+    }
+
+    /// The live session a cookie names (and it counts as activity); nil when it is signed out, idle too long or
+    /// too old.
+    func session(cookie token: String) async throws -> ConsoleSession? {
+        guard Self.isWellFormed(token, prefix: "vcs_") else { return nil }
+        let now = clock.now()
+        guard
+            let record = try await store.touchSession(
+                tokenHash: SecretHash.hex(token), now: now, idleSince: now.addingTimeInterval(-Self.idleTimeout),
+                startedSince: now.addingTimeInterval(-Self.maximumLifetime))
+        else { return nil }
+        return ConsoleSession(record: record, csrfToken: Self.csrfToken(for: token))
+    }
+
+    /// Whether a form's CSRF token is the session's, compared in constant time.
+    func acceptsCSRF(_ token: String?, for session: ConsoleSession) -> Bool {
+        guard let token else { return false }
+        let expected = Array(session.csrfToken.utf8)
+        let given = Array(token.utf8)
+        guard expected.count == given.count else { return false }
+        return zip(expected, given).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+
+    func signOut(_ session: ConsoleSession) async throws {
+        try await store.endSession(id: session.record.id, now: clock.now())
+        try await audit(session.record, "operator.sign_out", target: session.record.operatorId)
+    }
+
+    /// Writes what an operator did to the audit trail.
+    func audit(_ session: ConsoleSessionRecord, _ action: String, target: String) async throws {
+        try await store.record(
+            AuditEntry(
+                id: identifiers.make("aud"), operatorId: session.operatorId, operatorName: session.operatorName,
+                action: action, target: target, createdAt: clock.now()))
+    }
+
+    /// A page of the audit trail, newest first.
+    func auditTrail(search: String?, cursor: String?, limit: Int = 50) async throws -> Page<AuditEntry> {
+        try Paging.requireCursor(cursor, prefix: "aud_")
+        let entries = try await store.audit(
+            search: search.flatMap { $0.isEmpty ? nil : String($0.prefix(100)) }, after: cursor, limit: limit + 1)
+        return Page(fetched: entries, limit: limit, cursor: { $0.id })
+    }
+
+    /// The CSRF token of the session whose cookie is `token`: an HMAC of it, so it needs no storage and changes
+    /// with every sign-in.
+    static func csrfToken(for token: String) -> String {
+        let mac = HMAC<SHA256>.authenticationCode(
+            for: Data("console-csrf".utf8), using: SymmetricKey(data: Data(token.utf8)))
+        return Hex.encode(mac)
+    }
+
+    private static func isWellFormed(_ token: String, prefix: String) -> Bool {
+        token.hasPrefix(prefix) && token.count <= 100
+            && token.utf8.allSatisfy { $0 == UInt8(ascii: "_") || ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x7a) }
+    }
+}

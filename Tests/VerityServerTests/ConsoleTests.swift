@@ -1,0 +1,281 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Testing
+import VerityCore
+import VerityTestSupport
+
+@testable import VerityServer
+
+@Suite("Web console")
+struct ConsoleTests {
+    @Test("A fresh link signs in once, sets a strict session cookie, and pages carry a strict CSP",
+        arguments: TestEngine.available)
+    func signIn(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        _ = try await node.verity.operators.create(name: "ada", withTOTP: false)
+        let (token, _) = try await node.verity.operators.signInLink(operatorName: "ada")
+        LeakWatch.secret(token)
+        try await node.run { client in
+            let anonymous = try await client.execute(uri: "/console", method: .get)
+            #expect(anonymous.status == .seeOther)
+            #expect(anonymous.headers[.location] == "/console/sign-in")
+
+            // Opening the link (what a mail scanner does) signs nobody in: it shows a button.
+            let form = try await client.execute(uri: "/console/sign-in?token=\(token)", method: .get)
+            #expect(form.status == .ok)
+            #expect(String(buffer: form.body).contains("Sign in as ada"))
+            #expect(form.headers[.setCookie] == nil)
+            Self.expectStrictHeaders(form)
+
+            let signedIn = try await client.post("/console/sign-in", form: ["token": token])
+            #expect(signedIn.status == .seeOther)
+            #expect(signedIn.headers[.location] == "/console")
+            let cookie = try #require(signedIn.headers[.setCookie])
+            #expect(cookie.hasPrefix("verity_console=vcs_"))
+            #expect(cookie.contains("; HttpOnly"))
+            #expect(cookie.contains("; SameSite=Strict"))
+            #expect(cookie.contains("; Path=/console"))
+            #expect(!cookie.contains("Secure"), "served over plain HTTP, the cookie cannot be Secure")
+            let session = Self.cookieValue(cookie)
+            LeakWatch.secret(session)
+
+            let dashboard = try await client.get("/console", session: session)
+            #expect(dashboard.status == .ok)
+            let html = String(buffer: dashboard.body)
+            #expect(html.contains("<h1>Dashboard</h1>"))
+            #expect(!html.contains("<script"))
+            Self.expectStrictHeaders(dashboard)
+
+            // The link works once.
+            let again = try await client.post("/console/sign-in", form: ["token": token])
+            #expect(again.status == .unauthorized)
+            #expect(again.headers[.setCookie] == nil)
+            #expect(String(buffer: again.body).contains("expired or was already used"))
+            let reopened = try await client.execute(uri: "/console/sign-in?token=\(token)", method: .get)
+            #expect(reopened.status == .unauthorized)
+
+            let trail = try await node.verity.operators.auditTrail(search: nil, cursor: nil)
+            #expect(trail.items.map(\.action) == ["operator.sign_in"])
+            #expect(trail.items.first?.operatorName == "ada")
+        }
+    }
+
+    @Test("An expired link is refused; an idle session and a signed-out session end", arguments: TestEngine.available)
+    func lifetimes(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        _ = try await node.verity.operators.create(name: "ada", withTOTP: false)
+        let (expired, _) = try await node.verity.operators.signInLink(operatorName: "ada")
+        node.clock.advance(by: OperatorService.linkLifetime + 1)
+        try await node.run { client in
+            let refused = try await client.post("/console/sign-in", form: ["token": expired])
+            #expect(refused.status == .unauthorized)
+            #expect(refused.headers[.setCookie] == nil)
+
+            let session = try await client.signIn(node, operatorName: "ada")
+            node.clock.advance(by: OperatorService.idleTimeout - 60)
+            #expect(try await client.get("/console", session: session).status == .ok)
+            node.clock.advance(by: OperatorService.idleTimeout + 1)
+            let idle = try await client.get("/console", session: session)
+            #expect(idle.status == .seeOther, "a session idle past the timeout is signed out")
+
+            let second = try await client.signIn(node, operatorName: "ada")
+            let page = try await client.get("/console/projects", session: second)
+            let signedOut = try await client.post(
+                "/console/sign-out", form: ["csrf": try Self.csrf(in: page)], session: second)
+            #expect(signedOut.status == .ok)
+            #expect(signedOut.headers[.setCookie]?.contains("Max-Age=0") == true)
+            #expect(try await client.get("/console", session: second).status == .seeOther)
+        }
+    }
+
+    @Test("A form posted without its CSRF token, or with another session's, changes nothing",
+        arguments: TestEngine.available)
+    func csrf(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        _ = try await node.verity.operators.create(name: "ada", withTOTP: false)
+        _ = try await node.verity.operators.create(name: "bob", withTOTP: false)
+        try await node.run { client in
+            let ada = try await client.signIn(node, operatorName: "ada")
+            let bob = try await client.signIn(node, operatorName: "bob")
+            let bobsToken = try Self.csrf(in: try await client.get("/console/projects", session: bob))
+
+            let missing = try await client.post("/console/projects", form: ["name": "Initech"], session: ada)
+            #expect(missing.status == .forbidden)
+            let foreign = try await client.post(
+                "/console/projects", form: ["name": "Initech", "csrf": bobsToken], session: ada)
+            #expect(foreign.status == .forbidden)
+            let anonymous = try await client.post("/console/projects", form: ["name": "Initech", "csrf": bobsToken])
+            #expect(anonymous.status == .unauthorized)
+            #expect(try await node.verity.admin.listProjects().map(\.name) == ["Acme"])
+
+            let adasToken = try Self.csrf(in: try await client.get("/console/projects", session: ada))
+            let created = try await client.post(
+                "/console/projects", form: ["name": "Initech", "csrf": adasToken], session: ada)
+            #expect(created.status == .ok)
+            #expect(try await node.verity.admin.listProjects().map(\.name).sorted() == ["Acme", "Initech"])
+            let actions = try await node.verity.operators.auditTrail(search: "project", cursor: nil).items
+            #expect(actions.map(\.action) == ["project.create"])
+            #expect(actions.first?.operatorName == "ada")
+        }
+    }
+
+    @Test("A key created in the console is shown once; revoked there, the API refuses it",
+        arguments: TestEngine.available)
+    func apiKeys(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        _ = try await node.verity.operators.create(name: "ada", withTOTP: false)
+        try await node.run { client in
+            let session = try await client.signIn(node, operatorName: "ada")
+            let projectPath = "/console/projects/\(node.project.id)"
+            let token = try Self.csrf(in: try await client.get(projectPath, session: session))
+            let created = try await client.post(
+                projectPath + "/keys", form: ["name": "ci", "csrf": token], session: session)
+            #expect(created.status == .ok)
+            let html = String(buffer: created.body)
+            let secret = try #require(html.firstMatch(of: /vk_[0-9a-z]+/).map { String($0.output) })
+            LeakWatch.secret(secret)
+            #expect(try await client.send(.get, "/v1/users", key: secret).status == .ok)
+
+            let page = String(buffer: try await client.get(projectPath, session: session).body)
+            #expect(!page.contains(secret), "a secret is never rendered after creation")
+            let key = try #require(
+                try await node.verity.admin.listKeys(projectId: node.project.id).first { $0.name == "ci" })
+            let revoked = try await client.post(
+                projectPath + "/keys/\(key.id)/revoke", form: ["csrf": token], session: session)
+            #expect(revoked.status == .seeOther)
+            #expect(try await client.send(.get, "/v1/users", key: secret).status == .unauthorized)
+            let actions = try await node.verity.operators.auditTrail(search: "api_key", cursor: nil).items
+            #expect(actions.map(\.action) == ["api_key.revoke", "api_key.create"])
+            #expect(actions.first?.target == key.id)
+        }
+    }
+
+    @Test("A dead message is sent again from the messages page; destinations are masked",
+        arguments: TestEngine.available)
+    func retryDeadMessage(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        _ = try await node.verity.operators.create(name: "ada", withTOTP: false)
+        node.sender.failNext(DeliveryError(.permanent, "carrier refused"))
+        try await node.run { client in
+            #expect(try await client.startVerification("+14155550123", key: node.apiKey).status == .created)
+            let session = try await client.signIn(node, operatorName: "ada")
+            var dead = ""
+            for _ in 0..<500 where dead.isEmpty {
+                let page = String(buffer: try await client.get("/console/messages?status=dead", session: session).body)
+                dead = page.firstMatch(of: /messages\/(msg_[0-9a-z]+)\/retry/).map { String($0.output.1) } ?? ""
+                if dead.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+            }
+            #expect(!dead.isEmpty, "the failed message shows as dead with a retry button")
+            let page = String(buffer: try await client.get("/console/messages", session: session).body)
+            #expect(page.contains("+1********23"))
+            #expect(!page.contains("+14155550123"), "a destination is masked as in the logs")
+
+            let retried = try await client.post(
+                "/console/messages/\(dead)/retry", form: ["csrf": try Self.csrf(in: page)], session: session)
+            #expect(retried.status == .seeOther)
+            try await node.sender.waitForMessages(to: "+14155550123")
+            let again = try await client.post(
+                "/console/messages/\(dead)/retry", form: ["csrf": try Self.csrf(in: page)], session: session)
+            #expect(again.status == .notFound, "only a dead message can be retried")
+        }
+    }
+
+    @Test("An operator with TOTP needs the current code, once", arguments: TestEngine.available)
+    func totp(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        let (_, uri) = try await node.verity.operators.create(name: "ada", withTOTP: true)
+        let secret = try #require(
+            try #require(uri).firstMatch(of: /secret=([A-Z2-7]+)/).map { String($0.output.1) })
+        let totp = try TOTP(secret: try #require(Base32.decode(secret)))
+        let (link, _) = try await node.verity.operators.signInLink(operatorName: "ada")
+        try await node.run { client in
+            let form = String(
+                buffer: try await client.execute(uri: "/console/sign-in?token=\(link)", method: .get).body)
+            #expect(form.contains(#"name="code""#))
+            let code = totp.code(at: node.clock.now())
+            let wrong = try await client.post("/console/sign-in", form: ["token": link, "code": wrongCode(for: code)])
+            #expect(wrong.status == .unauthorized)
+            #expect(wrong.headers[.setCookie] == nil)
+            let missing = try await client.post("/console/sign-in", form: ["token": link])
+            #expect(missing.status == .unauthorized)
+            let right = try await client.post("/console/sign-in", form: ["token": link, "code": code])
+            #expect(right.status == .seeOther)
+
+            // The same code does not sign in twice, even with a new link.
+            let (second, _) = try await node.verity.operators.signInLink(operatorName: "ada")
+            let replayed = try await client.post("/console/sign-in", form: ["token": second, "code": code])
+            #expect(replayed.status == .unauthorized)
+            node.clock.advance(by: 30)
+            let next = try await client.post(
+                "/console/sign-in", form: ["token": second, "code": totp.code(at: node.clock.now())])
+            #expect(next.status == .seeOther, "the refused code did not use up the link")
+        }
+    }
+
+    @Test("Behind HTTPS the cookie is Secure; VERITY_CONSOLE=false turns the console off")
+    func configuration() async throws {
+        var settings = ServerConfiguration()
+        try settings.apply(environment: ["VERITY_CONSOLE": "false"])
+        #expect(settings.console == false)
+
+        let secure = try await TestNode.make(.sqlite, configure: { $0.publicURL = "https://verity.example" })
+        _ = try await secure.verity.operators.create(name: "ada", withTOTP: false)
+        let (token, _) = try await secure.verity.operators.signInLink(operatorName: "ada")
+        try await secure.run { client in
+            let signedIn = try await client.post("/console/sign-in", form: ["token": token])
+            #expect(signedIn.headers[.setCookie]?.hasSuffix("; Secure") == true)
+        }
+
+        let off = try await TestNode.make(.sqlite, configure: { $0.console = false })
+        try await off.run { client in
+            #expect(try await client.execute(uri: "/console", method: .get).status == .notFound)
+            #expect(try await client.execute(uri: "/console/sign-in", method: .get).status == .notFound)
+        }
+    }
+
+    // MARK: - Helpers
+
+    static func expectStrictHeaders(_ response: TestResponse, sourceLocation: SourceLocation = #_sourceLocation) {
+        let policy = response.headers[.contentSecurityPolicy] ?? ""
+        #expect(policy.contains("default-src 'none'"), sourceLocation: sourceLocation)
+        #expect(policy.contains("frame-ancestors 'none'"), sourceLocation: sourceLocation)
+        #expect(!policy.contains("unsafe"), sourceLocation: sourceLocation)
+        #expect(response.headers[.cacheControl] == "no-store", sourceLocation: sourceLocation)
+    }
+
+    static func cookieValue(_ header: String) -> String {
+        String(header.split(separator: ";")[0].split(separator: "=", maxSplits: 1)[1])
+    }
+
+    static func csrf(in response: TestResponse) throws -> String {
+        try #require(
+            String(buffer: response.body).firstMatch(of: /name="csrf" value="([0-9a-f]+)"/).map { String($0.output.1) })
+    }
+}
+
+extension TestClientProtocol {
+    func get(_ uri: String, session: String) async throws -> TestResponse {
+        try await execute(uri: uri, method: .get, headers: [.cookie: "verity_console=\(session)"])
+    }
+
+    func post(_ uri: String, form: [String: String], session: String? = nil) async throws -> TestResponse {
+        var headers: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
+        if let session { headers[.cookie] = "verity_console=\(session)" }
+        let body = form.sorted { $0.key < $1.key }.map { "\($0.key)=\(ConsoleHTML.percentEncoded($0.value))" }
+            .joined(separator: "&")
+        return try await execute(uri: uri, method: .post, headers: headers, body: ByteBuffer(string: body))
+    }
+
+    /// Signs `operatorName` in with a fresh link; the session cookie's value.
+    func signIn(_ node: TestNode, operatorName: String) async throws -> String {
+        let (token, _) = try await node.verity.operators.signInLink(operatorName: operatorName)
+        let response = try await post("/console/sign-in", form: ["token": token])
+        let cookie = try #require(response.headers[.setCookie])
+        let session = ConsoleTests.cookieValue(cookie)
+        LeakWatch.secret(session)
+        return session
+    }
+}

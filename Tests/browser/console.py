@@ -1,0 +1,397 @@
+#!/usr/bin/env python3
+"""Drives headless Chromium through chromedriver (W3C WebDriver, see webdriver.py) over the Verity web console, the
+way an operator uses it: sign in with a fresh one-time link, create a project, create and revoke an API key (and see
+the API refuse it), find a user the API signed in and revoke their sessions (and see their refresh token refused),
+send a dead message again, watch the dashboard's numbers move after verifications, and see a used sign-in link and
+a form posted without its CSRF token refused. Every page is checked for a label on every control, keyboard
+navigation with a visible focus, and no script; a screenshot of each page goes to --artifacts.
+
+Used by Tests/browser/console.sh, which starts the server, a stand-in SMS gateway and chromedriver. Prints an
+`ok - …` line per check and exits non-zero, with the reason on stderr, at the first check that fails.
+"""
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from webdriver import CheckFailed, WebDriver, WebDriverError, check, ok, save_screenshot, wait_for  # noqa: E402
+
+TAB = "\ue004"
+ENTER = "\ue007"
+
+
+class Console(WebDriver):
+    """The WebDriver client with the few commands the console check adds: typing and pressing keys."""
+
+    def type(self, element, text):
+        self._session("POST", f"/element/{element}/clear", {})
+        self._session("POST", f"/element/{element}/value", {"text": text})
+
+    def press(self, *keys):
+        actions = []
+        for key in keys:
+            actions += [{"type": "keyDown", "value": key}, {"type": "keyUp", "value": key}]
+        self._session("POST", "/actions", {"actions": [{"type": "key", "id": "keyboard", "actions": actions}]})
+
+    def active(self):
+        return self.execute(
+            "const e = document.activeElement; return {tag: e.tagName, text: (e.innerText || e.value || '').trim(),"
+            " href: e.getAttribute('href'), outline: getComputedStyle(e).outlineStyle,"
+            " outlineWidth: getComputedStyle(e).outlineWidth};")
+
+
+class Run:
+    def __init__(self, args):
+        self.args = args
+        self.base = args.base.rstrip("/")
+        self.driver = Console(args.driver)
+        self.shots = 0
+
+    # -- the API and the CLI, as a backend and the operator's shell use them
+
+    def api(self, method, path, body=None, key=None, project=None):
+        headers = {"Content-Type": "application/json"}
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        if project:
+            headers["X-Verity-Project"] = project
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.base + path, data=data, method=method, headers=headers)
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                text = response.read().decode()
+                return response.status, (json.loads(text) if text else None)
+        except urllib.error.HTTPError as error:
+            text = error.read().decode(errors="replace")
+            try:
+                return error.code, json.loads(text)
+            except ValueError:
+                return error.code, text
+
+    def cli(self, *arguments):
+        result = subprocess.run([self.args.verity, *arguments], capture_output=True, text=True, check=False)
+        check(result.returncode == 0, f"verity {' '.join(arguments)} failed: {result.stderr}")
+        return result.stdout
+
+    def login_link(self):
+        link = self.cli("admin", "console-login", "ada", "--url", self.base).strip()
+        check(link.startswith(self.base + "/console/sign-in?token=vcl_"), f"console-login printed {link!r}")
+        return link
+
+    def gateway_messages(self):
+        """What the stand-in SMS gateway received, oldest first: {to, body, status}."""
+        messages = []
+        if os.path.exists(self.args.gateway_log):
+            with open(self.args.gateway_log) as file:
+                messages = [json.loads(line) for line in file if line.strip()]
+        return messages
+
+    def code_for(self, phone, after=0):
+        def probe():
+            for message in self.gateway_messages()[after:]:
+                if message["to"] == phone and message["status"] == 200:
+                    found = re.search(r"\b(\d{6})\b", message["body"])
+                    if found:
+                        return found.group(1)
+            return None
+        return wait_for(f"a code delivered to {phone}", probe, timeout=15)
+
+    # -- the browser
+
+    def open(self, path):
+        self.driver.get(self.base + path)
+
+    def text(self, css="main"):
+        return self.driver.text(self.driver.find(css))
+
+    def heading(self):
+        return self.text("main h1")
+
+    def click_button(self, label):
+        buttons = [b for b in self.driver.find_all("button") if self.driver.text(b) == label]
+        check(buttons, f"no button {label!r} on {self.driver.current_url()}")
+        self.driver.click(buttons[0])
+
+    def fill(self, label, value):
+        """Types into the control whose <label> says `label` (found through the label, as a screen reader does)."""
+        element = self.driver.execute(
+            "for (const l of document.querySelectorAll('label')) { if (l.textContent.trim() === arguments[0])"
+            " return l.control; } return null;", label)
+        check(element, f"no control labelled {label!r} on {self.driver.current_url()}")
+        self.driver.type(list(element.values())[0], value)
+
+    def check_page(self, name):
+        """Every page: no script, a strict CSP (no inline script ran), a label on every control, text on every
+        button and link, a caption on every table; then a screenshot."""
+        check(self.driver.execute("return document.scripts.length;") == 0, f"{name}: the page has <script> elements")
+        unlabelled = self.driver.execute(
+            "const bad = [];"
+            "for (const e of document.querySelectorAll('input:not([type=hidden]), select, textarea')) {"
+            "  if (!(e.labels && e.labels.length) && !e.getAttribute('aria-label')) bad.push(e.outerHTML); }"
+            "for (const e of document.querySelectorAll('button, a')) {"
+            "  if (!e.textContent.trim() && !e.getAttribute('aria-label')) bad.push(e.outerHTML); }"
+            "for (const t of document.querySelectorAll('table')) { if (!t.caption) bad.push('table without caption'); }"
+            "return bad;")
+        check(not unlabelled, f"{name}: controls without a label or text: {unlabelled}")
+        check(self.driver.execute("return document.documentElement.lang;") == "en", f"{name}: no <html lang>")
+        if self.args.artifacts:
+            self.shots += 1
+            width = self.driver.execute("return window.innerWidth;")
+            path, w, h = save_screenshot(self.driver, self.args.artifacts, f"console-{self.shots:02d}-{name}.png", width)
+            ok(f"{name}: every control labelled, no script; screenshot {w}x{h} {path}")
+        else:
+            ok(f"{name}: every control labelled, no script")
+
+    def csrf_field_count(self):
+        return self.driver.execute(
+            "return [...document.forms].filter(f => f.method === 'post' && !f.querySelector('input[name=csrf]')"
+            " && !f.action.endsWith('/console/sign-in')).length;")
+
+    # -- the checks
+
+    def sign_in(self):
+        link = self.login_link()
+        self.driver.get(link)
+        check(self.heading() == "Sign in", f"the link shows {self.heading()!r}")
+        self.check_page("sign-in")
+        self.click_button("Sign in as ada")
+        wait_for("the dashboard", lambda: self.driver.current_url() == self.base + "/console")
+        check(self.heading() == "Dashboard", f"after signing in the page is {self.heading()!r}")
+        ok("a fresh link from `verity admin console-login ada` signs in to the dashboard")
+        cookies = self.driver._session("GET", "/cookie")
+        session = [c for c in cookies if c["name"] == "verity_console"]
+        check(session and session[0]["httpOnly"] and session[0].get("sameSite") == "Strict",
+              f"the session cookie is {session}")
+        check(self.driver.execute("return document.cookie;") == "", "a script can read the session cookie")
+        ok("the session cookie is HttpOnly and SameSite=Strict (scripts cannot read it)")
+        return link
+
+    def used_link(self, link):
+        self.driver.get(link)
+        check("expired or was already used" in self.text(), f"a used link shows {self.text()!r}")
+        check(not self.driver.find_all("main form button"), "a used link still offers a sign-in button")
+        self.check_page("used-link")
+        ok("the used sign-in link, opened again, is refused")
+        self.open("/console")
+
+    def keyboard(self):
+        self.open("/console")
+        self.driver.execute("document.activeElement && document.activeElement.blur(); window.focus();")
+        self.driver.press(TAB)
+        first = self.driver.active()
+        check(first["text"] == "Skip to content", f"the first Tab stop is {first}")
+        self.driver.press(TAB)
+        nav = self.driver.active()
+        check(nav["text"] == "Dashboard" and nav["outline"] != "none" and nav["outlineWidth"] != "0px",
+              f"the second Tab stop is {nav} (expected the Dashboard link with a visible focus ring)")
+        self.driver.press(TAB)
+        check(self.driver.active()["text"] == "Projects", f"the third Tab stop is {self.driver.active()}")
+        self.driver.press(ENTER)
+        wait_for("the projects page", lambda: self.heading() == "Projects")
+        ok("keyboard: Tab reaches the skip link, then the navigation with a visible focus ring; Enter follows a link")
+        # The create form is reachable and usable from the keyboard alone: focus the name, type, press Enter.
+        self.driver.execute("document.getElementById('f-name').focus();")
+        for _ in range(40):
+            if self.driver.active()["tag"] == "INPUT":
+                break
+            self.driver.press(TAB)
+        check(self.driver.active()["tag"] == "INPUT", "Tab never reached the project name field")
+
+    def create_project(self):
+        self.open("/console/projects")
+        self.check_page("projects")
+        self.fill("Project name", "Globex")
+        self.driver.press(ENTER)
+        wait_for("the new project's page", lambda: self.heading() == "Project Globex")
+        secret = self.text("#new-secret")
+        check(re.fullmatch(r"vk_[0-9a-z]+", secret), f"the new project's key is shown as {secret!r}")
+        check(self.csrf_field_count() == 0, "a form on the project page has no CSRF token")
+        self.check_page("project-created")
+        status, _ = self.api("GET", "/v1/users", key=secret)
+        check(status == 200, f"the new project's key answered {status}")
+        project_url = self.driver.current_url()
+        self.driver.get(project_url)
+        check(secret not in self.driver.execute("return document.documentElement.outerHTML;"),
+              "the key's secret is shown again after creation")
+        ok("created project Globex from the keyboard; its key works and is never shown again")
+
+    def api_keys(self):
+        self.open(f"/console/projects/{self.args.project}")
+        self.fill("New key's name", "ci")
+        self.click_button("Create API key")
+        secret = wait_for("the new key", lambda: self.driver.find_all("#new-secret") and self.text("#new-secret"))
+        status, _ = self.api("GET", "/v1/users", key=secret)
+        check(status == 200, f"the new key answered {status} before it was revoked")
+        self.check_page("api-key-created")
+        self.open(f"/console/projects/{self.args.project}")
+        self.click_button("Revoke ci")
+        wait_for("the revoked state", lambda: "revoked" in self.text())
+        status, body = self.api("GET", "/v1/users", key=secret)
+        check(status == 401, f"the revoked key answered {status}: {body}")
+        ok("an API key created in the console works, and once revoked there the API refuses it (401)")
+
+    def users(self):
+        phone = "+14155550142"
+        count = len(self.gateway_messages())
+        status, body = self.api("POST", "/v1/auth/otp/start", {"loginId": phone}, project=self.args.project)
+        check(status in (200, 201), f"otp/start answered {status}: {body}")
+        code = self.code_for(phone, after=count)
+        status, body = self.api("POST", "/v1/auth/otp/verify", {"loginId": phone, "code": code},
+                                project=self.args.project)
+        check(status == 200 and body.get("refreshToken"), f"otp/verify answered {status}: {body}")
+        status, body = self.api("POST", "/v1/auth/refresh", {"refreshToken": body["refreshToken"]},
+                                project=self.args.project)
+        check(status == 200, f"a fresh refresh token was refused: {status} {body}")
+        refresh = body["refreshToken"]
+        ok(f"the API signed in {phone} (a new user) and its refresh token works")
+
+        self.open(f"/console/projects/{self.args.project}/users")
+        self.check_page("users")
+        self.fill("Login id (phone or email)", "+1 415 555 0142")
+        self.driver.press(ENTER)
+        wait_for("the search result", lambda: phone in self.text())
+        self.driver.click(self.driver.find("main table a"))
+        wait_for("the user's page", lambda: self.heading() == f"User {phone}")
+        self.check_page("user")
+        self.click_button("Revoke all sessions")
+        wait_for("the user's page again", lambda: self.heading() == f"User {phone}")
+        status, body = self.api("POST", "/v1/auth/refresh", {"refreshToken": refresh}, project=self.args.project)
+        check(status == 401, f"after revoking, the refresh token answered {status}: {body}")
+        ok("found the user by login id, revoked their sessions, and their refresh token is refused (401)")
+
+    def dead_message(self):
+        phone = "+14155550199"
+        open(self.args.gateway_fail, "w").close()
+        status, body = self.api("POST", "/v1/verifications", {"to": phone, "channel": "sms"}, key=self.args.key)
+        check(status == 201, f"starting a verification answered {status}: {body}")
+
+        def dead_row():
+            self.open("/console/messages?status=dead")
+            return [b for b in self.driver.find_all("main button") if self.driver.text(b).startswith("Retry ")]
+        wait_for("the dead message", dead_row, timeout=20)
+        check("+1********99" in self.text() and phone not in self.text(), "the destination is not masked")
+        self.check_page("messages-dead")
+        os.remove(self.args.gateway_fail)
+        count = len(self.gateway_messages())
+        self.driver.click(dead_row()[0])
+        self.code_for(phone, after=count)
+        self.open("/console/messages?q=%2B14155550199&status=sent")
+        wait_for("the message marked sent", lambda: "sent" in self.text() and "Retry" not in self.text())
+        self.check_page("messages")
+        ok("a dead message (the gateway refused it) was sent again from the console and delivered")
+
+    def card(self, name):
+        return int(self.driver.text(self.driver.find(f"#card-{name} strong")))
+
+    def dashboard(self):
+        self.open("/console")
+        started, approved = self.card("started"), self.card("approved")
+        phone = "+14155550177"
+        for _ in range(2):
+            count = len(self.gateway_messages())
+            status, body = self.api("POST", "/v1/verifications", {"to": phone, "channel": "sms"}, key=self.args.key)
+            check(status == 201, f"starting a verification answered {status}: {body}")
+            code = self.code_for(phone, after=count)
+            status, body = self.api("POST", "/v1/verifications/check", {"to": phone, "code": code},
+                                    key=self.args.key)
+            check(status == 200 and body.get("status") == "approved", f"the check answered {status}: {body}")
+        self.open("/console")
+        check(self.card("started") == started + 2 and self.card("approved") == approved + 2,
+              f"the dashboard went from {started}/{approved} to {self.card('started')}/{self.card('approved')}")
+        check(self.driver.find_all("main svg rect"), "the dashboard has no chart")
+        self.check_page("dashboard")
+        ok(f"the dashboard counts two more started and approved verifications ({started} -> {started + 2})")
+
+    def csrf(self):
+        before = self.cli("admin", "project", "list")
+        self.open("/console/projects")
+        self.driver.execute("document.querySelector('form[action=\"/console/projects\"] input[name=csrf]').remove();")
+        self.fill("Project name", "Forged")
+        self.click_button("Create project")
+        wait_for("the refusal", lambda: self.heading() == "Form refused")
+        check("CSRF" in self.text(), f"the refusal says {self.text()!r}")
+        self.check_page("csrf-refused")
+        check(self.cli("admin", "project", "list") == before and "Forged" not in before,
+              "a form without its CSRF token created a project")
+        ok("a form posted without its CSRF token is refused (403) and changes nothing")
+
+    def other_pages(self):
+        self.open("/console/verifications")
+        check("+1********77" in self.text(), "the verifications page does not list the masked number")
+        self.check_page("verifications")
+        self.open(f"/console/projects/{self.args.project}")
+        self.check_page("project")
+        self.open("/console/audit")
+        text = self.text()
+        for action in ("operator.sign_in", "project.create", "api_key.create", "api_key.revoke",
+                       "user.revoke_sessions", "message.retry"):
+            check(action in text, f"the audit trail does not show {action}")
+        self.check_page("audit")
+        ok("the audit trail shows every action with the operator")
+
+    def sign_out(self):
+        self.open("/console")
+        self.click_button("Sign out")
+        wait_for("the signed-out page", lambda: self.heading() == "Signed out")
+        self.open("/console")
+        check(self.heading() == "Sign in", f"after signing out /console shows {self.heading()!r}")
+        ok("signing out ends the session")
+
+    def run(self):
+        capabilities = {
+            "browserName": "chrome",
+            "goog:chromeOptions": {
+                "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,900",
+                         "--disable-dev-shm-usage", "--lang=en"],
+            },
+        }
+        if self.args.chromium:
+            capabilities["goog:chromeOptions"]["binary"] = self.args.chromium
+        granted = self.driver.start(capabilities)
+        try:
+            self.driver.set_timeouts(pageLoad=30000, script=10000, implicit=0)
+            self.driver.set_window_rect(1280, 900)
+            ok(f"headless {granted.get('browserName')} {granted.get('browserVersion')}")
+            link = self.sign_in()
+            self.used_link(link)
+            self.keyboard()
+            self.create_project()
+            self.api_keys()
+            self.users()
+            self.dead_message()
+            self.dashboard()
+            self.csrf()
+            self.other_pages()
+            self.sign_out()
+        finally:
+            self.driver.quit()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--driver", required=True, help="chromedriver's URL")
+    parser.add_argument("--chromium", help="the browser binary")
+    parser.add_argument("--base", required=True, help="the server's URL")
+    parser.add_argument("--verity", required=True, help="the verity binary (for console-login)")
+    parser.add_argument("--project", required=True, help="project Acme's id")
+    parser.add_argument("--key", required=True, help="project Acme's API key")
+    parser.add_argument("--gateway-log", required=True, help="the stand-in SMS gateway's log (JSON lines)")
+    parser.add_argument("--gateway-fail", required=True, help="while this file exists the gateway refuses SMS")
+    parser.add_argument("--artifacts", help="directory for screenshots")
+    args = parser.parse_args()
+    try:
+        Run(args).run()
+    except (CheckFailed, WebDriverError, urllib.error.URLError, OSError) as error:
+        print(f"console check failed: {error}", file=sys.stderr)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
