@@ -102,9 +102,10 @@ enum ConsoleHTML {
     /// A labelled text input.
     static func field(
         _ label: String, name: String, value: String = "", type: String = "text", required: Bool = false,
-        hint: String? = nil, extra: String = ""
+        hint: String? = nil, extra: String = "", form: String = ""
     ) -> String {
-        let id = "f-\(name)"
+        // Ids are unique on the page: a field of the same name in another form gets that form's prefix.
+        let id = "f-\(form)\(name)"
         let hintHTML = hint.map { #"<small id="\#(id)-hint">\#(escape($0))</small>"# } ?? ""
         let described = hint == nil ? "" : #" aria-describedby="\#(id)-hint""#
         return """

@@ -146,12 +146,12 @@ struct ConsoleProjectsController: Sendable {
             <h2>API keys</h2>
             \(ConsoleHTML.table(caption: "API keys", headers: ["Name", "Starts with", "Id", "Created (UTC)", "State"], rows: keyRows))
             <form method="post" action="\(Self.path(project, "/keys"))">\(ConsoleHTML.csrfField(session))
-            \(ConsoleHTML.field("New key's name", name: "name", required: true, extra: #"maxlength="100""#))
+            \(ConsoleHTML.field("New key's name", name: "name", required: true, extra: #"maxlength="100""#, form: "key-"))
             <p><button type="submit">Create API key</button></p></form>
             <h2>Roles</h2>
             \(ConsoleHTML.table(caption: "Roles", headers: ["Name", "Description", "Permissions"], rows: roleRows))
             <form method="post" action="\(Self.path(project, "/roles"))">\(ConsoleHTML.csrfField(session))
-            \(ConsoleHTML.field("Role name", name: "name", required: true))
+            \(ConsoleHTML.field("Role name", name: "name", required: true, form: "role-"))
             \(ConsoleHTML.field("Permissions", name: "permissions", hint: "Separated by commas"))
             <p><button type="submit">Create role</button></p></form>
             <h2>Test numbers</h2>
