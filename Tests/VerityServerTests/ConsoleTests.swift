@@ -11,7 +11,8 @@ import VerityTestSupport
 
 @Suite("Web console")
 struct ConsoleTests {
-    @Test("A fresh link signs in once, sets a strict session cookie, and pages carry a strict CSP",
+    @Test(
+        "A fresh link signs in once, sets a strict session cookie, and pages carry a strict CSP",
         arguments: TestEngine.available)
     func signIn(engine: TestEngine) async throws {
         let node = try await TestNode.make(engine)
@@ -91,7 +92,8 @@ struct ConsoleTests {
         }
     }
 
-    @Test("A form posted without its CSRF token, or with another session's, changes nothing",
+    @Test(
+        "A form posted without its CSRF token, or with another session's, changes nothing",
         arguments: TestEngine.available)
     func csrf(engine: TestEngine) async throws {
         let node = try await TestNode.make(engine)
@@ -122,7 +124,8 @@ struct ConsoleTests {
         }
     }
 
-    @Test("A key created in the console is shown once; revoked there, the API refuses it",
+    @Test(
+        "A key created in the console is shown once; revoked there, the API refuses it",
         arguments: TestEngine.available)
     func apiKeys(engine: TestEngine) async throws {
         let node = try await TestNode.make(engine)
@@ -154,7 +157,8 @@ struct ConsoleTests {
         }
     }
 
-    @Test("A dead message is sent again from the messages page; destinations are masked",
+    @Test(
+        "A dead message is sent again from the messages page; destinations are masked",
         arguments: TestEngine.available)
     func retryDeadMessage(engine: TestEngine) async throws {
         let node = try await TestNode.make(engine)

@@ -24,31 +24,37 @@ struct ConsoleController: Sendable {
         }
         console.get("sign-in", use: showSignIn)
         console.post("sign-in", use: signIn)
-        console.post("sign-out", use: action { _, session, _ in
-            try await operators.signOut(session)
-            return ConsoleHTML.page(
-                "Signed out", "<p>You are signed out. Ask for a new sign-in link to come back.</p>",
-                headers: [.setCookie: cookie(value: "", maxAge: 0)])
-        })
-        console.get("audit", use: page { request, session in
-            let query = ConsoleForm.query(of: request)
-            let trail = try await operators.auditTrail(search: query["q"], cursor: query["cursor"])
-            let rows = trail.items.map { entry in
-                [
-                    ConsoleHTML.date(entry.createdAt),
-                    ConsoleHTML.escape(entry.operatorName ?? "") + " <small>\(entry.operatorId)</small>",
-                    "<code>\(ConsoleHTML.escape(entry.action))</code>", ConsoleHTML.escape(entry.target),
-                ]
-            }
-            return ConsoleHTML.page(
-                "Audit trail",
-                ConsoleHTML.search(action: "/console/audit", label: "Action or target starts with", value: query["q"])
-                    + ConsoleHTML.table(
-                        caption: "What operators did, newest first", headers: ["When (UTC)", "Operator", "Action", "Target"],
-                        rows: rows)
-                    + ConsoleHTML.nextPage("/console/audit", cursor: trail.nextCursor, query: ["q": query["q"]]),
-                session: session)
-        })
+        console.post(
+            "sign-out",
+            use: action { _, session, _ in
+                try await operators.signOut(session)
+                return ConsoleHTML.page(
+                    "Signed out", "<p>You are signed out. Ask for a new sign-in link to come back.</p>",
+                    headers: [.setCookie: cookie(value: "", maxAge: 0)])
+            })
+        console.get(
+            "audit",
+            use: page { request, session in
+                let query = ConsoleForm.query(of: request)
+                let trail = try await operators.auditTrail(search: query["q"], cursor: query["cursor"])
+                let rows = trail.items.map { entry in
+                    [
+                        ConsoleHTML.date(entry.createdAt),
+                        ConsoleHTML.escape(entry.operatorName ?? "") + " <small>\(entry.operatorId)</small>",
+                        "<code>\(ConsoleHTML.escape(entry.action))</code>", ConsoleHTML.escape(entry.target),
+                    ]
+                }
+                return ConsoleHTML.page(
+                    "Audit trail",
+                    ConsoleHTML.search(
+                        action: "/console/audit", label: "Action or target starts with", value: query["q"])
+                        + ConsoleHTML.table(
+                            caption: "What operators did, newest first",
+                            headers: ["When (UTC)", "Operator", "Action", "Target"],
+                            rows: rows)
+                        + ConsoleHTML.nextPage("/console/audit", cursor: trail.nextCursor, query: ["q": query["q"]]),
+                    session: session)
+            })
     }
 
     // MARK: - Signing in and out
@@ -131,7 +137,8 @@ struct ConsoleController: Sendable {
 
     /// A form's target: only for a signed-in operator, and only with the session's CSRF token; the form is read
     /// before anything is done.
-    func action(_ body: @escaping @Sendable (Request, ConsoleSession, ConsoleForm) async throws -> Response) -> Handler {
+    func action(_ body: @escaping @Sendable (Request, ConsoleSession, ConsoleForm) async throws -> Response) -> Handler
+    {
         { request, _ in
             let form = try await ConsoleForm.body(of: request)
             guard let session = try await session(request) else {

@@ -160,7 +160,8 @@ enum ConsoleHTML {
     }
 
     private static let dateFormat = Date.VerbatimFormatStyle(
-        format: "\(year: .defaultDigits)-\(month: .twoDigits)-\(day: .twoDigits) \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits):\(second: .twoDigits)",
+        format:
+            "\(year: .defaultDigits)-\(month: .twoDigits)-\(day: .twoDigits) \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits):\(second: .twoDigits)",
         timeZone: .gmt, calendar: Calendar(identifier: .gregorian))
 
     /// A destination as the logs show it: a phone number or an email address masked, a push factor's id, a webhook's

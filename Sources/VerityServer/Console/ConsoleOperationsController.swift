@@ -141,11 +141,13 @@ struct ConsoleOperationsController: Sendable {
         return ConsoleHTML.page(
             "Messages",
             ConsoleHTML.search(
-                    action: "/console/messages", label: "Destination (phone number or email address)",
-                    value: query["q"], extra: statusSelect)
+                action: "/console/messages", label: "Destination (phone number or email address)",
+                value: query["q"], extra: statusSelect)
                 + ConsoleHTML.table(
                     caption: "Outbox messages, newest first (destinations masked)",
-                    headers: ["Id", "Channel", "To", "Status", "Attempts", "Last error", "Queued (UTC)", "Sent (UTC)", ""],
+                    headers: [
+                        "Id", "Channel", "To", "Status", "Attempts", "Last error", "Queued (UTC)", "Sent (UTC)", "",
+                    ],
                     rows: rows, empty: "No message found.")
                 + ConsoleHTML.nextPage(
                     "/console/messages", cursor: page.nextCursor,

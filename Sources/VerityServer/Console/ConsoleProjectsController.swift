@@ -19,9 +19,11 @@ struct ConsoleProjectsController: Sendable {
     func addRoutes(to group: RouterGroup<VerityRequestContext>) {
         group.get("projects", use: console.page { _, session in try await projectList(session) })
         group.post("projects", use: console.action(createProject))
-        group.get("projects/:project", use: console.page { request, session in
-            try await projectPage(try await project(request), session: session)
-        })
+        group.get(
+            "projects/:project",
+            use: console.page { request, session in
+                try await projectPage(try await project(request), session: session)
+            })
         group.post("projects/:project/settings", use: console.action(updateSettings))
         group.post("projects/:project/webhook", use: console.action(setWebhook))
         group.post("projects/:project/keys", use: console.action(createKey))
@@ -31,12 +33,16 @@ struct ConsoleProjectsController: Sendable {
         group.get("projects/:project/users", use: console.page(userList))
         group.get("projects/:project/users/:user", use: console.page(userPage))
         group.post("projects/:project/users/:user/revoke-sessions", use: console.action(revokeSessions))
-        group.post("projects/:project/users/:user/disable", use: console.action { request, session, _ in
-            try await setDisabled(true, request, session)
-        })
-        group.post("projects/:project/users/:user/enable", use: console.action { request, session, _ in
-            try await setDisabled(false, request, session)
-        })
+        group.post(
+            "projects/:project/users/:user/disable",
+            use: console.action { request, session, _ in
+                try await setDisabled(true, request, session)
+            })
+        group.post(
+            "projects/:project/users/:user/enable",
+            use: console.action { request, session, _ in
+                try await setDisabled(false, request, session)
+            })
     }
 
     private func project(_ request: Request) async throws -> Project {
@@ -72,13 +78,14 @@ struct ConsoleProjectsController: Sendable {
         return ConsoleHTML.page(
             "Projects",
             notice
-                + ConsoleHTML.table(caption: "Projects on this server", headers: ["Name", "Id", "Created (UTC)"], rows: rows)
-                + """
-                <h2>New project</h2>
-                <form method="post" action="/console/projects">\(ConsoleHTML.csrfField(session))
-                \(ConsoleHTML.field("Project name", name: "name", required: true, extra: #"maxlength="100""#))
-                <p><button type="submit">Create project</button></p></form>
-                """,
+                + ConsoleHTML.table(
+                    caption: "Projects on this server", headers: ["Name", "Id", "Created (UTC)"], rows: rows)
+                    + """
+                    <h2>New project</h2>
+                    <form method="post" action="/console/projects">\(ConsoleHTML.csrfField(session))
+                    \(ConsoleHTML.field("Project name", name: "name", required: true, extra: #"maxlength="100""#))
+                    <p><button type="submit">Create project</button></p></form>
+                    """,
             session: session)
     }
 
@@ -213,7 +220,9 @@ struct ConsoleProjectsController: Sendable {
     {
         let project = try await project(request)
         let name = form["name"] ?? ""
-        guard (1...100).contains(name.count) else { throw ConfigurationError("A key name must be 1 to 100 characters.") }
+        guard (1...100).contains(name.count) else {
+            throw ConfigurationError("A key name must be 1 to 100 characters.")
+        }
         let created = try await admin.createKey(projectId: project.id, name: name)
         try await operators.audit(session.record, "api_key.create", target: created.key.id)
         return try await projectPage(project, session: session, secret: created)
@@ -268,7 +277,8 @@ struct ConsoleProjectsController: Sendable {
         }
         return ConsoleHTML.page(
             "Users of \(project.name)",
-            ConsoleHTML.search(action: Self.path(project, "/users"), label: "Login id (phone or email)", value: query["q"])
+            ConsoleHTML.search(
+                action: Self.path(project, "/users"), label: "Login id (phone or email)", value: query["q"])
                 + ConsoleHTML.table(
                     caption: "Users, newest first", headers: ["Login ids", "Name", "Roles", "State", "Created (UTC)"],
                     rows: rows, empty: "No user found.")

@@ -60,7 +60,8 @@ public struct OperatorService: Sendable {
     /// A new operator, and the `otpauth://` URI to add to an authenticator app when `withTOTP` is set (shown once).
     public func create(name: String, withTOTP: Bool) async throws -> (ConsoleOperator, totpURI: String?) {
         let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...64).contains(trimmed.count), trimmed.allSatisfy({ $0.isLetter || $0.isNumber || "._-@".contains($0) })
+        guard (1...64).contains(trimmed.count),
+            trimmed.allSatisfy({ $0.isLetter || $0.isNumber || "._-@".contains($0) })
         else {
             throw ConfigurationError("An operator name is 1 to 64 letters, digits, '.', '_', '-' or '@'.")
         }
@@ -125,7 +126,8 @@ public struct OperatorService: Sendable {
             guard let bytes = Base32.decode(secret), let code = totpCode?.filter({ !$0.isWhitespace }),
                 let matched = try TOTP(secret: bytes).matchingCounter(for: code, at: now)
             else {
-                logger.notice("Console sign-in refused: wrong TOTP code", metadata: ["operator": "\(consoleOperator.id)"])
+                logger.notice(
+                    "Console sign-in refused: wrong TOTP code", metadata: ["operator": "\(consoleOperator.id)"])
                 throw SignInRefusal.invalidCode
             }
             counter = matched
@@ -200,6 +202,8 @@ public struct OperatorService: Sendable {
 
     private static func isWellFormed(_ token: String, prefix: String) -> Bool {
         token.hasPrefix(prefix) && token.count <= 100
-            && token.utf8.allSatisfy { $0 == UInt8(ascii: "_") || ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x7a) }
+            && token.utf8.allSatisfy {
+                $0 == UInt8(ascii: "_") || ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x7a)
+            }
     }
 }
