@@ -24,7 +24,7 @@ struct ConsoleOperationsController: Sendable {
 
     private func dashboard(_ session: ConsoleSession) async throws -> Response {
         async let report = verifications.activity(days: Self.days)
-        async let latency = outbox.latency(days: Self.days)
+        async let latency = outbox.latency(hours: 24)
         async let depth = outbox.depth()
         let activity = try await report
         var total = VerificationActivityReport.Counts()
@@ -44,7 +44,7 @@ struct ConsoleOperationsController: Sendable {
             <div class="card" id="card-conversion"><strong>\(Self.percent(total.conversion))</strong>conversion</div>
             <div class="card" id="card-limits"><strong>\(total.limitsHit)</strong>attempt limits hit</div>
             <div class="card" id="card-latency"><strong>\(String(format: "%.2f s", delivered.averageSeconds))</strong>mean delivery \
-            latency (slowest \(String(format: "%.1f s", delivered.maximumSeconds)), \(delivered.sent) sent)</div>
+            latency, last 24 h (slowest \(String(format: "%.1f s", delivered.maximumSeconds)), \(delivered.sent) sent)</div>
             <div class="card" id="card-outbox"><strong>\(try await depth)</strong>messages waiting in the outbox</div>
             </div>
             """

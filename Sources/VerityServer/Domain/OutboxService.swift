@@ -39,8 +39,8 @@ struct OutboxService: Sendable {
         try await store.pendingCount()
     }
 
-    /// How quickly messages were sent over the last `days` days.
-    func latency(days: Int) async throws -> DeliveryLatency {
-        try await store.deliveryLatency(since: clock.now().addingTimeInterval(-Double(days) * 86_400))
+    /// How quickly messages queued in the last `hours` hours were sent.
+    func latency(hours: Int) async throws -> DeliveryLatency {
+        try await store.deliveryLatency(since: clock.now().addingTimeInterval(-Double(hours) * 3_600))
     }
 }

@@ -51,27 +51,74 @@ struct VerificationActivityReport: Sendable {
 
 extension VerificationService {
     /// The last `days` days of verifications of every project, for the console's dashboard.
+    ///
+    /// A past day whose verifications have all expired can no longer change, so it is counted once and recorded;
+    /// only today (and yesterday, until its last code expires) is counted from the verifications each time.
     func activity(days: Int) async throws -> VerificationActivityReport {
-        let today = Int((clock.now().timeIntervalSince1970 / 86_400).rounded(.down))
+        let now = clock.now()
+        let today = Int((now.timeIntervalSince1970 / 86_400).rounded(.down))
         let firstDay = today - days + 1
-        let since = Date(timeIntervalSince1970: Double(firstDay) * 86_400)
-        async let daily = store.activity(since: since)
-        async let prefixes = store.prefixActivity(since: since)
-        var byChannel: [Channel: [VerificationActivityReport.Counts]] = [:]
-        for row in try await daily where (0..<days).contains(row.day - firstDay) {
-            byChannel[row.channel, default: Array(repeating: .init(), count: days)][row.day - firstDay].add(
-                row.status, row.count)
+        func start(of day: Int) -> Date { Date(timeIntervalSince1970: Double(day) * 86_400) }
+        let (recorded, stored) = try await store.dayCounts(from: firstDay, to: today - 1)
+        var counts = stored
+        // A code lives at most a day: the day before yesterday is final; yesterday once its last code expired.
+        var lastFinal = today - 2
+        if recorded.contains(today - 1) {
+            lastFinal = today - 1
+        } else if let latest = try await store.latestExpiry(from: start(of: today - 1), to: start(of: today)) {
+            if latest <= now { lastFinal = today - 1 }
+        } else {
+            lastFinal = today - 1
         }
+        let missing = firstDay <= lastFinal ? (firstDay...lastFinal).filter { !recorded.contains($0) } : []
+        if let first = missing.first, let last = missing.last {
+            let fresh = Self.dayCounts(try await store.groups(from: start(of: first), to: start(of: last + 1)))
+                .filter { missing.contains($0.day) }
+            try await store.recordDayCounts(fresh, days: missing)
+            counts += fresh
+        }
+        counts += Self.dayCounts(
+            try await store.groups(from: start(of: max(firstDay, lastFinal + 1)), to: start(of: today + 1)))
+
+        var byChannel: [Channel: [VerificationActivityReport.Counts]] = [:]
         var byRegion: [String: VerificationActivityReport.Counts] = [:]
-        for row in try await prefixes {
-            let region = (try? PhoneNumber(parsing: row.sample)).map { $0.regionCode ?? "+\($0.countryCallingCode)" }
-            byRegion[region ?? "?", default: .init()].add(row.status, row.count)
+        for count in counts where (0..<days).contains(count.day - firstDay) {
+            byChannel[count.channel, default: Array(repeating: .init(), count: days)][count.day - firstDay].add(
+                count.status, count.count)
+            if !count.region.isEmpty { byRegion[count.region, default: .init()].add(count.status, count.count) }
         }
         return VerificationActivityReport(
             firstDay: firstDay, days: days, byChannel: byChannel,
             byCountry: byRegion.sorted { ($0.value.started, $1.key) > ($1.value.started, $0.key) }.map {
                 ($0.key, $0.value)
             })
+    }
+
+    /// Groups counted by region: a phone number's region, read from one number of its group (the group shares the
+    /// calling code and the digits that decide the region); none for email.
+    static func dayCounts(_ groups: [VerificationGroup]) -> [VerificationDayCount] {
+        var regions: [Substring: String] = [:]
+        var merged: [String: VerificationDayCount] = [:]
+        for group in groups {
+            var region = ""
+            if group.channel != .email {
+                let prefix = group.sample.prefix(6)
+                if let known = regions[prefix] {
+                    region = known
+                } else {
+                    region =
+                        (try? PhoneNumber(parsing: group.sample)).map { $0.regionCode ?? "+\($0.countryCallingCode)" }
+                        ?? "?"
+                    regions[prefix] = region
+                }
+            }
+            let key = "\(group.day) \(group.channel.rawValue) \(group.status.rawValue) \(region)"
+            merged[
+                key,
+                default: .init(day: group.day, channel: group.channel, status: group.status, region: region, count: 0)
+            ].count += group.count
+        }
+        return Array(merged.values)
     }
 
     /// A page of verifications of every project (or of `projectId`), newest first; `search` is a destination (a

@@ -559,6 +559,18 @@ enum Migrations {
                 "CREATE INDEX outbox_status_created ON outbox (status, created_at, id)",
                 "CREATE INDEX verifications_destination_key_created ON verifications (destination_key, created_at)",
                 "CREATE INDEX outbox_destination_created ON outbox (destination, created_at)",
+                // The dashboard's counts of days that can no longer change (a code lives at most a day), written
+                // once per day by the first node that shows it; `channel` '' marks a day with no verification.
+                """
+                CREATE TABLE verification_days (
+                    day BIGINT NOT NULL,
+                    channel TEXT NOT NULL,
+                    status TEXT NOT NULL,
+                    region TEXT NOT NULL,
+                    count BIGINT NOT NULL,
+                    PRIMARY KEY (day, channel, status, region)
+                )
+                """,
             ]),
     ]
 
