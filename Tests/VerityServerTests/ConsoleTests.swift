@@ -188,6 +188,55 @@ struct ConsoleTests {
         }
     }
 
+    @Test(
+        "The dashboard counts verifications per day, channel and country, also once past days are recorded",
+        arguments: TestEngine.available)
+    func dashboard(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        _ = try await node.verity.operators.create(name: "ada", withTOTP: false)
+        try await node.run { client in
+            #expect(try await client.startVerification("+14155550100", key: node.apiKey).status == .created)
+            #expect(try await client.startVerification("+442079460958", key: node.apiKey).status == .created)
+            #expect(
+                try await client.startVerification("jane@example.com", channel: "email", key: node.apiKey).status
+                    == .created)
+            let code = try await node.sender.code(to: "+14155550100")
+            #expect(try await client.check(to: "+14155550100", code: code, key: node.apiKey).status == .ok)
+
+            func cards() async throws -> [String: String] {
+                // The clock jumps days ahead: each look signs in again.
+                let session = try await client.signIn(node, operatorName: "ada")
+                let html = String(buffer: try await client.get("/console", session: session).body)
+                var found: [String: String] = [:]
+                for match in html.matches(of: /id="card-([a-z]+)"><strong>([^<]+)</) {
+                    found[String(match.output.1)] = String(match.output.2)
+                }
+                return found
+            }
+            var shown = try await cards()
+            #expect(shown["started"] == "3")
+            #expect(shown["approved"] == "1")
+            #expect(shown["conversion"] == "33%")
+
+            // Three days on, those verifications are on a recorded day; one more is counted live.
+            node.clock.advance(by: 3 * 86_400)
+            #expect(try await client.startVerification("+14155550101", key: node.apiKey).status == .created)
+            for _ in 0..<2 {
+                shown = try await cards()
+                #expect(shown["started"] == "4")
+                #expect(shown["approved"] == "1")
+            }
+            let report = try await node.verity.verifications.activity(days: 14)
+            let regions = Dictionary(uniqueKeysWithValues: report.byCountry.map { ($0.region, $0.counts.started) })
+            #expect(regions == ["US": 2, "GB": 1])
+            #expect(report.byChannel[.email]?.map(\.started).reduce(0, +) == 1)
+            #expect(report.total(day: 10).started == 3 && report.total(day: 13).started == 1)
+
+            node.clock.advance(by: 14 * 86_400)
+            #expect(try await cards()["started"] == "0")
+        }
+    }
+
     @Test("An operator with TOTP needs the current code, once", arguments: TestEngine.available)
     func totp(engine: TestEngine) async throws {
         let node = try await TestNode.make(engine)
