@@ -13,26 +13,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-CHROMIUM=${CHROMIUM_BIN:-$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)}
-CHROMEDRIVER=${CHROMEDRIVER_BIN:-$(command -v chromedriver || true)}
-if [ -z "$CHROMIUM" ] || [ -z "$CHROMEDRIVER" ] || [ ! -x "$CHROMIUM" ] || [ ! -x "$CHROMEDRIVER" ]; then
-    echo "console: needs headless Chromium and chromedriver (found browser '${CHROMIUM}', driver '${CHROMEDRIVER}')." >&2
-    echo "  Debian/Ubuntu: sudo apt-get install -y chromium chromium-driver" >&2
-    exit 1
-fi
-
-if [ -n "${VERITY_BIN:-}" ]; then
-    VERITY=$VERITY_BIN
-else
-    swift build --product verity >/dev/null 2>&1 || swift build --product verity
-    VERITY="$PWD/.build/debug/verity"
-fi
-
-ARTIFACTS=${ARTIFACTS_DIR:-${TMPDIR:-/tmp}/verity-artifacts}
-mkdir -p "$ARTIFACTS"
-ARTIFACTS=$(cd "$ARTIFACTS" && pwd)
+NAME=console
+. Tests/browser/lib.sh
+find_browser
+find_verity
+artifacts_dir
 WORK=$(mktemp -d /tmp/verity-console.XXXXXX)
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 PORT=$(free_port)
 DRIVER_PORT=$(free_port)
 GATEWAY_PORT=$(free_port)
@@ -48,17 +34,6 @@ DRIVER_PID=""
 GATEWAY_PID=""
 
 stop() { if [ -n "$1" ]; then kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; fi; }
-stop_driver() {
-    if [ -n "$DRIVER_PID" ]; then
-        # chromedriver runs in its own process group (setsid), so any browser it left behind goes with it.
-        if [ "$(ps -o pgid= -p "$DRIVER_PID" 2>/dev/null | tr -d ' ')" = "$DRIVER_PID" ]; then
-            kill -- "-$DRIVER_PID" 2>/dev/null || true
-        else
-            kill "$DRIVER_PID" 2>/dev/null || true
-        fi
-        wait "$DRIVER_PID" 2>/dev/null || true
-    fi
-}
 trap 'stop_driver; stop "$SERVER_PID"; stop "$GATEWAY_PID"; rm -rf "$WORK"' EXIT
 fail() {
     echo "console: FAILED: $*" >&2
@@ -80,19 +55,7 @@ KEY=$(echo "$CREATED" | json "['apiKey']")
 "$VERITY" admin operator create ada >/dev/null || fail "admin operator create"
 echo "ok - verity serve on $BASE with project Acme ($PROJECT), operator ada, SMS to a stand-in gateway"
 
-if command -v setsid >/dev/null; then
-    setsid "$CHROMEDRIVER" --port="$DRIVER_PORT" --log-path="$WORK/chromedriver.log" >"$WORK/chromedriver.out" 2>&1 &
-else
-    "$CHROMEDRIVER" --port="$DRIVER_PORT" --log-path="$WORK/chromedriver.log" >"$WORK/chromedriver.out" 2>&1 &
-fi
-DRIVER_PID=$!
-ready=""
-for _ in $(seq 1 100); do
-    ready=$(curl -sf "$DRIVER_URL/status" 2>/dev/null | json "['value']['ready']" 2>/dev/null || true)
-    [ "$ready" = "True" ] && break
-    sleep 0.1
-done
-[ "$ready" = "True" ] || fail "chromedriver did not become ready: $(cat "$WORK/chromedriver.out")"
+start_driver "$DRIVER_PORT" || fail "chromedriver did not start"
 
 python3 Tests/browser/console.py --driver "$DRIVER_URL" --chromium "$CHROMIUM" --base "$BASE" --verity "$VERITY" \
     --project "$PROJECT" --key "$KEY" --gateway-log "$WORK/gateway.log" --gateway-fail "$WORK/gateway.fail" \

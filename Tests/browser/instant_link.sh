@@ -13,27 +13,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-CHROMIUM=${CHROMIUM_BIN:-$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)}
-CHROMEDRIVER=${CHROMEDRIVER_BIN:-$(command -v chromedriver || true)}
-if [ -z "$CHROMIUM" ] || [ -z "$CHROMEDRIVER" ] || [ ! -x "$CHROMIUM" ] || [ ! -x "$CHROMEDRIVER" ]; then
-    echo "instant_link: needs headless Chromium and chromedriver (found browser '${CHROMIUM}', driver '${CHROMEDRIVER}')." >&2
-    echo "  Debian/Ubuntu: sudo apt-get install -y chromium chromium-driver" >&2
-    echo "  or point CHROMIUM_BIN and CHROMEDRIVER_BIN at a matching browser and driver." >&2
-    exit 1
-fi
-
-if [ -n "${VERITY_BIN:-}" ]; then
-    VERITY=$VERITY_BIN
-else
-    swift build --product verity >/dev/null 2>&1 || swift build --product verity
-    VERITY="$PWD/.build/debug/verity"
-fi
-
-ARTIFACTS=${ARTIFACTS_DIR:-${TMPDIR:-/tmp}/verity-artifacts}
-mkdir -p "$ARTIFACTS"
-ARTIFACTS=$(cd "$ARTIFACTS" && pwd)
+NAME=instant_link
+. Tests/browser/lib.sh
+find_browser
+find_verity
+artifacts_dir
 WORK=$(mktemp -d /tmp/verity-browser.XXXXXX)
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 PORT=$(free_port)
 DRIVER_PORT=$(free_port)
 BASE="http://127.0.0.1:$PORT"
@@ -45,18 +30,6 @@ DRIVER_PID=""
 passed=0
 
 stop_server() { if [ -n "$SERVER_PID" ]; then kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; SERVER_PID=""; fi; }
-stop_driver() {
-    if [ -n "$DRIVER_PID" ]; then
-        # chromedriver runs in its own process group (setsid), so any browser it left behind goes with it.
-        if [ "$(ps -o pgid= -p "$DRIVER_PID" 2>/dev/null | tr -d ' ')" = "$DRIVER_PID" ]; then
-            kill -- "-$DRIVER_PID" 2>/dev/null || true
-        else
-            kill "$DRIVER_PID" 2>/dev/null || true
-        fi
-        wait "$DRIVER_PID" 2>/dev/null || true
-        DRIVER_PID=""
-    fi
-}
 trap 'stop_driver; stop_server; rm -rf "$WORK"' EXIT
 fail() {
     echo "instant_link: FAILED: $*" >&2
@@ -85,19 +58,7 @@ CREATED=$("$VERITY" admin project create --name "Acme" --json) || fail "admin pr
 KEY=$(echo "$CREATED" | json "['apiKey']")
 ok "verity serve on $BASE (VERITY_PUBLIC_URL) with a fresh data directory and project Acme"
 
-if command -v setsid >/dev/null; then
-    setsid "$CHROMEDRIVER" --port="$DRIVER_PORT" --log-path="$WORK/chromedriver.log" >"$WORK/chromedriver.out" 2>&1 &
-else
-    "$CHROMEDRIVER" --port="$DRIVER_PORT" --log-path="$WORK/chromedriver.log" >"$WORK/chromedriver.out" 2>&1 &
-fi
-DRIVER_PID=$!
-ready=""
-for _ in $(seq 1 100); do
-    ready=$(curl -sf "$DRIVER_URL/status" 2>/dev/null | json "['value']['ready']" 2>/dev/null || true)
-    [ "$ready" = "True" ] && break
-    sleep 0.1
-done
-[ "$ready" = "True" ] || fail "chromedriver did not become ready: $(cat "$WORK/chromedriver.out")"
+start_driver "$DRIVER_PORT" || fail "chromedriver did not start"
 ok "$("$CHROMEDRIVER" --version | cut -d' ' -f1-2) ready on $DRIVER_URL, browser $CHROMIUM"
 
 # link_flow PHONE LOCALE: the backend starts a desktop flow, the app sends the instant link; sets FLOW_ID and LINK.

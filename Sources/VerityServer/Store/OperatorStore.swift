@@ -159,22 +159,18 @@ struct OperatorStore: Sendable {
     /// or target starts with it.
     func audit(search: String?, after: String?, limit: Int) async throws -> [AuditEntry] {
         try await database.lookup { sql in
-            let start: SQLQueryString =
-                after.map {
-                    """
-                    AND (a.created_at, a.id) < (SELECT created_at, id FROM console_audit WHERE id = \(bind: $0))
-                    """
-                } ?? ""
+            let start = SQLQueryString.pageStart(newestFirstAfter: after, table: "console_audit")
             let filter: SQLQueryString =
-                search.map {
-                    "AND (a.action LIKE \(bind: Self.prefixPattern($0)) ESCAPE '\\' OR a.target LIKE \(bind: Self.prefixPattern($0)) ESCAPE '\\')"
+                search.map { (text: String) -> SQLQueryString in
+                    let pattern = Self.prefixPattern(text)
+                    return "AND (action LIKE \(bind: pattern) ESCAPE '\\' OR target LIKE \(bind: pattern) ESCAPE '\\')"
                 } ?? ""
             return try await sql.raw(
                 """
-                SELECT a.id, a.operator_id, a.action, a.target, a.created_at, o.name
-                FROM console_audit a LEFT JOIN console_operators o ON o.id = a.operator_id
-                WHERE 1 = 1 \(start) \(filter)
-                ORDER BY a.created_at DESC, a.id DESC LIMIT \(bind: limit)
+                SELECT id, operator_id, action, target, created_at,
+                    (SELECT name FROM console_operators o WHERE o.id = console_audit.operator_id) AS name
+                FROM console_audit WHERE 1 = 1 \(start) \(filter)
+                ORDER BY created_at DESC, id DESC LIMIT \(bind: limit)
                 """
             ).all().map { row in
                 AuditEntry(

@@ -18,8 +18,7 @@ extension OutboxStore {
         -> [OutboxMessage]
     {
         try await database.lookup { sql in
-            let start: SQLQueryString =
-                after.map { "AND (created_at, id) < (SELECT created_at, id FROM outbox WHERE id = \(bind: $0))" } ?? ""
+            let start = SQLQueryString.pageStart(newestFirstAfter: after, table: "outbox")
             let state: SQLQueryString = status.map { "AND status = \(bind: $0.rawValue)" } ?? ""
             let to: SQLQueryString = destination.map { "AND destination = \(bind: $0)" } ?? ""
             return try await sql.raw(

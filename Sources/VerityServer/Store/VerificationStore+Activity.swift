@@ -122,10 +122,7 @@ extension VerificationStore {
         -> [VerificationRecord]
     {
         try await database.lookup { sql in
-            let start: SQLQueryString =
-                after.map {
-                    "AND (created_at, id) < (SELECT created_at, id FROM verifications WHERE id = \(bind: $0))"
-                } ?? ""
+            let start = SQLQueryString.pageStart(newestFirstAfter: after, table: "verifications")
             let project: SQLQueryString = projectId.map { "AND project_id = \(bind: $0)" } ?? ""
             let destination: SQLQueryString = destinationKey.map { "AND destination_key = \(bind: $0)" } ?? ""
             return try await sql.raw(
