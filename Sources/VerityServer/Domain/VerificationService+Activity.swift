@@ -33,7 +33,7 @@ struct VerificationActivityReport: Sendable {
     var days: Int
     /// Counts by day (offset from `firstDay`) for each channel.
     var byChannel: [Channel: [Counts]]
-    /// Counts by the region (ISO 3166 code, or the calling code when no region is known) of phone destinations.
+    /// Counts by the region (ISO 3166 code) of phone destinations.
     var byCountry: [(region: String, counts: Counts)]
 
     /// Everything on one day, all channels together.
@@ -106,9 +106,7 @@ extension VerificationService {
                 if let known = regions[prefix] {
                     region = known
                 } else {
-                    region =
-                        (try? PhoneNumber(parsing: group.sample)).map { $0.regionCode ?? "+\($0.countryCallingCode)" }
-                        ?? "?"
+                    region = (try? PhoneNumber(parsing: group.sample))?.regionCode ?? "?"
                     regions[prefix] = region
                 }
             }

@@ -8,8 +8,7 @@ struct VerificationDayCount: Sendable, Equatable {
     var day: Int
     var channel: Channel
     var status: VerificationStatus
-    /// The ISO 3166 region of a phone destination (or `+` and its calling code when no region is known); empty for
-    /// email.
+    /// The ISO 3166 region of a phone destination (`?` for one that no longer parses); empty for email.
     var region: String
     var count: Int
 }
