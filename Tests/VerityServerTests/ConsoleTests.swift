@@ -237,6 +237,36 @@ struct ConsoleTests {
         }
     }
 
+    @Test(
+        "Every page answers a signed-in operator with strict headers, and sends anyone else to sign in",
+        arguments: TestEngine.available)
+    func pages(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        _ = try await node.verity.operators.create(name: "ada", withTOTP: false)
+        try await node.run { client in
+            #expect(try await client.startVerification("+14155550100", key: node.apiKey).status == .created)
+            let session = try await client.signIn(node, operatorName: "ada")
+            let project = "/console/projects/\(node.project.id)"
+            for path in [
+                "/console", "/console/projects", project, project + "/users", project + "/security-events",
+                project + "/twilio", "/console/verifications", "/console/verifications?q=%2B14155550100",
+                "/console/messages", "/console/messages?status=dead", "/console/audit?q=operator",
+            ] {
+                let page = try await client.get(path, session: session)
+                #expect(page.status == .ok, "\(path)")
+                Self.expectStrictHeaders(page)
+                #expect(!String(buffer: page.body).contains("<script"), "\(path)")
+                let anonymous = try await client.execute(uri: path, method: .get)
+                #expect(anonymous.status == .seeOther, "\(path)")
+            }
+            let unknown = try await client.get("/console/projects/prj_nothing", session: session)
+            #expect(unknown.status == .notFound)
+            #expect(unknown.headers[.contentType] == "text/html; charset=utf-8")
+            let badCursor = try await client.get("/console/messages?cursor=nope", session: session)
+            #expect(badCursor.status == .badRequest)
+        }
+    }
+
     @Test("An operator with TOTP needs the current code, once", arguments: TestEngine.available)
     func totp(engine: TestEngine) async throws {
         let node = try await TestNode.make(engine)

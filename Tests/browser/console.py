@@ -328,6 +328,12 @@ class Run:
         self.check_page("verifications")
         self.open(f"/console/projects/{self.args.project}")
         self.check_page("project")
+        self.open(f"/console/projects/{self.args.project}/security-events")
+        check(self.heading() == "Security events of Acme", f"the security events page is {self.heading()!r}")
+        self.check_page("security-events")
+        self.open(f"/console/projects/{self.args.project}/twilio")
+        check("no Twilio Verify service" in self.text(), f"the Twilio page shows {self.text()!r}")
+        self.check_page("twilio")
         self.open("/console/audit")
         text = self.text()
         for action in ("operator.sign_in", "project.create", "api_key.create", "api_key.revoke",

@@ -106,6 +106,10 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
             console: front, admin: projects, users: verity.users, sessions: verity.sessions, roles: verity.roles,
             testNumbers: verity.testNumbers, factors: verity.factors
         ).addRoutes(to: console)
+        ConsoleFacesController(
+            console: front, admin: projects, sessions: verity.sessions, twilioServices: verity.twilioServices,
+            twilioPush: verity.twilioPush
+        ).addRoutes(to: console)
     }
     return router
 }

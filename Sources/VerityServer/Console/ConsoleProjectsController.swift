@@ -137,6 +137,8 @@ struct ConsoleProjectsController: Sendable {
             \(shownOnce)
             <p>Id <code>\(project.id)</code> · created \(ConsoleHTML.date(project.createdAt)) · \
             <a href="\(Self.path(project, "/users"))">Users</a> · \
+            <a href="\(Self.path(project, "/security-events"))">Security events</a> · \
+            <a href="\(Self.path(project, "/twilio"))">Twilio services</a> · \
             <a href="/console/verifications?project=\(ConsoleHTML.percentEncoded(project.id))">Verifications</a></p>
             <h2>Settings</h2>
             <form method="post" action="\(Self.path(project, "/settings"))">\(ConsoleHTML.csrfField(session))
