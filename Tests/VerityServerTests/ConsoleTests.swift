@@ -15,8 +15,7 @@ struct ConsoleTests {
         "A fresh link signs in once, sets a strict session cookie, and pages carry a strict CSP",
         arguments: TestEngine.available)
     func signIn(engine: TestEngine) async throws {
-        let node = try await TestNode.make(engine)
-        _ = try await node.verity.operators.create(name: "ada", withTOTP: false)
+        let node = try await Self.nodeWithOperator(engine)
         let (token, _) = try await node.verity.operators.signInLink(operatorName: "ada")
         LeakWatch.secret(token)
         try await node.run { client in
@@ -66,8 +65,7 @@ struct ConsoleTests {
 
     @Test("An expired link is refused; an idle session and a signed-out session end", arguments: TestEngine.available)
     func lifetimes(engine: TestEngine) async throws {
-        let node = try await TestNode.make(engine)
-        _ = try await node.verity.operators.create(name: "ada", withTOTP: false)
+        let node = try await Self.nodeWithOperator(engine)
         let (expired, _) = try await node.verity.operators.signInLink(operatorName: "ada")
         node.clock.advance(by: OperatorService.linkLifetime + 1)
         try await node.run { client in
@@ -96,8 +94,7 @@ struct ConsoleTests {
         "A form posted without its CSRF token, or with another session's, changes nothing",
         arguments: TestEngine.available)
     func csrf(engine: TestEngine) async throws {
-        let node = try await TestNode.make(engine)
-        _ = try await node.verity.operators.create(name: "ada", withTOTP: false)
+        let node = try await Self.nodeWithOperator(engine)
         _ = try await node.verity.operators.create(name: "bob", withTOTP: false)
         try await node.run { client in
             let ada = try await client.signIn(node, operatorName: "ada")
@@ -128,8 +125,7 @@ struct ConsoleTests {
         "A key created in the console is shown once; revoked there, the API refuses it",
         arguments: TestEngine.available)
     func apiKeys(engine: TestEngine) async throws {
-        let node = try await TestNode.make(engine)
-        _ = try await node.verity.operators.create(name: "ada", withTOTP: false)
+        let node = try await Self.nodeWithOperator(engine)
         try await node.run { client in
             let session = try await client.signIn(node, operatorName: "ada")
             let projectPath = "/console/projects/\(node.project.id)"
@@ -161,8 +157,7 @@ struct ConsoleTests {
         "A dead message is sent again from the messages page; destinations are masked",
         arguments: TestEngine.available)
     func retryDeadMessage(engine: TestEngine) async throws {
-        let node = try await TestNode.make(engine)
-        _ = try await node.verity.operators.create(name: "ada", withTOTP: false)
+        let node = try await Self.nodeWithOperator(engine)
         node.sender.failNext(DeliveryError(.permanent, "carrier refused"))
         try await node.run { client in
             #expect(try await client.startVerification("+14155550123", key: node.apiKey).status == .created)
@@ -192,8 +187,7 @@ struct ConsoleTests {
         "The dashboard counts verifications per day, channel and country, also once past days are recorded",
         arguments: TestEngine.available)
     func dashboard(engine: TestEngine) async throws {
-        let node = try await TestNode.make(engine)
-        _ = try await node.verity.operators.create(name: "ada", withTOTP: false)
+        let node = try await Self.nodeWithOperator(engine)
         try await node.run { client in
             #expect(try await client.startVerification("+14155550100", key: node.apiKey).status == .created)
             #expect(try await client.startVerification("+442079460958", key: node.apiKey).status == .created)
@@ -241,8 +235,7 @@ struct ConsoleTests {
         "Every page answers a signed-in operator with strict headers, and sends anyone else to sign in",
         arguments: TestEngine.available)
     func pages(engine: TestEngine) async throws {
-        let node = try await TestNode.make(engine)
-        _ = try await node.verity.operators.create(name: "ada", withTOTP: false)
+        let node = try await Self.nodeWithOperator(engine)
         try await node.run { client in
             #expect(try await client.startVerification("+14155550100", key: node.apiKey).status == .created)
             let session = try await client.signIn(node, operatorName: "ada")
@@ -323,6 +316,13 @@ struct ConsoleTests {
     }
 
     // MARK: - Helpers
+
+    /// A node with the operator `ada`, who signs in without TOTP.
+    static func nodeWithOperator(_ engine: TestEngine) async throws -> TestNode {
+        let node = try await TestNode.make(engine)
+        _ = try await node.verity.operators.create(name: "ada", withTOTP: false)
+        return node
+    }
 
     static func expectStrictHeaders(_ response: TestResponse, sourceLocation: SourceLocation = #_sourceLocation) {
         let policy = response.headers[.contentSecurityPolicy] ?? ""

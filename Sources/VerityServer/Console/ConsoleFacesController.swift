@@ -17,12 +17,7 @@ struct ConsoleFacesController: Sendable {
     }
 
     private func project(_ request: Request) async throws -> Project {
-        let segments = request.uri.path.split(separator: "/")
-        let id = segments.count > 2 ? String(segments[2]) : ""
-        guard let project = try await admin.findProject(id: id) else {
-            throw VerityError(.notFound, "There is no project \(id).")
-        }
-        return project
+        try await ConsoleProjectsController.project(request, admin: admin)
     }
 
     @Sendable private func twilio(_ request: Request, _ session: ConsoleSession) async throws -> Response {

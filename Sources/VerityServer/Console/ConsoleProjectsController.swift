@@ -46,7 +46,12 @@ struct ConsoleProjectsController: Sendable {
     }
 
     private func project(_ request: Request) async throws -> Project {
-        let id = try Self.parameter("project", of: request)
+        try await Self.project(request, admin: admin)
+    }
+
+    /// The project a `/console/projects/{project}/…` page names, or `not_found`.
+    static func project(_ request: Request, admin: AdminService) async throws -> Project {
+        let id = try parameter("project", of: request)
         guard let project = try await admin.findProject(id: id) else {
             throw VerityError(.notFound, "There is no project \(id).")
         }
