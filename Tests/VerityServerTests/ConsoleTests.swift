@@ -67,6 +67,7 @@ struct ConsoleTests {
     func lifetimes(engine: TestEngine) async throws {
         let node = try await Self.nodeWithOperator(engine)
         let (expired, _) = try await node.verity.operators.signInLink(operatorName: "ada")
+        LeakWatch.secret(expired)
         node.clock.advance(by: OperatorService.linkLifetime + 1)
         try await node.run { client in
             let refused = try await client.post("/console/sign-in", form: ["token": expired])
@@ -266,8 +267,10 @@ struct ConsoleTests {
         let (_, uri) = try await node.verity.operators.create(name: "ada", withTOTP: true)
         let otpauth = try #require(uri)
         let secret = try #require(otpauth.firstMatch(of: /secret=([A-Z2-7]+)/).map { String($0.output.1) })
+        LeakWatch.secret(secret)
         let totp = try TOTP(secret: try #require(Base32.decode(secret)))
         let (link, _) = try await node.verity.operators.signInLink(operatorName: "ada")
+        LeakWatch.secret(link)
         try await node.run { client in
             let form = String(
                 buffer: try await client.execute(uri: "/console/sign-in?token=\(link)", method: .get).body)
@@ -283,6 +286,7 @@ struct ConsoleTests {
 
             // The same code does not sign in twice, even with a new link.
             let (second, _) = try await node.verity.operators.signInLink(operatorName: "ada")
+            LeakWatch.secret(second)
             let replayed = try await client.post("/console/sign-in", form: ["token": second, "code": code])
             #expect(replayed.status == .unauthorized)
             node.clock.advance(by: 30)
@@ -362,6 +366,7 @@ extension TestClientProtocol {
     /// Signs `operatorName` in with a fresh link; the session cookie's value.
     func signIn(_ node: TestNode, operatorName: String) async throws -> String {
         let (token, _) = try await node.verity.operators.signInLink(operatorName: operatorName)
+        LeakWatch.secret(token)
         let response = try await post("/console/sign-in", form: ["token": token])
         let cookie = try #require(response.headers[.setCookie])
         let session = ConsoleTests.cookieValue(cookie)
