@@ -20,6 +20,23 @@ struct DeviceController {
         signed.get("challenges", use: listChallenges)
         signed.get("challenges/:challengeId", use: getChallenge)
         signed.post("challenges/:challengeId/respond", use: respond)
+        signed.put("user-verification-key", use: setUserVerificationKey)
+        signed.delete("user-verification-key", use: removeUserVerificationKey)
+        signed.post("rotate-key", use: rotateKey)
+    }
+
+    @Sendable func setUserVerificationKey(_ request: Request, context: VerityRequestContext) async throws -> Factor {
+        let body = try await request.decodeJSON(SetUserVerificationKeyRequest.self, context: context)
+        return try await factors.setUserVerificationKey(try context.requireDeviceFactor(), publicKey: body.publicKey)
+    }
+
+    @Sendable func removeUserVerificationKey(_ request: Request, context: VerityRequestContext) async throws -> Factor {
+        try await factors.removeUserVerificationKey(try context.requireDeviceFactor())
+    }
+
+    @Sendable func rotateKey(_ request: Request, context: VerityRequestContext) async throws -> Factor {
+        let body = try await request.decodeJSON(RotateFactorKeyRequest.self, context: context)
+        return try await factors.rotateKey(try context.requireDeviceFactor(), body)
     }
 
     @Sendable func enroll(_ request: Request, context: VerityRequestContext) async throws

@@ -58,6 +58,7 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
     VerificationController(service: verity.verifications).addRoutes(to: authenticated.group("verifications"))
     FactorController(factors: verity.factors, challenges: verity.challenges).addRoutes(to: authenticated)
     UserController(users: verity.users).addRoutes(to: authenticated)
+    ProjectController(projects: projects).addRoutes(to: authenticated)
     RoleController(roles: verity.roles, testNumbers: verity.testNumbers, sessions: verity.sessions).addRoutes(
         to: authenticated)
     PossessionController(possession: verity.possession, projects: projects).addRoutes(

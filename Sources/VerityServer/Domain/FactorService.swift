@@ -115,6 +115,7 @@ struct FactorService: Sendable {
             throw VerityError(
                 .invalidPublicKey, "`publicKey` must be a P-256 public key: base64 of its DER SubjectPublicKeyInfo.")
         }
+        let userVerificationKey = try request.userVerificationKey.map { try Self.validKey($0, field: "userVerificationKey") }
         let name = try Self.validName(request.friendlyName)
         if request.pushPlatform != .none {
             guard let pushToken = request.pushToken, (1...4096).contains(pushToken.count) else {
@@ -131,7 +132,7 @@ struct FactorService: Sendable {
             pushPlatform: request.pushPlatform, pushToken: request.pushPlatform == .none ? nil : request.pushToken,
             appId: request.appId, sdkVersion: request.sdkVersion,
             metadata: request.metadata?.isEmpty == false ? request.metadata : nil, nonce: identifiers.secret(bytes: 32),
-            enrollmentTokenHash: tokenHash, createdAt: now)
+            enrollmentTokenHash: tokenHash, createdAt: now, userVerificationKey: userVerificationKey)
         guard try await store.insertEnrolledFactor(factor, tokenHash: tokenHash) else {
             throw VerityError(
                 .conflict, "This enrollment token already enrolled a device; ask the backend for a new one.")
@@ -240,6 +241,58 @@ struct FactorService: Sendable {
                 sdkVersion: sdkVersion, appId: appId, metadata: metadata)
         else { throw VerityError(.factorNotFound) }
         return updated
+    }
+
+    /// Adds or replaces the factor's user-verification key; the caller authenticated the device with its
+    /// proof-of-possession key.
+    func setUserVerificationKey(_ factor: FactorRecord, publicKey: String) async throws -> Factor {
+        let key = try Self.validKey(publicKey, field: "publicKey")
+        guard let updated = try await store.setUserVerificationKey(key, id: factor.id) else {
+            throw VerityError(.factorNotFound)
+        }
+        logger.info("User-verification key set", metadata: ["factor": "\(factor.id)"])
+        return updated.response
+    }
+
+    /// Removes the factor's user-verification key: it then approves no `required` challenge.
+    func removeUserVerificationKey(_ factor: FactorRecord) async throws -> Factor {
+        guard let updated = try await store.setUserVerificationKey(nil, id: factor.id) else {
+            throw VerityError(.factorNotFound)
+        }
+        logger.info("User-verification key removed", metadata: ["factor": "\(factor.id)"])
+        return updated.response
+    }
+
+    /// Replaces the factor's proof-of-possession key: the device token proved the old key, `proof` (a JWS by the new
+    /// key over a ``KeyRotationProof``) proves the new one.
+    func rotateKey(_ factor: FactorRecord, _ request: RotateFactorKeyRequest) async throws -> Factor {
+        let newKey = try Self.validKey(request.publicKey, field: "publicKey")
+        guard let current = factor.publicKey, newKey != current else {
+            throw VerityError(.invalidPublicKey, "The new key must differ from the current one.")
+        }
+        let key = try P256.Signing.PublicKey(derBase64: newKey)
+        guard let jws = try? CompactJWS(parsing: request.proof), jws.header.typ == KeyRotationProof.tokenType,
+            jws.isValidSignature(for: key),
+            let proof = try? jws.decodePayload(KeyRotationProof.self),
+            proof == KeyRotationProof(factorId: factor.id, publicKey: request.publicKey)
+        else {
+            throw VerityError(
+                .invalidSignature, "`proof` must be a KeyRotationProof for this factor and key, signed by the new key.")
+        }
+        guard let rotated = try await store.rotateKey(id: factor.id, from: current, to: newKey) else {
+            throw VerityError(.conflict, "The factor's key changed meanwhile; sign with the current key.")
+        }
+        logger.info("Push factor key rotated", metadata: ["factor": "\(factor.id)"])
+        return rotated.response
+    }
+
+    /// A P-256 public key in base64 DER, normalised; `invalid_public_key` otherwise.
+    private static func validKey(_ base64: String, field: String) throws -> String {
+        guard base64.count <= 1024, let key = try? P256.Signing.PublicKey(derBase64: base64) else {
+            throw VerityError(
+                .invalidPublicKey, "`\(field)` must be a P-256 public key: base64 of its DER SubjectPublicKeyInfo.")
+        }
+        return key.derBase64
     }
 
     private static func requireValidMetadata(_ metadata: [String: String]) throws {
