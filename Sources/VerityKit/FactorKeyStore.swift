@@ -207,7 +207,8 @@ private enum SigningKey {
                 // Usable after the first unlock, so a notification extension can answer while the phone is locked; a
                 // user-verification key also needs Face ID, Touch ID or the passcode for each use.
                 var error: Unmanaged<CFError>?
-                let flags: SecAccessControlCreateFlags = userPresence ? [.privateKeyUsage, .userPresence] : .privateKeyUsage
+                let flags: SecAccessControlCreateFlags =
+                    userPresence ? [.privateKeyUsage, .userPresence] : .privateKeyUsage
                 guard
                     let access = SecAccessControlCreateWithFlags(
                         nil, kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly, flags, &error)

@@ -514,7 +514,8 @@ public actor VerityPush {
     {
         switch decision {
         case .noDecision: return (challenge, .pending)
-        case .deny(let reason): return (try await send(.denied, to: challenge, factor: factor, reason: reason), .denied(reason))
+        case .deny(let reason):
+            return (try await send(.denied, to: challenge, factor: factor, reason: reason), .denied(reason))
         case .approve, .proceed: return nil
         }
     }

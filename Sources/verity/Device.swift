@@ -184,8 +184,9 @@ extension Device {
                 print("\(challenge.id)  \(challenge.message)  expires \(expiry) (in \(seconds) s)")
                 for detail in challenge.details { print("  \(detail.label): \(detail.value)") }
                 if let context = challenge.context {
-                    for (label, value) in [("Where", context.location), ("Client", context.client), ("App", context.app)]
-                    {
+                    for (label, value) in [
+                        ("Where", context.location), ("Client", context.client), ("App", context.app),
+                    ] {
                         if let value { print("  \(label): \(value)") }
                     }
                     if let time = context.time { print("  When: \(time.formatted(.iso8601))") }

@@ -61,7 +61,8 @@ struct DeviceTrustEndToEndTests {
         }
     }
 
-    @Test("VerityKit approves a required challenge after the prompt; the backend sees key and amr",
+    @Test(
+        "VerityKit approves a required challenge after the prompt; the backend sees key and amr",
         arguments: TestEngine.available)
     func verityKitApprovesWithUserVerification(engine: TestEngine) async throws {
         try await LiveServer.run(engine) { server in
@@ -88,7 +89,8 @@ struct DeviceTrustEndToEndTests {
         }
     }
 
-    @Test("The backend learns before it asks that a factor without a user-verification key cannot approve",
+    @Test(
+        "The backend learns before it asks that a factor without a user-verification key cannot approve",
         arguments: TestEngine.available)
     func noUserVerificationKey(engine: TestEngine) async throws {
         try await LiveServer.run(engine) { server in
@@ -109,12 +111,15 @@ struct DeviceTrustEndToEndTests {
             _ = try await server.backend.createChallenge(
                 CreateChallengeRequest(factorId: phone.factorId, userVerification: .required))
             // And removed the same way.
-            #expect(try await phone.push.removeUserVerificationKey(factorId: phone.factorId).hasUserVerificationKey == false)
+            #expect(
+                try await phone.push.removeUserVerificationKey(factorId: phone.factorId).hasUserVerificationKey == false
+            )
             #expect(try await server.backend.factor(id: phone.factorId).hasUserVerificationKey == false)
         }
     }
 
-    @Test("A cancelled prompt is reported; the app leaves the challenge pending or denies it",
+    @Test(
+        "A cancelled prompt is reported; the app leaves the challenge pending or denies it",
         arguments: TestEngine.available)
     func cancelledPrompt(engine: TestEngine) async throws {
         try await LiveServer.run(engine) { server in
@@ -144,9 +149,11 @@ struct DeviceTrustEndToEndTests {
 
             // This time the app denies; the denial is signed and says why.
             let denied = try await phone.push.resolve(challengeId: created.id, factorId: phone.factorId) { step in
-                if case .message = step { return .deny(reason: nil) }
-                return step == .consent(try await phone.push.getChallenge(id: created.id, factorId: phone.factorId))
-                    ? .approve : .proceed
+                switch step {
+                case .consent: return .approve
+                case .userVerification: return .proceed
+                case .message: return .deny(reason: nil)
+                }
             }
             #expect(denied.outcome == .denied(nil))
             let seen = try await server.backend.challenge(id: created.id)
@@ -156,7 +163,8 @@ struct DeviceTrustEndToEndTests {
         }
     }
 
-    @Test("A preferred challenge falls back to the silent key when the prompt fails, and says so",
+    @Test(
+        "A preferred challenge falls back to the silent key when the prompt fails, and says so",
         arguments: TestEngine.available)
     func preferredFallsBack(engine: TestEngine) async throws {
         try await LiveServer.run(engine) { server in
@@ -171,11 +179,13 @@ struct DeviceTrustEndToEndTests {
         }
     }
 
-    @Test("\"This wasn't me\": the security event, the webhook and the project's response",
+    @Test(
+        "\"This wasn't me\": the security event, the webhook and the project's response",
         arguments: TestEngine.available, UnusualActivityResponse.allCases)
     func notMe(engine: TestEngine, response: UnusualActivityResponse) async throws {
         try await LiveServer.run(engine) { server in
-            let project = try await server.backend.updateProject(UpdateProjectRequest(unusualActivityResponse: response))
+            let project = try await server.backend.updateProject(
+                UpdateProjectRequest(unusualActivityResponse: response))
             #expect(project.unusualActivityResponse == response)
             _ = try await server.verity.admin.setWebhook(
                 projectId: server.projectId, url: "https://hooks.example.com/verity")
@@ -220,7 +230,8 @@ struct DeviceTrustEndToEndTests {
         }
     }
 
-    @Test("A notification extension's own VerityPush, sharing the store, approves a challenge the app never saw",
+    @Test(
+        "A notification extension's own VerityPush, sharing the store, approves a challenge the app never saw",
         arguments: TestEngine.available)
     func extensionApproves(engine: TestEngine) async throws {
         try await LiveServer.run(engine) { server in
@@ -256,7 +267,8 @@ struct DeviceTrustEndToEndTests {
         }
     }
 
-    @Test("A tampered context or an unsigned denial is refused; the challenge stays pending",
+    @Test(
+        "A tampered context or an unsigned denial is refused; the challenge stays pending",
         arguments: TestEngine.available)
     func tampering(engine: TestEngine) async throws {
         try await LiveServer.run(engine) { server in
@@ -275,7 +287,8 @@ struct DeviceTrustEndToEndTests {
             // Someone on the way changed the place shown and the hash with it: the device signed what it saw.
             var altered = try #require(shown.context)
             altered.location = "Paris, France"
-            let tamperedHash = ChallengeSigningPayload.contentHash(message: shown.message, details: [], context: altered)
+            let tamperedHash = ChallengeSigningPayload.contentHash(
+                message: shown.message, details: [], context: altered)
             let tampered = try await device.answer(
                 ChallengeSigningPayload(
                     challengeId: created.id, factorId: device.factorId, contentHash: tamperedHash, status: .approved),

@@ -232,7 +232,8 @@ struct ChallengeService: Sendable {
                 "The signed \(fields.joined(separator: ", ")) do not match this challenge and answer.")
         } catch {
             throw VerityError(
-                .invalidSignature, "The answer is not a valid signature by this factor's \(keyType.rawValue) key (\(error)).")
+                .invalidSignature,
+                "The answer is not a valid signature by this factor's \(keyType.rawValue) key (\(error)).")
         }
         if request.status == .approved, challenge.userVerification == .required, keyType != .userVerification {
             throw VerityError(

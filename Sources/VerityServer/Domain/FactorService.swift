@@ -115,7 +115,9 @@ struct FactorService: Sendable {
             throw VerityError(
                 .invalidPublicKey, "`publicKey` must be a P-256 public key: base64 of its DER SubjectPublicKeyInfo.")
         }
-        let userVerificationKey = try request.userVerificationKey.map { try Self.validKey($0, field: "userVerificationKey") }
+        let userVerificationKey = try request.userVerificationKey.map {
+            try Self.validKey($0, field: "userVerificationKey")
+        }
         let name = try Self.validName(request.friendlyName)
         if request.pushPlatform != .none {
             guard let pushToken = request.pushToken, (1...4096).contains(pushToken.count) else {
