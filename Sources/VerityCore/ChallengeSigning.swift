@@ -83,7 +83,7 @@ public struct ChallengeSigningPayload: Codable, Sendable, Equatable {
     /// - Parameters:
     ///   - challengeId: The challenge being answered.
     ///   - factorId: The factor answering.
-    ///   - contentHash: The hash of the displayed content, from ``contentHash(message:details:context:)``.
+    ///   - contentHash: The hash of the displayed content, from ``displayedContentHash(message:details:context:)``.
     ///   - status: The user's answer.
     ///   - keyType: The key that signs, when it is not the proof-of-possession key.
     ///   - amr: How the owner verified, for an answer by the user-verification key.
@@ -120,7 +120,7 @@ public struct ChallengeSigningPayload: Codable, Sendable, Equatable {
     ///   - details: The label/value pairs shown to the user, in display order.
     /// - Returns: The 43-character base64url SHA-256 digest.
     public static func contentHash(message: String, details: [(label: String, value: String)]) -> String {
-        contentHash(message: message, details: details, context: nil)
+        displayedContentHash(message: message, details: details, context: nil)
     }
 
     /// The hash binding an answer to the exact content shown to the user, context included.
@@ -135,7 +135,7 @@ public struct ChallengeSigningPayload: Codable, Sendable, Equatable {
     ///   - details: The label/value pairs shown to the user, in display order.
     ///   - context: Where, when and from which app, as shown to the user.
     /// - Returns: The 43-character base64url SHA-256 digest.
-    public static func contentHash(
+    public static func displayedContentHash(
         message: String, details: [(label: String, value: String)], context: ChallengeContext?
     ) -> String {
         var hasher = SHA256()

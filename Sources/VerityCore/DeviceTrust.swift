@@ -55,7 +55,7 @@ public enum UnusualActivityResponse: String, Codable, Sendable, CaseIterable {
 }
 
 /// The context a device shows with a challenge: where and when the request was made, and from which app. It is part
-/// of what the device signs (see ``ChallengeSigningPayload/contentHash(message:details:context:)``), so nothing the
+/// of what the device signs (see ``ChallengeSigningPayload/displayedContentHash(message:details:context:)``), so nothing the
 /// phone shows can be changed on the way without the answer being refused.
 public struct ChallengeContext: Codable, Sendable, Equatable {
     /// Where the request comes from, as the backend describes it ("Berlin, Germany").

@@ -30,7 +30,7 @@ public enum UserVerificationOutcome: Sendable, Equatable {
 /// Asks the device's owner to prove they are present (the biometric or passcode prompt) before the factor's
 /// user-verification key signs.
 ///
-/// On Apple platforms ``LocalAuthenticationUserVerifier`` shows the system prompt. Tests and platforms without one use
+/// On Apple platforms `LocalAuthenticationUserVerifier` shows the system prompt. Tests and platforms without one use
 /// ``ScriptedUserVerifier``.
 public protocol UserVerifier: Sendable {
     /// Shows the prompt and reports what the owner did.

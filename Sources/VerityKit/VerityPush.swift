@@ -620,7 +620,7 @@ public actor VerityPush {
             throw VerityKitError.mapping("The server answered with another challenge.")
         }
         // Sign only what the device can vouch for: the hash must be that of the content it shows the user.
-        let shownHash = ChallengeSigningPayload.contentHash(
+        let shownHash = ChallengeSigningPayload.displayedContentHash(
             message: challenge.message, details: challenge.details.map { (label: $0.label, value: $0.value) },
             context: challenge.context)
         guard shownHash == challenge.contentHash else {

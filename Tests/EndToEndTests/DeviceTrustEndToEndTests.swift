@@ -281,13 +281,13 @@ struct DeviceTrustEndToEndTests {
             #expect(shown.context?.location == "Berlin, Germany")
             #expect(shown.context?.time != nil)
             #expect(
-                ChallengeSigningPayload.contentHash(
+                ChallengeSigningPayload.displayedContentHash(
                     message: shown.message, details: [], context: shown.context) == shown.contentHash)
 
             // Someone on the way changed the place shown and the hash with it: the device signed what it saw.
             var altered = try #require(shown.context)
             altered.location = "Paris, France"
-            let tamperedHash = ChallengeSigningPayload.contentHash(
+            let tamperedHash = ChallengeSigningPayload.displayedContentHash(
                 message: shown.message, details: [], context: altered)
             let tampered = try await device.answer(
                 ChallengeSigningPayload(

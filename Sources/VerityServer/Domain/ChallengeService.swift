@@ -71,7 +71,7 @@ struct ChallengeService: Sendable {
             id: identifiers.make("chl"), projectId: project.id, userId: target.userId, factorId: target.factor?.id,
             type: target.factor?.type ?? .push, status: .pending, message: message, details: details,
             hiddenDetails: hidden,
-            contentHash: ChallengeSigningPayload.contentHash(
+            contentHash: ChallengeSigningPayload.displayedContentHash(
                 message: message, details: details.map { ($0.label, $0.value) }, context: context),
             userVerification: userVerification, createdAt: now,
             expiresAt: now.addingTimeInterval(TimeInterval(lifetime)), context: context)
