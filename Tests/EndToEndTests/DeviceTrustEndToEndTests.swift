@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Testing
 import VerityCore
@@ -310,6 +311,30 @@ struct DeviceTrustEndToEndTests {
             #expect(added.code == ErrorCode.invalidSignature.rawValue)
             #expect(try await server.backend.challenge(id: created.id).status == .pending)
             #expect(try await server.backend.securityEvents(userId: "user-1").isEmpty)
+        }
+    }
+
+    @Test(
+        "One key cannot be both: the user-verification key must differ from the silent one",
+        arguments: TestEngine.available)
+    func keysDiffer(engine: TestEngine) async throws {
+        try await LiveServer.run(engine) { server in
+            let key = P256.Signing.PrivateKey().publicKey.derBase64
+            let token = try await server.backend.enrollmentToken(userId: "user-1")
+            let body = CreatePushFactorRequest(
+                publicKey: key, friendlyName: "Same key", pushPlatform: .none, userVerificationKey: key)
+            let refused = try await RawDevice.send(
+                "POST", "v1/device/factors", base: server.baseURL, body: try JSONEncoder().encode(body), bearer: token)
+            #expect(refused.status == 400)
+            #expect(refused.code == ErrorCode.invalidPublicKey.rawValue)
+
+            let device = try await RawDevice.enrolled(userId: "user-1", on: server)
+            let same = try await device.signed(
+                "PUT", "v1/device/factors/\(device.factorId)/user-verification-key",
+                body: try JSONEncoder().encode(
+                    SetUserVerificationKeyRequest(publicKey: device.proofOfPossession.publicKey.derBase64)))
+            #expect(same.status == 400)
+            #expect(same.code == ErrorCode.invalidPublicKey.rawValue)
         }
     }
 

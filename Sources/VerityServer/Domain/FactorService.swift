@@ -118,6 +118,10 @@ struct FactorService: Sendable {
         let userVerificationKey = try request.userVerificationKey.map {
             try Self.validKey($0, field: "userVerificationKey")
         }
+        // One key for both would let a silent signature pass for the owner's.
+        guard userVerificationKey == nil || userVerificationKey != publicKey.derBase64 else {
+            throw VerityError(.invalidPublicKey, "`userVerificationKey` must differ from `publicKey`.")
+        }
         let name = try Self.validName(request.friendlyName)
         if request.pushPlatform != .none {
             guard let pushToken = request.pushToken, (1...4096).contains(pushToken.count) else {
@@ -249,6 +253,9 @@ struct FactorService: Sendable {
     /// proof-of-possession key.
     func setUserVerificationKey(_ factor: FactorRecord, publicKey: String) async throws -> Factor {
         let key = try Self.validKey(publicKey, field: "publicKey")
+        guard key != factor.publicKey else {
+            throw VerityError(.invalidPublicKey, "The user-verification key must differ from the device key.")
+        }
         guard let updated = try await store.setUserVerificationKey(key, id: factor.id) else {
             throw VerityError(.factorNotFound)
         }
@@ -269,8 +276,9 @@ struct FactorService: Sendable {
     /// key over a ``KeyRotationProof``) proves the new one.
     func rotateKey(_ factor: FactorRecord, _ request: RotateFactorKeyRequest) async throws -> Factor {
         let newKey = try Self.validKey(request.publicKey, field: "publicKey")
-        guard let current = factor.publicKey, newKey != current else {
-            throw VerityError(.invalidPublicKey, "The new key must differ from the current one.")
+        guard let current = factor.publicKey, newKey != current, newKey != factor.userVerificationKey else {
+            throw VerityError(
+                .invalidPublicKey, "The new key must differ from the current one and from the user-verification key.")
         }
         let key = try P256.Signing.PublicKey(derBase64: newKey)
         guard let jws = try? CompactJWS(parsing: request.proof), jws.header.typ == KeyRotationProof.tokenType,
