@@ -12,7 +12,7 @@ struct Device: AsyncParsableCommand {
             challenges (no push notifications), so run `verity device challenges` after the backend sent one.
             """,
         subcommands: [
-            Enroll.self, Status.self, Challenges.self, Approve.self, Deny.self, UserVerificationKey.self,
+            Enroll.self, Status.self, Challenges.self, Approve.self, Deny.self, Update.self, UserVerificationKey.self,
             RotateKey.self, Forget.self,
         ])
 }
@@ -243,6 +243,25 @@ extension Device {
 
         func run() async throws {
             try await challenge.answer(.denied, reason: notMe ? .notMe : nil)
+        }
+    }
+
+    struct Update: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Register a new push token or name with the server, signed with the device key.")
+        @Option(help: "The new push token (after the platform rotated it).") var pushToken: String?
+        @Option(help: "The new name shown in the user's list of devices.") var name: String?
+        @OptionGroup var state: DeviceStateOptions
+
+        func validate() throws {
+            guard pushToken != nil || name != nil else { throw ValidationError("Give --push-token or --name.") }
+        }
+
+        func run() async throws {
+            let factor = try await withEnrolledPhone(state) { phone, state in
+                try await phone.push.updateFactor(state.factorId, pushToken: pushToken, friendlyName: name)
+            }
+            print("Updated \(factor.id): \(factor.friendlyName).")
         }
     }
 

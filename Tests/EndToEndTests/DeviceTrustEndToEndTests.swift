@@ -67,6 +67,8 @@ struct DeviceTrustEndToEndTests {
         arguments: TestEngine.available)
     func verityKitApprovesWithUserVerification(engine: TestEngine) async throws {
         try await LiveServer.run(engine) { server in
+            _ = try await server.verity.admin.setWebhook(
+                projectId: server.projectId, url: "https://hooks.example.com/verity")
             let verifier = ScriptedUserVerifier([.verified(.fpt)])
             let phone = try await Self.phone(userId: "user-1", on: server, verifier: verifier)
             let created = try await server.backend.createChallenge(
@@ -78,6 +80,12 @@ struct DeviceTrustEndToEndTests {
             #expect(seen.keyType == .userVerification)
             #expect(seen.amr == [.fpt])
             #expect(seen.userVerificationResult == .verified)
+            // The webhook says the same.
+            let hooks = try await server.verity.outboxMessages(destination: "https://hooks.example.com/verity")
+                .compactMap(\.message.payload)
+            let approved = try #require(hooks.first { $0.contains("challenge.approved") })
+            #expect(approved.contains("\"keyType\":\"userVerification\""))
+            #expect(approved.contains("\"amr\":[\"fpt\"]"))
 
             // `discouraged` never prompts: the silent key approves.
             let quiet = try await server.backend.createChallenge(

@@ -120,6 +120,12 @@ ANSWERED=$(backend "/v1/challenges/$REQUIRED")
 [ "$(echo "$ANSWERED" | json "['amr']")" = "['face']" ] || fail "backend sees $ANSWERED"
 ok "a required challenge shows its steps, is refused without --uv and approved with --uv (keyType, amr face)"
 
+uv_device rotate-key | grep -c "Rotated the device key of $ANN_FACTOR" >/dev/null || fail "rotate-key output"
+uv_device update --push-token 0a1b2c3d --name "Ann's new phone" | grep -c "Ann's new phone" >/dev/null \
+    || fail "update output"
+[ "$(backend "/v1/factors/$ANN_FACTOR" | json "['friendlyName']")" = "Ann's new phone" ] || fail "name not updated"
+ok "device rotate-key and update: signed by the device, the server takes the new key and name"
+
 "$VERITY" admin project update "$PROJECT" --unusual-activity-response suspend_factor | grep -c "suspend_factor" \
     >/dev/null || fail "project update did not show the response"
 [ "$(backend /v1/project | json "['unusualActivityResponse']")" = "suspend_factor" ] || fail "GET /v1/project"
