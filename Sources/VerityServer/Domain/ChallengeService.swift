@@ -216,8 +216,11 @@ struct ChallengeService: Sendable {
         guard request.status == .denied || request.reason == nil else {
             throw VerityError(.invalidRequest, "Only a denial carries a `reason`.")
         }
-        guard keyType == .userVerification || request.amr == nil else {
-            throw VerityError(.invalidRequest, "`amr` comes only with an answer by the user-verification key.")
+        guard keyType == .userVerification || (request.amr == nil && request.userVerificationResult != .verified)
+        else {
+            throw VerityError(
+                .invalidRequest,
+                "`amr` and `userVerificationResult: verified` come only with an answer by the user-verification key.")
         }
         let expected = ChallengeSigningPayload(
             challengeId: challenge.id, factorId: factor.id, contentHash: challenge.contentHash, status: request.status,
