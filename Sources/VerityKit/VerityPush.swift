@@ -145,7 +145,7 @@ public actor VerityPush {
     /// Calling it for a factor that is already verified returns the record unchanged.
     ///
     /// - Parameter factorId: A factor returned by
-    ///   ``createFactor(enrollmentToken:friendlyName:pushPlatform:pushToken:metadata:)``.
+    ///   ``createFactor(enrollmentToken:friendlyName:pushPlatform:pushToken:metadata:withUserVerification:)``.
     /// - Returns: The verified factor.
     /// - Throws: ``VerityKitError``: ``VerityKitError/input(_:)`` for an unknown factor,
     ///   ``VerityKitError/authenticationToken(_:)`` when the enrollment token is no longer kept,
