@@ -346,6 +346,44 @@ struct DeviceTrustEndToEndTests {
         }
     }
 
+    @Test("Bad device-trust input is a 400 with a code, and writes nothing", arguments: TestEngine.available)
+    func badInput(engine: TestEngine) async throws {
+        try await LiveServer.run(engine) { server in
+            let device = try await RawDevice.enrolled(userId: "user-1", on: server)
+            let crowded = await #expect(throws: Backend.UnexpectedResponse.self) {
+                try await server.backend.createChallenge(
+                    CreateChallengeRequest(
+                        userId: "user-1",
+                        context: ChallengeContext(textItems: Array(repeating: "line", count: 11))))
+            }
+            #expect(crowded?.status == 400)
+            #expect(crowded?.body.contains("invalid_request") == true)
+
+            let created = try await server.backend.createChallenge(CreateChallengeRequest(factorId: device.factorId))
+            let shown = try await device.challenge(created.id)
+            // A reason on an approval, and a silent answer claiming the owner verified.
+            for payload in [
+                ChallengeSigningPayload(
+                    challengeId: created.id, factorId: device.factorId, contentHash: shown.contentHash,
+                    status: .approved, reason: .notMe),
+                ChallengeSigningPayload(
+                    challengeId: created.id, factorId: device.factorId, contentHash: shown.contentHash,
+                    status: .approved, userVerificationResult: .verified),
+            ] {
+                let refused = try await device.answer(payload, signingWith: .proofOfPossession)
+                #expect(refused.status == 400)
+                #expect(refused.code == ErrorCode.invalidRequest.rawValue)
+            }
+            let badProject = try await RawDevice.send(
+                "PATCH", "v1/project", base: server.baseURL,
+                body: Data(#"{"unusualActivityResponse": "explode"}"#.utf8), bearer: server.backend.apiKey)
+            #expect(badProject.status == 400)
+            #expect(try await server.backend.challenge(id: created.id).status == .pending)
+            #expect(
+                try await server.verity.admin.project(id: server.projectId).settings.unusualActivityResponse == .none)
+        }
+    }
+
     @Test("Key rotation: the new key, proved by the old, signs from then on", arguments: TestEngine.available)
     func rotation(engine: TestEngine) async throws {
         try await LiveServer.run(engine) { server in
