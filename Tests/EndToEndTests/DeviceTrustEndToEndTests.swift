@@ -28,6 +28,13 @@ struct DeviceTrustEndToEndTests {
         return (push, factor.id)
     }
 
+    static let webhookURL = "https://hooks.example.com/verity"
+
+    /// The events queued for the project's webhook.
+    static func webhookPayloads(_ server: LiveServer) async throws -> [String] {
+        try await server.verity.outboxMessages(destination: webhookURL).compactMap(\.message.payload)
+    }
+
     @Test(
         "A required challenge is refused with the silent key and approved with the user-verification key",
         arguments: TestEngine.available)
@@ -67,8 +74,7 @@ struct DeviceTrustEndToEndTests {
         arguments: TestEngine.available)
     func verityKitApprovesWithUserVerification(engine: TestEngine) async throws {
         try await LiveServer.run(engine) { server in
-            _ = try await server.verity.admin.setWebhook(
-                projectId: server.projectId, url: "https://hooks.example.com/verity")
+            _ = try await server.verity.admin.setWebhook(projectId: server.projectId, url: Self.webhookURL)
             let verifier = ScriptedUserVerifier([.verified(.fpt)])
             let phone = try await Self.phone(userId: "user-1", on: server, verifier: verifier)
             let created = try await server.backend.createChallenge(
@@ -81,8 +87,7 @@ struct DeviceTrustEndToEndTests {
             #expect(seen.amr == [.fpt])
             #expect(seen.userVerificationResult == .verified)
             // The webhook says the same.
-            let hooks = try await server.verity.outboxMessages(destination: "https://hooks.example.com/verity")
-                .compactMap(\.message.payload)
+            let hooks = try await Self.webhookPayloads(server)
             let approved = try #require(hooks.first { $0.contains("challenge.approved") })
             #expect(approved.contains("\"keyType\":\"userVerification\""))
             #expect(approved.contains("\"amr\":[\"fpt\"]"))
@@ -196,8 +201,7 @@ struct DeviceTrustEndToEndTests {
             let project = try await server.backend.updateProject(
                 UpdateProjectRequest(unusualActivityResponse: response))
             #expect(project.unusualActivityResponse == response)
-            _ = try await server.verity.admin.setWebhook(
-                projectId: server.projectId, url: "https://hooks.example.com/verity")
+            _ = try await server.verity.admin.setWebhook(projectId: server.projectId, url: Self.webhookURL)
             // A Verity user, signed in on another app, who also enrolled a phone.
             let app = SessionEndToEndTests.app(server)
             let session = try await SessionEndToEndTests.signIn(app, "+14155550177", server: server)
@@ -217,8 +221,7 @@ struct DeviceTrustEndToEndTests {
             #expect(event.factorId == phone.factorId)
             #expect(event.challengeId == created.id)
 
-            let hooks = try await server.verity.outboxMessages(destination: "https://hooks.example.com/verity")
-                .compactMap(\.message.payload)
+            let hooks = try await Self.webhookPayloads(server)
             let report = try #require(hooks.first { $0.contains("security.unusual_activity_reported") })
             #expect(report.contains("\"response\":\"\(response.rawValue)\""))
             #expect(report.contains(created.id))
