@@ -75,13 +75,21 @@ struct AuthService: Sendable {
         default:
             throw VerityError(.invalidRequest, "Name the sign-in with exactly one of `loginId` or `verificationId`.")
         }
-        switch try await verifications.attempt(request.code, on: verification, fixedCode: fixedCode, now: now) {
-        case .wrong(let counted):
+        // The approval and the session it opens commit together: a sign-in refused (a disabled user) leaves the
+        // code pending, and an approved code always has its session.
+        let logins = try UserLogins([verification.destination])
+        let amr = ["otp", verification.channel.rawValue]
+        let sessions = sessions
+        switch try await verifications.attempt(
+            request.code, on: verification, fixedCode: fixedCode, now: now,
+            proving: { work in try await sessions.open(logins, amr: amr, in: project, joining: work) })
+        {
+        case (.wrong(let counted), _):
             throw Self.wrongCode(counted)
-        case .approved:
-            return try await sessions.signIn(
-                try UserLogins([verification.destination]), amr: ["otp", verification.channel.rawValue],
-                dialect: dialect, in: project)
+        case (.approved, let opened?):
+            return try await sessions.answer(opened, dialect: dialect, in: project)
+        case (.approved, nil):  // cannot be: a proof was given, so an approval carries what it wrote
+            throw StoreError.corruptValue(column: "verifications.status")
         }
     }
 

@@ -32,30 +32,55 @@ struct SessionService: Sendable {
     func signIn(_ logins: UserLogins, amr: [String], dialect: SessionTokenDialect? = nil, in project: Project)
         async throws -> AuthResponse
     {
+        try await answer(try await open(logins, amr: amr, in: project), dialect: dialect, in: project)
+    }
+
+    /// A sign-in that is written but not answered yet: the first half of ``signIn(_:amr:dialect:in:)``.
+    struct OpenedSession: Sendable {
+        var session: SessionRecord
+        var user: User
+        var refreshToken: String
+        var firstSeen: Bool
+        var now: Date
+    }
+
+    /// Writes a sign-in (the user if new, the session, its first refresh token), in the caller's unit of work when
+    /// one is given, so that what proved the sign-in (an approved code) commits with it or not at all. Throws
+    /// `userDisabled` when the user is disabled. Answer it with ``answer(_:dialect:in:)`` once the work commits.
+    func open(_ logins: UserLogins, amr: [String], in project: Project, joining work: UnitOfWork? = nil)
+        async throws -> OpenedSession
+    {
         let now = clock.now()
         guard let loginKey = logins.keys.first else { throw VerityError(.invalidLoginId) }
         let newUser = User(id: identifiers.make("usr"), loginIds: logins.ids, createdAt: now)
-        let session = SessionRecord(
+        var session = SessionRecord(
             id: identifiers.make("ses"), projectId: project.id, userId: newUser.id, amr: amr, acr: nil,
             authTime: now, createdAt: now, expiresAt: now.addingTimeInterval(project.refreshLifetime))
         let refreshToken = newRefreshToken()
         switch try await store.signIn(
             loginKey: loginKey, newUser: newUser, logins: logins, session: session,
-            refreshHash: SecretHash.hex(refreshToken), now: now)
+            refreshHash: SecretHash.hex(refreshToken), now: now, in: work)
         {
         case .userDisabled:
             throw Self.disabled
         case .signedIn(let user, let firstSeen):
-            var session = session
             session.userId = user.id
-            metrics.session(firstSeen ? .signUp : .signIn)
-            logger.info(
-                firstSeen ? "User signed up" : "User signed in",
-                metadata: ["user": "\(user.id)", "session": "\(session.id)", "project": "\(project.id)"])
-            return try await response(
-                session: session, user: user, refreshToken: refreshToken, firstSeen: firstSeen, dialect: dialect,
-                in: project, now: now)
+            return OpenedSession(
+                session: session, user: user, refreshToken: refreshToken, firstSeen: firstSeen, now: now)
         }
+    }
+
+    /// The answer to a committed sign-in: its session token (worded in `dialect`) and refresh token.
+    func answer(_ opened: OpenedSession, dialect: SessionTokenDialect? = nil, in project: Project) async throws
+        -> AuthResponse
+    {
+        metrics.session(opened.firstSeen ? .signUp : .signIn)
+        logger.info(
+            opened.firstSeen ? "User signed up" : "User signed in",
+            metadata: ["user": "\(opened.user.id)", "session": "\(opened.session.id)", "project": "\(project.id)"])
+        return try await response(
+            session: opened.session, user: opened.user, refreshToken: opened.refreshToken,
+            firstSeen: opened.firstSeen, dialect: dialect, in: project, now: opened.now)
     }
 
     /// Rotates a refresh token: the presented one dies, the answer carries the next.

@@ -37,11 +37,12 @@ struct SessionStore: Sendable {
     }
 
     /// Signs in the user holding `loginKey`, creating `newUser` when there is none, and opens `session` with its
-    /// first refresh token — all in one transaction.
+    /// first refresh token — all in one transaction, the caller's when `work` is given.
     func signIn(
-        loginKey: String, newUser: User, logins: UserLogins, session: SessionRecord, refreshHash: String, now: Date
+        loginKey: String, newUser: User, logins: UserLogins, session: SessionRecord, refreshHash: String, now: Date,
+        in work: UnitOfWork? = nil
     ) async throws -> SignInOutcome {
-        try await database.transaction { sql in
+        try await database.transaction(joining: work) { sql in
             var firstSeen = false
             var user = try await UserStore.user(loginKey: loginKey, projectId: session.projectId, in: sql)
             if user == nil {

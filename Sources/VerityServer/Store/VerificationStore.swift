@@ -263,10 +263,18 @@ struct VerificationStore: Sendable {
         ).run()
     }
 
-    /// Approves a verification that is still pending, unexpired and under the attempt limit.
-    /// Returns nil when another request got there first or the verification stopped being checkable.
-    func approve(id: String, maxChecks: Int, now: Date) async throws -> VerificationRecord? {
-        try await database.execute { sql in
+    /// Runs `body` as one unit of work: an approval and what it proves commit together or not at all.
+    func unitOfWork<T: Sendable>(_ body: @Sendable (UnitOfWork) async throws -> T) async throws -> T {
+        try await database.unitOfWork(body)
+    }
+
+    /// Approves a verification that is still pending, unexpired and under the attempt limit, in the caller's unit of
+    /// work when one is given. Returns nil when another request got there first or the verification stopped being
+    /// checkable.
+    func approve(id: String, maxChecks: Int, now: Date, in work: UnitOfWork? = nil) async throws
+        -> VerificationRecord?
+    {
+        try await database.execute(in: work) { sql in
             try await sql.raw(
                 """
                 UPDATE verifications SET status = 'approved', updated_at = \(bind: now.storedValue)
