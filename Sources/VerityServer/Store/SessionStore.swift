@@ -42,7 +42,14 @@ struct SessionStore: Sendable {
         loginKey: String, newUser: User, logins: UserLogins, session: SessionRecord, refreshHash: String, now: Date,
         in work: UnitOfWork? = nil
     ) async throws -> SignInOutcome {
-        try await database.transaction(joining: work) { sql in
+        let engine = database.engine
+        return try await database.transaction(joining: work) { sql in
+            if engine == .postgres,
+                let known = try await Self.signInKnownUser(
+                    loginKey: loginKey, session: session, refreshHash: refreshHash, now: now, in: sql)
+            {
+                return known
+            }
             var firstSeen = false
             var user = try await UserStore.user(loginKey: loginKey, projectId: session.projectId, in: sql)
             if user == nil {
@@ -69,6 +76,50 @@ struct SessionStore: Sendable {
             try await Self.insertToken(refreshHash, session: session, now: now, in: sql)
             return .signedIn(user, firstSeen: firstSeen)
         }
+    }
+
+    /// Signs in a user who exists, on PostgreSQL, in one statement of chained writes instead of four: the user's
+    /// last sign-in, the session and its first refresh token, none of them when the user is disabled. Nil when no user
+    /// holds `loginKey` (the caller then creates one).
+    private static func signInKnownUser(
+        loginKey: String, session: SessionRecord, refreshHash: String, now: Date, in sql: any SQLDatabase
+    ) async throws -> SignInOutcome? {
+        guard
+            let row = try await sql.raw(
+                """
+                WITH found AS (
+                    SELECT id, disabled FROM users
+                    WHERE project_id = \(bind: session.projectId) AND id = (
+                        SELECT user_id FROM user_login_ids
+                        WHERE project_id = \(bind: session.projectId) AND login_key = \(bind: loginKey))),
+                touched AS (
+                    UPDATE users SET last_sign_in_at = \(bind: now.storedValue)
+                    WHERE id = (SELECT id FROM found WHERE disabled = 0)
+                    RETURNING \(unsafeRaw: UserStore.columns)),
+                opened AS (
+                    INSERT INTO sessions (id, project_id, user_id, amr, acr, auth_time, created_at, refreshed_at,
+                                          expires_at)
+                    SELECT \(bind: session.id), \(bind: session.projectId), touched.id,
+                           \(bind: try Self.encode(session.amr)), \(bind: session.acr),
+                           \(bind: session.authTime.storedValue), \(bind: now.storedValue), \(bind: now.storedValue),
+                           \(bind: session.expiresAt.storedValue)
+                    FROM touched
+                    RETURNING id),
+                token AS (
+                    INSERT INTO refresh_tokens (token_hash, session_id, project_id, status, created_at, expires_at)
+                    SELECT \(bind: refreshHash), opened.id, \(bind: session.projectId), 'active',
+                           \(bind: now.storedValue), \(bind: session.expiresAt.storedValue)
+                    FROM opened
+                    RETURNING session_id)
+                SELECT (SELECT count(*) FROM found) AS found_count, touched.*
+                FROM (SELECT 1) AS one LEFT JOIN touched ON true
+                """
+            ).first(),
+            try row.decode(column: "found_count", as: Int.self) > 0
+        else { return nil }
+        guard try row.decode(column: "id", as: String?.self) != nil else { return .userDisabled }
+        guard let user = try await UserStore.withRoles(try UserStore.user(from: row), in: sql) else { return nil }
+        return .signedIn(user, firstSeen: false)
     }
 
     /// What presenting a refresh token did.
