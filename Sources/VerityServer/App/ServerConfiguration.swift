@@ -399,10 +399,8 @@ public struct ServerConfiguration: Sendable {
         try facePrefix(parsing: text, variable: "VERITY_TWILIO_VERIFY_PREFIX", example: "/twilio")
     }
 
-    /// `VERITY_DESCOPE_PREFIX`: `off` (or empty) or a path such as `/descope`; not the root, where `/v1/auth` is
-    /// Verity's own.
+    /// `VERITY_DESCOPE_PREFIX`: `off` or a path such as `/descope`; not the root, where `/v1/auth` is Verity's own.
     static func descopePrefix(parsing text: String) throws(ConfigurationError) -> String? {
-        if text.isEmpty { return nil }
         let prefix = try facePrefix(parsing: text, variable: "VERITY_DESCOPE_PREFIX", example: "/descope")
         if prefix == "" {
             throw ConfigurationError(
