@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
@@ -56,24 +55,8 @@ struct DescopeFaceTests {
     static func verified(_ token: String, node: TestNode, client: some TestClientProtocol) async throws
         -> [String: Any]
     {
-        let parts = token.split(separator: ".").map(String.init)
-        try #require(parts.count == 3)
-        let header = try #require(
-            try JSONSerialization.jsonObject(with: Data(Base64URL.decode(parts[0]) ?? [])) as? [String: Any])
-        #expect(header["alg"] as? String == "ES256")
-        let keys = try await client.descope("/v2/keys/\(node.project.id)", method: .get, bearer: node.project.id)
-        let set = try #require(try keys.json()["keys"] as? [[String: Any]])
-        let jwk = try #require(set.first { $0["kid"] as? String == header["kid"] as? String })
-        #expect(jwk["alg"] as? String == "ES256")
-        let xText = try #require(jwk["x"] as? String)
-        let yText = try #require(jwk["y"] as? String)
-        let x = try #require(Base64URL.decode(xText))
-        let y = try #require(Base64URL.decode(yText))
-        let key = try P256.Signing.PublicKey(x963Representation: [4] + x + y)
-        let signature = try P256.Signing.ECDSASignature(rawRepresentation: try #require(Base64URL.decode(parts[2])))
-        #expect(key.isValidSignature(signature, for: Data("\(parts[0]).\(parts[1])".utf8)))
-        return try #require(
-            try JSONSerialization.jsonObject(with: Data(Base64URL.decode(parts[1]) ?? [])) as? [String: Any])
+        try await SessionAPITests.independentlyVerified(
+            token, client: client, project: node.project, keySet: "/descope/v2/keys/\(node.project.id)")
     }
 
     @Test(
