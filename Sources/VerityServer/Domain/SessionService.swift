@@ -85,8 +85,9 @@ struct SessionService: Sendable {
 
     /// Rotates a refresh token: the presented one dies, the answer carries the next.
     func refresh(
-        _ token: String, clientAddress: String?, dialect: SessionTokenDialect? = nil, in project: Project
+        _ presented: String, clientAddress: String?, dialect: SessionTokenDialect? = nil, in project: Project
     ) async throws -> AuthResponse {
+        let token = try await refreshToken(presented, dialect: dialect, in: project)
         guard Self.isWellFormed(token) else { throw Self.invalidRefreshToken }
         let now = clock.now()
         let next = newRefreshToken()
@@ -119,8 +120,10 @@ struct SessionService: Sendable {
         }
     }
 
-    /// Ends the session a refresh token belongs to. Unknown tokens are ignored (logging out twice is fine).
-    func logout(_ token: String, in project: Project) async throws {
+    /// Ends the session a refresh token belongs to. Unknown tokens are ignored (logging out twice is fine); a
+    /// wrapped one (see ``SessionTokenDialect/refreshTokenClaims``) must be the server's.
+    func logout(_ presented: String, dialect: SessionTokenDialect? = nil, in project: Project) async throws {
+        let token = try await refreshToken(presented, dialect: dialect, in: project)
         guard Self.isWellFormed(token) else { return }
         if try await store.revoke(refreshHash: SecretHash.hex(token), projectId: project.id, now: clock.now()) {
             logger.info("Session ended", metadata: ["project": "\(project.id)"])
@@ -154,7 +157,9 @@ struct SessionService: Sendable {
     }
 
     /// Records a second factor on the session and issues a token that says so; the refresh token stays.
-    func stepUp(_ auth: SessionAuth, method: String, in project: Project) async throws -> AuthResponse {
+    func stepUp(_ auth: SessionAuth, method: String, dialect: SessionTokenDialect? = nil, in project: Project)
+        async throws -> AuthResponse
+    {
         var amr = auth.session.amr
         if !amr.contains(method) { amr.append(method) }
         let factors = Set(amr).subtracting(["otp"])
@@ -168,7 +173,8 @@ struct SessionService: Sendable {
             "Session stepped up",
             metadata: ["session": "\(session.id)", "method": "\(method)", "project": "\(project.id)"])
         return try await response(
-            session: session, user: auth.user, refreshToken: nil, firstSeen: false, in: project, now: now)
+            session: session, user: auth.user, refreshToken: nil, firstSeen: false, dialect: dialect, steppedUp: true,
+            in: project, now: now)
     }
 
     /// Checks `Authorization: Bearer <session token>`: signature by one of the project's keys, audience, expiry,
@@ -189,9 +195,33 @@ struct SessionService: Sendable {
             throw Self.expiredSession
         }
         guard let session = try await store.activeSession(id: claims.sid, projectId: project.id, now: now),
-            session.userId == claims.sub,
-            let user = try await users.findUser(id: session.userId, in: project)
+            session.userId == claims.sub
         else { throw Self.invalidSession }
+        return try await sessionAuth(session, in: project)
+    }
+
+    /// Checks a refresh token presented to name a session without rotating it (Descope's `me`, `logoutall` and
+    /// step-up carry the refresh token, not the session token): it must be the session's active one.
+    func authenticate(refreshToken presented: String, dialect: SessionTokenDialect? = nil, in project: Project)
+        async throws -> SessionAuth
+    {
+        let token = try await refreshToken(presented, dialect: dialect, in: project)
+        guard Self.isWellFormed(token),
+            let session = try await store.activeSession(
+                refreshHash: SecretHash.hex(token), projectId: project.id, now: clock.now())
+        else { throw Self.invalidRefreshToken }
+        return try await sessionAuth(session, in: project)
+    }
+
+    /// The active session `id` and its user, for a code bound to that session.
+    func authenticate(sessionId: String, in project: Project) async throws -> SessionAuth {
+        guard let session = try await store.activeSession(id: sessionId, projectId: project.id, now: clock.now())
+        else { throw Self.invalidSession }
+        return try await sessionAuth(session, in: project)
+    }
+
+    private func sessionAuth(_ session: SessionRecord, in project: Project) async throws -> SessionAuth {
+        guard let user = try await users.findUser(id: session.userId, in: project) else { throw Self.invalidSession }
         guard !user.disabled else { throw Self.disabled }
         return SessionAuth(session: session, user: user)
     }
@@ -213,7 +243,7 @@ struct SessionService: Sendable {
 
     private func response(
         session: SessionRecord, user: User, refreshToken: String?, firstSeen: Bool,
-        dialect: SessionTokenDialect? = nil, in project: Project, now: Date
+        dialect: SessionTokenDialect? = nil, steppedUp: Bool = false, in project: Project, now: Date
     ) async throws -> AuthResponse {
         let expiresAt = now.addingTimeInterval(TimeInterval(project.settings.sessionLifetime))
         var claims = user.customClaims
@@ -230,12 +260,44 @@ struct SessionService: Sendable {
         claims["roles"] = .array(user.roles.map(JSONValue.string))
         claims["permissions"] = .array(
             try await roles.permissions(userId: user.id, in: project).map(JSONValue.string))
+        var refreshToken = refreshToken
+        if let token = refreshToken, let wrapping = dialect?.refreshTokenClaims {
+            var refreshClaims = claims.merging(wrapping) { _, dialects in dialects }
+            refreshClaims["exp"] = .integer(Int64(session.expiresAt.timeIntervalSince1970))
+            refreshClaims[Self.wrappedRefreshClaim] = .string(token)
+            refreshToken = try await sign(refreshClaims, in: project)
+        }
+        if steppedUp, let dialect { claims.merge(dialect.stepUpClaims) { _, dialects in dialects } }
+        return AuthResponse(
+            sessionJwt: try await sign(claims, in: project), sessionExpiresAt: expiresAt, refreshToken: refreshToken,
+            refreshExpiresAt: session.expiresAt, user: user, firstSeen: firstSeen)
+    }
+
+    private func sign(_ claims: [String: JSONValue], in project: Project) async throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let jwt = try await signingKeys.sign(Array(try encoder.encode(claims)), projectId: project.id)
-        return AuthResponse(
-            sessionJwt: jwt, sessionExpiresAt: expiresAt, refreshToken: refreshToken,
-            refreshExpiresAt: session.expiresAt, user: user, firstSeen: firstSeen)
+        return try await signingKeys.sign(Array(try encoder.encode(claims)), projectId: project.id)
+    }
+
+    /// The claim of a wrapped refresh token (``SessionTokenDialect/refreshTokenClaims``) that carries the opaque
+    /// token.
+    static let wrappedRefreshClaim = "vrt"
+
+    /// The opaque refresh token a client presented: as it is, or taken out of its signed wrapping in a dialect
+    /// that wraps refresh tokens, after checking the wrapping's signature and issuer (its expiry and whether it is
+    /// still the session's are the opaque token's, checked by the store).
+    private func refreshToken(_ presented: String, dialect: SessionTokenDialect?, in project: Project) async throws
+        -> String
+    {
+        guard let dialect, dialect.refreshTokenClaims != nil else { return presented }
+        guard presented.utf8.count <= 8192, let jws = try? CompactJWS(parsing: presented), jws.header.alg == "ES256",
+            let kid = jws.header.kid,
+            let publicKey = try await signingKeys.verifyingKey(kid, projectId: project.id),
+            jws.isValidSignature(for: publicKey),
+            let claims = try? jws.decodePayload(WrappedRefreshClaims.self),
+            claims.iss == dialect.issuer, claims.aud == dialect.audience
+        else { throw Self.invalidRefreshToken }
+        return claims.vrt
     }
 
     private func newRefreshToken() -> String {
@@ -264,6 +326,13 @@ struct SessionService: Sendable {
 struct SessionAuth: Sendable {
     var session: SessionRecord
     var user: User
+}
+
+/// The claims the server reads from a wrapped refresh token.
+private struct WrappedRefreshClaims: Decodable {
+    var iss: String
+    var aud: String
+    var vrt: String
 }
 
 /// The claims the server reads from a bearer session token.

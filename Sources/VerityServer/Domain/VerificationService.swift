@@ -246,6 +246,11 @@ struct VerificationService: Sendable {
         try await store.pendingVerification(destinationKey: destination.key, purpose: purpose, projectId: project.id)
     }
 
+    /// The newest pending session-bound step-up code to `destination`, whichever session asked for it.
+    func pendingSessionStepUp(to destination: Destination, in project: Project) async throws -> VerificationRecord? {
+        try await store.pendingSessionStepUp(destinationKey: destination.key, projectId: project.id)
+    }
+
     /// The codes of a project's pending sign-ins, newest first, with where they went: what an auth emulator lists
     /// for tests (the Firebase face's development helper). Never for production: it reveals live codes.
     func pendingSignInCodes(in project: Project, limit: Int = 100) async throws -> [(

@@ -267,6 +267,21 @@ struct SessionStore: Sendable {
         }
     }
 
+    /// The unrevoked, unexpired session whose active (unused, unexpired) refresh token has hash `refreshHash`.
+    func activeSession(refreshHash: String, projectId: String, now: Date) async throws -> SessionRecord? {
+        try await database.lookupConfirmingMiss { sql in
+            try await sql.raw(
+                """
+                SELECT \(unsafeRaw: Self.columns) FROM sessions
+                WHERE id = (SELECT session_id FROM refresh_tokens
+                            WHERE token_hash = \(bind: refreshHash) AND project_id = \(bind: projectId)
+                              AND status = 'active' AND expires_at > \(bind: now.storedValue))
+                  AND revoked_at IS NULL AND expires_at > \(bind: now.storedValue)
+                """
+            ).first().map(Self.session(from:))
+        }
+    }
+
     /// Records a proven second factor on an active session; nil when the session is gone.
     func stepUp(id: String, amr: [String], acr: String?, now: Date) async throws -> SessionRecord? {
         let encoded = try Self.encode(amr)

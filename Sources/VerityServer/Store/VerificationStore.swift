@@ -270,6 +270,21 @@ struct VerificationStore: Sendable {
         }
     }
 
+    /// The newest pending session-bound step-up code (``VerificationPurpose/stepUp(session:)``) to a destination.
+    func pendingSessionStepUp(destinationKey: String, projectId: String) async throws -> VerificationRecord? {
+        // A range on the purpose instead of LIKE, whose `_` would match any character: ';' follows ':'.
+        try await database.lookupConfirmingMiss { sql in
+            try await sql.raw(
+                """
+                SELECT \(unsafeRaw: Self.columns) FROM verifications
+                WHERE project_id = \(bind: projectId) AND destination_key = \(bind: destinationKey)
+                  AND purpose >= 'step_up:' AND purpose < 'step_up;' AND status = 'pending'
+                ORDER BY created_at DESC, id DESC LIMIT 1
+                """
+            ).first().map(Self.record(from:))
+        }
+    }
+
     /// The latest verification of `purpose` to `destination` that has not expired, whatever its status.
     ///
     /// A verification starts only once the one before it stopped being pending, so of two created in the same
