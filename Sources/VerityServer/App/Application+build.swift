@@ -84,6 +84,13 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
             publicURL: configuration.resolvedPublicURL
         ).addRoutes(to: router)
     }
+    if let prefix = configuration.descopePrefix {
+        DescopeFace(
+            auth: verity.auth, sessions: verity.sessions, users: verity.users, roles: verity.roles,
+            signingKeys: verity.signingKeys, projects: DescopeProjects(projects: projects), clock: verity.clock,
+            logger: verity.logger, prefix: prefix
+        ).addRoutes(to: router)
+    }
     if configuration.firebaseFace {
         FirebaseFace(
             projects: verity.firebaseProjects, auth: verity.auth, sessions: verity.sessions, logger: verity.logger
