@@ -206,7 +206,24 @@ struct ChallengeService: Sendable {
     /// is approved only by the user-verification key; `discouraged` and `preferred` take either. A denial may carry a
     /// signed ``DenyReason``, which reports unusual activity: a security event, a webhook and the project's
     /// ``UnusualActivityResponse``, all in the answer's transaction.
-    func respond(id: String, _ request: RespondChallengeRequest, factor: FactorRecord) async throws -> DeviceChallenge {
+    ///
+    /// - Parameter use: The device token's use, spent in the answer's transaction (one write, not two), or alone when
+    ///   no answer is recorded.
+    func respond(
+        id: String, _ request: RespondChallengeRequest, factor: FactorRecord,
+        spending use: FactorService.DeviceTokenUse? = nil
+    ) async throws -> DeviceChallenge {
+        do {
+            return try await answer(id: id, request, factor: factor, spending: use)
+        } catch {
+            throw try await factors.refusal(error, spending: use)
+        }
+    }
+
+    private func answer(
+        id: String, _ request: RespondChallengeRequest, factor: FactorRecord,
+        spending use: FactorService.DeviceTokenUse?
+    ) async throws -> DeviceChallenge {
         try Self.requireVerified(factor)
         let challenge = try await challengeFor(id: id, factor: factor)
         let statement = ChallengeRecord.AnswerStatement(
@@ -248,12 +265,12 @@ struct ChallengeService: Sendable {
             let eventId = identifiers.make("sev")
             let messageId = identifiers.make("msg")
             let now = clock.now()
-            return { answered, sql in
+            return { answered, work in
                 let applied = try await UnusualActivityStore.report(
                     UnusualActivityStore.Report(
                         eventId: eventId, projectId: answered.projectId, userId: answered.userId, factorId: factor.id,
                         challengeId: answered.id, reason: reason, at: now),
-                    in: sql)
+                    in: work)
                 try await ChallengeStore.enqueueWebhook(
                     for: answered,
                     webhook: { challenge, url in
@@ -264,10 +281,18 @@ struct ChallengeService: Sendable {
                                 factorId: factor.id, challenge: challenge.response(at: now)))
                         return ChallengeStore.QueuedMessage(
                             id: messageId, channel: .webhook, destination: url, payload: try Self.json(event))
-                    }, in: sql, now: now)
+                    }, in: work, now: now)
             }
         }
-        let answered = try await record(status, of: challenge, by: factor, statement: statement, events: report)
+        let factors = factors
+        var events: ChallengeStore.AnswerEvents? = report
+        if let use {
+            events = { answered, work in
+                try await factors.spend(use, in: work)
+                try await report?(answered, work)
+            }
+        }
+        let answered = try await record(status, of: challenge, by: factor, statement: statement, events: events)
         if let reason = request.reason {
             logger.notice(
                 "Unusual activity reported",

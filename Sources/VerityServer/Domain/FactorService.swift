@@ -175,6 +175,24 @@ struct FactorService: Sendable {
     /// ``maxDeviceTokenLifetime`` that holds now (give or take ``leeway``). The two device protocols differ only in
     /// what `dialect` names; the checks are these, for both.
     func authenticateDevice(token: String, dialect: DeviceTokenDialect = .verity) async throws -> FactorRecord {
+        let (factor, use) = try await checkDeviceToken(token, dialect: dialect)
+        if let use { try await spend(use) }
+        return factor
+    }
+
+    /// A device token's single use, not yet spent: the write the token authorizes spends it in its own transaction
+    /// (``spend(_:in:)``), or it is spent alone (``spend(_:)``) when that write does not happen.
+    struct DeviceTokenUse: Sendable {
+        var factorId: String
+        var jti: String
+        var expiresAt: Date
+    }
+
+    /// ``authenticateDevice(token:dialect:)`` that leaves the token's use to be spent by the caller: nil for a
+    /// dialect whose tokens are not single-use.
+    func checkDeviceToken(_ token: String, dialect: DeviceTokenDialect = .verity) async throws
+        -> (FactorRecord, DeviceTokenUse?)
+    {
         guard let jws = try? CompactJWS(parsing: token) else {
             throw VerityError(.unauthorized, "The device token is not a valid ES256 JWS.")
         }
@@ -196,13 +214,29 @@ struct FactorService: Sendable {
             throw VerityError(
                 .unauthorized, "The device token is expired, not yet valid, too long-lived or for another factor.")
         }
-        guard dialect.isSingleUse else { return factor }
-        guard let jti = claims.jti, (8...128).contains(jti.count),
-            try await store.useDeviceToken(
+        guard dialect.isSingleUse else { return (factor, nil) }
+        guard let jti = claims.jti, (8...128).contains(jti.count) else { throw Self.replayed }
+        return (
+            factor,
+            DeviceTokenUse(
                 factorId: factor.id, jti: jti, expiresAt: Date(timeIntervalSince1970: claims.exp + Self.leeway))
-        else { throw VerityError(.tokenReplayed, "Each device token may be used once; sign a new one.") }
-        return factor
+        )
     }
+
+    /// Spends a device token's use; throws `token_replayed` when it was spent before.
+    func spend(_ use: DeviceTokenUse, in work: UnitOfWork? = nil) async throws {
+        guard try await store.useDeviceToken(factorId: use.factorId, jti: use.jti, expiresAt: use.expiresAt, in: work)
+        else { throw Self.replayed }
+    }
+
+    /// What a device request that failed with `error` answers, once its token's use is spent: the use counts even
+    /// when the write it was for did not happen, and a token spent before is refused as `token_replayed`.
+    func refusal(_ error: any Error, spending use: DeviceTokenUse?) async throws -> any Error {
+        if let use { try await spend(use) }
+        return error
+    }
+
+    private static let replayed = VerityError(.tokenReplayed, "Each device token may be used once; sign a new one.")
 
     /// The claims of a device token that bound it in time and to its factor, in either dialect.
     private struct DeviceTokenWindow: Decodable {

@@ -13,7 +13,7 @@ struct ChallengeStore: Sendable {
         """
 
     /// Queues events about an answered challenge inside the answer's transaction.
-    typealias AnswerEvents = @Sendable (ChallengeRecord, any SQLDatabase) async throws -> Void
+    typealias AnswerEvents = @Sendable (ChallengeRecord, UnitOfWork) async throws -> Void
 
     /// A message to queue with a challenge change, in the same transaction.
     struct QueuedMessage: Sendable {
@@ -104,7 +104,7 @@ struct ChallengeStore: Sendable {
             else { return nil }
             let answered = try Self.record(from: row)
             try await Self.enqueueWebhook(for: answered, webhook: webhook, in: sql, now: now)
-            try await events?(answered, sql)
+            try await events?(answered, UnitOfWork(sql: sql))
             return answered
         }
     }
@@ -160,6 +160,14 @@ struct ChallengeStore: Sendable {
         try await enqueue([try webhook(challenge, url)], projectId: challenge.projectId, in: sql, now: now)
     }
 
+    /// ``enqueueWebhook(for:webhook:in:now:)`` as part of a caller's unit of work (an answer's events).
+    static func enqueueWebhook(
+        for challenge: ChallengeRecord, webhook: (ChallengeRecord, String) throws -> QueuedMessage,
+        in work: UnitOfWork, now: Date
+    ) async throws {
+        try await enqueueWebhook(for: challenge, webhook: webhook, in: work.sql, now: now)
+    }
+
     /// Queues messages about an existing challenge (a push sent again).
     func queue(_ messages: [QueuedMessage], projectId: String, now: Date) async throws {
         try await database.transaction { sql in
@@ -176,7 +184,7 @@ struct ChallengeStore: Sendable {
         try await database.transaction { sql in
             try await insert(challenge, in: sql)
             try await Self.enqueueWebhook(for: challenge, webhook: webhook, in: sql, now: now)
-            try await events?(challenge, sql)
+            try await events?(challenge, UnitOfWork(sql: sql))
         }
     }
 

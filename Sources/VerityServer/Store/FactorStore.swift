@@ -270,8 +270,10 @@ struct FactorStore: Sendable {
     }
 
     /// Records a device token's `jti`; false when it was seen before (a replay).
-    func useDeviceToken(factorId: String, jti: String, expiresAt: Date) async throws -> Bool {
-        try await database.execute { sql in
+    func useDeviceToken(factorId: String, jti: String, expiresAt: Date, in work: UnitOfWork? = nil) async throws
+        -> Bool
+    {
+        try await database.execute(in: work) { sql in
             try await sql.raw(
                 """
                 INSERT INTO device_token_uses (factor_id, jti, expires_at)

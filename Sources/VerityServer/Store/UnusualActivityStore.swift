@@ -18,7 +18,8 @@ enum UnusualActivityStore {
     /// Records the security event and applies the project's ``UnusualActivityResponse``; returns the response
     /// applied. Revoking sessions and disabling the user touch only a Verity user of that id (`usr_…`); for a
     /// backend's own user id they change nothing.
-    static func report(_ report: Report, in sql: any SQLDatabase) async throws -> UnusualActivityResponse {
+    static func report(_ report: Report, in work: UnitOfWork) async throws -> UnusualActivityResponse {
+        let sql = work.sql
         try await sql.raw(
             """
             INSERT INTO security_events (id, project_id, user_id, session_id, type, ip_address, created_at, factor_id,
