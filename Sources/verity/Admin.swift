@@ -23,6 +23,7 @@ extension Project {
               app verification before sending codes: \(settings.requiresAppVerification ? "required" : "off")
               channels: \(Channel.allCases.filter(settings.sends(by:)).map(\.rawValue).joined(separator: ",")), \
             fallback: \(settings.fallbackChannel?.rawValue ?? "none")
+              on "this wasn't me": \(settings.unusualActivityResponse.rawValue)
             """
     }
 }
@@ -71,9 +72,20 @@ struct ProjectSettingsOptions: ParsableArguments {
             """)
     var fallbackChannel: String?
 
+    @Option(
+        help: """
+            What happens when a device reports unusual activity ("this wasn't me") besides the security event and \
+            the webhook: none, revoke_sessions, suspend_factor or disable_user (default none).
+            """)
+    var unusualActivityResponse: String?
+
     func validate() throws {
         _ = try parsedDisabledChannels()
         _ = try parsedFallbackChannel()
+        if let unusualActivityResponse, UnusualActivityResponse(rawValue: unusualActivityResponse) == nil {
+            throw ValidationError(
+                "--unusual-activity-response must be none, revoke_sessions, suspend_factor or disable_user.")
+        }
     }
 
     private func parsedDisabledChannels() throws -> [Channel]? {
@@ -103,6 +115,9 @@ struct ProjectSettingsOptions: ParsableArguments {
         if let disabled = try? parsedDisabledChannels() { settings.disabledChannels = disabled }
         if let fallback = try? parsedFallbackChannel() { settings.fallbackChannel = fallback }
         if let requireAppVerification { settings.requiresAppVerification = requireAppVerification }
+        if let response = unusualActivityResponse.flatMap(UnusualActivityResponse.init(rawValue:)) {
+            settings.unusualActivityResponse = response
+        }
         if let codeLength { settings.codeLength = codeLength }
         if let codeLifetime { settings.codeLifetime = codeLifetime }
         if let sessionLifetime { settings.sessionLifetime = sessionLifetime }

@@ -241,12 +241,15 @@ struct SessionHarness {
     }
 }
 
-/// Waits until `condition` holds, for at most five seconds.
+/// Waits until `condition` holds, for at most two minutes.
 func eventually(
     _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation,
     _ condition: () async throws -> Bool
 ) async throws {
-    for _ in 0..<1000 {
+    // A generous deadline, not a timing bound: a busy machine (a parallel test run on two cores) can starve the
+    // tasks being waited for for many seconds; a condition that holds returns at once.
+    let deadline = ContinuousClock.now + .seconds(120)
+    while ContinuousClock.now < deadline {
         if try await condition() { return }
         try await Task.sleep(for: .milliseconds(5))
     }

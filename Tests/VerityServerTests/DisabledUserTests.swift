@@ -43,4 +43,30 @@ struct DisabledUserTests {
             #expect(try wrong[0].problem() == wrong[1].problem())
         }
     }
+
+    @Test(
+        "A right code for a user disabled since it was sent opens no session and stays pending",
+        arguments: TestEngine.available)
+    func rightCodeForDisabledUserStaysPending(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        try await node.run { client in
+            let number = "+14155550171"
+            let user = try await client.signIn(number, node: node).user
+            let started = try await client.auth(
+                .post, "otp/start", project: node.project, json: #"{"loginId":"\#(number)"}"#)
+            #expect(started.status == .ok)
+            let code = try await node.sender.code(to: number, count: 2)
+            #expect(try await client.send(.post, "/v1/users/\(user.id)/disable", key: node.apiKey).status == .ok)
+            let verify = #"{"loginId":"\#(number)","code":"\#(code)"}"#
+
+            let refused = try await client.auth(.post, "otp/verify", project: node.project, json: verify)
+            #expect(refused.status == .forbidden)
+            #expect(try refused.problem().code == ErrorCode.userDisabled.rawValue)
+            // The approval rolled back with the refused sign-in: once enabled again, the same code signs in.
+            #expect(try await client.send(.post, "/v1/users/\(user.id)/enable", key: node.apiKey).status == .ok)
+            let signedIn = try await client.auth(.post, "otp/verify", project: node.project, json: verify)
+            #expect(signedIn.status == .ok)
+            #expect(try signedIn.decode(AuthResponse.self).user.id == user.id)
+        }
+    }
 }

@@ -52,11 +52,15 @@ struct OpenAPITests {
         // So do providers' delivery-status callbacks, in Meta's and Twilio's formats (the README lists them).
         let statusRoutes = allRouted.filter { $0.path.hasPrefix("/v1/delivery-status/") }
         #expect(!statusRoutes.isEmpty)
+        // So does the Descope face, under its prefix: Descope's protocol, which the README's routes table lists.
+        let descopePrefix = try #require(configuration.descopePrefix) + "/"
+        let descopeRoutes = allRouted.filter { $0.path.hasPrefix(descopePrefix) }
+        #expect(!descopeRoutes.isEmpty)
         // So does the operators' console: HTML pages for a browser (the README's *Console* section lists them).
         let consoleRoutes = allRouted.filter { $0.path == "/console" || $0.path.hasPrefix("/console/") }
         #expect(!consoleRoutes.isEmpty)
         let routed = allRouted.subtracting(twilioRoutes).subtracting(firebaseRoutes).subtracting(statusRoutes)
-            .subtracting(consoleRoutes)
+            .subtracting(descopeRoutes).subtracting(consoleRoutes)
         let documented = try Self.documentedOperations(try Self.servedDocument())
         #expect(!routed.isEmpty)
 

@@ -39,9 +39,9 @@ extension TestClientProtocol {
 @Suite("Sign-in with one-time codes, sessions and refresh tokens")
 struct SessionAPITests {
     /// Verifies a session token with nothing but swift-crypto and the served JWKS: no Verity code involved.
-    static func independentlyVerified(_ token: String, client: some TestClientProtocol, project: Project)
-        async throws -> [String: Any]
-    {
+    static func independentlyVerified(
+        _ token: String, client: some TestClientProtocol, project: Project, keySet: String? = nil
+    ) async throws -> [String: Any] {
         let parts = token.split(separator: ".").map(String.init)
         try #require(parts.count == 3)
         func bytes(_ text: String) throws -> Data {
@@ -51,7 +51,8 @@ struct SessionAPITests {
         }
         let header = try #require(try JSONSerialization.jsonObject(with: bytes(parts[0])) as? [String: Any])
         #expect(header["alg"] as? String == "ES256")
-        let response = try await client.send(.get, "/v1/projects/\(project.id)/.well-known/jwks.json", key: nil)
+        let response = try await client.send(
+            .get, keySet ?? "/v1/projects/\(project.id)/.well-known/jwks.json", key: nil)
         let set = try #require(try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any])
         let keys = try #require(set["keys"] as? [[String: Any]])
         let jwk = try #require(keys.first { $0["kid"] as? String == header["kid"] as? String })

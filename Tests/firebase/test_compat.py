@@ -8,10 +8,13 @@ mode (FIREBASE_AUTH_EMULATOR_HOST).
 import json
 import os
 import subprocess
+import sys
 import time
-import traceback
 
 import requests
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from compat_cases import run_cases  # noqa: E402
 
 VERITY = os.environ["VERITY_BIN"]
 BASE = os.environ["VERITY_BASE"]
@@ -219,14 +222,4 @@ CASES = [
     ("firebase-admin revokes refresh tokens, disables and deletes the user", case_revoke_disable_delete),
 ]
 
-failed = 0
-for name, case in CASES:
-    try:
-        case()
-        print(f"ok - {name}")
-    except Exception:
-        failed += 1
-        print(f"not ok - {name}")
-        traceback.print_exc()
-print(f"{len(CASES) - failed} of {len(CASES)} Firebase compatibility cases passed")
-raise SystemExit(1 if failed else 0)
+raise SystemExit(run_cases(CASES, "Firebase"))

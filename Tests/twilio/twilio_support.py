@@ -12,11 +12,13 @@ import json
 import os
 import re
 import subprocess
+import sys
 import time
-import traceback
 
-from twilio.base.exceptions import TwilioRestException
-from twilio.rest import Client
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from compat_cases import run_cases  # noqa: E402
+from twilio.base.exceptions import TwilioRestException  # noqa: E402
+from twilio.rest import Client  # noqa: E402
 
 VERITY = os.environ["VERITY_BIN"]
 BASE = os.environ["VERITY_BASE"]
@@ -113,14 +115,4 @@ def case(description):
 
 
 def main():
-    failed = 0
-    for description, function in CASES:
-        try:
-            function()
-            print(f"ok - {description}")
-        except Exception:  # noqa: BLE001 - every failure is reported, then the run fails
-            failed += 1
-            print(f"not ok - {description}")
-            traceback.print_exc()
-    print(f"{len(CASES) - failed} of {len(CASES)} Twilio compatibility cases passed")
-    return 1 if failed else 0
+    return run_cases(CASES, "Twilio")

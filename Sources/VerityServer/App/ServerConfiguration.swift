@@ -41,6 +41,10 @@ public struct ServerConfiguration: Sendable {
     /// Where the Twilio Verify v2 face is mounted: `/twilio` serves `/twilio/v2/Services/…`, an empty string serves
     /// `/v2/…` at the root, nil turns the face off. Twilio clients use `<public URL><prefix>` as their Verify base URL.
     public var twilioVerifyPrefix: String? = "/twilio"
+    /// Where the Descope auth face is mounted: `/descope` serves `/descope/v1/auth/…`, `/descope/v2/keys/…` and
+    /// `/descope/v1/mgmt/…`; nil turns the face off. Descope SDKs take `<public URL><prefix>` as their base URL.
+    /// Never the root, where `/v1/auth` is Verity's own.
+    public var descopePrefix: String? = "/descope"
     /// Whether the Firebase Auth face answers at the root (`/identitytoolkit.googleapis.com/…`): only projects named
     /// for it (`verity admin project firebase`) are reachable through it. `VERITY_FIREBASE_FACE=false` turns it off.
     public var firebaseFace = true
@@ -279,6 +283,9 @@ public struct ServerConfiguration: Sendable {
         if let prefix = value("TWILIO_VERIFY_PREFIX") {
             twilioVerifyPrefix = try Self.twilioVerifyPrefix(parsing: prefix)
         }
+        if let prefix = value("DESCOPE_PREFIX") {
+            descopePrefix = try Self.descopePrefix(parsing: prefix)
+        }
         if let keyFile = value("APNS_KEY_FILE") {
             let feature = "VERITY_APNS_KEY_FILE is set"
             let environmentName = value("APNS_ENVIRONMENT") ?? "production"
@@ -393,6 +400,25 @@ public struct ServerConfiguration: Sendable {
 
     /// `VERITY_TWILIO_VERIFY_PREFIX`: `off`, `/` (the root) or a path such as `/twilio`.
     static func twilioVerifyPrefix(parsing text: String) throws(ConfigurationError) -> String? {
+        try facePrefix(parsing: text, variable: "VERITY_TWILIO_VERIFY_PREFIX", example: "/twilio")
+    }
+
+    /// `VERITY_DESCOPE_PREFIX`: `off` or a path such as `/descope`; not the root, where `/v1/auth` is Verity's own.
+    static func descopePrefix(parsing text: String) throws(ConfigurationError) -> String? {
+        let prefix = try facePrefix(parsing: text, variable: "VERITY_DESCOPE_PREFIX", example: "/descope")
+        if prefix == "" {
+            throw ConfigurationError(
+                "VERITY_DESCOPE_PREFIX cannot be the root, where /v1/auth is Verity's own API; use a path such as /descope."
+            )
+        }
+        return prefix
+    }
+
+    /// A face's mount point: `off`, `/` (the root, as an empty string) or a path of plain segments, none of them
+    /// `v1` or `v2` (which would shadow the API).
+    private static func facePrefix(parsing text: String, variable: String, example: String)
+        throws(ConfigurationError) -> String?
+    {
         if text == "off" { return nil }
         var path = Substring(text)
         while path.hasSuffix("/") { path = path.dropLast() }
@@ -404,7 +430,7 @@ public struct ServerConfiguration: Sendable {
             })
         else {
             throw ConfigurationError(
-                "VERITY_TWILIO_VERIFY_PREFIX must be off, / or a path such as /twilio (letters, digits, - _ .).")
+                "\(variable) must be off, / or a path such as \(example) (letters, digits, - _ .).")
         }
         return String(path)
     }

@@ -66,7 +66,7 @@ public struct MetaWhatsAppConfiguration: Sendable, CustomStringConvertible {
 /// is permanent with the reason `meta <status> <code>`: `meta 400 131026` is a number that has no WhatsApp (or cannot
 /// receive the message), and `meta 401 190` an expired token. Meta has no idempotency key, so a retry after a lost
 /// response may send a second message.
-public struct MetaWhatsAppSender: MessageSender {
+public struct MetaWhatsAppSender: SubmittingMessageSender {
     let configuration: MetaWhatsAppConfiguration
     let provider: ProviderClient
 
@@ -81,11 +81,6 @@ public struct MetaWhatsAppSender: MessageSender {
     public init(configuration: MetaWhatsAppConfiguration, provider: ProviderClient) {
         self.configuration = configuration
         self.provider = provider
-    }
-
-    /// Sends one WhatsApp message. Throws a ``DeliveryError``, or `CancellationError` when the task is cancelled.
-    public func send(_ message: OutgoingMessage) async throws {
-        _ = try await submit(message)
     }
 
     /// Sends one WhatsApp message and returns Meta's id for it (`messages[0].id`, a `wamid.…`), which its

@@ -58,7 +58,7 @@ public struct TwilioConfiguration: Sendable, CustomStringConvertible {
 /// example `twilio 400 21211` for an invalid `To` number).
 ///
 /// Twilio has no idempotency key for creating messages, so a retry after a lost response may send a second SMS.
-public struct TwilioSMSSender: MessageSender {
+public struct TwilioSMSSender: SubmittingMessageSender {
     let configuration: TwilioConfiguration
     let provider: ProviderClient
 
@@ -71,11 +71,6 @@ public struct TwilioSMSSender: MessageSender {
     public init(configuration: TwilioConfiguration, provider: ProviderClient) {
         self.configuration = configuration
         self.provider = provider
-    }
-
-    /// Sends one SMS. Throws a ``DeliveryError``, or `CancellationError` when the task is cancelled.
-    public func send(_ message: OutgoingMessage) async throws {
-        _ = try await submit(message)
     }
 
     /// Sends one SMS and returns its Message SID (`SM…`).

@@ -14,9 +14,9 @@ import VerityCore
 /// The configuration's ``TwilioConfiguration/from`` is the number calls come from (required: Twilio's Calls API has
 /// no Messaging Service). Answers map to outcomes as for SMS (see ``TwilioREST``): for example `twilio 400 21215` (the
 /// account may not call that region) is permanent. A retry after a lost response may place a second call.
-public struct TwilioVoiceSender: MessageSender {
-    let configuration: TwilioConfiguration
-    let provider: ProviderClient
+public struct TwilioVoiceSender: SubmittingMessageSender {
+    /// The account's Calls API.
+    let calls: TwilioREST
 
     /// Creates a sender.
     ///
@@ -24,13 +24,7 @@ public struct TwilioVoiceSender: MessageSender {
     ///   - configuration: The account, the number calls come from, and the endpoint.
     ///   - provider: The client and the logger (never given the auth token, what the call says or the full number).
     public init(configuration: TwilioConfiguration, provider: ProviderClient) {
-        self.configuration = configuration
-        self.provider = provider
-    }
-
-    /// Places one call. Throws a ``DeliveryError``, or `CancellationError` when the task is cancelled.
-    public func send(_ message: OutgoingMessage) async throws {
-        _ = try await submit(message)
+        calls = TwilioREST(configuration: configuration, provider: provider)
     }
 
     /// Places one call and returns its Call SID (`CA…`).
@@ -38,10 +32,10 @@ public struct TwilioVoiceSender: MessageSender {
         guard message.channel == .voice, let speech = message.speech else {
             throw DeliveryError(.permanent, "twilio voice places calls only, not \(message.channel.rawValue)")
         }
-        guard let from = configuration.from, !from.isEmpty else {
+        guard let from = calls.configuration.from, !from.isEmpty else {
             throw DeliveryError(.permanent, "twilio voice needs a From number to call from")
         }
-        return try await TwilioREST(configuration: configuration, provider: provider).create(
+        return try await calls.create(
             "Calls", fields: [("To", message.to), ("From", from), ("Twiml", Self.twiml(speech))],
             messageID: message.id, what: "call")
     }

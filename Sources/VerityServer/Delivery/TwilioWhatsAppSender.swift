@@ -33,7 +33,7 @@ public struct TwilioWhatsAppConfiguration: Sendable, CustomStringConvertible {
 /// `ContentVariables={"1":"123456"}`. A business may only start a WhatsApp conversation with an approved template,
 /// so there is no free-text `Body`. Answers map to outcomes as for SMS (see ``TwilioREST``): a refused recipient,
 /// such as `twilio 400 63024`, is permanent.
-public struct TwilioWhatsAppSender: MessageSender {
+public struct TwilioWhatsAppSender: SubmittingMessageSender {
     let configuration: TwilioWhatsAppConfiguration
     let provider: ProviderClient
 
@@ -41,11 +41,6 @@ public struct TwilioWhatsAppSender: MessageSender {
     public init(configuration: TwilioWhatsAppConfiguration, provider: ProviderClient) {
         self.configuration = configuration
         self.provider = provider
-    }
-
-    /// Sends one WhatsApp message. Throws a ``DeliveryError``, or `CancellationError` when the task is cancelled.
-    public func send(_ message: OutgoingMessage) async throws {
-        _ = try await submit(message)
     }
 
     /// Sends one WhatsApp message and returns its Message SID (`SM…` or `MM…`).

@@ -52,8 +52,12 @@ struct AuthService: Sendable {
                 ? (request.resend ?? true) || record.sendAttempts == 1 && record.createdAt == now : sent)
     }
 
+    /// Signs in with a code; with `sessionStepUps`, a code bound to a session by
+    /// ``startStepUp(_:auth:clientAddress:appProof:boundToSession:in:)`` steps that session up instead (for clients
+    /// whose one verify call serves both, naming only the login id and the code).
     func verify(
-        _ request: OTPVerifyRequest, clientAddress: String?, dialect: SessionTokenDialect? = nil, in project: Project
+        _ request: OTPVerifyRequest, clientAddress: String?, dialect: SessionTokenDialect? = nil,
+        sessionStepUps: Bool = false, in project: Project
     ) async throws -> AuthResponse {
         try VerificationService.requireCodeFormat(request.code)
         let now = clock.now()
@@ -64,8 +68,20 @@ struct AuthService: Sendable {
             // Limited before the look-up, so that whether a code is pending cannot be probed without limit.
             let (destination, _) = try Self.destination(loginId, channel: nil)
             fixedCode = try await limitGuesses(destination, clientAddress: clientAddress, in: project, now: now)
-            verification = try Self.signInCode(
-                try await verifications.pending(to: destination, purpose: .signIn, in: project))
+            let signIn = try await verifications.pending(to: destination, purpose: .signIn, in: project)
+            if signIn == nil, sessionStepUps,
+                let stepUp = try await verifications.pendingSessionStepUp(to: destination, in: project),
+                let sessionId = stepUp.purpose.steppedUpSession
+            {
+                let auth = try await sessions.authenticate(sessionId: sessionId, in: project)
+                switch try await verifications.attempt(request.code, on: stepUp, fixedCode: fixedCode, now: now) {
+                case .wrong(let counted): throw Self.wrongCode(counted)
+                case .approved:
+                    return try await sessions.stepUp(
+                        auth, method: stepUp.channel.rawValue, dialect: dialect, in: project)
+                }
+            }
+            verification = try Self.signInCode(signIn)
         case (nil, let id?):
             guard VerificationService.isVerificationId(id) else { throw VerificationService.notFound }
             verification = try await verifications.verification(id: id, purpose: .signIn, in: project)
@@ -75,13 +91,21 @@ struct AuthService: Sendable {
         default:
             throw VerityError(.invalidRequest, "Name the sign-in with exactly one of `loginId` or `verificationId`.")
         }
-        switch try await verifications.attempt(request.code, on: verification, fixedCode: fixedCode, now: now) {
-        case .wrong(let counted):
+        // The approval and the session it opens commit together: a sign-in refused (a disabled user) leaves the
+        // code pending, and an approved code always has its session.
+        let logins = try UserLogins([verification.destination])
+        let amr = ["otp", verification.channel.rawValue]
+        let sessions = sessions
+        switch try await verifications.attempt(
+            request.code, on: verification, fixedCode: fixedCode, now: now,
+            proving: { work in try await sessions.open(logins, amr: amr, in: project, joining: work) })
+        {
+        case (.wrong(let counted), _):
             throw Self.wrongCode(counted)
-        case .approved:
-            return try await sessions.signIn(
-                try UserLogins([verification.destination]), amr: ["otp", verification.channel.rawValue],
-                dialect: dialect, in: project)
+        case (.approved, let opened?):
+            return try await sessions.answer(opened, dialect: dialect, in: project)
+        case (.approved, nil):  // cannot be: a proof was given, so an approval carries what it wrote
+            throw StoreError.corruptValue(column: "verifications.status")
         }
     }
 
@@ -95,9 +119,11 @@ struct AuthService: Sendable {
 
     // MARK: - Step-up
 
+    /// Starts a step-up. A code is bound to the session when `boundToSession` (see ``verify(_:clientAddress:dialect:
+    /// sessionStepUps:in:)``); otherwise ``verifyStepUp(_:auth:clientAddress:in:)`` checks it with the session.
     func startStepUp(
         _ request: StepUpStartRequest, auth: SessionAuth, clientAddress: String?, appProof: String? = nil,
-        in project: Project
+        boundToSession: Bool = false, in project: Project
     ) async throws -> StepUpStartResponse {
         let now = clock.now()
         try await limitClient(clientAddress, in: project, now: now)
@@ -136,7 +162,8 @@ struct AuthService: Sendable {
             try await admitStart(destination, channel: channel, fixedCode: fixedCode, in: project, now: now)
             let (record, _) = try await verifications.send(
                 to: destination, channel: channel, language: try VerificationService.language(for: request.locale),
-                purpose: .stepUp, in: project, resend: fixedCode == nil, deliver: fixedCode == nil, now: now)
+                purpose: boundToSession ? .stepUp(session: auth.session.id) : .stepUp, in: project,
+                resend: fixedCode == nil, deliver: fixedCode == nil, now: now)
             return StepUpStartResponse(
                 method: .otp, channel: channel, maskedDestination: destination.masked, expiresAt: record.expiresAt)
         }

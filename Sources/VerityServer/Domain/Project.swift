@@ -54,6 +54,9 @@ public struct ProjectSettings: Sendable, Equatable, Codable {
     /// The phone channel a code is sent by once more when delivery by another phone channel fails permanently (a
     /// number without WhatsApp, a carrier that refuses the SMS); nil sends nothing more.
     public var fallbackChannel: Channel? = nil
+    /// What happens when a device reports unusual activity ("this wasn't me"), besides the security event and the
+    /// webhook; `none` by default.
+    public var unusualActivityResponse: UnusualActivityResponse = .none
 
     public static let codeLengthRange = 4...10
     public static let codeLifetimeRange = 60...86_400
@@ -65,8 +68,10 @@ public struct ProjectSettings: Sendable, Equatable, Codable {
     public init(
         codeLength: Int = 6, codeLifetime: Int = 600, allowedCountries: [String]? = nil, sessionLifetime: Int = 600,
         refreshLifetime: Int = 30 * 86_400, possessionLifetime: Int = 900, possessionCodeLifetime: Int = 120,
-        requiresAppVerification: Bool = false, disabledChannels: [Channel] = [], fallbackChannel: Channel? = nil
+        requiresAppVerification: Bool = false, disabledChannels: [Channel] = [], fallbackChannel: Channel? = nil,
+        unusualActivityResponse: UnusualActivityResponse = .none
     ) {
+        self.unusualActivityResponse = unusualActivityResponse
         self.codeLength = codeLength
         self.codeLifetime = codeLifetime
         self.allowedCountries = allowedCountries

@@ -32,36 +32,62 @@ struct SessionService: Sendable {
     func signIn(_ logins: UserLogins, amr: [String], dialect: SessionTokenDialect? = nil, in project: Project)
         async throws -> AuthResponse
     {
+        try await answer(try await open(logins, amr: amr, in: project), dialect: dialect, in: project)
+    }
+
+    /// A sign-in that is written but not answered yet: the first half of ``signIn(_:amr:dialect:in:)``.
+    struct OpenedSession: Sendable {
+        var session: SessionRecord
+        var user: User
+        var refreshToken: String
+        var firstSeen: Bool
+        var now: Date
+    }
+
+    /// Writes a sign-in (the user if new, the session, its first refresh token), in the caller's unit of work when
+    /// one is given, so that what proved the sign-in (an approved code) commits with it or not at all. Throws
+    /// `userDisabled` when the user is disabled. Answer it with ``answer(_:dialect:in:)`` once the work commits.
+    func open(_ logins: UserLogins, amr: [String], in project: Project, joining work: UnitOfWork? = nil)
+        async throws -> OpenedSession
+    {
         let now = clock.now()
         guard let loginKey = logins.keys.first else { throw VerityError(.invalidLoginId) }
         let newUser = User(id: identifiers.make("usr"), loginIds: logins.ids, createdAt: now)
-        let session = SessionRecord(
+        var session = SessionRecord(
             id: identifiers.make("ses"), projectId: project.id, userId: newUser.id, amr: amr, acr: nil,
             authTime: now, createdAt: now, expiresAt: now.addingTimeInterval(project.refreshLifetime))
         let refreshToken = newRefreshToken()
         switch try await store.signIn(
             loginKey: loginKey, newUser: newUser, logins: logins, session: session,
-            refreshHash: SecretHash.hex(refreshToken), now: now)
+            refreshHash: SecretHash.hex(refreshToken), now: now, in: work)
         {
         case .userDisabled:
             throw Self.disabled
         case .signedIn(let user, let firstSeen):
-            var session = session
             session.userId = user.id
-            metrics.session(firstSeen ? .signUp : .signIn)
-            logger.info(
-                firstSeen ? "User signed up" : "User signed in",
-                metadata: ["user": "\(user.id)", "session": "\(session.id)", "project": "\(project.id)"])
-            return try await response(
-                session: session, user: user, refreshToken: refreshToken, firstSeen: firstSeen, dialect: dialect,
-                in: project, now: now)
+            return OpenedSession(
+                session: session, user: user, refreshToken: refreshToken, firstSeen: firstSeen, now: now)
         }
+    }
+
+    /// The answer to a committed sign-in: its session token (worded in `dialect`) and refresh token.
+    func answer(_ opened: OpenedSession, dialect: SessionTokenDialect? = nil, in project: Project) async throws
+        -> AuthResponse
+    {
+        metrics.session(opened.firstSeen ? .signUp : .signIn)
+        logger.info(
+            opened.firstSeen ? "User signed up" : "User signed in",
+            metadata: ["user": "\(opened.user.id)", "session": "\(opened.session.id)", "project": "\(project.id)"])
+        return try await response(
+            session: opened.session, user: opened.user, refreshToken: opened.refreshToken,
+            firstSeen: opened.firstSeen, dialect: dialect, in: project, now: opened.now)
     }
 
     /// Rotates a refresh token: the presented one dies, the answer carries the next.
     func refresh(
-        _ token: String, clientAddress: String?, dialect: SessionTokenDialect? = nil, in project: Project
+        _ presented: String, clientAddress: String?, dialect: SessionTokenDialect? = nil, in project: Project
     ) async throws -> AuthResponse {
+        let token = try await refreshToken(presented, dialect: dialect, in: project)
         guard Self.isWellFormed(token) else { throw Self.invalidRefreshToken }
         let now = clock.now()
         let next = newRefreshToken()
@@ -94,8 +120,10 @@ struct SessionService: Sendable {
         }
     }
 
-    /// Ends the session a refresh token belongs to. Unknown tokens are ignored (logging out twice is fine).
-    func logout(_ token: String, in project: Project) async throws {
+    /// Ends the session a refresh token belongs to. Unknown tokens are ignored (logging out twice is fine); a
+    /// wrapped one (see ``SessionTokenDialect/refreshTokenClaims``) must be the server's.
+    func logout(_ presented: String, dialect: SessionTokenDialect? = nil, in project: Project) async throws {
+        let token = try await refreshToken(presented, dialect: dialect, in: project)
         guard Self.isWellFormed(token) else { return }
         if try await store.revoke(refreshHash: SecretHash.hex(token), projectId: project.id, now: clock.now()) {
             logger.info("Session ended", metadata: ["project": "\(project.id)"])
@@ -129,7 +157,9 @@ struct SessionService: Sendable {
     }
 
     /// Records a second factor on the session and issues a token that says so; the refresh token stays.
-    func stepUp(_ auth: SessionAuth, method: String, in project: Project) async throws -> AuthResponse {
+    func stepUp(_ auth: SessionAuth, method: String, dialect: SessionTokenDialect? = nil, in project: Project)
+        async throws -> AuthResponse
+    {
         var amr = auth.session.amr
         if !amr.contains(method) { amr.append(method) }
         let factors = Set(amr).subtracting(["otp"])
@@ -143,7 +173,8 @@ struct SessionService: Sendable {
             "Session stepped up",
             metadata: ["session": "\(session.id)", "method": "\(method)", "project": "\(project.id)"])
         return try await response(
-            session: session, user: auth.user, refreshToken: nil, firstSeen: false, in: project, now: now)
+            session: session, user: auth.user, refreshToken: nil, firstSeen: false, dialect: dialect, steppedUp: true,
+            in: project, now: now)
     }
 
     /// Checks `Authorization: Bearer <session token>`: signature by one of the project's keys, audience, expiry,
@@ -164,9 +195,33 @@ struct SessionService: Sendable {
             throw Self.expiredSession
         }
         guard let session = try await store.activeSession(id: claims.sid, projectId: project.id, now: now),
-            session.userId == claims.sub,
-            let user = try await users.findUser(id: session.userId, in: project)
+            session.userId == claims.sub
         else { throw Self.invalidSession }
+        return try await sessionAuth(session, in: project)
+    }
+
+    /// Checks a refresh token presented to name a session without rotating it (Descope's `me`, `logoutall` and
+    /// step-up carry the refresh token, not the session token): it must be the session's active one.
+    func authenticate(refreshToken presented: String, dialect: SessionTokenDialect? = nil, in project: Project)
+        async throws -> SessionAuth
+    {
+        let token = try await refreshToken(presented, dialect: dialect, in: project)
+        guard Self.isWellFormed(token),
+            let session = try await store.activeSession(
+                refreshHash: SecretHash.hex(token), projectId: project.id, now: clock.now())
+        else { throw Self.invalidRefreshToken }
+        return try await sessionAuth(session, in: project)
+    }
+
+    /// The active session `id` and its user, for a code bound to that session.
+    func authenticate(sessionId: String, in project: Project) async throws -> SessionAuth {
+        guard let session = try await store.activeSession(id: sessionId, projectId: project.id, now: clock.now())
+        else { throw Self.invalidSession }
+        return try await sessionAuth(session, in: project)
+    }
+
+    private func sessionAuth(_ session: SessionRecord, in project: Project) async throws -> SessionAuth {
+        guard let user = try await users.findUser(id: session.userId, in: project) else { throw Self.invalidSession }
         guard !user.disabled else { throw Self.disabled }
         return SessionAuth(session: session, user: user)
     }
@@ -188,7 +243,7 @@ struct SessionService: Sendable {
 
     private func response(
         session: SessionRecord, user: User, refreshToken: String?, firstSeen: Bool,
-        dialect: SessionTokenDialect? = nil, in project: Project, now: Date
+        dialect: SessionTokenDialect? = nil, steppedUp: Bool = false, in project: Project, now: Date
     ) async throws -> AuthResponse {
         let expiresAt = now.addingTimeInterval(TimeInterval(project.settings.sessionLifetime))
         var claims = user.customClaims
@@ -205,12 +260,44 @@ struct SessionService: Sendable {
         claims["roles"] = .array(user.roles.map(JSONValue.string))
         claims["permissions"] = .array(
             try await roles.permissions(userId: user.id, in: project).map(JSONValue.string))
+        var refreshToken = refreshToken
+        if let token = refreshToken, let wrapping = dialect?.refreshTokenClaims {
+            var refreshClaims = claims.merging(wrapping) { _, dialects in dialects }
+            refreshClaims["exp"] = .integer(Int64(session.expiresAt.timeIntervalSince1970))
+            refreshClaims[Self.wrappedRefreshClaim] = .string(token)
+            refreshToken = try await sign(refreshClaims, in: project)
+        }
+        if steppedUp, let dialect { claims.merge(dialect.stepUpClaims) { _, dialects in dialects } }
+        return AuthResponse(
+            sessionJwt: try await sign(claims, in: project), sessionExpiresAt: expiresAt, refreshToken: refreshToken,
+            refreshExpiresAt: session.expiresAt, user: user, firstSeen: firstSeen)
+    }
+
+    private func sign(_ claims: [String: JSONValue], in project: Project) async throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let jwt = try await signingKeys.sign(Array(try encoder.encode(claims)), projectId: project.id)
-        return AuthResponse(
-            sessionJwt: jwt, sessionExpiresAt: expiresAt, refreshToken: refreshToken,
-            refreshExpiresAt: session.expiresAt, user: user, firstSeen: firstSeen)
+        return try await signingKeys.sign(Array(try encoder.encode(claims)), projectId: project.id)
+    }
+
+    /// The claim of a wrapped refresh token (``SessionTokenDialect/refreshTokenClaims``) that carries the opaque
+    /// token.
+    static let wrappedRefreshClaim = "vrt"
+
+    /// The opaque refresh token a client presented: as it is, or taken out of its signed wrapping in a dialect
+    /// that wraps refresh tokens, after checking the wrapping's signature and issuer (its expiry and whether it is
+    /// still the session's are the opaque token's, checked by the store).
+    private func refreshToken(_ presented: String, dialect: SessionTokenDialect?, in project: Project) async throws
+        -> String
+    {
+        guard let dialect, dialect.refreshTokenClaims != nil else { return presented }
+        guard presented.utf8.count <= 8192, let jws = try? CompactJWS(parsing: presented), jws.header.alg == "ES256",
+            let kid = jws.header.kid,
+            let publicKey = try await signingKeys.verifyingKey(kid, projectId: project.id),
+            jws.isValidSignature(for: publicKey),
+            let claims = try? jws.decodePayload(WrappedRefreshClaims.self),
+            claims.iss == dialect.issuer, claims.aud == dialect.audience
+        else { throw Self.invalidRefreshToken }
+        return claims.vrt
     }
 
     private func newRefreshToken() -> String {
@@ -239,6 +326,13 @@ struct SessionService: Sendable {
 struct SessionAuth: Sendable {
     var session: SessionRecord
     var user: User
+}
+
+/// The claims the server reads from a wrapped refresh token.
+private struct WrappedRefreshClaims: Decodable {
+    var iss: String
+    var aud: String
+    var vrt: String
 }
 
 /// The claims the server reads from a bearer session token.

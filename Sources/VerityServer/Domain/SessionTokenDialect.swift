@@ -13,4 +13,11 @@ struct SessionTokenDialect: Sendable {
     var audience: String
     /// Claims added from the user.
     var claims: @Sendable (User) -> [String: JSONValue]
+    /// Claims added to the session token a step-up issues (Descope's `su`).
+    var stepUpClaims: [String: JSONValue] = [:]
+    /// When set, refresh tokens are handed out as a JWT signed like the session token and carrying these claims,
+    /// for clients that validate the refresh token themselves (Descope's SDKs). The opaque refresh token rides in
+    /// its ``SessionService/wrappedRefreshClaim`` claim, so rotation, reuse detection and revocation are the native
+    /// ones; the signature only tells the client the token is the server's.
+    var refreshTokenClaims: [String: JSONValue]? = nil
 }

@@ -45,6 +45,14 @@ struct VerificationPurpose: RawRepresentable, Hashable, Sendable {
     static let signIn = Self(rawValue: "sign_in")
     /// A second factor for a signed-in session, from `/v1/auth/stepup/start`.
     static let stepUp = Self(rawValue: "step_up")
+    /// A second factor for one session, for clients whose verify call names only the login id and the code
+    /// (Descope's SDKs): the code carries the session that asked for it.
+    static func stepUp(session sessionId: String) -> Self { Self(rawValue: "\(stepUpSessionPrefix)\(sessionId)") }
+    static let stepUpSessionPrefix = "step_up:"
+    /// The session a session-bound step-up code steps up.
+    var steppedUpSession: String? {
+        rawValue.hasPrefix(Self.stepUpSessionPrefix) ? String(rawValue.dropFirst(Self.stepUpSessionPrefix.count)) : nil
+    }
 
     /// The code of one possession flow.
     static func possessionCode(_ flowId: String) -> Self { Self(rawValue: "possession_code:\(flowId)") }

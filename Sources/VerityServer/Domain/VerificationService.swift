@@ -118,6 +118,18 @@ struct VerificationService: Sendable {
     func attempt(_ code: String, on verification: VerificationRecord, fixedCode: String? = nil, now: Date)
         async throws -> Attempt
     {
+        try await attempt(code, on: verification, fixedCode: fixedCode, now: now, proving: nil as Proof<Never>?).0
+    }
+
+    /// What an approved code proves, written in the approval's unit of work (a sign-in's user and session).
+    typealias Proof<Result: Sendable> = @Sendable (UnitOfWork) async throws -> Result
+
+    /// ``attempt(_:on:fixedCode:now:)`` whose approval commits together with what `proof` writes, or not at all
+    /// when `proof` throws (the code then stays pending). A wrong code is counted on its own, as always.
+    func attempt<Result: Sendable>(
+        _ code: String, on verification: VerificationRecord, fixedCode: String? = nil, now: Date,
+        proving proof: Proof<Result>?
+    ) async throws -> (Attempt, Result?) {
         try Self.requireCheckable(verification, at: now)
         let matches =
             if let fixedCode {
@@ -128,11 +140,23 @@ struct VerificationService: Sendable {
                     length: verification.codeLength)
             }
         if matches {
-            guard let approved = try await store.approve(id: verification.id, maxChecks: Self.maxChecks, now: now)
-            else { throw try await whyNotCheckable(verification, now: now) }
+            let approval: (VerificationRecord, Result?)?
+            if let proof {
+                approval = try await store.unitOfWork { work in
+                    guard
+                        let approved = try await store.approve(
+                            id: verification.id, maxChecks: Self.maxChecks, now: now, in: work)
+                    else { return nil }
+                    return (approved, try await proof(work))
+                }
+            } else {
+                approval = try await store.approve(id: verification.id, maxChecks: Self.maxChecks, now: now)
+                    .map { ($0, nil) }
+            }
+            guard let (approved, proven) = approval else { throw try await whyNotCheckable(verification, now: now) }
             metrics.verificationApproved(channel: approved.channel)
             logger.info("Verification approved", metadata: ["verification": "\(approved.id)"])
-            return .approved(approved)
+            return (.approved(approved), proven)
         }
         guard let counted = try await store.recordWrongCode(id: verification.id, maxChecks: Self.maxChecks, now: now)
         else { throw try await whyNotCheckable(verification, now: now) }
@@ -141,7 +165,7 @@ struct VerificationService: Sendable {
         }
         logger.info(
             "Wrong code", metadata: ["verification": "\(counted.id)", "checkAttempts": "\(counted.checkAttempts)"])
-        return .wrong(counted)
+        return (.wrong(counted), nil)
     }
 
     /// The message language for a requested locale.
@@ -220,6 +244,11 @@ struct VerificationService: Sendable {
         -> VerificationRecord?
     {
         try await store.pendingVerification(destinationKey: destination.key, purpose: purpose, projectId: project.id)
+    }
+
+    /// The newest pending session-bound step-up code to `destination`, whichever session asked for it.
+    func pendingSessionStepUp(to destination: Destination, in project: Project) async throws -> VerificationRecord? {
+        try await store.pendingSessionStepUp(destinationKey: destination.key, projectId: project.id)
     }
 
     /// The codes of a project's pending sign-ins, newest first, with where they went: what an auth emulator lists

@@ -37,11 +37,19 @@ struct SessionStore: Sendable {
     }
 
     /// Signs in the user holding `loginKey`, creating `newUser` when there is none, and opens `session` with its
-    /// first refresh token — all in one transaction.
+    /// first refresh token — all in one transaction, the caller's when `work` is given.
     func signIn(
-        loginKey: String, newUser: User, logins: UserLogins, session: SessionRecord, refreshHash: String, now: Date
+        loginKey: String, newUser: User, logins: UserLogins, session: SessionRecord, refreshHash: String, now: Date,
+        in work: UnitOfWork? = nil
     ) async throws -> SignInOutcome {
-        try await database.transaction { sql in
+        let engine = database.engine
+        return try await database.transaction(joining: work) { sql in
+            if engine == .postgres,
+                let known = try await Self.signInKnownUser(
+                    loginKey: loginKey, session: session, refreshHash: refreshHash, now: now, in: sql)
+            {
+                return known
+            }
             var firstSeen = false
             var user = try await UserStore.user(loginKey: loginKey, projectId: session.projectId, in: sql)
             if user == nil {
@@ -70,6 +78,50 @@ struct SessionStore: Sendable {
         }
     }
 
+    /// Signs in a user who exists, on PostgreSQL, in one statement of chained writes instead of four: the user's
+    /// last sign-in, the session and its first refresh token, none of them when the user is disabled. Nil when no user
+    /// holds `loginKey` (the caller then creates one).
+    private static func signInKnownUser(
+        loginKey: String, session: SessionRecord, refreshHash: String, now: Date, in sql: any SQLDatabase
+    ) async throws -> SignInOutcome? {
+        guard
+            let row = try await sql.raw(
+                """
+                WITH found AS (
+                    SELECT id, disabled FROM users
+                    WHERE project_id = \(bind: session.projectId) AND id = (
+                        SELECT user_id FROM user_login_ids
+                        WHERE project_id = \(bind: session.projectId) AND login_key = \(bind: loginKey))),
+                touched AS (
+                    UPDATE users SET last_sign_in_at = \(bind: now.storedValue)
+                    WHERE id = (SELECT id FROM found WHERE disabled = 0)
+                    RETURNING \(unsafeRaw: UserStore.columns)),
+                opened AS (
+                    INSERT INTO sessions (id, project_id, user_id, amr, acr, auth_time, created_at, refreshed_at,
+                                          expires_at)
+                    SELECT \(bind: session.id), \(bind: session.projectId), touched.id,
+                           \(bind: try Self.encode(session.amr)), \(bind: session.acr),
+                           \(bind: session.authTime.storedValue), \(bind: now.storedValue), \(bind: now.storedValue),
+                           \(bind: session.expiresAt.storedValue)
+                    FROM touched
+                    RETURNING id),
+                token AS (
+                    INSERT INTO refresh_tokens (token_hash, session_id, project_id, status, created_at, expires_at)
+                    SELECT \(bind: refreshHash), opened.id, \(bind: session.projectId), 'active',
+                           \(bind: now.storedValue), \(bind: session.expiresAt.storedValue)
+                    FROM opened
+                    RETURNING session_id)
+                SELECT (SELECT count(*) FROM found) AS found_count, touched.*
+                FROM (SELECT 1) AS one LEFT JOIN touched ON true
+                """
+            ).first(),
+            try row.decode(column: "found_count", as: Int.self) > 0
+        else { return nil }
+        guard try row.decode(column: "id", as: String?.self) != nil else { return .userDisabled }
+        guard let user = try await UserStore.withRoles(try UserStore.user(from: row), in: sql) else { return nil }
+        return .signedIn(user, firstSeen: false)
+    }
+
     /// What presenting a refresh token did.
     enum RefreshOutcome: Sendable {
         /// The token was good: it is now used, `nextHash` is the session's active token.
@@ -90,7 +142,11 @@ struct SessionStore: Sendable {
         hash: String, projectId: String, nextHash: String, expiresAt: Date, event: (id: String, ip: String?),
         now: Date
     ) async throws -> RefreshOutcome {
-        try await database.transaction { sql in
+        if database.engine == .postgres {
+            return try await refreshInOneStatement(
+                hash: hash, projectId: projectId, nextHash: nextHash, expiresAt: expiresAt, event: event, now: now)
+        }
+        return try await database.transaction { sql in
             guard
                 let sessionId = try await sql.raw(
                     """
@@ -118,6 +174,54 @@ struct SessionStore: Sendable {
             try await Self.insertToken(nextHash, session: session, now: now, in: sql)
             return .rotated(session, user)
         }
+    }
+
+    /// ``refresh(hash:projectId:nextHash:expiresAt:event:now:)`` on PostgreSQL, where one statement of chained
+    /// updates does what the transaction does on SQLite: the presented token is used, the session slides, and the
+    /// next token is inserted unless the user is disabled. One round trip instead of six; the user is read after it
+    /// commits, and a token that was not active goes on to ``refuse(hash:projectId:event:now:in:)``.
+    private func refreshInOneStatement(
+        hash: String, projectId: String, nextHash: String, expiresAt: Date, event: (id: String, ip: String?),
+        now: Date
+    ) async throws -> RefreshOutcome {
+        let row = try await database.execute { sql in
+            try await sql.raw(
+                """
+                WITH used AS (
+                    UPDATE refresh_tokens SET status = 'used', used_at = \(bind: now.storedValue)
+                    WHERE token_hash = \(bind: hash) AND project_id = \(bind: projectId) AND status = 'active'
+                      AND expires_at > \(bind: now.storedValue)
+                    RETURNING session_id),
+                refreshed AS (
+                    UPDATE sessions SET refreshed_at = \(bind: now.storedValue),
+                        expires_at = \(bind: expiresAt.storedValue)
+                    WHERE id = (SELECT session_id FROM used) AND revoked_at IS NULL
+                      AND expires_at > \(bind: now.storedValue)
+                    RETURNING \(unsafeRaw: Self.columns)),
+                next AS (
+                    INSERT INTO refresh_tokens (token_hash, session_id, project_id, status, created_at, expires_at)
+                    SELECT \(bind: nextHash), s.id, s.project_id, 'active', \(bind: now.storedValue), s.expires_at
+                    FROM refreshed s JOIN users u ON u.id = s.user_id AND u.project_id = s.project_id
+                    WHERE u.disabled = 0
+                    RETURNING session_id)
+                SELECT (SELECT count(*) FROM used) AS used_count, s.*
+                FROM (SELECT 1) AS one LEFT JOIN refreshed s ON true
+                """
+            ).first()
+        }
+        guard let row, try row.decode(column: "used_count", as: Int.self) > 0 else {
+            return try await database.transaction { sql in
+                try await Self.refuse(hash: hash, projectId: projectId, event: event, now: now, in: sql)
+            }
+        }
+        guard try row.decode(column: "id", as: String?.self) != nil else { return .invalid }
+        let session = try Self.session(from: row)
+        guard
+            let user = try await database.execute({ sql in
+                try await UserStore.user(id: session.userId, projectId: projectId, in: sql)
+            })
+        else { return .invalid }
+        return user.disabled ? .userDisabled : .rotated(session, user)
     }
 
     /// Why a token that is not active was presented: reuse of a used one revokes its family.
@@ -158,6 +262,21 @@ struct SessionStore: Sendable {
                 SELECT \(unsafeRaw: Self.columns) FROM sessions
                 WHERE id = \(bind: id) AND project_id = \(bind: projectId) AND revoked_at IS NULL
                   AND expires_at > \(bind: now.storedValue)
+                """
+            ).first().map(Self.session(from:))
+        }
+    }
+
+    /// The unrevoked, unexpired session whose active (unused, unexpired) refresh token has hash `refreshHash`.
+    func activeSession(refreshHash: String, projectId: String, now: Date) async throws -> SessionRecord? {
+        try await database.lookupConfirmingMiss { sql in
+            try await sql.raw(
+                """
+                SELECT \(unsafeRaw: Self.columns) FROM sessions
+                WHERE id = (SELECT session_id FROM refresh_tokens
+                            WHERE token_hash = \(bind: refreshHash) AND project_id = \(bind: projectId)
+                              AND status = 'active' AND expires_at > \(bind: now.storedValue))
+                  AND revoked_at IS NULL AND expires_at > \(bind: now.storedValue)
                 """
             ).first().map(Self.session(from:))
         }
@@ -231,7 +350,8 @@ struct SessionStore: Sendable {
             let filter: SQLQueryString = userId.map { "AND user_id = \(bind: $0)" } ?? ""
             return try await sql.raw(
                 """
-                SELECT id, type, user_id, session_id, ip_address, created_at FROM security_events
+                SELECT id, type, user_id, session_id, ip_address, created_at, factor_id, challenge_id
+                FROM security_events
                 WHERE project_id = \(bind: projectId) \(filter)
                 ORDER BY created_at DESC, id DESC LIMIT \(bind: limit)
                 """
@@ -242,7 +362,9 @@ struct SessionStore: Sendable {
                     userId: try row.decode(column: "user_id", as: String.self),
                     sessionId: try row.decode(column: "session_id", as: String?.self),
                     ipAddress: try row.decode(column: "ip_address", as: String?.self),
-                    createdAt: try row.date("created_at"))
+                    createdAt: try row.date("created_at"),
+                    factorId: try row.decode(column: "factor_id", as: String?.self),
+                    challengeId: try row.decode(column: "challenge_id", as: String?.self))
             }
         }
     }

@@ -6,7 +6,7 @@ import VerityCore
 struct UserStore: Sendable {
     let database: Database
 
-    private static let columns =
+    static let columns =
         "id, email, phone, display_name, custom_claims, disabled, created_at, last_sign_in_at"
 
     /// Why a write was not made.
@@ -215,7 +215,7 @@ struct UserStore: Sendable {
         return String(decoding: try encoder.encode(claims), as: UTF8.self)
     }
 
-    private static func user(from row: any SQLRow) throws -> User {
+    static func user(from row: any SQLRow) throws -> User {
         let claimsText = try row.decode(column: "custom_claims", as: String.self)
         let claims: [String: JSONValue]
         do {

@@ -35,7 +35,26 @@ struct VerificationStore: Sendable {
         deliver: Bool = true, now: Date, in transaction: UnitOfWork? = nil
     ) async throws -> StartOutcome {
         let purpose = candidate.purpose.rawValue
+        let engine = database.engine
+        // Most starts are to a destination with nothing pending: insert first, and go on to the look-ups only when a
+        // pending verification (perhaps one past its lifetime) is in the way. On PostgreSQL, without a caller's
+        // transaction, that insert and its message are one statement on their own: one round trip.
+        let insertedAlone = transaction == nil && engine == .postgres
+        if insertedAlone,
+            let record = try await database.execute({ sql in
+                try await Self.insert(
+                    candidate, messageId: deliver ? messageId : nil, now: now, engine: engine, in: sql)
+            })
+        {
+            return .created(record, messageId: messageId)
+        }
         return try await database.transaction(joining: transaction) { sql in
+            if !insertedAlone,
+                let record = try await Self.insert(
+                    candidate, messageId: deliver ? messageId : nil, now: now, engine: engine, in: sql)
+            {
+                return .created(record, messageId: messageId)
+            }
             // A pending verification past its lifetime no longer counts as pending.
             try await sql.raw(
                 """
@@ -82,21 +101,9 @@ struct VerificationStore: Sendable {
                 ).first() != nil {
                     return .sendLimitReached
                 }
-                if let row = try await sql.raw(
-                    """
-                    INSERT INTO verifications (\(unsafeRaw: Self.columns))
-                    VALUES (\(bind: candidate.id), \(bind: candidate.projectId), \(bind: candidate.channel.rawValue),
-                            \(bind: candidate.destination), \(bind: candidate.destinationKey), \(bind: candidate.locale),
-                            'pending',
-                            \(bind: candidate.codeSalt), \(bind: candidate.codeLength), 1, 0,
-                            \(bind: now.storedValue), \(bind: now.storedValue), \(bind: candidate.expiresAt.storedValue),
-                            \(bind: purpose))
-                    ON CONFLICT (project_id, purpose, destination_key) WHERE status = 'pending' DO NOTHING
-                    RETURNING \(unsafeRaw: Self.columns)
-                    """
-                ).first() {
-                    let record = try Self.record(from: row)
-                    if deliver { try await Self.enqueue(sql, messageId: messageId, for: record, now: now) }
+                if let record = try await Self.insert(
+                    candidate, messageId: deliver ? messageId : nil, now: now, engine: engine, in: sql)
+                {
                     return .created(record, messageId: messageId)
                 }
             }
@@ -141,6 +148,42 @@ struct VerificationStore: Sendable {
             try await Self.enqueue(sql, messageId: messageId, for: record, now: now)
             return record
         }
+    }
+
+    /// Inserts `candidate` as the destination's pending verification and queues its message (when `messageId` is
+    /// given); nil when one is pending already. On PostgreSQL both inserts are one statement.
+    private static func insert(
+        _ candidate: VerificationRecord, messageId: String?, now: Date, engine: DatabaseEngine, in sql: any SQLDatabase
+    ) async throws -> VerificationRecord? {
+        let insert: SQLQueryString = """
+            INSERT INTO verifications (\(unsafeRaw: Self.columns))
+            VALUES (\(bind: candidate.id), \(bind: candidate.projectId), \(bind: candidate.channel.rawValue),
+                    \(bind: candidate.destination), \(bind: candidate.destinationKey), \(bind: candidate.locale),
+                    'pending', \(bind: candidate.codeSalt), \(bind: candidate.codeLength), 1, 0,
+                    \(bind: now.storedValue), \(bind: now.storedValue), \(bind: candidate.expiresAt.storedValue),
+                    \(bind: candidate.purpose.rawValue))
+            ON CONFLICT (project_id, purpose, destination_key) WHERE status = 'pending' DO NOTHING
+            RETURNING \(unsafeRaw: Self.columns)
+            """
+        guard let messageId, engine == .postgres else {
+            guard let row = try await sql.raw(insert).first() else { return nil }
+            let record = try Self.record(from: row)
+            if let messageId { try await enqueue(sql, messageId: messageId, for: record, now: now) }
+            return record
+        }
+        return try await sql.raw(
+            """
+            WITH inserted AS (\(insert)),
+            queued AS (
+                INSERT INTO outbox (id, project_id, channel, destination, verification_id, locale, status, attempts,
+                                    next_attempt_at, created_at)
+                SELECT \(bind: messageId), project_id, channel, destination, id, locale, 'pending', 0,
+                       \(bind: now.storedValue), \(bind: now.storedValue)
+                FROM inserted
+                RETURNING id)
+            SELECT \(unsafeRaw: Self.columns) FROM inserted
+            """
+        ).first().map(Self.record(from:))
     }
 
     private static func enqueue(_ sql: any SQLDatabase, messageId: String, for record: VerificationRecord, now: Date)
@@ -227,6 +270,21 @@ struct VerificationStore: Sendable {
         }
     }
 
+    /// The newest pending session-bound step-up code (``VerificationPurpose/stepUp(session:)``) to a destination.
+    func pendingSessionStepUp(destinationKey: String, projectId: String) async throws -> VerificationRecord? {
+        // A range on the purpose instead of LIKE, whose `_` would match any character: ';' follows ':'.
+        try await database.lookupConfirmingMiss { sql in
+            try await sql.raw(
+                """
+                SELECT \(unsafeRaw: Self.columns) FROM verifications
+                WHERE project_id = \(bind: projectId) AND destination_key = \(bind: destinationKey)
+                  AND purpose >= 'step_up:' AND purpose < 'step_up;' AND status = 'pending'
+                ORDER BY created_at DESC, id DESC LIMIT 1
+                """
+            ).first().map(Self.record(from:))
+        }
+    }
+
     /// The latest verification of `purpose` to `destination` that has not expired, whatever its status.
     ///
     /// A verification starts only once the one before it stopped being pending, so of two created in the same
@@ -263,10 +321,18 @@ struct VerificationStore: Sendable {
         ).run()
     }
 
-    /// Approves a verification that is still pending, unexpired and under the attempt limit.
-    /// Returns nil when another request got there first or the verification stopped being checkable.
-    func approve(id: String, maxChecks: Int, now: Date) async throws -> VerificationRecord? {
-        try await database.execute { sql in
+    /// Runs `body` as one unit of work: an approval and what it proves commit together or not at all.
+    func unitOfWork<T: Sendable>(_ body: @Sendable (UnitOfWork) async throws -> T) async throws -> T {
+        try await database.unitOfWork(body)
+    }
+
+    /// Approves a verification that is still pending, unexpired and under the attempt limit, in the caller's unit of
+    /// work when one is given. Returns nil when another request got there first or the verification stopped being
+    /// checkable.
+    func approve(id: String, maxChecks: Int, now: Date, in work: UnitOfWork? = nil) async throws
+        -> VerificationRecord?
+    {
+        try await database.execute(in: work) { sql in
             try await sql.raw(
                 """
                 UPDATE verifications SET status = 'approved', updated_at = \(bind: now.storedValue)

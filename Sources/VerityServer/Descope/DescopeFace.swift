@@ -1,0 +1,215 @@
+import Foundation
+import Hummingbird
+import Logging
+import VerityCore
+
+/// The Descope auth face: what Descope's SDKs (python-sdk, descope-swift) send to `api.descope.com`, under a prefix,
+/// so `DescopeClient(project_id, base_url="<public URL><prefix>")` works unchanged. One-time codes by email, SMS,
+/// voice and WhatsApp, sessions (refresh, me, logout), step-up, the public keys the SDKs validate tokens with, and
+/// the management calls a backend's admin code makes (``DescopeManagement``).
+///
+/// A translator: sign-in, its limits, sessions, step-up, users and roles are the Domain's; the face maps Descope's
+/// credentials to a project, its names to Verity's, and Verity's refusals to Descope's error codes. Tokens are
+/// worded in the ``SessionTokenDialect/descope(_:)`` dialect.
+struct DescopeFace {
+    let auth: AuthService
+    let sessions: SessionService
+    let users: UserService
+    let roles: RoleService
+    let signingKeys: SigningKeyService
+    let projects: DescopeProjects
+    let clock: any TimeSource
+    let logger: Logger
+    /// `/descope`: the SDKs' base URL is `<public URL><prefix>`.
+    let prefix: String
+
+    func addRoutes(to router: Router<VerityRequestContext>) {
+        let group = router.group(RouterPath(prefix)).add(
+            middleware: FaceErrorMiddleware(wording: DescopeErrorWording(), logger: logger))
+        group.get("v2/keys/:projectId", use: keySet)
+        group.get("v1/keys/:projectId", use: keys)
+        group.post("v1/auth/otp/signup-in/:method") { try await start($0, $1, .signUpOrIn) }
+        group.post("v1/auth/otp/signin/:method") { try await start($0, $1, .signIn) }
+        group.post("v1/auth/otp/signup/:method") { try await start($0, $1, .signUp) }
+        group.post("v1/auth/otp/verify/:method", use: verify)
+        group.post("v1/auth/refresh", use: refresh)
+        group.get("v1/auth/me", use: me)
+        group.post("v1/auth/logout", use: logout)
+        group.post("v1/auth/logoutall", use: logoutAll)
+        DescopeManagement(users: users, roles: roles, projects: projects).addRoutes(to: group)
+        router.add(middleware: DescopeUnmatchedRoutes(prefix: prefix))
+    }
+
+    // MARK: - Keys
+
+    /// `GET /v2/keys/{projectId}`: `{"keys": [JWK…]}`, what python-sdk fetches.
+    @Sendable func keySet(_ request: Request, context: VerityRequestContext) async throws -> DescopeJSON {
+        DescopeJSON(["keys": .array(try await publicKeys(request, context))])
+    }
+
+    /// `GET /v1/keys/{projectId}`: the bare array.
+    @Sendable func keys(_ request: Request, context: VerityRequestContext) async throws -> Response {
+        let body = try JSONEncoder().encode(try await publicKeys(request, context))
+        return Response(
+            status: .ok, headers: [.contentType: "application/json"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    private func publicKeys(_ request: Request, _ context: VerityRequestContext) async throws -> [JSONValue] {
+        let id = try context.parameters.require("projectId")
+        if request.headers[.authorization] != nil, try DescopeBearer(request).projectId != id {
+            throw DescopeError.unauthorized("The bearer value names another project.")
+        }
+        let project = try await projects.project(id: id)
+        let data = try JSONEncoder().encode(try await signingKeys.keySet(projectId: project.id).keys)
+        return try JSONDecoder().decode([JSONValue].self, from: data)
+    }
+
+    // MARK: - One-time codes
+
+    enum StartKind {
+        case signUpOrIn, signIn, signUp
+    }
+
+    /// `otp/signup-in|signin|signup/{method}`. Verity never says whether a login id has an account (that would
+    /// let anyone probe for users), so all three sign up or in; a sign-in with `loginOptions.stepup` or `mfa` and
+    /// a refresh JWT steps that session up instead.
+    func start(_ request: Request, _ context: VerityRequestContext, _ kind: StartKind) async throws -> DescopeJSON {
+        let bearer = try DescopeBearer(request)
+        let project = try await projects.project(bearer, request)
+        let channel = try Self.channel(context)
+        let body = try await request.decodeDescope(StartBody.self, context: context)
+        guard let loginId = body.loginId, !loginId.isEmpty else {
+            throw DescopeError.badRequest("`loginId` is required.")
+        }
+        let options = body.loginOptions ?? LoginOptions()
+        guard (options.customClaims ?? [:]).isEmpty else {
+            throw DescopeError.badRequest(
+                "`loginOptions.customClaims` is not supported: set custom claims on the user (management update).")
+        }
+        if kind != .signUp, options.stepup == true || options.mfa == true {
+            guard let refreshJwt = bearer.secret else {
+                throw DescopeError.badRequest(
+                    "A step-up or MFA sign-in sends `Authorization: Bearer <projectId>:<refreshJwt>`.")
+            }
+            let signedIn = try await sessions.authenticate(
+                refreshToken: refreshJwt, dialect: .descope(project), in: project)
+            guard signedIn.user.loginIds.contains(where: { $0.caseInsensitiveCompare(loginId) == .orderedSame })
+            else { throw DescopeError.badRequest("The login id is not the signed-in user's.") }
+            let started = try await auth.startStepUp(
+                StepUpStartRequest(method: .otp, locale: options.locale, channel: channel), auth: signedIn,
+                clientAddress: context.clientAddress, boundToSession: true, in: project)
+            return Self.masked(started.maskedDestination ?? "", channel: started.channel ?? channel)
+        }
+        let started = try await auth.start(
+            OTPStartRequest(loginId: loginId, channel: channel, locale: options.locale),
+            clientAddress: context.clientAddress, in: project)
+        return Self.masked(started.maskedDestination, channel: started.channel)
+    }
+
+    /// `otp/verify/{method}`: the code of a sign-in, or of a step-up started with the session's refresh JWT.
+    @Sendable func verify(_ request: Request, context: VerityRequestContext) async throws -> DescopeJSON {
+        let project = try await projects.project(try DescopeBearer(request), request)
+        _ = try Self.channel(context)
+        let body = try await request.decodeDescope(VerifyBody.self, context: context)
+        guard let loginId = body.loginId, !loginId.isEmpty else {
+            throw DescopeError.badRequest("`loginId` is required.")
+        }
+        guard let code = body.code, !code.isEmpty else { throw DescopeError.badRequest("`code` is required.") }
+        let signedIn = try await auth.verify(
+            OTPVerifyRequest(loginId: loginId, code: code), clientAddress: context.clientAddress,
+            dialect: .descope(project), sessionStepUps: true, in: project)
+        return jwtResponse(signedIn)
+    }
+
+    // MARK: - Sessions
+
+    /// `POST /v1/auth/refresh`: rotates the refresh JWT (a used one presented again revokes its session) and
+    /// answers a new session JWT and the next refresh JWT.
+    @Sendable func refresh(_ request: Request, context: VerityRequestContext) async throws -> DescopeJSON {
+        let (refreshJwt, project) = try await refreshJwt(request)
+        let refreshed = try await auth.refresh(
+            refreshJwt, clientAddress: context.clientAddress, dialect: .descope(project), in: project)
+        return jwtResponse(refreshed)
+    }
+
+    /// `GET /v1/auth/me`: the user of the refresh JWT's session.
+    @Sendable func me(_ request: Request, context: VerityRequestContext) async throws -> DescopeJSON {
+        let (refreshJwt, project) = try await refreshJwt(request)
+        let signedIn = try await sessions.authenticate(
+            refreshToken: refreshJwt, dialect: .descope(project), in: project)
+        guard case .object(let user) = DescopeUser.json(signedIn.user) else { return DescopeJSON([:]) }
+        return DescopeJSON(user)
+    }
+
+    /// `POST /v1/auth/logout`: ends the refresh JWT's session.
+    @Sendable func logout(_ request: Request, context: VerityRequestContext) async throws -> DescopeJSON {
+        let (refreshJwt, project) = try await refreshJwt(request)
+        try await sessions.logout(refreshJwt, dialect: .descope(project), in: project)
+        return DescopeJSON([:])
+    }
+
+    /// `POST /v1/auth/logoutall`: ends every session of the refresh JWT's user.
+    @Sendable func logoutAll(_ request: Request, context: VerityRequestContext) async throws -> DescopeJSON {
+        let (refreshJwt, project) = try await refreshJwt(request)
+        let signedIn = try await sessions.authenticate(
+            refreshToken: refreshJwt, dialect: .descope(project), in: project)
+        try await sessions.logoutAll(signedIn, in: project)
+        return DescopeJSON([:])
+    }
+
+    // MARK: - Helpers
+
+    private func refreshJwt(_ request: Request) async throws -> (String, Project) {
+        let bearer = try DescopeBearer(request)
+        let project = try await projects.project(bearer, request)
+        guard let refreshJwt = bearer.secret else {
+            throw DescopeError.unauthorized("Send `Authorization: Bearer <projectId>:<refreshJwt>`.")
+        }
+        return (refreshJwt, project)
+    }
+
+    /// The delivery method of the path: `email`, `sms`, `voice` or `whatsapp`.
+    private static func channel(_ context: VerityRequestContext) throws -> Channel {
+        guard let method = context.parameters.get("method"), let channel = Channel(rawValue: method) else {
+            throw DescopeError.badRequest("The method is one of email, sms, voice, whatsapp.")
+        }
+        return channel
+    }
+
+    private static func masked(_ destination: String, channel: Channel) -> DescopeJSON {
+        DescopeJSON([channel == .email ? "maskedEmail" : "maskedPhone": .string(destination)])
+    }
+
+    /// Descope's JWTResponse: both tokens in the body, the full user, `firstSeen`, and the cookie fields python-sdk
+    /// copies.
+    func jwtResponse(_ signedIn: AuthResponse) -> DescopeJSON {
+        var body: [String: JSONValue] = [
+            "sessionJwt": .string(signedIn.sessionJwt), "user": DescopeUser.json(signedIn.user),
+            "firstSeen": .bool(signedIn.firstSeen),
+            "sessionExpiration": .integer(Int64(signedIn.sessionExpiresAt.timeIntervalSince1970)),
+            "cookieExpiration": .integer(Int64(signedIn.refreshExpiresAt.timeIntervalSince1970)),
+            "cookieMaxAge": .integer(max(0, Int64(signedIn.refreshExpiresAt.timeIntervalSince(clock.now())))),
+            "cookieDomain": .string(""), "cookiePath": .string("/"),
+        ]
+        if let refreshJwt = signedIn.refreshToken { body["refreshJwt"] = .string(refreshJwt) }
+        return DescopeJSON(body)
+    }
+}
+
+private struct LoginOptions: Decodable {
+    var stepup: Bool?
+    var mfa: Bool?
+    var customClaims: [String: JSONValue]?
+    var locale: String?
+}
+
+private struct StartBody: Decodable {
+    var loginId: String?
+    var loginOptions: LoginOptions?
+}
+
+private struct VerifyBody: Decodable {
+    var loginId: String?
+    var code: String?
+}

@@ -1,0 +1,125 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import VerityCore
+
+/// `Authorization: Bearer <projectId>[:<secret>[:<managementKey>]]`, the one credential header of Descope's SDKs:
+/// the project alone on sign-in calls, with the refresh JWT on session calls, with the management key on management
+/// calls, and with both when python-sdk holds an auth management key.
+struct DescopeBearer: Equatable {
+    var projectId: String
+    /// The refresh JWT (or, with two parts on a management call, the management key).
+    var secret: String?
+    /// The third part, when there is one.
+    var managementKey: String?
+
+    init(projectId: String, secret: String? = nil, managementKey: String? = nil) {
+        self.projectId = projectId
+        self.secret = secret
+        self.managementKey = managementKey
+    }
+
+    /// The header's parts; a missing or malformed header is refused in Descope's shape.
+    init(_ request: Request) throws {
+        guard let header = request.headers[.authorization], header.utf8.count <= 16_384,
+            header.lowercased().hasPrefix("bearer ")
+        else { throw DescopeError.unauthorized("Send `Authorization: Bearer <projectId>`.") }
+        let parts = header.dropFirst("bearer ".count).trimmingCharacters(in: .whitespaces)
+            .split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        guard (1...3).contains(parts.count), parts.allSatisfy({ !$0.isEmpty }) else {
+            throw DescopeError.unauthorized(
+                "The bearer value is `<projectId>`, `<projectId>:<refreshJwt>` or `<projectId>:<managementKey>`.")
+        }
+        self.init(
+            projectId: parts[0], secret: parts.count > 1 ? parts[1] : nil,
+            managementKey: parts.count > 2 ? parts[2] : nil)
+    }
+}
+
+/// How the face finds the project a request names: the Descope project id is the Verity project id.
+struct DescopeProjects {
+    let projects: AdminService
+
+    /// The project of the bearer's project id, which `x-descope-project-id` must not contradict.
+    func project(_ bearer: DescopeBearer, _ request: Request) async throws -> Project {
+        if let named = HTTPField.Name("x-descope-project-id").flatMap({ request.headers[$0] }),
+            named != bearer.projectId
+        {
+            throw DescopeError.unauthorized("The project id of the header and of the bearer value differ.")
+        }
+        return try await project(id: bearer.projectId)
+    }
+
+    func project(id: String) async throws -> Project {
+        guard id.hasPrefix("prj_"), id.utf8.count <= 64, let project = try await projects.findProject(id: id) else {
+            throw DescopeError.unauthorized("There is no project with this id.")
+        }
+        return project
+    }
+
+    /// The project of a management call: the key (a Verity API key) must belong to the project the bearer names.
+    func managedProject(_ request: Request) async throws -> Project {
+        let bearer = try DescopeBearer(request)
+        guard let key = bearer.managementKey ?? bearer.secret, key.hasPrefix(APIKeySecret.prefix), key.count <= 128
+        else {
+            throw DescopeError.unauthorized(
+                "Management calls send `Authorization: Bearer <projectId>:<managementKey>`; the key is a Verity API "
+                    + "key of the project.")
+        }
+        guard let project = try await projects.project(forAPIKey: key), project.id == bearer.projectId else {
+            throw DescopeError.unauthorized("The management key is unknown, revoked or of another project.")
+        }
+        return project
+    }
+}
+
+extension Request {
+    /// Decodes a Descope JSON body; an empty body is `empty` when given.
+    func decodeDescope<Body: Decodable>(_ type: Body.Type, context: VerityRequestContext, empty: Body? = nil)
+        async throws -> Body
+    {
+        do {
+            return try await decodeJSON(type, context: context, empty: empty)
+        } catch let error as VerityError where error.code == .invalidRequest {
+            throw DescopeError.badRequest(error.detail ?? "The body is not valid.")
+        }
+    }
+}
+
+extension SessionTokenDialect {
+    /// Descope's tokens: `iss` and `aud` the project id (python-sdk takes the issuer's last path segment as the
+    /// project and accepts an audience only when it is the project id), `drn` `DS` on session tokens and `DSR` on
+    /// refresh tokens, which are signed JWTs because the SDKs validate them before refreshing, and `su` on the
+    /// session token a step-up issues.
+    static func descope(_ project: Project) -> SessionTokenDialect {
+        SessionTokenDialect(
+            issuer: project.id, audience: project.id, claims: { _ in ["drn": .string("DS")] },
+            stepUpClaims: ["su": .bool(true)], refreshTokenClaims: ["drn": .string("DSR")])
+    }
+}
+
+/// A JSON answer with the exact keys Descope uses (the same exact-keys answer as Google's).
+typealias DescopeJSON = FirebaseJSON
+
+/// Descope's user object (`ResponseUser`), with every key descope-swift requires.
+enum DescopeUser {
+    static func json(_ user: User) -> JSONValue {
+        let email = user.loginIds.first { $0.contains("@") }
+        let phone = user.loginIds.first { $0.hasPrefix("+") }
+        return .object([
+            "userId": .string(user.id), "loginIds": .array(user.loginIds.map(JSONValue.string)),
+            "externalIds": .array(user.loginIds.map(JSONValue.string)),
+            "status": .string(user.disabled ? "disabled" : "enabled"),
+            "createdTime": .integer(Int64(user.createdAt.timeIntervalSince1970)),
+            "email": .string(email ?? ""), "verifiedEmail": .bool(email != nil),
+            "phone": .string(phone ?? ""), "verifiedPhone": .bool(phone != nil),
+            "name": .string(user.displayName ?? ""), "givenName": .string(""), "middleName": .string(""),
+            "familyName": .string(""), "picture": .string(""),
+            "roleNames": .array(user.roles.map(JSONValue.string)), "userTenants": .array([]),
+            "customAttributes": .object(user.customClaims), "ssoAppIds": .array([]),
+            "webauthn": .bool(false), "password": .bool(false), "TOTP": .bool(false), "OAuth": .object([:]),
+            "SAML": .bool(false), "SCIM": .bool(false), "push": .bool(false), "test": .bool(false),
+            "editable": .bool(true),
+        ])
+    }
+}

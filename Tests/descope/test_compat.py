@@ -1,0 +1,244 @@
+"""Descope compatibility cases, run by Tests/descope/compat.sh against a fresh `verity serve`.
+
+Both sides are the official `descope` package from PyPI, unchanged: an app's backend signing users in with one-time
+codes (`DescopeClient(project_id, base_url=<server>/descope)`), validating and refreshing their sessions with the keys
+it fetches from `/v2/keys/<project>`, and its admin code calling `mgmt.user` and `mgmt.role` with a management key
+(a Verity API key of the project).
+"""
+
+import base64
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+import httpx
+import jwt
+from descope import AuthException, DeliveryMethod, DescopeClient, LoginOptions
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from compat_cases import run_cases  # noqa: E402
+
+VERITY = os.environ["VERITY_BIN"]
+BASE = os.environ["VERITY_BASE"] + "/descope"
+
+
+def verity(*args):
+    """Runs the verity CLI on the server's data directory and returns its JSON output."""
+    output = subprocess.run([VERITY, *args, "--json"], check=True, capture_output=True, text=True).stdout
+    return json.loads(output)
+
+
+def remember_secret(secret):
+    """Lists a secret the server must never log; compat.sh greps the server log for each."""
+    with open(os.environ["VERITY_SECRETS_FILE"], "a", encoding="utf-8") as secrets:
+        secrets.write(secret + "\n")
+
+
+def code_sent(to, count=1):
+    """The code in the `count`-th message sent to `to` (read like a person reads their inbox)."""
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        messages = [m for m in verity("outbox", "list", "--to", to) if m["status"] == "sent"]
+        if len(messages) >= count:
+            return re.search(r"\d{4,10}", list(reversed(messages))[count - 1]["body"]).group()
+        time.sleep(0.1)
+    raise AssertionError(f"expected {count} message(s) to {to}")
+
+
+def wrong(code):
+    return "".join(str((int(digit) + 1) % 10) for digit in code)
+
+
+def expect_refused(call, error_code, status=None):
+    """The call raises the SDK's AuthException carrying Descope's error body with `error_code`."""
+    try:
+        call()
+    except AuthException as error:
+        body = json.loads(error.error_message)
+        assert body["errorCode"] == error_code, f"{body}, wanted {error_code}"
+        assert body["errorDescription"] and body["errorMessage"], body
+        if status is not None:
+            assert error.status_code == status, f"status {error.status_code}, wanted {status}"
+        return body
+    raise AssertionError(f"expected {error_code}, the call succeeded")
+
+
+created = verity("admin", "project", "create", "--name", "Acme")
+PROJECT = created["project"]["id"]
+KEY = created["apiKey"]
+remember_secret(KEY)
+
+app = DescopeClient(PROJECT, base_url=BASE)
+admin = DescopeClient(PROJECT, management_key=KEY, base_url=BASE)
+counts = {}
+
+
+def sign_in(login_id, method):
+    """sign_up_or_in then verify_code, as an app's backend does; returns the SDK's JWT response."""
+    masked = app.otp.sign_up_or_in(method, login_id)
+    assert masked and "*" in masked, masked
+    counts[login_id] = counts.get(login_id, 0) + 1
+    signed_in = app.otp.verify_code(method, login_id, code_sent(login_id, counts[login_id]))
+    remember_secret(signed_in["refreshSessionToken"]["jwt"])
+    return signed_in
+
+
+def case_email_and_sms_sign_up_or_in():
+    for login_id, method, claim in [
+        ("ada@example.com", DeliveryMethod.EMAIL, "email"),
+        ("+14155550142", DeliveryMethod.SMS, "sms"),
+    ]:
+        first = sign_in(login_id, method)
+        assert first["firstSeen"] is True, first["firstSeen"]
+        user = first["user"]
+        assert user["loginIds"] == [login_id], user
+        assert first["userId"] == user["userId"] and first["projectId"] == PROJECT, first
+        session = first["sessionToken"]
+        assert session["drn"] == "DS" and session["iss"] == PROJECT and claim in session["amr"], session
+        assert first["refreshSessionToken"]["drn"] == "DSR", first["refreshSessionToken"]
+        again = sign_in(login_id, method)
+        assert again["firstSeen"] is False, again["firstSeen"]
+        assert again["user"]["userId"] == user["userId"]
+
+
+def case_validate_session_with_fresh_client():
+    signed_in = sign_in("ada@example.com", DeliveryMethod.EMAIL)
+    fresh = DescopeClient(PROJECT, base_url=BASE)
+    claims = fresh.validate_session(signed_in["sessionToken"]["jwt"])
+    assert claims["userId"] == signed_in["userId"] and claims["projectId"] == PROJECT, claims
+    assert claims["sessionToken"]["drn"] == "DS"
+
+
+def tampered(token):
+    header, payload, signature = token.split(".")
+    claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+    claims["roles"] = ["admin"]
+    forged = base64.urlsafe_b64encode(json.dumps(claims).encode()).decode().rstrip("=")
+    return ".".join([header, forged, signature])
+
+
+def case_tampered_tokens_refused():
+    signed_in = sign_in("ada@example.com", DeliveryMethod.EMAIL)
+    fresh = DescopeClient(PROJECT, base_url=BASE)
+    for token in [signed_in["sessionToken"]["jwt"], signed_in["refreshSessionToken"]["jwt"]]:
+        try:
+            fresh.validate_session(tampered(token))
+        except (AuthException, jwt.InvalidSignatureError):
+            # python-sdk lets PyJWT's signature error through unwrapped.
+            pass
+        else:
+            raise AssertionError("a tampered token validated")
+    # Past the SDK's own check, the server refuses a forged refresh token too.
+    headers = {"Authorization": f"Bearer {PROJECT}:{tampered(signed_in['refreshSessionToken']['jwt'])}"}
+    response = httpx.post(BASE + "/v1/auth/refresh", headers=headers, json={})
+    assert response.status_code == 401 and response.json()["errorCode"] == "E064001", response.text
+
+
+def case_refresh_rotates_and_reuse_revokes():
+    signed_in = sign_in("ada@example.com", DeliveryMethod.EMAIL)
+    first = signed_in["refreshSessionToken"]["jwt"]
+    refreshed = app.refresh_session(first)
+    second = refreshed["refreshSessionToken"]["jwt"]
+    assert second != first
+    assert refreshed["sessionToken"]["sub"] == signed_in["userId"]
+    both = app.validate_and_refresh_session(refreshed["sessionToken"]["jwt"], second)
+    assert both["userId"] == signed_in["userId"]
+    expect_refused(lambda: app.refresh_session(first), "E064001", 401)
+    expect_refused(lambda: app.refresh_session(second), "E064001", 401)
+
+
+def case_me_logout():
+    signed_in = sign_in("ada@example.com", DeliveryMethod.EMAIL)
+    refresh = signed_in["refreshSessionToken"]["jwt"]
+    me = app.me(refresh)
+    assert me["email"] == "ada@example.com" and me["userId"] == signed_in["userId"], me
+    app.logout(refresh)
+    expect_refused(lambda: app.refresh_session(refresh), "E064001", 401)
+    one = sign_in("ada@example.com", DeliveryMethod.EMAIL)["refreshSessionToken"]["jwt"]
+    two = sign_in("ada@example.com", DeliveryMethod.EMAIL)["refreshSessionToken"]["jwt"]
+    app.logout_all(one)
+    expect_refused(lambda: app.refresh_session(two), "E064001", 401)
+
+
+def case_wrong_code():
+    app.otp.sign_up_or_in(DeliveryMethod.EMAIL, "grace@example.com")
+    counts["grace@example.com"] = 1
+    code = code_sent("grace@example.com")
+    expect_refused(lambda: app.otp.verify_code(DeliveryMethod.EMAIL, "grace@example.com", wrong(code)), "E061102")
+    assert app.otp.verify_code(DeliveryMethod.EMAIL, "grace@example.com", code)["firstSeen"] is True
+
+
+def case_roles_and_permissions():
+    admin.mgmt.role.create("editor", "Editors", ["docs.write", "docs.read"])
+    admin.mgmt.user.add_roles("grace@example.com", ["editor"])
+    signed_in = sign_in("grace@example.com", DeliveryMethod.EMAIL)
+    assert signed_in["roles"] == ["editor"], signed_in["roles"]
+    validated = app.validate_session(signed_in["sessionToken"]["jwt"])
+    assert app.validate_roles(validated, ["editor"])
+    assert not app.validate_roles(validated, ["editor", "owner"])
+    assert app.get_matched_roles(validated, ["editor", "owner"]) == ["editor"]
+    assert app.validate_permissions(validated, ["docs.write", "docs.read"])
+    assert not app.validate_permissions(validated, ["billing"])
+    assert app.get_matched_permissions(validated, ["docs.read", "billing"]) == ["docs.read"]
+
+
+def case_step_up():
+    admin.mgmt.user.create("lin@example.com", phone="+14155550177", display_name="Lin")
+    signed_in = sign_in("lin@example.com", DeliveryMethod.EMAIL)
+    refresh = signed_in["refreshSessionToken"]["jwt"]
+    assert "su" not in signed_in["sessionToken"]
+    masked = app.otp.sign_in(DeliveryMethod.SMS, "+14155550177", LoginOptions(stepup=True), refresh)
+    assert masked, masked
+    stepped = app.otp.verify_code(DeliveryMethod.SMS, "+14155550177", code_sent("+14155550177"))
+    session = stepped["sessionToken"]
+    assert session["su"] is True and {"email", "sms"} <= set(session["amr"]), session
+    assert app.validate_session(session["jwt"])["sessionToken"]["su"] is True
+    # The session is the same one: its refresh token still refreshes.
+    assert app.refresh_session(refresh)["userId"] == signed_in["userId"]
+
+
+def case_management():
+    admin.mgmt.role.create("auditor", "Auditors", ["logs.read"])
+    roles = admin.mgmt.role.load_all()["roles"]
+    assert {"editor", "auditor"} <= {role["name"] for role in roles}, roles
+    created = admin.mgmt.user.create(
+        "mia@example.com", phone="+14155550188", display_name="Mia", role_names=["auditor"],
+        custom_attributes={"plan": "pro"})["user"]
+    assert created["roleNames"] == ["auditor"] and created["phone"] == "+14155550188", created
+    loaded = admin.mgmt.user.load("mia@example.com")["user"]
+    assert loaded["userId"] == created["userId"] and loaded["customAttributes"] == {"plan": "pro"}, loaded
+    assert admin.mgmt.user.load_by_user_id(created["userId"])["user"]["name"] == "Mia"
+    found = admin.mgmt.user.search_all(role_names=["auditor"])["users"]
+    assert [user["userId"] for user in found] == [created["userId"]], found
+    updated = admin.mgmt.user.update("mia@example.com", display_name="Mia W.", role_names=["auditor", "editor"])
+    assert updated["user"]["name"] == "Mia W." and sorted(updated["user"]["roleNames"]) == ["auditor", "editor"]
+    admin.mgmt.user.delete("mia@example.com")
+    expect_refused(lambda: admin.mgmt.user.load("mia@example.com"), "E062108")
+    admin.mgmt.role.delete("auditor")
+    assert "auditor" not in {role["name"] for role in admin.mgmt.role.load_all()["roles"]}
+    other = verity("admin", "project", "create", "--name", "Globex")
+    remember_secret(other["apiKey"])
+    stranger = DescopeClient(PROJECT, management_key=other["apiKey"], base_url=BASE)
+    expect_refused(lambda: stranger.mgmt.role.load_all(), "E011002", 401)
+
+
+CASES = [
+    ("email and SMS sign-up-or-in: JWTs with drn DS/DSR, the user, firstSeen true then false",
+     case_email_and_sms_sign_up_or_in),
+    ("validate_session with a fresh client that fetches /v2/keys", case_validate_session_with_fresh_client),
+    ("tampered session and refresh tokens are refused, by the SDK and by the server", case_tampered_tokens_refused),
+    ("refresh_session rotates the refresh JWT; a used one is refused and revokes its session",
+     case_refresh_rotates_and_reuse_revokes),
+    ("me, logout (then refresh refused), logout_all", case_me_logout),
+    ("a wrong code is E061102 and leaves the right one usable", case_wrong_code),
+    ("validate_roles/permissions and get_matched_* agree with the claims", case_roles_and_permissions),
+    ("step-up: sign_in with LoginOptions(stepup=True) and the refresh JWT, then verify_code: su and both amr",
+     case_step_up),
+    ("mgmt.user create/load/search/update/delete and mgmt.role create/load_all/delete; another project's key refused",
+     case_management),
+]
+
+raise SystemExit(run_cases(CASES, "Descope"))
