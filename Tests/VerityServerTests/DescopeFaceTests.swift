@@ -204,6 +204,116 @@ struct DescopeFaceTests {
         }
     }
 
+    @Test(
+        "otp/update/phone and update/email: the proven address becomes the user's login id; another user's is E062107",
+        arguments: TestEngine.available)
+    func updateLoginIds(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        let pid = node.project.id
+        let other = "+14155550188"
+        _ = try await node.verity.users.create(CreateUserRequest(loginIds: ["grace@example.com"]), in: node.project)
+        try await node.run { client in
+            let signedIn = try await Self.signIn(Self.email, method: "email", node: node, client: client)
+            let refreshJwt = try #require(signedIn["refreshJwt"] as? String)
+            let bearer = "\(pid):\(refreshJwt)"
+            // Without the refresh JWT, or for a login id that is not the signed-in user's: refused, nothing sent.
+            let unsigned = try await client.descope(
+                "/v1/auth/otp/update/phone/sms", bearer: pid,
+                json: #"{"loginId":"\#(Self.email)","phone":"\#(Self.phone)"}"#)
+            #expect(try unsigned.descopeError() == "E011002")
+            let foreign = try await client.descope(
+                "/v1/auth/otp/update/phone/sms", bearer: bearer,
+                json: #"{"loginId":"grace@example.com","phone":"\#(Self.phone)"}"#)
+            #expect(try foreign.descopeError() == "E011003")
+            let byEmail = try await client.descope(
+                "/v1/auth/otp/update/phone/email", bearer: bearer,
+                json: #"{"loginId":"\#(Self.email)","phone":"\#(Self.phone)"}"#)
+            #expect(try byEmail.descopeError() == "E011003")
+
+            // Add a phone number: the code goes to the new number, and verifying it adds the number.
+            let start = try await client.descope(
+                "/v1/auth/otp/update/phone/sms", bearer: bearer,
+                json: #"{"loginId":"\#(Self.email)","phone":"\#(Self.phone)","addToLoginIDs":true}"#)
+            #expect(start.status == .ok)
+            #expect(try start.json()["maskedPhone"] is String)
+            let code = try await node.sender.code(to: Self.phone)
+            let wrong = try await client.descope(
+                "/v1/auth/otp/verify/sms", bearer: pid,
+                json: #"{"loginId":"\#(Self.phone)","code":"\#(code == "000000" ? "111111" : "000000")"}"#)
+            #expect(try wrong.descopeError() == "E061102")
+            let verified = try await client.descope(
+                "/v1/auth/otp/verify/sms", bearer: pid, json: #"{"loginId":"\#(Self.phone)","code":"\#(code)"}"#)
+            #expect(verified.status == .ok)
+            let user = try #require(try verified.json()["user"] as? [String: Any])
+            #expect(Set(user["loginIds"] as? [String] ?? []) == [Self.email, Self.phone])
+            #expect(user["phone"] as? String == Self.phone)
+            let claims = try await Self.verified(
+                try #require(try verified.json()["sessionJwt"] as? String), node: node, client: client)
+            #expect(claims["su"] == nil)
+            // The session and its refresh JWT stay; me names the new login id.
+            let me = try await client.descope("/v1/auth/me", method: .get, bearer: bearer)
+            #expect(Set(try me.json()["loginIds"] as? [String] ?? []) == [Self.email, Self.phone])
+
+            // Replace the phone number by one sent a code by WhatsApp.
+            let replace = try await client.descope(
+                "/v1/auth/otp/update/phone/whatsapp", bearer: bearer,
+                json: #"{"loginId":"\#(Self.phone)","phone":"\#(other)"}"#)
+            #expect(replace.status == .ok)
+            let replaceCode = try await node.sender.code(to: other)
+            let replaced = try await client.descope(
+                "/v1/auth/otp/verify/whatsapp", bearer: pid,
+                json: #"{"loginId":"\#(other)","code":"\#(replaceCode)"}"#)
+            #expect(replaced.status == .ok)
+            let replacedUser = try #require(try replaced.json()["user"] as? [String: Any])
+            #expect(Set(replacedUser["loginIds"] as? [String] ?? []) == [Self.email, other])
+
+            // An email address another user holds: the code is sent (who holds an address is not told before it is
+            // proven), then the verify is refused and the user keeps their address.
+            let taken = try await client.descope(
+                "/v1/auth/otp/update/email", bearer: bearer,
+                json: #"{"loginId":"\#(Self.email)","email":"grace@example.com","addToLoginIDs":true}"#)
+            #expect(taken.status == .ok)
+            #expect(try taken.json()["maskedEmail"] is String)
+            let takenCode = try await node.sender.code(to: "grace@example.com")
+            let refused = try await client.descope(
+                "/v1/auth/otp/verify/email", bearer: pid,
+                json: #"{"loginId":"grace@example.com","code":"\#(takenCode)"}"#)
+            #expect(try refused.descopeError() == "E062107")
+            let after = try await client.descope("/v1/auth/me", method: .get, bearer: bearer)
+            #expect(Set(try after.json()["loginIds"] as? [String] ?? []) == [Self.email, other])
+
+            // After logout the pending code changes nothing.
+            let again = try await client.descope(
+                "/v1/auth/otp/update/email", bearer: bearer,
+                json: #"{"loginId":"\#(Self.email)","email":"ada@example.org"}"#)
+            #expect(again.status == .ok)
+            let lateCode = try await node.sender.code(to: "ada@example.org")
+            _ = try await client.descope("/v1/auth/logout", bearer: bearer)
+            let late = try await client.descope(
+                "/v1/auth/otp/verify/email", bearer: pid, json: #"{"loginId":"ada@example.org","code":"\#(lateCode)"}"#)
+            #expect(late.status.code >= 400 && late.status.code < 500)
+            _ = try late.descopeError()
+        }
+    }
+
+    @Test("Voice and WhatsApp sign-up-or-in are served like SMS", arguments: TestEngine.available)
+    func voiceAndWhatsApp(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        try await node.run { client in
+            let byVoice = try await Self.signIn(Self.phone, method: "voice", node: node, client: client)
+            #expect(byVoice["firstSeen"] as? Bool == true)
+            let claims = try await Self.verified(
+                try #require(byVoice["sessionJwt"] as? String), node: node, client: client)
+            #expect((claims["amr"] as? [String] ?? []).contains("voice"))
+            let byWhatsApp = try await Self.signIn(
+                Self.phone, method: "whatsapp", node: node, client: client, count: 2)
+            #expect(byWhatsApp["firstSeen"] as? Bool == false)
+            let again = try await Self.verified(
+                try #require(byWhatsApp["sessionJwt"] as? String), node: node, client: client)
+            #expect((again["amr"] as? [String] ?? []).contains("whatsapp"))
+        }
+    }
+
     @Test("Management with projectId:managementKey: users, roles, roles on users", arguments: TestEngine.available)
     func management(engine: TestEngine) async throws {
         let node = try await TestNode.make(engine)

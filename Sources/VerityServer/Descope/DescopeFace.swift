@@ -32,6 +32,8 @@ struct DescopeFace {
         group.post("v1/auth/otp/signin/:method") { try await start($0, $1, .signIn) }
         group.post("v1/auth/otp/signup/:method") { try await start($0, $1, .signUp) }
         group.post("v1/auth/otp/verify/:method", use: verify)
+        group.post("v1/auth/otp/update/phone/:method") { try await update($0, $1, email: false) }
+        group.post("v1/auth/otp/update/email") { try await update($0, $1, email: true) }
         group.post("v1/auth/refresh", use: refresh)
         group.get("v1/auth/me", use: me)
         group.post("v1/auth/logout", use: logout)
@@ -104,6 +106,35 @@ struct DescopeFace {
         let started = try await auth.start(
             OTPStartRequest(loginId: loginId, channel: channel, locale: options.locale),
             clientAddress: context.clientAddress, in: project)
+        return Self.masked(started.maskedDestination, channel: started.channel)
+    }
+
+    /// `otp/update/phone/{method}` and `otp/update/email`: sends a code to a new address of the refresh JWT's user;
+    /// `otp/verify` with the new address and the code then makes it the user's login id of its kind (added, or
+    /// replacing the one they had: a Verity user has at most one of each, and its login ids are its addresses, so
+    /// `addToLoginIDs` changes nothing). An address another user holds is refused (E062107) once the code proves
+    /// it, whatever `onMergeUseExisting` says: Verity never merges users.
+    func update(_ request: Request, _ context: VerityRequestContext, email: Bool) async throws -> DescopeJSON {
+        let (refreshJwt, project) = try await refreshJwt(request)
+        let channel = email ? Channel.email : try Self.channel(context)
+        guard email || channel.reachesPhone else {
+            throw DescopeError.badRequest("A phone number's code goes by sms, voice or whatsapp.")
+        }
+        let body = try await request.decodeDescope(UpdateBody.self, context: context)
+        guard let loginId = body.loginId, !loginId.isEmpty else {
+            throw DescopeError.badRequest("`loginId` is required.")
+        }
+        guard let address = email ? body.email : body.phone, !address.isEmpty else {
+            throw DescopeError.badRequest(email ? "`email` is required." : "`phone` is required.")
+        }
+        let signedIn = try await sessions.authenticate(
+            refreshToken: refreshJwt, dialect: .descope(project), in: project)
+        guard signedIn.user.loginIds.contains(where: { $0.caseInsensitiveCompare(loginId) == .orderedSame }) else {
+            throw DescopeError.badRequest("The login id is not the signed-in user's.")
+        }
+        let started = try await auth.startLoginUpdate(
+            address, channel: channel, auth: signedIn, locale: body.locale, clientAddress: context.clientAddress,
+            in: project)
         return Self.masked(started.maskedDestination, channel: started.channel)
     }
 
@@ -207,6 +238,15 @@ private struct LoginOptions: Decodable {
 private struct StartBody: Decodable {
     var loginId: String?
     var loginOptions: LoginOptions?
+}
+
+private struct UpdateBody: Decodable {
+    var loginId: String?
+    var email: String?
+    var phone: String?
+    var addToLoginIDs: Bool?
+    var onMergeUseExisting: Bool?
+    var locale: String?
 }
 
 private struct VerifyBody: Decodable {
