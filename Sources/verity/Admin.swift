@@ -23,6 +23,7 @@ extension Project {
               app verification before sending codes: \(settings.requiresAppVerification ? "required" : "off")
               channels: \(Channel.allCases.filter(settings.sends(by:)).map(\.rawValue).joined(separator: ",")), \
             fallback: \(settings.fallbackChannel?.rawValue ?? "none")
+              Descope face tokens as DS/DSR cookies: \(settings.descopeCookies ? "on" : "off")
             """
     }
 }
@@ -71,6 +72,13 @@ struct ProjectSettingsOptions: ParsableArguments {
             """)
     var fallbackChannel: String?
 
+    @Option(
+        help: """
+            Whether the Descope face delivers tokens as DS/DSR cookies too (the refresh JWT then only as the \
+            HttpOnly DSR cookie) and accepts the DSR cookie on its session calls: true or false (default false).
+            """)
+    var descopeCookies: Bool?
+
     func validate() throws {
         _ = try parsedDisabledChannels()
         _ = try parsedFallbackChannel()
@@ -103,6 +111,7 @@ struct ProjectSettingsOptions: ParsableArguments {
         if let disabled = try? parsedDisabledChannels() { settings.disabledChannels = disabled }
         if let fallback = try? parsedFallbackChannel() { settings.fallbackChannel = fallback }
         if let requireAppVerification { settings.requiresAppVerification = requireAppVerification }
+        if let descopeCookies { settings.descopeCookies = descopeCookies }
         if let codeLength { settings.codeLength = codeLength }
         if let codeLifetime { settings.codeLifetime = codeLifetime }
         if let sessionLifetime { settings.sessionLifetime = sessionLifetime }

@@ -296,6 +296,79 @@ struct DescopeFaceTests {
         }
     }
 
+    @Test(
+        "Cookie delivery: DS and DSR cookies (HttpOnly, SameSite=Strict), the refresh JWT only in DSR, refresh by DSR",
+        arguments: TestEngine.available)
+    func cookies(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        let pid = node.project.id
+        try await node.run { client in
+            // Off by default: no cookies, and a DSR cookie is not a credential.
+            let plain = try await client.execute(
+                uri: "/descope/v1/auth/otp/signup-in/email", method: .post,
+                headers: [.authorization: "Bearer \(pid)", .contentType: "application/json"],
+                body: ByteBuffer(string: #"{"loginId":"\#(Self.email)"}"#))
+            #expect(plain.status == .ok)
+            let plainCode = try await node.sender.code(to: Self.email)
+            let plainVerified = try await client.descope(
+                "/v1/auth/otp/verify/email", bearer: pid, json: #"{"loginId":"\#(Self.email)","code":"\#(plainCode)"}"#)
+            #expect(plainVerified.headers[values: .setCookie].isEmpty)
+            let plainRefresh = try #require(try plainVerified.json()["refreshJwt"] as? String)
+            let ignored = try await client.execute(
+                uri: "/descope/v1/auth/refresh", method: .post,
+                headers: [.authorization: "Bearer \(pid)", .cookie: "DSR=\(plainRefresh)"],
+                body: ByteBuffer(string: "{}"))
+            #expect(try ignored.descopeError() == "E011002")
+
+            _ = try await node.verity.admin.updateProject(id: pid, name: nil) { $0.descopeCookies = true }
+            let signedIn = try await client.descope(
+                "/v1/auth/otp/signup-in/sms", bearer: pid, json: #"{"loginId":"\#(Self.phone)"}"#)
+            #expect(signedIn.status == .ok)
+            let code = try await node.sender.code(to: Self.phone)
+            let verified = try await client.descope(
+                "/v1/auth/otp/verify/sms", bearer: pid, json: #"{"loginId":"\#(Self.phone)","code":"\#(code)"}"#)
+            #expect(verified.status == .ok)
+            let body = try verified.json()
+            #expect(body["refreshJwt"] == nil)
+            let sessionJwt = try #require(body["sessionJwt"] as? String)
+            let cookies = verified.headers[values: .setCookie]
+            let ds = try #require(cookies.first { $0.hasPrefix("DS=") })
+            let dsr = try #require(cookies.first { $0.hasPrefix("DSR=") })
+            #expect(ds.hasPrefix("DS=\(sessionJwt);"))
+            for cookie in [ds, dsr] {
+                #expect(cookie.contains("; HttpOnly"))
+                #expect(cookie.contains("; SameSite=Strict"))
+                #expect(cookie.contains("; Path=/"))
+                #expect(cookie.contains("; Max-Age="))
+                #expect(!cookie.contains("Secure"))  // the test server is reached over plain HTTP
+            }
+            let now = Date()
+            let behindHTTPS = DescopeTokens.cookie(
+                "DSR", "x", until: now.addingTimeInterval(60), now: now, secure: true)
+            #expect(behindHTTPS == "DSR=x; Path=/; Max-Age=60; HttpOnly; Secure; SameSite=Strict")
+            let refreshJwt = String(dsr.dropFirst("DSR=".count).prefix { $0 != ";" })
+            let claims = try await Self.verified(refreshJwt, node: node, client: client)
+            #expect(claims["drn"] as? String == "DSR")
+
+            // The refresh call takes the DSR cookie and answers the next one; the used one revokes the session.
+            let refreshed = try await client.execute(
+                uri: "/descope/v1/auth/refresh", method: .post,
+                headers: [.authorization: "Bearer \(pid)", .cookie: "other=1; DSR=\(refreshJwt)"],
+                body: ByteBuffer(string: "{}"))
+            #expect(refreshed.status == .ok)
+            let next = try #require(refreshed.headers[values: .setCookie].first { $0.hasPrefix("DSR=") })
+            #expect(!next.hasPrefix("DSR=\(refreshJwt);"))
+            let reused = try await client.execute(
+                uri: "/descope/v1/auth/refresh", method: .post,
+                headers: [.authorization: "Bearer \(pid)", .cookie: "DSR=\(refreshJwt)"], body: ByteBuffer(string: "{}")
+            )
+            #expect(try reused.descopeError() == "E064001")
+            let nextJwt = String(next.dropFirst("DSR=".count).prefix { $0 != ";" })
+            let revoked = try await client.descope("/v1/auth/refresh", bearer: "\(pid):\(nextJwt)")
+            #expect(try revoked.descopeError() == "E064001")
+        }
+    }
+
     @Test("Voice and WhatsApp sign-up-or-in are served like SMS", arguments: TestEngine.available)
     func voiceAndWhatsApp(engine: TestEngine) async throws {
         let node = try await TestNode.make(engine)

@@ -249,6 +249,37 @@ def case_update_phone_and_email():
         lambda: app.otp.update_user_email("nobody@example.com", "x@example.com", refresh), "E011003", 400)
 
 
+def case_cookie_delivery():
+    """A project that delivers tokens as cookies: the SDK takes the refresh JWT from the DSR cookie."""
+    cookie_project = verity("admin", "project", "create", "--name", "Cookies")
+    remember_secret(cookie_project["apiKey"])
+    pid = cookie_project["project"]["id"]
+    shown = verity("admin", "project", "update", pid, "--descope-cookies", "true")
+    assert shown["settings"]["descopeCookies"] is True, shown
+    client = DescopeClient(pid, base_url=BASE)
+    client.otp.sign_up_or_in(DeliveryMethod.EMAIL, "kim@example.com")
+    response = httpx.post(
+        f"{BASE}/v1/auth/otp/verify/email", headers={"Authorization": f"Bearer {pid}"},
+        json={"loginId": "kim@example.com", "code": code_sent("kim@example.com")})
+    assert response.status_code == 200 and "refreshJwt" not in response.json(), response.text
+    dsr = response.cookies.get("DSR")
+    remember_secret(dsr)
+    assert response.cookies.get("DS") == response.json()["sessionJwt"]
+    set_cookies = response.headers.get_list("set-cookie")
+    assert all("HttpOnly" in c and "SameSite=Strict" in c for c in set_cookies), set_cookies
+    # The SDK's own verify reads the refresh JWT from the DSR cookie, validates it and refreshes with it.
+    client.otp.sign_up_or_in(DeliveryMethod.EMAIL, "kim@example.com")
+    signed_in = client.otp.verify_code(DeliveryMethod.EMAIL, "kim@example.com", code_sent("kim@example.com", 2))
+    refresh = signed_in["refreshSessionToken"]["jwt"]
+    remember_secret(refresh)
+    assert signed_in["refreshSessionToken"]["drn"] == "DSR" and signed_in["sessionToken"]["drn"] == "DS"
+    assert client.refresh_session(refresh)["userId"] == signed_in["userId"]
+    # The refresh call also takes the DSR cookie alone.
+    by_cookie = httpx.post(f"{BASE}/v1/auth/refresh", headers={"Authorization": f"Bearer {pid}"}, cookies={"DSR": dsr})
+    assert by_cookie.status_code == 200 and by_cookie.cookies.get("DSR"), by_cookie.text
+    remember_secret(by_cookie.cookies.get("DSR"))
+
+
 def case_management():
     admin.mgmt.role.create("auditor", "Auditors", ["logs.read"])
     roles = admin.mgmt.role.load_all()["roles"]
@@ -289,6 +320,8 @@ CASES = [
     ("voice and WhatsApp sign-up-or-in", case_voice_and_whatsapp),
     ("otp.update_user_phone/email then verify_code: the new address is a login id; another user's is E062107",
      case_update_phone_and_email),
+    ("cookie delivery: DS/DSR cookies, the SDK takes the refresh JWT from DSR, refresh by the DSR cookie",
+     case_cookie_delivery),
     ("mgmt.user create/load/search/update/delete and mgmt.role create/load_all/delete; another project's key refused",
      case_management),
 ]

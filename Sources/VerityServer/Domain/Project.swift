@@ -54,6 +54,10 @@ public struct ProjectSettings: Sendable, Equatable, Codable {
     /// The phone channel a code is sent by once more when delivery by another phone channel fails permanently (a
     /// number without WhatsApp, a carrier that refuses the SMS); nil sends nothing more.
     public var fallbackChannel: Channel? = nil
+    /// Whether the Descope face delivers tokens as cookies too (Descope's "manage tokens in cookies"): its answers set
+    /// `DS` (the session JWT) and `DSR` (the refresh JWT, then left out of the body) and its session calls accept the
+    /// `DSR` cookie. Off by default.
+    public var descopeCookies = false
 
     public static let codeLengthRange = 4...10
     public static let codeLifetimeRange = 60...86_400
@@ -65,7 +69,8 @@ public struct ProjectSettings: Sendable, Equatable, Codable {
     public init(
         codeLength: Int = 6, codeLifetime: Int = 600, allowedCountries: [String]? = nil, sessionLifetime: Int = 600,
         refreshLifetime: Int = 30 * 86_400, possessionLifetime: Int = 900, possessionCodeLifetime: Int = 120,
-        requiresAppVerification: Bool = false, disabledChannels: [Channel] = [], fallbackChannel: Channel? = nil
+        requiresAppVerification: Bool = false, disabledChannels: [Channel] = [], fallbackChannel: Channel? = nil,
+        descopeCookies: Bool = false
     ) {
         self.codeLength = codeLength
         self.codeLifetime = codeLifetime
@@ -77,6 +82,7 @@ public struct ProjectSettings: Sendable, Equatable, Codable {
         self.requiresAppVerification = requiresAppVerification
         self.disabledChannels = disabledChannels
         self.fallbackChannel = fallbackChannel
+        self.descopeCookies = descopeCookies
     }
 
     /// Whether the project sends codes by `channel`.

@@ -507,6 +507,12 @@ enum Migrations {
                 "ALTER TABLE outbox ADD COLUMN provider_message_id TEXT",
                 "CREATE INDEX outbox_provider_message_id ON outbox (provider_message_id)",
             ]),
+        Migration(
+            version: 17, name: "Descope cookie delivery",
+            statements: [
+                // Whether the Descope face sets the DS/DSR cookies and accepts the DSR cookie (1) or not (0).
+                "ALTER TABLE projects ADD COLUMN descope_cookies INTEGER NOT NULL DEFAULT 0"
+            ]),
     ]
 
     static func run(on database: Database, logger: Logger) async throws {

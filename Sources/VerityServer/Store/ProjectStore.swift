@@ -12,7 +12,7 @@ struct ProjectStore: Sendable {
         """
         id, name, code_length, code_ttl_seconds, allowed_countries, created_at, webhook_url, webhook_secret, \
         session_ttl_seconds, refresh_ttl_seconds, possession_ttl_seconds, possession_code_ttl_seconds, \
-        requires_app_verification, disabled_channels, fallback_channel
+        requires_app_verification, disabled_channels, fallback_channel, descope_cookies
         """
 
     /// ``projectColumns`` of `projects p` in a join.
@@ -25,7 +25,7 @@ struct ProjectStore: Sendable {
                 INSERT INTO projects (id, name, code_length, code_ttl_seconds, allowed_countries, created_at,
                                       session_ttl_seconds, refresh_ttl_seconds, possession_ttl_seconds,
                                       possession_code_ttl_seconds, requires_app_verification, disabled_channels,
-                                      fallback_channel)
+                                      fallback_channel, descope_cookies)
                 VALUES (\(bind: project.id), \(bind: project.name), \(bind: project.settings.codeLength),
                         \(bind: project.settings.codeLifetime), \(bind: Self.encode(project.settings.allowedCountries)),
                         \(bind: project.createdAt.storedValue), \(bind: project.settings.sessionLifetime),
@@ -33,7 +33,8 @@ struct ProjectStore: Sendable {
                         \(bind: project.settings.possessionCodeLifetime),
                         \(bind: project.settings.requiresAppVerification ? 1 : 0),
                         \(bind: Self.encode(project.settings.disabledChannels)),
-                        \(bind: project.settings.fallbackChannel?.rawValue))
+                        \(bind: project.settings.fallbackChannel?.rawValue),
+                        \(bind: project.settings.descopeCookies ? 1 : 0))
                 """
             ).run()
         }
@@ -68,7 +69,8 @@ struct ProjectStore: Sendable {
                     possession_code_ttl_seconds = \(bind: project.settings.possessionCodeLifetime),
                     requires_app_verification = \(bind: project.settings.requiresAppVerification ? 1 : 0),
                     disabled_channels = \(bind: Self.encode(project.settings.disabledChannels)),
-                    fallback_channel = \(bind: project.settings.fallbackChannel?.rawValue)
+                    fallback_channel = \(bind: project.settings.fallbackChannel?.rawValue),
+                    descope_cookies = \(bind: project.settings.descopeCookies ? 1 : 0)
                 WHERE id = \(bind: project.id)
                 """
             ).run()
@@ -224,7 +226,8 @@ struct ProjectStore: Sendable {
                 disabledChannels: try row.decode(column: "disabled_channels", as: String.self)
                     .split(separator: ",").compactMap { Channel(rawValue: String($0)) },
                 fallbackChannel: try row.decode(column: "fallback_channel", as: String?.self)
-                    .flatMap(Channel.init(rawValue:))),
+                    .flatMap(Channel.init(rawValue:)),
+                descopeCookies: try row.decode(column: "descope_cookies", as: Int.self) != 0),
             createdAt: try row.date("created_at"),
             webhookURL: try row.decode(column: "webhook_url", as: String?.self),
             webhookSecret: try row.decode(column: "webhook_secret", as: String?.self).map {
