@@ -10,10 +10,12 @@ import VerityCore
 /// Requests as Descope's SDKs send them, under the face's default prefix.
 extension TestClientProtocol {
     func descope(
-        _ path: String, method: HTTPRequest.Method = .post, bearer: String?, json: String? = "{}"
+        _ path: String, method: HTTPRequest.Method = .post, bearer: String?, json: String? = "{}",
+        cookie: String? = nil
     ) async throws -> TestResponse {
         var headers: HTTPFields = [.contentType: "application/json"]
         if let bearer { headers[.authorization] = "Bearer \(bearer)" }
+        if let cookie { headers[.cookie] = cookie }
         return try await execute(
             uri: "/descope\(path)", method: method, headers: headers,
             body: method == .get ? nil : json.map { ByteBuffer(string: $0) })
@@ -304,20 +306,15 @@ struct DescopeFaceTests {
         let pid = node.project.id
         try await node.run { client in
             // Off by default: no cookies, and a DSR cookie is not a credential.
-            let plain = try await client.execute(
-                uri: "/descope/v1/auth/otp/signup-in/email", method: .post,
-                headers: [.authorization: "Bearer \(pid)", .contentType: "application/json"],
-                body: ByteBuffer(string: #"{"loginId":"\#(Self.email)"}"#))
+            let plain = try await client.descope(
+                "/v1/auth/otp/signup-in/email", bearer: pid, json: #"{"loginId":"\#(Self.email)"}"#)
             #expect(plain.status == .ok)
             let plainCode = try await node.sender.code(to: Self.email)
             let plainVerified = try await client.descope(
                 "/v1/auth/otp/verify/email", bearer: pid, json: #"{"loginId":"\#(Self.email)","code":"\#(plainCode)"}"#)
             #expect(plainVerified.headers[values: .setCookie].isEmpty)
             let plainRefresh = try #require(try plainVerified.json()["refreshJwt"] as? String)
-            let ignored = try await client.execute(
-                uri: "/descope/v1/auth/refresh", method: .post,
-                headers: [.authorization: "Bearer \(pid)", .cookie: "DSR=\(plainRefresh)"],
-                body: ByteBuffer(string: "{}"))
+            let ignored = try await client.descope("/v1/auth/refresh", bearer: pid, cookie: "DSR=\(plainRefresh)")
             #expect(try ignored.descopeError() == "E011002")
 
             _ = try await node.verity.admin.updateProject(id: pid, name: nil) { $0.descopeCookies = true }
@@ -351,17 +348,12 @@ struct DescopeFaceTests {
             #expect(claims["drn"] as? String == "DSR")
 
             // The refresh call takes the DSR cookie and answers the next one; the used one revokes the session.
-            let refreshed = try await client.execute(
-                uri: "/descope/v1/auth/refresh", method: .post,
-                headers: [.authorization: "Bearer \(pid)", .cookie: "other=1; DSR=\(refreshJwt)"],
-                body: ByteBuffer(string: "{}"))
+            let refreshed = try await client.descope(
+                "/v1/auth/refresh", bearer: pid, cookie: "other=1; DSR=\(refreshJwt)")
             #expect(refreshed.status == .ok)
             let next = try #require(refreshed.headers[values: .setCookie].first { $0.hasPrefix("DSR=") })
             #expect(!next.hasPrefix("DSR=\(refreshJwt);"))
-            let reused = try await client.execute(
-                uri: "/descope/v1/auth/refresh", method: .post,
-                headers: [.authorization: "Bearer \(pid)", .cookie: "DSR=\(refreshJwt)"], body: ByteBuffer(string: "{}")
-            )
+            let reused = try await client.descope("/v1/auth/refresh", bearer: pid, cookie: "DSR=\(refreshJwt)")
             #expect(try reused.descopeError() == "E064001")
             let nextJwt = String(next.dropFirst("DSR=".count).prefix { $0 != ";" })
             let revoked = try await client.descope("/v1/auth/refresh", bearer: "\(pid):\(nextJwt)")
