@@ -148,6 +148,7 @@ let package = Package(
                 "VerityKit",
                 "VerityServer",
                 "VerityTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HummingbirdTesting", package: "hummingbird", condition: server),
                 .product(name: "Logging", package: "swift-log", condition: server),
             ],

@@ -55,8 +55,11 @@ public enum ChallengeVerificationError: JWSParsingFailure, Sendable, Equatable, 
 public struct ChallengeSigningPayload: Codable, Sendable, Equatable {
     /// The `typ` header of a signed challenge answer, which keeps it from being confused with other device tokens.
     public static let tokenType = "verity-challenge+jws"
-    /// The JSON members of the payload, all of which are verified.
+    /// The JSON members every payload has, all of which are verified.
     public static let signedFields = ["challengeId", "factorId", "contentHash", "status"]
+    /// The members a payload has when the answer states them, verified like ``signedFields`` (absent and present
+    /// differ): which key signed, how the owner verified, why they denied, and what their verification gave.
+    public static let statementFields = ["keyType", "amr", "reason", "userVerificationResult"]
 
     /// The challenge being answered.
     public var challengeId: String
@@ -66,19 +69,39 @@ public struct ChallengeSigningPayload: Codable, Sendable, Equatable {
     public var contentHash: String
     /// The user's answer.
     public var status: ChallengeAnswer
+    /// Which of the factor's keys signed; absent means ``FactorKeyType/proofOfPossession``.
+    public var keyType: FactorKeyType?
+    /// How the owner verified, when the user-verification key signed (`face`, `fpt`, `pin`).
+    public var amr: [UserVerificationMethod]?
+    /// Why the owner denied, when they reported unusual activity.
+    public var reason: DenyReason?
+    /// What happened when the device asked its owner to verify, when it asked.
+    public var userVerificationResult: UserVerificationResult?
 
     /// Creates a payload.
     ///
     /// - Parameters:
     ///   - challengeId: The challenge being answered.
     ///   - factorId: The factor answering.
-    ///   - contentHash: The hash of the displayed content, from ``contentHash(message:details:)``.
+    ///   - contentHash: The hash of the displayed content, from ``displayedContentHash(message:details:context:)``.
     ///   - status: The user's answer.
-    public init(challengeId: String, factorId: String, contentHash: String, status: ChallengeAnswer) {
+    ///   - keyType: The key that signs, when it is not the proof-of-possession key.
+    ///   - amr: How the owner verified, for an answer by the user-verification key.
+    ///   - reason: Why the owner denied, for a report of unusual activity.
+    ///   - userVerificationResult: What the owner's verification gave, when the device asked for it.
+    public init(
+        challengeId: String, factorId: String, contentHash: String, status: ChallengeAnswer,
+        keyType: FactorKeyType? = nil, amr: [UserVerificationMethod]? = nil, reason: DenyReason? = nil,
+        userVerificationResult: UserVerificationResult? = nil
+    ) {
         self.challengeId = challengeId
         self.factorId = factorId
         self.contentHash = contentHash
         self.status = status
+        self.keyType = keyType
+        self.amr = amr
+        self.reason = reason
+        self.userVerificationResult = userVerificationResult
     }
 
     /// The hash binding an answer to the exact content shown to the user.
@@ -97,6 +120,24 @@ public struct ChallengeSigningPayload: Codable, Sendable, Equatable {
     ///   - details: The label/value pairs shown to the user, in display order.
     /// - Returns: The 43-character base64url SHA-256 digest.
     public static func contentHash(message: String, details: [(label: String, value: String)]) -> String {
+        displayedContentHash(message: message, details: details, context: nil)
+    }
+
+    /// The hash binding an answer to the exact content shown to the user, context included.
+    ///
+    /// Without a context it is ``contentHash(message:details:)``. With one, the bytes start with the marker
+    /// `FF FF FF FF 02` (a length no message can have, so the two forms never collide), followed by the strings
+    /// `[message, count(details), label₁, value₁, …, location, client, app, time, count(textItems), item₁, …]`, each
+    /// encoded as above: counts in decimal, absent strings empty, `time` the decimal Unix seconds (empty when absent).
+    ///
+    /// - Parameters:
+    ///   - message: The challenge message shown to the user.
+    ///   - details: The label/value pairs shown to the user, in display order.
+    ///   - context: Where, when and from which app, as shown to the user.
+    /// - Returns: The 43-character base64url SHA-256 digest.
+    public static func displayedContentHash(
+        message: String, details: [(label: String, value: String)], context: ChallengeContext?
+    ) -> String {
         var hasher = SHA256()
         func append(_ string: String) {
             let bytes = Array(string.utf8)
@@ -104,6 +145,23 @@ public struct ChallengeSigningPayload: Codable, Sendable, Equatable {
             let length = UInt32(clamping: bytes.count).bigEndian
             withUnsafeBytes(of: length) { hasher.update(bufferPointer: $0) }
             hasher.update(data: bytes)
+        }
+        if let context {
+            hasher.update(data: [0xFF, 0xFF, 0xFF, 0xFF, 0x02])
+            append(message)
+            append(String(details.count))
+            for detail in details {
+                append(detail.label)
+                append(detail.value)
+            }
+            append(context.location ?? "")
+            append(context.client ?? "")
+            append(context.app ?? "")
+            append(context.time.map { String(Int64($0.timeIntervalSince1970.rounded(.down))) } ?? "")
+            let items = context.textItems ?? []
+            append(String(items.count))
+            items.forEach(append)
+            return Base64URL.encode(hasher.finalize())
         }
         append(message)
         for detail in details {
@@ -176,6 +234,12 @@ public struct ChallengeSigningPayload: Codable, Sendable, Equatable {
         if signed.factorId != expected.factorId { mismatched.append("factorId") }
         if signed.contentHash != expected.contentHash { mismatched.append("contentHash") }
         if signed.status != expected.status { mismatched.append("status") }
+        if signed.keyType != expected.keyType { mismatched.append("keyType") }
+        if signed.amr != expected.amr { mismatched.append("amr") }
+        if signed.reason != expected.reason { mismatched.append("reason") }
+        if signed.userVerificationResult != expected.userVerificationResult {
+            mismatched.append("userVerificationResult")
+        }
         guard mismatched.isEmpty else { throw .mismatchedFields(mismatched) }
         return signed.status
     }

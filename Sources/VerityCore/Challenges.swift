@@ -40,12 +40,16 @@ public struct CreateChallengeRequest: Codable, Sendable {
     public var userVerification: UserVerification?
     /// The TOTP code, for a TOTP factor.
     public var code: String?
+    /// Where, from which client and app the request comes, and more lines to show; the device signs it with the
+    /// message and details. The server sets its `time`.
+    public var context: ChallengeContext?
 
     public init(
         factorId: String? = nil, userId: String? = nil, message: String? = nil, details: [ChallengeDetail]? = nil,
         hiddenDetails: [String: String]? = nil, expiresIn: Int? = nil, userVerification: UserVerification? = nil,
-        code: String? = nil
+        code: String? = nil, context: ChallengeContext? = nil
     ) {
+        self.context = context
         self.factorId = factorId
         self.userId = userId
         self.message = message
@@ -74,12 +78,29 @@ public struct Challenge: Codable, Sendable, Equatable {
     public var respondedAt: Date?
     /// The factor that answered.
     public var respondedFactorId: String?
+    /// What the device showed with the message, signed with it.
+    public var context: ChallengeContext?
+    /// Which of the factor's keys signed the answer.
+    public var keyType: FactorKeyType?
+    /// How the owner verified, when the user-verification key signed (`face`, `fpt`, `pin`).
+    public var amr: [UserVerificationMethod]?
+    /// Why the owner denied, when they reported unusual activity.
+    public var reason: DenyReason?
+    /// What happened when the device asked its owner to verify, when it asked.
+    public var userVerificationResult: UserVerificationResult?
 
     public init(
         id: String, userId: String, factorId: String?, type: FactorType, status: ChallengeStatus, message: String,
         details: [ChallengeDetail], hiddenDetails: [String: String], userVerification: UserVerification,
-        createdAt: Date, expiresAt: Date, respondedAt: Date? = nil, respondedFactorId: String? = nil
+        createdAt: Date, expiresAt: Date, respondedAt: Date? = nil, respondedFactorId: String? = nil,
+        context: ChallengeContext? = nil, keyType: FactorKeyType? = nil, amr: [UserVerificationMethod]? = nil,
+        reason: DenyReason? = nil, userVerificationResult: UserVerificationResult? = nil
     ) {
+        self.context = context
+        self.keyType = keyType
+        self.amr = amr
+        self.reason = reason
+        self.userVerificationResult = userVerificationResult
         self.id = id
         self.userId = userId
         self.factorId = factorId
@@ -111,12 +132,15 @@ public struct DeviceChallenge: Codable, Sendable, Equatable {
     public var contentHash: String
     /// The fields of the signed payload, in order: `challengeId`, `factorId`, `contentHash`, `status`.
     public var signedFields: [String]
+    /// Where, when and from which app the request comes: part of the content hash.
+    public var context: ChallengeContext?
 
     public init(
         id: String, factorId: String, status: ChallengeStatus, message: String, details: [ChallengeDetail],
         userVerification: UserVerification, createdAt: Date, expiresAt: Date, contentHash: String,
-        signedFields: [String]
+        signedFields: [String], context: ChallengeContext? = nil
     ) {
+        self.context = context
         self.id = id
         self.factorId = factorId
         self.status = status
@@ -135,10 +159,33 @@ public struct RespondChallengeRequest: Codable, Sendable {
     public var status: ChallengeAnswer
     /// A compact ES256 JWS over the ``ChallengeSigningPayload`` for this answer.
     public var signature: String
+    /// Which key signed; absent means the proof-of-possession key. Must equal the signed `keyType`.
+    public var keyType: FactorKeyType?
+    /// How the owner verified; must equal the signed `amr`.
+    public var amr: [UserVerificationMethod]?
+    /// Why the owner denied (only with `denied`); must equal the signed `reason`.
+    public var reason: DenyReason?
+    /// What the owner's verification gave; must equal the signed `userVerificationResult`.
+    public var userVerificationResult: UserVerificationResult?
 
-    public init(status: ChallengeAnswer, signature: String) {
+    public init(
+        status: ChallengeAnswer, signature: String, keyType: FactorKeyType? = nil,
+        amr: [UserVerificationMethod]? = nil, reason: DenyReason? = nil,
+        userVerificationResult: UserVerificationResult? = nil
+    ) {
         self.status = status
         self.signature = signature
+        self.keyType = keyType
+        self.amr = amr
+        self.reason = reason
+        self.userVerificationResult = userVerificationResult
+    }
+
+    /// The request that carries `payload` and its signature, stating what the payload states.
+    public init(signed payload: ChallengeSigningPayload, signature: String) {
+        self.init(
+            status: payload.status, signature: signature, keyType: payload.keyType, amr: payload.amr,
+            reason: payload.reason, userVerificationResult: payload.userVerificationResult)
     }
 }
 

@@ -31,6 +31,10 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
     case channelDisabled = "channel_disabled"
     /// The project sends codes only to an app that proved it is the real app (see ``AppVerificationRequest``).
     case appVerificationRequired = "app_verification_required"
+    /// The challenge needs an answer signed by the factor's user-verification key (see ``FactorKeyType``).
+    case userVerificationRequired = "user_verification_required"
+    /// The factor was suspended after its owner reported unusual activity; the backend deletes it or enrolls anew.
+    case factorSuspended = "factor_suspended"
     // 404 / 405
     case notFound = "not_found"
     case verificationNotFound = "verification_not_found"
@@ -98,7 +102,7 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
             401
         case .forbidden, .countryNotAllowed, .premiumRateNumber, .channelDisabled, .wrongFactor, .userDisabled,
             .challengeDenied,
-            .appVerificationRequired:
+            .appVerificationRequired, .userVerificationRequired, .factorSuspended:
             403
         case .notFound, .verificationNotFound, .projectNotFound, .factorNotFound, .challengeNotFound,
             .userNotFound, .roleNotFound, .possessionNotFound:
@@ -143,6 +147,8 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable {
         case .userDisabled: "The user is disabled."
         case .challengeDenied: "The challenge was denied."
         case .appVerificationRequired: "The app must prove it is the project's app before codes are sent."
+        case .userVerificationRequired: "The challenge must be approved with the user-verification key."
+        case .factorSuspended: "The factor is suspended."
         case .roleNotFound: "The role was not found."
         case .roleExists: "A role with this name already exists."
         case .testNumberLimitReached: "The project already has the most test numbers allowed."

@@ -60,11 +60,16 @@ public struct CreatePushFactorRequest: Codable, Sendable {
     /// The app's own data about the factor, which its backend reads with the factor; string values, at most
     /// ``FactorMetadata/maxLength`` characters as JSON.
     public var metadata: [String: String]?
+    /// An optional second P-256 public key whose use needs the owner (base64 DER SubjectPublicKeyInfo): the only
+    /// key that approves a challenge with `userVerification: required`.
+    public var userVerificationKey: String?
 
     public init(
         publicKey: String, friendlyName: String, pushPlatform: PushPlatform, pushToken: String? = nil,
-        appId: String? = nil, sdkVersion: String? = nil, metadata: [String: String]? = nil
+        appId: String? = nil, sdkVersion: String? = nil, metadata: [String: String]? = nil,
+        userVerificationKey: String? = nil
     ) {
+        self.userVerificationKey = userVerificationKey
         self.publicKey = publicKey
         self.friendlyName = friendlyName
         self.pushPlatform = pushPlatform
@@ -101,12 +106,19 @@ public struct Factor: Codable, Sendable, Equatable {
     public var metadata: [String: String]?
     public var createdAt: Date
     public var verifiedAt: Date?
+    /// For a push factor: whether it has a user-verification key, so can approve a `required` challenge.
+    public var hasUserVerificationKey: Bool?
+    /// When the factor was suspended after its owner reported unusual activity; it then answers nothing.
+    public var suspendedAt: Date?
 
     public init(
         id: String, userId: String, type: FactorType, status: FactorStatus, friendlyName: String,
         pushPlatform: PushPlatform? = nil, appId: String? = nil, sdkVersion: String? = nil,
-        metadata: [String: String]? = nil, createdAt: Date, verifiedAt: Date? = nil
+        metadata: [String: String]? = nil, createdAt: Date, verifiedAt: Date? = nil,
+        hasUserVerificationKey: Bool? = nil, suspendedAt: Date? = nil
     ) {
+        self.hasUserVerificationKey = hasUserVerificationKey
+        self.suspendedAt = suspendedAt
         self.id = id
         self.userId = userId
         self.type = type

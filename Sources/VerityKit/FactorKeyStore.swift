@@ -15,6 +15,8 @@ public struct FactorKeyHandle: Sendable {
     public var publicKey: P256.Signing.PublicKey
     /// Whether the private key lives in the Secure Enclave.
     public var isHardwareBacked: Bool
+    /// Whether using the key needs the owner: a user-verification key (see `FactorKeyType`).
+    public var requiresUserVerification = false
 }
 
 /// Creates the P-256 keys that identify this device to Verity, one per factor, and signs with them.
@@ -43,11 +45,28 @@ public struct FactorKeyStore: Sendable {
     /// - Returns: The new key's handle.
     /// - Throws: ``VerityKitError/keyStorage(_:)`` when the key cannot be generated or stored.
     public func createKey() throws -> FactorKeyHandle {
-        let key = try SigningKey.generate(allowsSecureEnclave: allowsSecureEnclave)
+        try createKey(requiringUserVerification: false)
+    }
+
+    /// Generates and stores a new key, optionally one whose use needs the owner.
+    ///
+    /// A user-verification key is, in the Secure Enclave, created with `userPresence` access control, so the system
+    /// asks for Face ID, Touch ID or the passcode before it signs. Where there is no enclave it is a software key
+    /// marked as such: this store then signs with it only when the caller says the owner verified (see
+    /// ``signChallengeAnswer(_:keyID:reference:userVerified:)``), which is what tests and the simulator rely on.
+    ///
+    /// - Parameter requiringUserVerification: Whether the key is a user-verification key.
+    /// - Returns: The new key's handle.
+    /// - Throws: ``VerityKitError/keyStorage(_:)`` when the key cannot be generated or stored.
+    public func createKey(requiringUserVerification: Bool) throws -> FactorKeyHandle {
+        let key = try SigningKey.generate(
+            allowsSecureEnclave: allowsSecureEnclave, userPresence: requiringUserVerification)
         let reference = "key_\(UUID().uuidString.lowercased())"
+        var record = key.stored
+        record.requiresUserVerification = requiringUserVerification ? true : nil
         let stored: Data
         do {
-            stored = try JSONEncoder().encode(key.stored)
+            stored = try JSONEncoder().encode(record)
         } catch {
             throw VerityKitError.keyStorage("A new key could not be encoded.")
         }
@@ -56,7 +75,9 @@ public struct FactorKeyStore: Sendable {
         } catch {
             throw VerityKitError.keyStorage("A new key could not be stored: \(error.localizedDescription)")
         }
-        return FactorKeyHandle(reference: reference, publicKey: key.publicKey, isHardwareBacked: key.isHardwareBacked)
+        return FactorKeyHandle(
+            reference: reference, publicKey: key.publicKey, isHardwareBacked: key.isHardwareBacked,
+            requiresUserVerification: requiringUserVerification)
     }
 
     /// The public key of a stored key.
@@ -97,7 +118,27 @@ public struct FactorKeyStore: Sendable {
     public func signChallengeAnswer(_ answer: ChallengeSigningPayload, keyID: String, reference: String) throws
         -> String
     {
-        let key = try load(reference)
+        try signChallengeAnswer(answer, keyID: keyID, reference: reference, userVerified: false)
+    }
+
+    /// Signs a challenge answer with the stored key, which may be a user-verification key.
+    ///
+    /// - Parameters:
+    ///   - answer: The payload to sign.
+    ///   - keyID: The `kid` header, the factor's identifier.
+    ///   - reference: The key's ``FactorKeyHandle/reference``.
+    ///   - userVerified: Whether the owner just verified (a ``UserVerifier`` said so). A software user-verification
+    ///     key signs only then; a Secure Enclave one asks the system, which prompts when it must.
+    /// - Returns: The compact JWS with `typ` `ChallengeSigningPayload.tokenType`.
+    /// - Throws: ``VerityKitError/keyStorage(_:)`` when the key is missing, needs a verification that did not happen,
+    ///   or signing fails.
+    public func signChallengeAnswer(
+        _ answer: ChallengeSigningPayload, keyID: String, reference: String, userVerified: Bool
+    ) throws -> String {
+        let (key, requiresUserVerification) = try loadRecord(reference)
+        if requiresUserVerification, !userVerified, !key.isHardwareBacked {
+            throw VerityKitError.keyStorage("The user-verification key signs only after the owner verified.")
+        }
         do {
             return try key.sign(answer, keyID: keyID)
         } catch {
@@ -118,6 +159,10 @@ public struct FactorKeyStore: Sendable {
     }
 
     private func load(_ reference: String) throws -> SigningKey {
+        try loadRecord(reference).key
+    }
+
+    private func loadRecord(_ reference: String) throws -> (key: SigningKey, requiresUserVerification: Bool) {
         let data: Data?
         do {
             data = try store.data(forKey: Self.itemPrefix + reference)
@@ -131,7 +176,7 @@ public struct FactorKeyStore: Sendable {
         } catch {
             throw VerityKitError.keyStorage("The stored device key is damaged.")
         }
-        return try SigningKey(stored)
+        return (try SigningKey(stored), stored.requiresUserVerification ?? false)
     }
 }
 
@@ -145,6 +190,8 @@ private struct StoredKey: Codable {
     var kind: Kind
     /// The raw private scalar (software) or the enclave's opaque handle (Secure Enclave).
     var data: Data
+    /// Set for a user-verification key.
+    var requiresUserVerification: Bool?
 }
 
 /// A usable private key.
@@ -154,14 +201,17 @@ private enum SigningKey {
         case secureEnclave(SecureEnclave.P256.Signing.PrivateKey)
     #endif
 
-    static func generate(allowsSecureEnclave: Bool) throws -> SigningKey {
+    static func generate(allowsSecureEnclave: Bool, userPresence: Bool = false) throws -> SigningKey {
         #if canImport(CryptoKit)
             if allowsSecureEnclave && SecureEnclave.isAvailable {
-                // Usable after the first unlock, so a notification extension can answer while the phone is locked.
+                // Usable after the first unlock, so a notification extension can answer while the phone is locked; a
+                // user-verification key also needs Face ID, Touch ID or the passcode for each use.
                 var error: Unmanaged<CFError>?
+                let flags: SecAccessControlCreateFlags =
+                    userPresence ? [.privateKeyUsage, .userPresence] : .privateKeyUsage
                 guard
                     let access = SecAccessControlCreateWithFlags(
-                        nil, kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly, .privateKeyUsage, &error)
+                        nil, kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly, flags, &error)
                 else {
                     throw VerityKitError.keyStorage("The Secure Enclave access control could not be created.")
                 }

@@ -26,13 +26,19 @@ public struct PushFactor: Codable, Sendable, Equatable, Identifiable {
     public let createdAt: Date
     /// When the factor was verified, or `nil` while it is not.
     public internal(set) var verifiedAt: Date?
-    /// The name of the factor's key in the ``FactorKeyStore``.
-    let keyReference: String
+    /// The name of the factor's proof-of-possession key in the ``FactorKeyStore``.
+    var keyReference: String
+    /// The name of the factor's user-verification key in the ``FactorKeyStore``, when it has one.
+    var userVerificationKeyReference: String?
 
     /// Whether the factor can answer challenges.
     public var isVerified: Bool { status == .verified }
 
-    init(factor: Factor, pushToken: String?, keyReference: String) {
+    /// Whether the factor has a user-verification key, so can approve a challenge that requires user verification.
+    public var hasUserVerificationKey: Bool { userVerificationKeyReference != nil }
+
+    init(factor: Factor, pushToken: String?, keyReference: String, userVerificationKeyReference: String? = nil) {
+        self.userVerificationKeyReference = userVerificationKeyReference
         self.id = factor.id
         self.userId = factor.userId
         self.status = factor.status

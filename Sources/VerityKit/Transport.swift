@@ -10,6 +10,8 @@ public struct TransportRequest: Sendable, Equatable {
         case post = "POST"
         /// `PATCH`.
         case patch = "PATCH"
+        /// `PUT`.
+        case put = "PUT"
         /// `DELETE`.
         case delete = "DELETE"
     }

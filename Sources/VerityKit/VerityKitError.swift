@@ -27,6 +27,9 @@ public enum VerityKitError: Error, Sendable, Equatable {
     /// A token needed to authenticate could not be produced: the enrollment token is gone, signing failed, or
     /// ``VeritySession`` has no session (``notSignedIn``).
     case authenticationToken(String)
+    /// The challenge needs the owner verified and they were not (cancelled, failed, unavailable, or the factor has no
+    /// user-verification key); nothing was approved. The challenge stays pending unless the app denies it.
+    case userVerification(UserVerificationResult)
 
     /// What ``VeritySession`` throws when it has no session: no one signed in on this device, or the session ended
     /// (signed out, revoked, or its refresh token was refused). Its ``code`` is `authentication_token`; compare with
@@ -34,7 +37,7 @@ public enum VerityKitError: Error, Sendable, Equatable {
     public static let notSignedIn = VerityKitError.authenticationToken("No one is signed in.")
 
     /// The stable code of this kind of error: `network`, `server`, `mapping`, `storage`, `input`, `key_storage`,
-    /// `initialization` or `authentication_token`.
+    /// `initialization`, `authentication_token` or `user_verification`.
     public var code: String {
         switch self {
         case .network: "network"
@@ -45,6 +48,7 @@ public enum VerityKitError: Error, Sendable, Equatable {
         case .keyStorage: "key_storage"
         case .initialization: "initialization"
         case .authenticationToken: "authentication_token"
+        case .userVerification: "user_verification"
         }
     }
 
@@ -78,6 +82,8 @@ extension VerityKitError: LocalizedError {
         case .input(let message): "Invalid input: \(message)"
         case .keyStorage(let message): "The device key failed: \(message)"
         case .initialization(let message): "VerityKit is not configured correctly: \(message)"
+        case .userVerification(let result):
+            "The owner's verification did not succeed (\(result.rawValue)); the challenge was not approved."
         case .authenticationToken(let message): "No authentication token: \(message)"
         }
     }

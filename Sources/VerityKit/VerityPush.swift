@@ -27,6 +27,7 @@ public actor VerityPush {
     private let logger: VerityLogger
     private let clock: @Sendable () -> Date
     private let installationMarker: any InstallationMarker
+    private let userVerifier: any UserVerifier
 
     /// Seconds to add to the device clock to get the server's, measured from the last 401 answer's `Date`.
     public private(set) var clockOffset: TimeInterval = 0
@@ -42,6 +43,8 @@ public actor VerityPush {
     ///   - clock: The current time.
     ///   - installationMarker: Detects a reinstall, for ``VerityConfiguration/clearStorageOnReinstall``.
     ///   - allowsSecureEnclave: Whether new device keys may go into the Secure Enclave, where there is one.
+    ///   - userVerifier: Shows the biometric or passcode prompt before the user-verification key signs; `nil` for the
+    ///     system's where there is one (`LocalAuthenticationUserVerifier`), elsewhere one that reports `unavailable`.
     public init(
         configuration: VerityConfiguration,
         transport: any Transport = URLSessionTransport(),
@@ -49,8 +52,10 @@ public actor VerityPush {
         logger: VerityLogger = .disabled,
         clock: @escaping @Sendable () -> Date = { Date() },
         installationMarker: any InstallationMarker = UserDefaultsInstallationMarker(),
-        allowsSecureEnclave: Bool = true
+        allowsSecureEnclave: Bool = true,
+        userVerifier: (any UserVerifier)? = nil
     ) {
+        self.userVerifier = userVerifier ?? defaultUserVerifier()
         self.configuration = configuration
         self.client = VerityAPIClient(baseURL: configuration.baseURL, transport: transport, logger: logger)
         self.store = store
@@ -80,13 +85,15 @@ public actor VerityPush {
     ///   - pushToken: The APNs device token (hex) or FCM registration token; required unless the platform is `none`.
     ///   - metadata: The app's own data about the factor (string values, at most `FactorMetadata.maxLength`
     ///     characters as JSON), which its backend reads with the factor.
+    ///   - withUserVerification: Whether to enroll a second key whose use needs the owner (Face ID, Touch ID or
+    ///     passcode): the only key that approves a challenge with `userVerification: required`.
     /// - Returns: The new, unverified factor.
     /// - Throws: ``VerityKitError``: ``VerityKitError/input(_:)`` for an empty token or name, a missing push token or
     ///   metadata that does not fit, ``VerityKitError/server(_:)`` when the server refuses (an expired token is
     ///   `unauthorized`).
     public func createFactor(
         enrollmentToken: String, friendlyName: String, pushPlatform: PushPlatform, pushToken: String?,
-        metadata: [String: String]? = nil
+        metadata: [String: String]? = nil, withUserVerification: Bool = false
     ) async throws -> PushFactor {
         try prepare()
         guard !enrollmentToken.isEmpty else { throw VerityKitError.input("The enrollment token is empty.") }
@@ -98,12 +105,19 @@ public actor VerityPush {
         try metadata.map(Self.requireValidMetadata)
 
         let key = try keys.createKey()
+        let userVerificationKey: FactorKeyHandle?
+        do {
+            userVerificationKey = withUserVerification ? try keys.createKey(requiringUserVerification: true) : nil
+        } catch {
+            try? keys.deleteKey(reference: key.reference)
+            throw error
+        }
         let enrolled: EnrolledPushFactor
         do {
             let body = CreatePushFactorRequest(
                 publicKey: key.publicKey.derBase64, friendlyName: name, pushPlatform: pushPlatform,
                 pushToken: pushToken, appId: configuration.appId, sdkVersion: VerityConfiguration.sdkVersion,
-                metadata: metadata)
+                metadata: metadata, userVerificationKey: userVerificationKey?.publicKey.derBase64)
             let response = try await client.send(
                 .post, "v1/device/factors", body: try VerityAPIClient.encode(body), bearerToken: enrollmentToken)
             enrolled = try client.decode(EnrolledPushFactor.self, from: response, status: 201)
@@ -112,10 +126,13 @@ public actor VerityPush {
             }
         } catch {
             try? keys.deleteKey(reference: key.reference)
+            if let userVerificationKey { try? keys.deleteKey(reference: userVerificationKey.reference) }
             throw error
         }
 
-        let factor = PushFactor(factor: enrolled.factor, pushToken: pushToken, keyReference: key.reference)
+        let factor = PushFactor(
+            factor: enrolled.factor, pushToken: pushToken, keyReference: key.reference,
+            userVerificationKeyReference: userVerificationKey?.reference)
         let pending = PendingEnrollment(token: enrollmentToken, nonce: enrolled.nonce)
         try storeItem(pending, forKey: Self.enrollmentItemPrefix + factor.id)
         try saveFactor(factor)
@@ -128,7 +145,7 @@ public actor VerityPush {
     /// Calling it for a factor that is already verified returns the record unchanged.
     ///
     /// - Parameter factorId: A factor returned by
-    ///   ``createFactor(enrollmentToken:friendlyName:pushPlatform:pushToken:metadata:)``.
+    ///   ``createFactor(enrollmentToken:friendlyName:pushPlatform:pushToken:metadata:withUserVerification:)``.
     /// - Returns: The verified factor.
     /// - Throws: ``VerityKitError``: ``VerityKitError/input(_:)`` for an unknown factor,
     ///   ``VerityKitError/authenticationToken(_:)`` when the enrollment token is no longer kept,
@@ -186,6 +203,93 @@ public actor VerityPush {
         record.update(from: updated)
         if let pushToken { record.pushToken = pushToken }
         try saveFactor(record)
+        return record
+    }
+
+    /// Adds a user-verification key to the factor (or replaces its key): a new key whose use needs the owner, registered
+    /// by a request signed with the factor's silent key.
+    ///
+    /// - Parameter factorId: The factor.
+    /// - Returns: The factor, now with ``PushFactor/hasUserVerificationKey``.
+    /// - Throws: ``VerityKitError``: ``VerityKitError/input(_:)`` for an unknown factor, ``VerityKitError/keyStorage(_:)``,
+    ///   ``VerityKitError/server(_:)`` (the new key is then deleted again).
+    public func addUserVerificationKey(factorId: String) async throws -> PushFactor {
+        try prepare()
+        let factor = try requireFactor(factorId)
+        let key = try keys.createKey(requiringUserVerification: true)
+        let updated: Factor
+        do {
+            let body = try VerityAPIClient.encode(SetUserVerificationKeyRequest(publicKey: key.publicKey.derBase64))
+            let response = try await sendSigned(
+                .put, "v1/device/factors/\(factorId)/user-verification-key", body: body, factor: factor)
+            updated = try client.decode(Factor.self, from: response, status: 200)
+        } catch {
+            try? keys.deleteKey(reference: key.reference)
+            throw error
+        }
+        var record = try requireFactor(factorId)
+        let old = record.userVerificationKeyReference
+        record.update(from: updated)
+        record.userVerificationKeyReference = key.reference
+        try saveFactor(record)
+        if let old { try keys.deleteKey(reference: old) }
+        logger.log(.info, "added a user-verification key to push factor \(factorId)")
+        return record
+    }
+
+    /// Removes the factor's user-verification key, on the server (signed with the silent key) and then here. The
+    /// factor then approves no challenge that requires user verification.
+    ///
+    /// - Parameter factorId: The factor.
+    /// - Returns: The factor without a user-verification key.
+    /// - Throws: ``VerityKitError``: ``VerityKitError/input(_:)`` for an unknown factor, ``VerityKitError/server(_:)``.
+    public func removeUserVerificationKey(factorId: String) async throws -> PushFactor {
+        try prepare()
+        let factor = try requireFactor(factorId)
+        let response = try await sendSigned(
+            .delete, "v1/device/factors/\(factorId)/user-verification-key", factor: factor)
+        let updated = try client.decode(Factor.self, from: response, status: 200)
+        var record = try requireFactor(factorId)
+        let old = record.userVerificationKeyReference
+        record.update(from: updated)
+        record.userVerificationKeyReference = nil
+        try saveFactor(record)
+        if let old { try keys.deleteKey(reference: old) }
+        logger.log(.info, "removed the user-verification key of push factor \(factorId)")
+        return record
+    }
+
+    /// Replaces the factor's silent (proof-of-possession) key: the request is signed by the old key, and the new key
+    /// signs a proof of its own; the old key is deleted once the server took the new one.
+    ///
+    /// - Parameter factorId: The factor.
+    /// - Returns: The factor, signing with its new key from now on.
+    /// - Throws: ``VerityKitError``: ``VerityKitError/input(_:)`` for an unknown factor, ``VerityKitError/server(_:)``
+    ///   (the old key is then kept).
+    public func rotateKey(factorId: String) async throws -> PushFactor {
+        try prepare()
+        let factor = try requireFactor(factorId)
+        let key = try keys.createKey()
+        let updated: Factor
+        do {
+            let publicKey = key.publicKey.derBase64
+            let proof = try keys.signJWS(
+                payload: Array(try VerityAPIClient.encode(KeyRotationProof(factorId: factorId, publicKey: publicKey))),
+                keyID: factorId, type: KeyRotationProof.tokenType, reference: key.reference)
+            let body = try VerityAPIClient.encode(RotateFactorKeyRequest(publicKey: publicKey, proof: proof))
+            let response = try await sendSigned(
+                .post, "v1/device/factors/\(factorId)/rotate-key", body: body, factor: factor)
+            updated = try client.decode(Factor.self, from: response, status: 200)
+        } catch {
+            try? keys.deleteKey(reference: key.reference)
+            throw error
+        }
+        var record = try requireFactor(factorId)
+        record.update(from: updated)
+        record.keyReference = key.reference
+        try saveFactor(record)
+        try keys.deleteKey(reference: factor.keyReference)
+        logger.log(.info, "rotated the key of push factor \(factorId)")
         return record
     }
 
@@ -272,8 +376,22 @@ public actor VerityPush {
     /// - Returns: The challenge as the server now has it (status `approved`).
     /// - Throws: ``VerityKitError``; ``VerityKitError/server(_:)`` says when the challenge expired
     ///   (`challenge_expired`) or was already answered (`challenge_already_answered`).
+    ///
+    /// When the challenge asks for user verification and the factor has a user-verification key, the owner is asked
+    /// first (the ``UserVerifier``) and that key signs. If they cancel or fail, a `preferred` challenge is approved
+    /// with the silent key (the result is reported), a `required` one is not approved at all.
+    ///
+    /// - Throws: also ``VerityKitError/userVerification(_:)`` when a `required` challenge could not be approved
+    ///   because the owner did not verify; the challenge then stays pending.
     public func approve(challengeId: String, factorId: String) async throws -> DeviceChallenge {
-        try await respond(challengeId: challengeId, factorId: factorId, answer: .approved)
+        let resolution = try await resolve(challengeId: challengeId, factorId: factorId) { step in
+            if case .consent = step { return .approve }
+            return .proceed
+        }
+        guard case .approved = resolution.outcome else {
+            throw VerityKitError.userVerification(resolution.userVerificationResult ?? .unavailable)
+        }
+        return resolution.challenge
     }
 
     /// Denies a challenge: fetches it, signs the denial over its content with the factor's key, and sends it.
@@ -284,7 +402,156 @@ public actor VerityPush {
     /// - Returns: The challenge as the server now has it (status `denied`).
     /// - Throws: ``VerityKitError``, as for ``approve(challengeId:factorId:)``.
     public func deny(challengeId: String, factorId: String) async throws -> DeviceChallenge {
-        try await respond(challengeId: challengeId, factorId: factorId, answer: .denied)
+        try await deny(challengeId: challengeId, factorId: factorId, reason: nil)
+    }
+
+    /// Denies a challenge, optionally reporting unusual activity ("this wasn't me"): the reason is signed with the
+    /// denial, and the server records a security event, sends its webhook and applies the project's response.
+    ///
+    /// - Parameters:
+    ///   - challengeId: The challenge.
+    ///   - factorId: The factor answering.
+    ///   - reason: Why the user denies, or `nil` for a plain denial.
+    /// - Returns: The challenge as the server now has it (status `denied`).
+    /// - Throws: ``VerityKitError``, as for ``approve(challengeId:factorId:)``.
+    public func deny(challengeId: String, factorId: String, reason: DenyReason?) async throws -> DeviceChallenge {
+        try prepare()
+        let factor = try requireFactor(factorId)
+        let challenge = try await fetchChallenge(id: challengeId, factor: factor)
+        return try await send(.denied, to: challenge, factor: factor, reason: reason)
+    }
+
+    /// Answers a challenge step by step, the way the app shows it: `handler` gets each ``RemediationStep`` in turn and
+    /// says how to go on.
+    ///
+    /// The steps are: ``RemediationStep/consent(_:)`` (approve, deny with or without a reason, or no decision); then,
+    /// for an approval of a challenge whose `userVerification` is `required` or `preferred` when the factor has a
+    /// user-verification key, ``RemediationStep/userVerification(_:)`` before the prompt; and a
+    /// ``RemediationStep/message(_:)`` when the prompt was cancelled, failed or unavailable, or when a `required`
+    /// challenge meets a factor without a user-verification key. Every answer sent is signed; a `required` challenge
+    /// is never approved with the silent key; ``RemediationDecision/noDecision`` leaves the challenge pending.
+    ///
+    ///     let resolution = try await push.resolve(challengeId: id, factorId: factor.id) { step in
+    ///         switch step {
+    ///         case .consent(let challenge): return await askUser(challenge)  // .approve, .deny(reason:), .noDecision
+    ///         case .userVerification: return .proceed
+    ///         case .message(let message): return await tellUser(message)     // .proceed, .deny(reason:), .noDecision
+    ///         }
+    ///     }
+    ///
+    /// - Parameters:
+    ///   - challengeId: The challenge (`chl_…`).
+    ///   - factorId: The factor answering.
+    ///   - handler: Decides each step; it may show UI and wait for the user.
+    /// - Returns: What happened, with the steps given.
+    /// - Throws: ``VerityKitError``: ``VerityKitError/input(_:)`` for an unknown factor or malformed id,
+    ///   ``VerityKitError/server(_:)`` when the server refuses the answer.
+    public func resolve(
+        challengeId: String, factorId: String,
+        handler: @Sendable (RemediationStep) async throws -> RemediationDecision
+    ) async throws -> ChallengeResolution {
+        try prepare()
+        let factor = try requireFactor(factorId)
+        let challenge = try await fetchChallenge(id: challengeId, factor: factor)
+        var steps: [RemediationStep] = [.consent(challenge)]
+        let consent = try await handler(.consent(challenge))
+        if let ended = try await endWithout(consent, challenge: challenge, factor: factor) {
+            return ChallengeResolution(challenge: ended.0, outcome: ended.1, userVerificationResult: nil, steps: steps)
+        }
+        let required = challenge.userVerification == .required
+        let wantsVerification = required || (challenge.userVerification == .preferred && factor.hasUserVerificationKey)
+        guard wantsVerification else {
+            let answered = try await send(.approved, to: challenge, factor: factor)
+            return ChallengeResolution(
+                challenge: answered, outcome: .approved(.proofOfPossession), userVerificationResult: nil, steps: steps)
+        }
+
+        let message: RemediationMessage
+        if let reference = factor.userVerificationKeyReference {
+            steps.append(.userVerification(challenge))
+            let prompt = try await handler(.userVerification(challenge))
+            if let ended = try await endWithout(prompt, challenge: challenge, factor: factor) {
+                return ChallengeResolution(
+                    challenge: ended.0, outcome: ended.1, userVerificationResult: nil, steps: steps)
+            }
+            let outcome = await userVerifier.verifyUser(reason: challenge.message)
+            if case .verified(let method) = outcome {
+                let answered = try await send(
+                    .approved, to: challenge, factor: factor, userVerification: (reference, method))
+                return ChallengeResolution(
+                    challenge: answered, outcome: .approved(.userVerification), userVerificationResult: .verified,
+                    steps: steps)
+            }
+            message = .userVerificationFailed(outcome.result)
+        } else {
+            message = .userVerificationKeyMissing
+        }
+        let result: UserVerificationResult =
+            if case .userVerificationFailed(let failure) = message { failure } else { .unavailable }
+        logger.log(.info, "user verification for challenge \(challenge.id): \(result.rawValue)")
+        steps.append(.message(message))
+        switch try await handler(.message(message)) {
+        case .deny(let reason):
+            let answered = try await send(.denied, to: challenge, factor: factor, reason: reason, result: result)
+            return ChallengeResolution(
+                challenge: answered, outcome: .denied(reason), userVerificationResult: result, steps: steps)
+        case .approve where !required, .proceed where !required:
+            // `preferred`: the silent key approves, and the answer says the owner's verification did not succeed.
+            let answered = try await send(.approved, to: challenge, factor: factor, result: result)
+            return ChallengeResolution(
+                challenge: answered, outcome: .approved(.proofOfPossession), userVerificationResult: result,
+                steps: steps)
+        default:
+            // Never downgraded: a `required` challenge stays pending.
+            return ChallengeResolution(
+                challenge: challenge, outcome: .pending, userVerificationResult: result, steps: steps)
+        }
+    }
+
+    /// Carries out a decision that ends the resolution before an approval (deny, no decision); nil to go on.
+    private func endWithout(_ decision: RemediationDecision, challenge: DeviceChallenge, factor: PushFactor)
+        async throws -> (DeviceChallenge, ChallengeResolution.Outcome)?
+    {
+        switch decision {
+        case .noDecision: return (challenge, .pending)
+        case .deny(let reason):
+            return (try await send(.denied, to: challenge, factor: factor, reason: reason), .denied(reason))
+        case .approve, .proceed: return nil
+        }
+    }
+
+    /// Approves or denies the challenge a push notification announces, with no state of the app's own: what a
+    /// notification service or content extension calls for its action buttons. The extension's `VerityPush` must
+    /// share the app's store (a keychain access group or an app-group directory; see the documentation).
+    ///
+    /// - Parameters:
+    ///   - userInfo: The notification's payload.
+    ///   - approve: `true` to approve (as ``approve(challengeId:factorId:)`` does), `false` to deny.
+    ///   - reason: For a denial, why ("this wasn't me").
+    /// - Returns: The challenge as the server now has it.
+    /// - Throws: ``VerityKitError``, as ``parsePushPayload(_:)`` and ``approve(challengeId:factorId:)`` do.
+    public func respond(toNotification userInfo: [AnyHashable: Any], approve: Bool, reason: DenyReason? = nil)
+        async throws -> DeviceChallenge
+    {
+        let notification = try parsePushPayload(userInfo)
+        return try await respond(to: notification, approve: approve, reason: reason)
+    }
+
+    /// ``respond(toNotification:approve:reason:)`` for a notification already parsed.
+    ///
+    /// - Parameters:
+    ///   - notification: The parsed notification.
+    ///   - approve: `true` to approve, `false` to deny.
+    ///   - reason: For a denial, why.
+    /// - Returns: The challenge as the server now has it.
+    /// - Throws: ``VerityKitError``, as ``approve(challengeId:factorId:)`` does.
+    public func respond(to notification: PushChallengeNotification, approve: Bool, reason: DenyReason? = nil)
+        async throws -> DeviceChallenge
+    {
+        if approve {
+            return try await self.approve(challengeId: notification.challengeId, factorId: notification.factorId)
+        }
+        return try await deny(challengeId: notification.challengeId, factorId: notification.factorId, reason: reason)
     }
 
     /// Reads a push notification's payload (APNs `userInfo` or FCM data).
@@ -321,24 +588,23 @@ public actor VerityPush {
 
     // MARK: - Requests
 
-    private func respond(challengeId: String, factorId: String, answer: ChallengeAnswer) async throws
-        -> DeviceChallenge
-    {
-        try prepare()
-        let factor = try requireFactor(factorId)
-        let challenge = try await fetchChallenge(id: challengeId, factor: factor)
-        // Sign only what the device can vouch for: the hash must be that of the content it shows the user.
-        let shownHash = ChallengeSigningPayload.contentHash(
-            message: challenge.message, details: challenge.details.map { (label: $0.label, value: $0.value) })
-        guard shownHash == challenge.contentHash else {
-            throw VerityKitError.mapping("The challenge's content hash does not match its message and details.")
-        }
+    /// Signs `answer` over exactly what the device shows and sends it. With `userVerification`, the
+    /// user-verification key signs (the owner verified by that method); otherwise the silent key does.
+    private func send(
+        _ answer: ChallengeAnswer, to challenge: DeviceChallenge, factor: PushFactor, reason: DenyReason? = nil,
+        result: UserVerificationResult? = nil,
+        userVerification: (reference: String, method: UserVerificationMethod)? = nil
+    ) async throws -> DeviceChallenge {
         let payload = ChallengeSigningPayload(
-            challengeId: challenge.id, factorId: factorId, contentHash: challenge.contentHash, status: answer)
-        let signature = try keys.signChallengeAnswer(payload, keyID: factorId, reference: factor.keyReference)
-        let body = try VerityAPIClient.encode(RespondChallengeRequest(status: answer, signature: signature))
+            challengeId: challenge.id, factorId: factor.id, contentHash: challenge.contentHash, status: answer,
+            keyType: userVerification == nil ? nil : .userVerification, amr: userVerification.map { [$0.method] },
+            reason: reason, userVerificationResult: userVerification == nil ? result : .verified)
+        let signature = try keys.signChallengeAnswer(
+            payload, keyID: factor.id, reference: userVerification?.reference ?? factor.keyReference,
+            userVerified: userVerification != nil)
+        let body = try VerityAPIClient.encode(RespondChallengeRequest(signed: payload, signature: signature))
         let response = try await sendSigned(
-            .post, "v1/device/factors/\(factorId)/challenges/\(challenge.id)/respond", body: body, factor: factor)
+            .post, "v1/device/factors/\(factor.id)/challenges/\(challenge.id)/respond", body: body, factor: factor)
         let answered = try client.decode(DeviceChallenge.self, from: response, status: 200)
         logger.log(.info, "answered challenge \(challenge.id) with \(answer.rawValue)")
         return answered
@@ -352,6 +618,13 @@ public actor VerityPush {
         let challenge = try client.decode(DeviceChallenge.self, from: response, status: 200)
         guard challenge.id == id, Identifier.isValid(challenge.id, prefix: Identifier.challengePrefix) else {
             throw VerityKitError.mapping("The server answered with another challenge.")
+        }
+        // Sign only what the device can vouch for: the hash must be that of the content it shows the user.
+        let shownHash = ChallengeSigningPayload.displayedContentHash(
+            message: challenge.message, details: challenge.details.map { (label: $0.label, value: $0.value) },
+            context: challenge.context)
+        guard shownHash == challenge.contentHash else {
+            throw VerityKitError.mapping("The challenge's content hash does not match what it shows.")
         }
         return challenge
     }
@@ -418,6 +691,7 @@ public actor VerityPush {
         let factors = (try? loadFactors()) ?? []
         for factor in factors {
             try keys.deleteKey(reference: factor.keyReference)
+            if let reference = factor.userVerificationKeyReference { try keys.deleteKey(reference: reference) }
             try removeItem(forKey: Self.enrollmentItemPrefix + factor.id)
         }
         try removeItem(forKey: Self.factorsItem)
@@ -450,6 +724,7 @@ public actor VerityPush {
 
     private func removeLocalFactor(_ factor: PushFactor) throws {
         try keys.deleteKey(reference: factor.keyReference)
+        if let reference = factor.userVerificationKeyReference { try keys.deleteKey(reference: reference) }
         try removeItem(forKey: Self.enrollmentItemPrefix + factor.id)
         let remaining = try loadFactors().filter { $0.id != factor.id }
         try storeItem(remaining, forKey: Self.factorsItem)

@@ -23,6 +23,7 @@ extension Project {
               app verification before sending codes: \(settings.requiresAppVerification ? "required" : "off")
               channels: \(Channel.allCases.filter(settings.sends(by:)).map(\.rawValue).joined(separator: ",")), \
             fallback: \(settings.fallbackChannel?.rawValue ?? "none")
+              on "this wasn't me": \(settings.unusualActivityResponse.rawValue)
               Descope face tokens as DS/DSR cookies: \(settings.descopeCookies ? "on" : "off")
             """
     }
@@ -74,6 +75,13 @@ struct ProjectSettingsOptions: ParsableArguments {
 
     @Option(
         help: """
+            What happens when a device reports unusual activity ("this wasn't me") besides the security event and \
+            the webhook: none, revoke_sessions, suspend_factor or disable_user (default none).
+            """)
+    var unusualActivityResponse: String?
+
+    @Option(
+        help: """
             Whether the Descope face delivers tokens as DS/DSR cookies too (the refresh JWT then only as the \
             HttpOnly DSR cookie) and accepts the DSR cookie on its session calls: true or false (default false).
             """)
@@ -82,6 +90,10 @@ struct ProjectSettingsOptions: ParsableArguments {
     func validate() throws {
         _ = try parsedDisabledChannels()
         _ = try parsedFallbackChannel()
+        if let unusualActivityResponse, UnusualActivityResponse(rawValue: unusualActivityResponse) == nil {
+            throw ValidationError(
+                "--unusual-activity-response must be none, revoke_sessions, suspend_factor or disable_user.")
+        }
     }
 
     private func parsedDisabledChannels() throws -> [Channel]? {
@@ -111,6 +123,9 @@ struct ProjectSettingsOptions: ParsableArguments {
         if let disabled = try? parsedDisabledChannels() { settings.disabledChannels = disabled }
         if let fallback = try? parsedFallbackChannel() { settings.fallbackChannel = fallback }
         if let requireAppVerification { settings.requiresAppVerification = requireAppVerification }
+        if let response = unusualActivityResponse.flatMap(UnusualActivityResponse.init(rawValue:)) {
+            settings.unusualActivityResponse = response
+        }
         if let descopeCookies { settings.descopeCookies = descopeCookies }
         if let codeLength { settings.codeLength = codeLength }
         if let codeLifetime { settings.codeLifetime = codeLifetime }

@@ -11,7 +11,10 @@ struct Device: AsyncParsableCommand {
             once, and later commands find the server and the factor in the state directory. The phone pulls \
             challenges (no push notifications), so run `verity device challenges` after the backend sent one.
             """,
-        subcommands: [Enroll.self, Status.self, Challenges.self, Approve.self, Deny.self, Forget.self])
+        subcommands: [
+            Enroll.self, Status.self, Challenges.self, Approve.self, Deny.self, Update.self, UserVerificationKey.self,
+            RotateKey.self, Forget.self,
+        ])
 }
 
 /// The enrolled factor as `enroll` and `status` show it.
@@ -24,8 +27,10 @@ struct DeviceSummary: Encodable {
     var stateDir: String
     var createdAt: Date
     var verifiedAt: Date?
+    var userVerificationKey: Bool
 
     init(factor: PushFactor, server: URL, directory: URL) {
+        userVerificationKey = factor.hasUserVerificationKey
         factorId = factor.id
         userId = factor.userId
         friendlyName = factor.friendlyName
@@ -41,6 +46,7 @@ struct DeviceSummary: Encodable {
         Factor:   \(factorId)  (\(status.rawValue))
         User:     \(userId)
         Name:     \(friendlyName)
+        UV key:   \(userVerificationKey ? "yes (approves `required` challenges after --uv)" : "no")
         Server:   \(server.absoluteString)
         Enrolled: \(createdAt.formatted(.iso8601))
         State:    \(stateDir)
@@ -65,6 +71,13 @@ extension Device {
 
         @Option(help: "The name shown in the user's list of devices (default: this host's name).")
         var name: String?
+
+        @Flag(
+            help: """
+                Also enroll a user-verification key (on a phone: Face ID, Touch ID or passcode), the only key that \
+                approves a challenge with `userVerification: required`.
+                """)
+        var withUv = false
 
         @OptionGroup var state: DeviceStateOptions
 
@@ -107,7 +120,8 @@ extension Device {
                     // Without device.json the directory holds at most what an interrupted enrollment left behind.
                     try await phone.push.clearLocalStorage()
                     let created = try await phone.push.createFactor(
-                        enrollmentToken: token, friendlyName: friendlyName, pushPlatform: .none, pushToken: nil)
+                        enrollmentToken: token, friendlyName: friendlyName, pushPlatform: .none, pushToken: nil,
+                        withUserVerification: withUv)
                     let verified = try await phone.push.verifyFactor(created.id)
                     try DeviceState(server: serverURL, factorId: verified.id).save(in: directory)
                     return verified
@@ -149,42 +163,136 @@ extension Device {
 
     struct Challenges: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "List the challenges waiting for this device's answer: id, message, details and expiry.")
+            abstract: """
+                List the challenges waiting for this device's answer: id, message, details, context, expiry and the \
+                steps answering takes.
+                """)
         @OptionGroup var state: DeviceStateOptions
         @Flag(help: "Print JSON.") var json = false
 
         func run() async throws {
-            let (challenges, factorId) = try await withEnrolledPhone(state) { phone, state in
-                (try await phone.push.pendingChallenges(factorId: state.factorId), state.factorId)
+            let (challenges, factor) = try await withEnrolledPhone(state) { phone, state in
+                let factor = try await phone.push.factors().first { $0.id == state.factorId }
+                return (try await phone.push.pendingChallenges(factorId: state.factorId), factor)
             }
+            let hasKey = factor?.hasUserVerificationKey ?? false
             if json { return try printJSON(challenges) }
-            if challenges.isEmpty { print("No pending challenges for \(factorId).") }
+            if challenges.isEmpty { print("No pending challenges for \(factor?.id ?? "this device").") }
             for challenge in challenges {
                 let expiry = challenge.expiresAt.formatted(.iso8601)
                 let seconds = max(0, Int(challenge.expiresAt.timeIntervalSinceNow.rounded()))
                 print("\(challenge.id)  \(challenge.message)  expires \(expiry) (in \(seconds) s)")
                 for detail in challenge.details { print("  \(detail.label): \(detail.value)") }
+                if let context = challenge.context {
+                    for (label, value) in [
+                        ("Where", context.location), ("Client", context.client), ("App", context.app),
+                    ] {
+                        if let value { print("  \(label): \(value)") }
+                    }
+                    if let time = context.time { print("  When: \(time.formatted(.iso8601))") }
+                    for item in context.textItems ?? [] { print("  \(item)") }
+                }
+                print("  steps: \(Self.steps(for: challenge, hasUserVerificationKey: hasKey))")
+            }
+        }
+
+        /// The remediation steps VerityKit will take for an approval, in words.
+        static func steps(for challenge: DeviceChallenge, hasUserVerificationKey: Bool) -> String {
+            let consent = "consent (approve | deny [--not-me])"
+            switch (challenge.userVerification, hasUserVerificationKey) {
+            case (.required, true):
+                return "\(consent) -> user verification, required (approve --uv) -> sign with the UV key"
+            case (.required, false):
+                return "\(consent) -> message: no user-verification key, cannot approve (deny, or enroll --with-uv)"
+            case (.preferred, true):
+                return "\(consent) -> user verification, preferred (--uv; else the silent key signs) -> sign"
+            case (.preferred, false), (.discouraged, _):
+                return "\(consent) -> sign with the silent key"
             }
         }
     }
 
     struct Approve: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Approve a challenge, signed with the device key.")
+            abstract: "Approve a challenge, signed with the device key (or the user-verification key, with --uv).")
         @OptionGroup var challenge: ChallengeAnswerOptions
 
+        @Flag(
+            help: """
+                Simulate the owner passing the biometric prompt (Face ID), so the user-verification key signs; \
+                without it the prompt is unavailable and a `required` challenge is not approved.
+                """)
+        var uv = false
+
         func run() async throws {
-            try await challenge.answer(.approved)
+            try await challenge.answer(.approved, userVerification: uv ? .verified(.face) : .unavailable)
         }
     }
 
     struct Deny: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Deny a challenge, signed with the device key.")
+            abstract: "Deny a challenge, signed with the device key; --not-me reports unusual activity.")
         @OptionGroup var challenge: ChallengeAnswerOptions
 
+        @Flag(
+            help: """
+                "This wasn't me": sign the reason `not_me` with the denial; the server records a security event, sends \
+                its webhook and applies the project's --unusual-activity-response.
+                """)
+        var notMe = false
+
         func run() async throws {
-            try await challenge.answer(.denied)
+            try await challenge.answer(.denied, reason: notMe ? .notMe : nil)
+        }
+    }
+
+    struct Update: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Register a new push token or name with the server, signed with the device key.")
+        @Option(help: "The new push token (after the platform rotated it).") var pushToken: String?
+        @Option(help: "The new name shown in the user's list of devices.") var name: String?
+        @OptionGroup var state: DeviceStateOptions
+
+        func validate() throws {
+            guard pushToken != nil || name != nil else { throw ValidationError("Give --push-token or --name.") }
+        }
+
+        func run() async throws {
+            let factor = try await withEnrolledPhone(state) { phone, state in
+                try await phone.push.updateFactor(state.factorId, pushToken: pushToken, friendlyName: name)
+            }
+            print("Updated \(factor.id): \(factor.friendlyName).")
+        }
+    }
+
+    struct UserVerificationKey: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "uv-key",
+            abstract: "Add (or replace) the user-verification key, or remove it; signed with the device key.")
+        @Flag(help: "Remove the key instead of adding one.") var remove = false
+        @OptionGroup var state: DeviceStateOptions
+
+        func run() async throws {
+            let factor = try await withEnrolledPhone(state) { phone, state in
+                remove
+                    ? try await phone.push.removeUserVerificationKey(factorId: state.factorId)
+                    : try await phone.push.addUserVerificationKey(factorId: state.factorId)
+            }
+            print("\(factor.id) \(factor.hasUserVerificationKey ? "has a" : "has no") user-verification key.")
+        }
+    }
+
+    struct RotateKey: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "rotate-key",
+            abstract: "Replace the device key with a new one: the old key signs the request, the new one a proof.")
+        @OptionGroup var state: DeviceStateOptions
+
+        func run() async throws {
+            let factor = try await withEnrolledPhone(state) { phone, state in
+                try await phone.push.rotateKey(factorId: state.factorId)
+            }
+            print("Rotated the device key of \(factor.id).")
         }
     }
 
@@ -221,15 +329,17 @@ struct ChallengeAnswerOptions: ParsableArguments {
     @Flag(help: "Print JSON.") var json = false
 
     /// Approves or denies the challenge with the device key and prints the outcome.
-    func answer(_ answer: ChallengeAnswer) async throws {
-        let challenge = try await withEnrolledPhone(state) { phone, state in
+    func answer(
+        _ answer: ChallengeAnswer, userVerification: UserVerificationOutcome = .unavailable, reason: DenyReason? = nil
+    ) async throws {
+        let challenge = try await withEnrolledPhone(state, userVerification: userVerification) { phone, state in
             switch answer {
             case .approved: try await phone.push.approve(challengeId: id, factorId: state.factorId)
-            case .denied: try await phone.push.deny(challengeId: id, factorId: state.factorId)
+            case .denied: try await phone.push.deny(challengeId: id, factorId: state.factorId, reason: reason)
             }
         }
         if json { return try printJSON(challenge) }
-        let verb = answer == .approved ? "Approved" : "Denied"
+        let verb = answer == .approved ? "Approved" : reason == nil ? "Denied" : "Denied (reported: this wasn't me)"
         print("\(verb) \(challenge.id): \(challenge.message)")
     }
 }

@@ -95,6 +95,10 @@ struct DeviceCommandError: LocalizedError {
         case .mapping(let message), .storage(let message), .input(let message), .keyStorage(let message),
             .initialization(let message), .authenticationToken(let message):
             self.init(code: error.code, message: message)
+        case .userVerification(let result):
+            self.init(
+                code: error.code,
+                message: "The owner's verification gave `\(result.rawValue)`, so nothing was approved (try --uv).")
         }
     }
 
@@ -109,20 +113,26 @@ struct SimulatedPhone {
     let directory: URL
     let push: VerityPush
 
-    init(directory: URL, server: URL, verbose: Bool) {
+    /// - Parameter userVerification: What the simulated biometric prompt answers: `--uv` makes the owner verify by
+    ///   face; without it the phone has no one to ask, so the prompt is `unavailable`.
+    init(
+        directory: URL, server: URL, verbose: Bool, userVerification: UserVerificationOutcome = .unavailable
+    ) {
         self.directory = directory
         self.push = VerityPush(
             configuration: VerityConfiguration(baseURL: server),
             store: EncryptedFileSecureStore(directory: directory),
             logger: verbose ? .standardError(minimumLevel: .debug) : .disabled,
             // The point of the simulated phone is that its key lives in the state directory.
-            allowsSecureEnclave: false)
+            allowsSecureEnclave: false,
+            userVerifier: ScriptedUserVerifier(fallback: userVerification))
     }
 }
 
 /// Runs `body` with the enrolled phone and its state, turning VerityKit's errors into one-line messages.
 func withEnrolledPhone<T>(
-    _ options: DeviceStateOptions, _ body: (SimulatedPhone, DeviceState) async throws -> T
+    _ options: DeviceStateOptions, userVerification: UserVerificationOutcome = .unavailable,
+    _ body: (SimulatedPhone, DeviceState) async throws -> T
 ) async throws -> T {
     let directory = options.directory
     guard let state = try DeviceState.load(from: directory) else {
@@ -133,7 +143,8 @@ func withEnrolledPhone<T>(
                 `verity device enroll --server URL --token TOKEN` first.
                 """)
     }
-    let phone = SimulatedPhone(directory: directory, server: state.server, verbose: options.verbose)
+    let phone = SimulatedPhone(
+        directory: directory, server: state.server, verbose: options.verbose, userVerification: userVerification)
     return try await withDeviceErrors { try await body(phone, state) }
 }
 

@@ -166,6 +166,42 @@ struct PushChallengeTests {
         }
     }
 
+    @Test(
+        "The answer route spends its device token with the answer, and a refused answer spends it too",
+        arguments: TestEngine.available)
+    func answerSpendsToken(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        try await node.run { client in
+            let device = try await TestDevice.enrolled(node: node, client: client)
+            _ = try await client.createChallenge(#"{"factorId":"\#(device.factorId)"}"#, key: node.apiKey)
+            let shown = try #require(try await device.pending(client: client).first)
+            let path = "/v1/device/factors/\(device.factorId)/challenges/\(shown.id)/respond"
+            let approval = try TestDevice.json(
+                RespondChallengeRequest(
+                    status: .approved,
+                    signature: try ChallengeSigningPayload(
+                        challengeId: shown.id, factorId: device.factorId, contentHash: shown.contentHash,
+                        status: .approved
+                    ).sign(using: device.key, keyID: device.factorId)))
+
+            // A body that does not decode is refused, and its token is spent all the same.
+            let refusedToken = try device.token()
+            #expect(try await client.send(.post, path, key: refusedToken, json: "{").status == .badRequest)
+            let afterRefusal = try await client.send(.post, path, key: refusedToken, json: approval)
+            #expect(try afterRefusal.problem().code == "token_replayed")
+
+            // A good answer spends its token in its own transaction: the same request again is a replay, not a second
+            // answer ("already answered"), and the challenge stays approved once.
+            let token = try device.token()
+            #expect(try await client.send(.post, path, key: token, json: approval).status == .ok)
+            let replay = try await client.send(.post, path, key: token, json: approval)
+            #expect(replay.status == .unauthorized)
+            #expect(try replay.problem().code == "token_replayed")
+            let challenge = try await client.send(.get, "/v1/challenges/\(shown.id)", key: node.apiKey)
+            #expect(try challenge.decode(Challenge.self).status == .approved)
+        }
+    }
+
     @Test("Bad signatures and replayed device tokens are refused", arguments: TestEngine.available)
     func signatures(engine: TestEngine) async throws {
         let node = try await TestNode.make(engine)

@@ -8,12 +8,17 @@ set -euo pipefail
 # dies of SIGPIPE, and pipefail turns a match into a failure (it happened with the long /metrics text).
 cd "$(dirname "$0")/../.."
 
-swift build --product verity >/dev/null 2>&1 || swift build --product verity
-VERITY="$PWD/.build/debug/verity"
+if [ -n "${VERITY_BIN:-}" ]; then
+    VERITY="$VERITY_BIN"
+else
+    swift build --product verity >/dev/null 2>&1 || swift build --product verity
+    VERITY="$PWD/.build/debug/verity"
+fi
 WORK=$(mktemp -d /tmp/verity-push.XXXXXX)
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 BASE="http://127.0.0.1:$PORT"
 PHONE="$WORK/phone"
+UV_PHONE="$WORK/uv-phone"
 export VERITY_DATA_DIR="$WORK/data"
 unset VERITY_DEVICE_STATE_DIR
 SERVER_PID=""
@@ -37,7 +42,9 @@ SERVER_PID=$!
 for _ in $(seq 1 100); do curl -sf "$BASE/health" >/dev/null && break; sleep 0.1; done
 curl -sf "$BASE/health" >/dev/null || fail "server did not answer /health"
 
-KEY=$("$VERITY" admin project create --name "Acme" --json | json "['apiKey']")
+CREATED=$("$VERITY" admin project create --name "Acme" --json)
+KEY=$(echo "$CREATED" | json "['apiKey']")
+PROJECT=$(echo "$CREATED" | json "['project']['id']")
 TOKEN=$(backend /v1/enrollment-tokens -d '{"userId": "jane"}' | json "['token']")
 [[ "$TOKEN" == vet_* ]] || fail "enrollment token is $TOKEN"
 ok "the backend mints an enrollment token for jane"
@@ -89,6 +96,49 @@ device deny chl_doesnotexist >/dev/null 2>"$WORK/err" && fail "denying an unknow
 grep -q "^Error: challenge_not_found: " "$WORK/err" || fail "unknown challenge said: $(cat "$WORK/err")"
 [ "$(backend "/v1/challenges/$FIRST" | json "['status']")" = "approved" ] || fail "the first answer did not stick"
 ok "answering an answered or unknown challenge exits non-zero with its stable code"
+
+uv_device() { "$VERITY" device "$@" --state-dir "$UV_PHONE"; }
+ANN_TOKEN=$(backend /v1/enrollment-tokens -d '{"userId": "ann"}' | json "['token']")
+uv_device enroll --server "$BASE" --token "$ANN_TOKEN" --name "Ann's phone" --with-uv >/dev/null
+ANN_FACTOR=$(VERITY_DEVICE_STATE_DIR="$UV_PHONE" "$VERITY" device status --json | json "['factorId']")
+[ "$(backend "/v1/factors/$ANN_FACTOR" | json "['hasUserVerificationKey']")" = "True" ] || fail "no UV key on the server"
+[ "$(backend "/v1/factors/$FACTOR" | json "['hasUserVerificationKey']")" = "False" ] || fail "jane's phone has a UV key"
+ok "device enroll --with-uv: the backend sees a user-verification key on $ANN_FACTOR, none on $FACTOR"
+
+REQUIRED=$(backend /v1/challenges -d '{"userId": "ann", "message": "Pay 20 EUR?", "userVerification": "required",
+    "context": {"location": "Berlin, Germany", "app": "Acme Shop"}}' | json "['id']")
+LISTED=$(uv_device challenges)
+echo "$LISTED" | grep -c "^  Where: Berlin, Germany$" >/dev/null || fail "challenges printed $LISTED"
+echo "$LISTED" | grep -c "^  steps: consent .* -> user verification, required (approve --uv)" >/dev/null \
+    || fail "challenges printed no steps: $LISTED"
+uv_device approve "$REQUIRED" >/dev/null 2>"$WORK/err" && fail "approve without --uv approved a required challenge"
+grep -q "^Error: user_verification: " "$WORK/err" || fail "approve without --uv said: $(cat "$WORK/err")"
+[ "$(backend "/v1/challenges/$REQUIRED" | json "['status']")" = "pending" ] || fail "the challenge did not stay pending"
+uv_device approve "$REQUIRED" --uv | grep -c "Approved $REQUIRED" >/dev/null || fail "approve --uv output"
+ANSWERED=$(backend "/v1/challenges/$REQUIRED")
+[ "$(echo "$ANSWERED" | json "['keyType']")" = "userVerification" ] || fail "backend sees $ANSWERED"
+[ "$(echo "$ANSWERED" | json "['amr']")" = "['face']" ] || fail "backend sees $ANSWERED"
+ok "a required challenge shows its steps, is refused without --uv and approved with --uv (keyType, amr face)"
+
+uv_device rotate-key | grep -c "Rotated the device key of $ANN_FACTOR" >/dev/null || fail "rotate-key output"
+uv_device update --push-token 0a1b2c3d --name "Ann's new phone" | grep -c "Ann's new phone" >/dev/null \
+    || fail "update output"
+[ "$(backend "/v1/factors/$ANN_FACTOR" | json "['friendlyName']")" = "Ann's new phone" ] || fail "name not updated"
+ok "device rotate-key and update: signed by the device, the server takes the new key and name"
+
+"$VERITY" admin project update "$PROJECT" --unusual-activity-response suspend_factor | grep -c "suspend_factor" \
+    >/dev/null || fail "project update did not show the response"
+[ "$(backend /v1/project | json "['unusualActivityResponse']")" = "suspend_factor" ] || fail "GET /v1/project"
+SUSPICIOUS=$(backend /v1/challenges -d '{"userId": "ann", "message": "Sign in from Lagos?"}' | json "['id']")
+uv_device deny "$SUSPICIOUS" --not-me | grep -c "this wasn't me" >/dev/null || fail "deny --not-me output"
+[ "$(backend "/v1/challenges/$SUSPICIOUS" | json "['reason']")" = "not_me" ] || fail "backend sees no reason"
+[ "$(backend "/v1/security-events?userId=ann" | json "['items'][0]['type']")" = "unusual_activity_reported" ] \
+    || fail "no security event"
+[ "$(backend "/v1/factors/$ANN_FACTOR" | json ".get('suspendedAt') is not None")" = "True" ] || fail "not suspended"
+[ "$(curl -s -o /dev/null -w '%{http_code}' "$BASE/v1/challenges" -H "Authorization: Bearer $KEY" \
+    -H "Content-Type: application/json" -d "{\"factorId\": \"$ANN_FACTOR\"}")" = "403" ] \
+    || fail "a suspended factor got a challenge"
+ok "device deny --not-me: security event, and the project's suspend_factor response"
 
 device forget | grep -c "Deleted $FACTOR" >/dev/null || fail "forget output"
 [ "$(curl -s -o /dev/null -w '%{http_code}' "$BASE/v1/factors/$FACTOR" -H "Authorization: Bearer $KEY")" = "404" ] \

@@ -3,9 +3,13 @@ import Hummingbird
 import VerityCore
 
 /// Authenticates device requests: `Authorization: Bearer <JWS>` signed by the factor named in the path.
+///
+/// The token's single use is spent here, before the route runs, unless `deferringUse`: then the route spends it in
+/// the transaction of the write it makes (a challenge answer), and must spend it alone when it makes none.
 struct DeviceAuthenticator: RouterMiddleware {
     typealias Context = VerityRequestContext
     let factors: FactorService
+    var deferringUse = false
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
@@ -13,12 +17,16 @@ struct DeviceAuthenticator: RouterMiddleware {
         guard let token = request.bearerToken else {
             throw VerityError(.unauthorized, "Send a device token signed by the factor key as `Authorization: Bearer`.")
         }
-        let factor = try await factors.authenticateDevice(token: token)
+        let (factor, use) = try await factors.checkDeviceToken(token)
         guard try context.pathParameter("factorId") == factor.id else {
+            if let use { try await factors.spend(use) }
             throw VerityError(.wrongFactor, "The device token is for another factor.")
         }
         var context = context
         context.deviceFactor = factor
+        if let use {
+            if deferringUse { context.deviceTokenUse = use } else { try await factors.spend(use) }
+        }
         return try await next(request, context)
     }
 }

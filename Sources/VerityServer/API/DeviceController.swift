@@ -11,15 +11,36 @@ struct DeviceController {
     let factors: FactorService
     let challenges: ChallengeService
 
-    /// `enrollment` routes take the enrollment token; `signed` routes sit behind ``DeviceAuthenticator``.
-    func addRoutes(enrollment: RouterGroup<VerityRequestContext>, signed: RouterGroup<VerityRequestContext>) {
+    /// `enrollment` routes take the enrollment token; `signed` routes sit behind ``DeviceAuthenticator``, and so does
+    /// `answering`, the answer route, which spends the device token in the answer's own transaction.
+    func addRoutes(
+        enrollment: RouterGroup<VerityRequestContext>, signed: RouterGroup<VerityRequestContext>,
+        answering: RouterGroup<VerityRequestContext>
+    ) {
         enrollment.post(use: enroll)
         enrollment.post(":factorId/verify", use: verify)
         signed.patch(use: update)
         signed.delete(use: delete)
         signed.get("challenges", use: listChallenges)
         signed.get("challenges/:challengeId", use: getChallenge)
-        signed.post("challenges/:challengeId/respond", use: respond)
+        signed.put("user-verification-key", use: setUserVerificationKey)
+        signed.delete("user-verification-key", use: removeUserVerificationKey)
+        signed.post("rotate-key", use: rotateKey)
+        answering.post(use: respond)
+    }
+
+    @Sendable func setUserVerificationKey(_ request: Request, context: VerityRequestContext) async throws -> Factor {
+        let body = try await request.decodeJSON(SetUserVerificationKeyRequest.self, context: context)
+        return try await factors.setUserVerificationKey(try context.requireDeviceFactor(), publicKey: body.publicKey)
+    }
+
+    @Sendable func removeUserVerificationKey(_ request: Request, context: VerityRequestContext) async throws -> Factor {
+        try await factors.removeUserVerificationKey(try context.requireDeviceFactor())
+    }
+
+    @Sendable func rotateKey(_ request: Request, context: VerityRequestContext) async throws -> Factor {
+        let body = try await request.decodeJSON(RotateFactorKeyRequest.self, context: context)
+        return try await factors.rotateKey(try context.requireDeviceFactor(), body)
     }
 
     @Sendable func enroll(_ request: Request, context: VerityRequestContext) async throws
@@ -64,9 +85,15 @@ struct DeviceController {
     }
 
     @Sendable func respond(_ request: Request, context: VerityRequestContext) async throws -> DeviceChallenge {
-        let body = try await request.decodeJSON(RespondChallengeRequest.self, context: context)
+        let body: RespondChallengeRequest
+        do {
+            body = try await request.decodeJSON(RespondChallengeRequest.self, context: context)
+        } catch {
+            throw try await factors.refusal(error, spending: context.deviceTokenUse)
+        }
         return try await challenges.respond(
-            id: try context.pathParameter("challengeId"), body, factor: try context.requireDeviceFactor())
+            id: try context.pathParameter("challengeId"), body, factor: try context.requireDeviceFactor(),
+            spending: context.deviceTokenUse)
     }
 
     private static func enrollmentToken(_ request: Request) throws -> String {

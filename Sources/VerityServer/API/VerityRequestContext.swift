@@ -8,6 +8,8 @@ public struct VerityRequestContext: RequestContext {
     public var project: Project?
     /// Set by ``DeviceAuthenticator`` for device routes: the factor whose key signed the request.
     var deviceFactor: FactorRecord?
+    /// The device token's use, when the route spends it in its own write (see ``DeviceAuthenticator``).
+    var deviceTokenUse: FactorService.DeviceTokenUse?
     /// Set by ``PossessionTokenAuthenticator``: the possession flow the auth token runs.
     var possession: PossessionRecord?
     /// The client's IP address, for per-client rate limits: the peer's, or behind a trusted proxy the address it

@@ -58,6 +58,7 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
     VerificationController(service: verity.verifications).addRoutes(to: authenticated.group("verifications"))
     FactorController(factors: verity.factors, challenges: verity.challenges).addRoutes(to: authenticated)
     UserController(users: verity.users).addRoutes(to: authenticated)
+    ProjectController(projects: projects).addRoutes(to: authenticated)
     RoleController(roles: verity.roles, testNumbers: verity.testNumbers, sessions: verity.sessions).addRoutes(
         to: authenticated)
     PossessionController(possession: verity.possession, projects: projects).addRoutes(
@@ -71,7 +72,9 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
     DeviceController(factors: verity.factors, challenges: verity.challenges).addRoutes(
         enrollment: router.group("v1/device/factors"),
         signed: router.group("v1/device/factors/:factorId").add(
-            middleware: DeviceAuthenticator(factors: verity.factors)))
+            middleware: DeviceAuthenticator(factors: verity.factors)),
+        answering: router.group("v1/device/factors/:factorId/challenges/:challengeId/respond").add(
+            middleware: DeviceAuthenticator(factors: verity.factors, deferringUse: true)))
     DeliveryStatusController(
         receiver: verity.deliveryStatus(settings: configuration.deliveryStatus),
         publicURL: configuration.resolvedPublicURL

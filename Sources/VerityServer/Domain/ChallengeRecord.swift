@@ -18,6 +18,18 @@ struct ChallengeRecord: Sendable, Equatable {
     var expiresAt: Date
     var respondedAt: Date?
     var respondedFactorId: String?
+    /// Where, when and from which app, as the device shows it (part of ``contentHash``).
+    var context: ChallengeContext? = nil
+    /// How the answer was signed and why, as the device signed it.
+    var answer = AnswerStatement()
+
+    /// What a signed answer states besides approve or deny: which key signed, how the owner verified, why they denied.
+    struct AnswerStatement: Sendable, Equatable {
+        var keyType: FactorKeyType?
+        var amr: [UserVerificationMethod]?
+        var reason: DenyReason?
+        var userVerificationResult: UserVerificationResult?
+    }
 
     /// The status a client sees: a pending challenge past its expiry is expired even before the service marks it.
     func status(at now: Date) -> ChallengeStatus {
@@ -29,13 +41,14 @@ struct ChallengeRecord: Sendable, Equatable {
             id: id, userId: userId, factorId: factorId, type: type, status: status(at: now), message: message,
             details: details, hiddenDetails: hiddenDetails, userVerification: userVerification,
             createdAt: createdAt, expiresAt: expiresAt, respondedAt: respondedAt,
-            respondedFactorId: respondedFactorId)
+            respondedFactorId: respondedFactorId, context: context, keyType: answer.keyType, amr: answer.amr,
+            reason: answer.reason, userVerificationResult: answer.userVerificationResult)
     }
 
     func deviceView(for factorId: String, at now: Date) -> DeviceChallenge {
         DeviceChallenge(
             id: id, factorId: factorId, status: status(at: now), message: message, details: details,
             userVerification: userVerification, createdAt: createdAt, expiresAt: expiresAt,
-            contentHash: contentHash, signedFields: ChallengeSigningPayload.signedFields)
+            contentHash: contentHash, signedFields: ChallengeSigningPayload.signedFields, context: context)
     }
 }

@@ -44,6 +44,13 @@ struct ChallengeService: Sendable {
         let details = request.details ?? []
         let hidden = request.hiddenDetails ?? [:]
         try Self.validate(message: message, details: details, hidden: hidden)
+        // The time shown is the challenge's own, to the second, so the device can hash exactly what it shows.
+        let context = try request.context.map {
+            var context = try Self.validated($0)
+            context.time = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
+            return context
+        }
+        let userVerification = request.userVerification ?? .preferred
 
         let target: (userId: String, factor: FactorRecord?)
         switch (request.factorId, request.userId) {
@@ -52,6 +59,7 @@ struct ChallengeService: Sendable {
             guard factor.status == .verified else {
                 throw VerityError(.factorNotVerified, "Factor \(factor.id) must be verified before it gets challenges.")
             }
+            try Self.requireUsable(factor, for: userVerification)
             target = (factor.userId, factor)
         case (nil, let userId?):
             target = (try FactorService.validUserId(userId), nil)
@@ -63,10 +71,10 @@ struct ChallengeService: Sendable {
             id: identifiers.make("chl"), projectId: project.id, userId: target.userId, factorId: target.factor?.id,
             type: target.factor?.type ?? .push, status: .pending, message: message, details: details,
             hiddenDetails: hidden,
-            contentHash: ChallengeSigningPayload.contentHash(
-                message: message, details: details.map { ($0.label, $0.value) }),
-            userVerification: request.userVerification ?? .preferred, createdAt: now,
-            expiresAt: now.addingTimeInterval(TimeInterval(lifetime)))
+            contentHash: ChallengeSigningPayload.displayedContentHash(
+                message: message, details: details.map { ($0.label, $0.value) }, context: context),
+            userVerification: userVerification, createdAt: now,
+            expiresAt: now.addingTimeInterval(TimeInterval(lifetime)), context: context)
 
         if let factor = target.factor, factor.type == .totp {
             // A TOTP challenge is answered by the code it comes with.
@@ -89,9 +97,17 @@ struct ChallengeService: Sendable {
         if let factor = target.factor {
             recipients = [factor]
         } else {
-            recipients = try await factors.verifiedPushFactors(userId: target.userId, in: project)
-            guard !recipients.isEmpty else {
+            let verified = try await factors.verifiedPushFactors(userId: target.userId, in: project)
+            guard !verified.isEmpty else {
                 throw VerityError(.noVerifiedFactors, "The user has no verified push factor to challenge.")
+            }
+            // Only factors that can approve it get the push: a `required` challenge needs a user-verification key.
+            recipients = verified.filter { (try? Self.requireUsable($0, for: userVerification)) != nil }
+            guard !recipients.isEmpty else {
+                throw VerityError(
+                    .userVerificationRequired,
+                    "None of the user's push factors can approve this challenge: each is suspended or, for "
+                        + "`userVerification: required`, has no user-verification key.")
             }
         }
         let pushes = try recipients.map { try push(of: challenge, to: $0, in: project, style: pushStyle) }
@@ -185,12 +201,49 @@ struct ChallengeService: Sendable {
 
     /// Records the device's signed answer. The first valid answer wins; the signature must bind this challenge,
     /// this factor, what was shown and the answer.
-    func respond(id: String, _ request: RespondChallengeRequest, factor: FactorRecord) async throws -> DeviceChallenge {
+    ///
+    /// The answer names the key that signed it (``FactorKeyType``): a challenge with `userVerification: required`
+    /// is approved only by the user-verification key; `discouraged` and `preferred` take either. A denial may carry a
+    /// signed ``DenyReason``, which reports unusual activity: a security event, a webhook and the project's
+    /// ``UnusualActivityResponse``, all in the answer's transaction.
+    ///
+    /// - Parameter use: The device token's use, spent in the answer's transaction (one write, not two), or alone when
+    ///   no answer is recorded.
+    func respond(
+        id: String, _ request: RespondChallengeRequest, factor: FactorRecord,
+        spending use: FactorService.DeviceTokenUse? = nil
+    ) async throws -> DeviceChallenge {
+        do {
+            return try await answer(id: id, request, factor: factor, spending: use)
+        } catch {
+            throw try await factors.refusal(error, spending: use)
+        }
+    }
+
+    private func answer(
+        id: String, _ request: RespondChallengeRequest, factor: FactorRecord,
+        spending use: FactorService.DeviceTokenUse?
+    ) async throws -> DeviceChallenge {
         try Self.requireVerified(factor)
         let challenge = try await challengeFor(id: id, factor: factor)
+        let statement = ChallengeRecord.AnswerStatement(
+            keyType: request.keyType, amr: request.amr, reason: request.reason,
+            userVerificationResult: request.userVerificationResult)
+        let keyType = request.keyType ?? .proofOfPossession
+        guard request.status == .denied || request.reason == nil else {
+            throw VerityError(.invalidRequest, "Only a denial carries a `reason`.")
+        }
+        guard keyType == .userVerification || (request.amr == nil && request.userVerificationResult != .verified)
+        else {
+            throw VerityError(
+                .invalidRequest,
+                "`amr` and `userVerificationResult: verified` come only with an answer by the user-verification key.")
+        }
         let expected = ChallengeSigningPayload(
-            challengeId: challenge.id, factorId: factor.id, contentHash: challenge.contentHash, status: request.status)
-        let key = try factor.signingKey()
+            challengeId: challenge.id, factorId: factor.id, contentHash: challenge.contentHash, status: request.status,
+            keyType: request.keyType, amr: request.amr, reason: request.reason,
+            userVerificationResult: request.userVerificationResult)
+        let key = try factor.signingKey(keyType)
         do {
             try ChallengeSigningPayload.verify(request.signature, expected: expected, key: key)
         } catch .mismatchedFields(let fields) {
@@ -198,10 +251,66 @@ struct ChallengeService: Sendable {
                 .invalidSignature,
                 "The signed \(fields.joined(separator: ", ")) do not match this challenge and answer.")
         } catch {
-            throw VerityError(.invalidSignature, "The answer is not a valid signature by this factor's key (\(error)).")
+            throw VerityError(
+                .invalidSignature,
+                "The answer is not a valid signature by this factor's \(keyType.rawValue) key (\(error)).")
+        }
+        if request.status == .approved, challenge.userVerification == .required, keyType != .userVerification {
+            throw VerityError(
+                .userVerificationRequired,
+                "This challenge must be approved with the user-verification key, after the owner verified.")
         }
         let status: ChallengeStatus = request.status == .approved ? .approved : .denied
-        return try await record(status, of: challenge, by: factor).deviceView(for: factor.id, at: clock.now())
+        let report: ChallengeStore.AnswerEvents? = request.reason.map { reason in
+            let eventId = identifiers.make("sev")
+            let messageId = identifiers.make("msg")
+            let now = clock.now()
+            return { answered, work in
+                let applied = try await UnusualActivityStore.report(
+                    UnusualActivityStore.Report(
+                        eventId: eventId, projectId: answered.projectId, userId: answered.userId, factorId: factor.id,
+                        challengeId: answered.id, reason: reason, at: now),
+                    in: work)
+                try await ChallengeStore.enqueueWebhook(
+                    for: answered,
+                    webhook: { challenge, url in
+                        let event = UnusualActivityEvent(
+                            id: eventId, type: "security.\(UnusualActivity.eventType)", createdAt: now,
+                            data: .init(
+                                securityEventId: eventId, reason: reason, response: applied,
+                                factorId: factor.id, challenge: challenge.response(at: now)))
+                        return ChallengeStore.QueuedMessage(
+                            id: messageId, channel: .webhook, destination: url, payload: try Self.json(event))
+                    }, in: work, now: now)
+            }
+        }
+        let factors = factors
+        var events: ChallengeStore.AnswerEvents? = report
+        if let use {
+            events = { answered, work in
+                try await factors.spend(use, in: work)
+                try await report?(answered, work)
+            }
+        }
+        let answered = try await record(status, of: challenge, by: factor, statement: statement, events: events)
+        if let reason = request.reason {
+            logger.notice(
+                "Unusual activity reported",
+                metadata: ["challenge": "\(answered.id)", "factor": "\(factor.id)", "reason": "\(reason.rawValue)"])
+        }
+        return answered.deviceView(for: factor.id, at: clock.now())
+    }
+
+    /// Throws unless `factor` can approve a challenge that asks for `userVerification`.
+    private static func requireUsable(_ factor: FactorRecord, for userVerification: UserVerification) throws {
+        if factor.suspendedAt != nil {
+            throw VerityError(.factorSuspended, "Factor \(factor.id) is suspended after a report of unusual activity.")
+        }
+        if factor.type == .push, userVerification == .required, factor.userVerificationKey == nil {
+            throw VerityError(
+                .userVerificationRequired,
+                "Factor \(factor.id) has no user-verification key, so it cannot approve a `required` challenge.")
+        }
     }
 
     /// Records an answer whose signature the caller has checked. The first answer wins.
@@ -209,13 +318,13 @@ struct ChallengeService: Sendable {
     /// - Parameter events: Queues the caller's own events about the answer, in the same transaction.
     func record(
         _ status: ChallengeStatus, of challenge: ChallengeRecord, by factor: FactorRecord,
-        events: ChallengeStore.AnswerEvents? = nil
+        statement: ChallengeRecord.AnswerStatement = .init(), events: ChallengeStore.AnswerEvents? = nil
     ) async throws -> ChallengeRecord {
         let now = clock.now()
         guard
             let answered = try await store.answer(
-                id: challenge.id, status: status, factorId: factor.id, now: now, webhook: webhook(for:url:),
-                events: events)
+                id: challenge.id, status: status, factorId: factor.id, now: now, statement: statement,
+                webhook: webhook(for:url:), events: events)
         else {
             let current = try await store.challenge(id: challenge.id, projectId: factor.projectId) ?? challenge
             if current.status(at: now) == .expired {
@@ -294,6 +403,9 @@ struct ChallengeService: Sendable {
         guard factor.status == .verified else {
             throw VerityError(.factorNotVerified, "Verify the factor before using it.")
         }
+        guard factor.suspendedAt == nil else {
+            throw VerityError(.factorSuspended, "The factor is suspended after a report of unusual activity.")
+        }
     }
 
     private static func validate(message: String, details: [ChallengeDetail], hidden: [String: String]) throws {
@@ -312,6 +424,16 @@ struct ChallengeService: Sendable {
         }
     }
 
+    /// The context, checked: each text at most 256 characters, at most 10 text items.
+    private static func validated(_ context: ChallengeContext) throws -> ChallengeContext {
+        let texts = [context.location, context.client, context.app].compactMap { $0 } + (context.textItems ?? [])
+        guard (context.textItems?.count ?? 0) <= 10, texts.allSatisfy({ $0.count <= 256 }) else {
+            throw VerityError(
+                .invalidRequest, "`context` takes texts of at most 256 characters and at most 10 `textItems`.")
+        }
+        return context
+    }
+
     static func json(_ value: some Encodable) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -327,4 +449,23 @@ struct ChallengeEvent: Codable, Sendable {
     var type: String
     var createdAt: Date
     var data: Challenge
+}
+
+/// The webhook event a report of unusual activity sends (`security.unusual_activity_reported`).
+struct UnusualActivityEvent: Codable, Sendable {
+    struct Report: Codable, Sendable {
+        /// The ``SecurityEvent`` recorded (`sev_…`).
+        var securityEventId: String
+        var reason: DenyReason
+        /// What the project did about it.
+        var response: UnusualActivityResponse
+        var factorId: String
+        /// The challenge the device denied.
+        var challenge: Challenge
+    }
+
+    var id: String
+    var type: String
+    var createdAt: Date
+    var data: Report
 }

@@ -26,6 +26,10 @@ struct FactorRecord: Sendable, Equatable {
     var totpLastCounter: Int64?
     var createdAt: Date
     var verifiedAt: Date?
+    /// A push factor's second key, whose use needs the owner (base64 DER), if it has one.
+    var userVerificationKey: String? = nil
+    /// When the factor was suspended after a report of unusual activity.
+    var suspendedAt: Date? = nil
 
     /// The device's public key, for checking its signatures.
     func signingKey() throws -> P256.Signing.PublicKey {
@@ -35,10 +39,25 @@ struct FactorRecord: Sendable, Equatable {
         return key
     }
 
+    /// The key of `type` that checks an answer's signature.
+    func signingKey(_ type: FactorKeyType) throws -> P256.Signing.PublicKey {
+        switch type {
+        case .proofOfPossession: return try signingKey()
+        case .userVerification:
+            guard let userVerificationKey, let key = try? P256.Signing.PublicKey(derBase64: userVerificationKey)
+            else {
+                throw VerityError(
+                    .userVerificationRequired, "The factor has no user-verification key; add one from the device.")
+            }
+            return key
+        }
+    }
+
     var response: Factor {
         Factor(
             id: id, userId: userId, type: type, status: status, friendlyName: friendlyName,
             pushPlatform: pushPlatform, appId: appId, sdkVersion: sdkVersion, metadata: metadata,
-            createdAt: createdAt, verifiedAt: verifiedAt)
+            createdAt: createdAt, verifiedAt: verifiedAt,
+            hasUserVerificationKey: type == .push ? userVerificationKey != nil : nil, suspendedAt: suspendedAt)
     }
 }

@@ -115,6 +115,13 @@ struct FactorService: Sendable {
             throw VerityError(
                 .invalidPublicKey, "`publicKey` must be a P-256 public key: base64 of its DER SubjectPublicKeyInfo.")
         }
+        let userVerificationKey = try request.userVerificationKey.map {
+            try Self.validKey($0, field: "userVerificationKey")
+        }
+        // One key for both would let a silent signature pass for the owner's.
+        guard userVerificationKey == nil || userVerificationKey != publicKey.derBase64 else {
+            throw VerityError(.invalidPublicKey, "`userVerificationKey` must differ from `publicKey`.")
+        }
         let name = try Self.validName(request.friendlyName)
         if request.pushPlatform != .none {
             guard let pushToken = request.pushToken, (1...4096).contains(pushToken.count) else {
@@ -131,7 +138,7 @@ struct FactorService: Sendable {
             pushPlatform: request.pushPlatform, pushToken: request.pushPlatform == .none ? nil : request.pushToken,
             appId: request.appId, sdkVersion: request.sdkVersion,
             metadata: request.metadata?.isEmpty == false ? request.metadata : nil, nonce: identifiers.secret(bytes: 32),
-            enrollmentTokenHash: tokenHash, createdAt: now)
+            enrollmentTokenHash: tokenHash, createdAt: now, userVerificationKey: userVerificationKey)
         guard try await store.insertEnrolledFactor(factor, tokenHash: tokenHash) else {
             throw VerityError(
                 .conflict, "This enrollment token already enrolled a device; ask the backend for a new one.")
@@ -168,6 +175,24 @@ struct FactorService: Sendable {
     /// ``maxDeviceTokenLifetime`` that holds now (give or take ``leeway``). The two device protocols differ only in
     /// what `dialect` names; the checks are these, for both.
     func authenticateDevice(token: String, dialect: DeviceTokenDialect = .verity) async throws -> FactorRecord {
+        let (factor, use) = try await checkDeviceToken(token, dialect: dialect)
+        if let use { try await spend(use) }
+        return factor
+    }
+
+    /// A device token's single use, not yet spent: the write the token authorizes spends it in its own transaction
+    /// (``spend(_:in:)``), or it is spent alone (``spend(_:)``) when that write does not happen.
+    struct DeviceTokenUse: Sendable {
+        var factorId: String
+        var jti: String
+        var expiresAt: Date
+    }
+
+    /// ``authenticateDevice(token:dialect:)`` that leaves the token's use to be spent by the caller: nil for a
+    /// dialect whose tokens are not single-use.
+    func checkDeviceToken(_ token: String, dialect: DeviceTokenDialect = .verity) async throws
+        -> (FactorRecord, DeviceTokenUse?)
+    {
         guard let jws = try? CompactJWS(parsing: token) else {
             throw VerityError(.unauthorized, "The device token is not a valid ES256 JWS.")
         }
@@ -189,13 +214,29 @@ struct FactorService: Sendable {
             throw VerityError(
                 .unauthorized, "The device token is expired, not yet valid, too long-lived or for another factor.")
         }
-        guard dialect.isSingleUse else { return factor }
-        guard let jti = claims.jti, (8...128).contains(jti.count),
-            try await store.useDeviceToken(
+        guard dialect.isSingleUse else { return (factor, nil) }
+        guard let jti = claims.jti, (8...128).contains(jti.count) else { throw Self.replayed }
+        return (
+            factor,
+            DeviceTokenUse(
                 factorId: factor.id, jti: jti, expiresAt: Date(timeIntervalSince1970: claims.exp + Self.leeway))
-        else { throw VerityError(.tokenReplayed, "Each device token may be used once; sign a new one.") }
-        return factor
+        )
     }
+
+    /// Spends a device token's use; throws `token_replayed` when it was spent before.
+    func spend(_ use: DeviceTokenUse, in work: UnitOfWork? = nil) async throws {
+        guard try await store.useDeviceToken(factorId: use.factorId, jti: use.jti, expiresAt: use.expiresAt, in: work)
+        else { throw Self.replayed }
+    }
+
+    /// What a device request that failed with `error` answers, once its token's use is spent: the use counts even
+    /// when the write it was for did not happen, and a token spent before is refused as `token_replayed`.
+    func refusal(_ error: any Error, spending use: DeviceTokenUse?) async throws -> any Error {
+        if let use { try await spend(use) }
+        return error
+    }
+
+    private static let replayed = VerityError(.tokenReplayed, "Each device token may be used once; sign a new one.")
 
     /// The claims of a device token that bound it in time and to its factor, in either dialect.
     private struct DeviceTokenWindow: Decodable {
@@ -240,6 +281,62 @@ struct FactorService: Sendable {
                 sdkVersion: sdkVersion, appId: appId, metadata: metadata)
         else { throw VerityError(.factorNotFound) }
         return updated
+    }
+
+    /// Adds or replaces the factor's user-verification key; the caller authenticated the device with its
+    /// proof-of-possession key.
+    func setUserVerificationKey(_ factor: FactorRecord, publicKey: String) async throws -> Factor {
+        let key = try Self.validKey(publicKey, field: "publicKey")
+        guard key != factor.publicKey else {
+            throw VerityError(.invalidPublicKey, "The user-verification key must differ from the device key.")
+        }
+        guard let updated = try await store.setUserVerificationKey(key, id: factor.id) else {
+            throw VerityError(.factorNotFound)
+        }
+        logger.info("User-verification key set", metadata: ["factor": "\(factor.id)"])
+        return updated.response
+    }
+
+    /// Removes the factor's user-verification key: it then approves no `required` challenge.
+    func removeUserVerificationKey(_ factor: FactorRecord) async throws -> Factor {
+        guard let updated = try await store.setUserVerificationKey(nil, id: factor.id) else {
+            throw VerityError(.factorNotFound)
+        }
+        logger.info("User-verification key removed", metadata: ["factor": "\(factor.id)"])
+        return updated.response
+    }
+
+    /// Replaces the factor's proof-of-possession key: the device token proved the old key, `proof` (a JWS by the new
+    /// key over a ``KeyRotationProof``) proves the new one.
+    func rotateKey(_ factor: FactorRecord, _ request: RotateFactorKeyRequest) async throws -> Factor {
+        let newKey = try Self.validKey(request.publicKey, field: "publicKey")
+        guard let current = factor.publicKey, newKey != current, newKey != factor.userVerificationKey else {
+            throw VerityError(
+                .invalidPublicKey, "The new key must differ from the current one and from the user-verification key.")
+        }
+        let key = try P256.Signing.PublicKey(derBase64: newKey)
+        guard let jws = try? CompactJWS(parsing: request.proof), jws.header.typ == KeyRotationProof.tokenType,
+            jws.isValidSignature(for: key),
+            let proof = try? jws.decodePayload(KeyRotationProof.self),
+            proof == KeyRotationProof(factorId: factor.id, publicKey: request.publicKey)
+        else {
+            throw VerityError(
+                .invalidSignature, "`proof` must be a KeyRotationProof for this factor and key, signed by the new key.")
+        }
+        guard let rotated = try await store.rotateKey(id: factor.id, from: current, to: newKey) else {
+            throw VerityError(.conflict, "The factor's key changed meanwhile; sign with the current key.")
+        }
+        logger.info("Push factor key rotated", metadata: ["factor": "\(factor.id)"])
+        return rotated.response
+    }
+
+    /// A P-256 public key in base64 DER, normalised; `invalid_public_key` otherwise.
+    private static func validKey(_ base64: String, field: String) throws -> String {
+        guard base64.count <= 1024, let key = try? P256.Signing.PublicKey(derBase64: base64) else {
+            throw VerityError(
+                .invalidPublicKey, "`\(field)` must be a P-256 public key: base64 of its DER SubjectPublicKeyInfo.")
+        }
+        return key.derBase64
     }
 
     private static func requireValidMetadata(_ metadata: [String: String]) throws {

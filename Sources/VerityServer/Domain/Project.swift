@@ -54,6 +54,9 @@ public struct ProjectSettings: Sendable, Equatable, Codable {
     /// The phone channel a code is sent by once more when delivery by another phone channel fails permanently (a
     /// number without WhatsApp, a carrier that refuses the SMS); nil sends nothing more.
     public var fallbackChannel: Channel? = nil
+    /// What happens when a device reports unusual activity ("this wasn't me"), besides the security event and the
+    /// webhook; `none` by default.
+    public var unusualActivityResponse: UnusualActivityResponse = .none
     /// Whether the Descope face delivers tokens as cookies too (Descope's "manage tokens in cookies"): its answers set
     /// `DS` (the session JWT) and `DSR` (the refresh JWT, then left out of the body) and its session calls accept the
     /// `DSR` cookie. Off by default.
@@ -70,8 +73,10 @@ public struct ProjectSettings: Sendable, Equatable, Codable {
         codeLength: Int = 6, codeLifetime: Int = 600, allowedCountries: [String]? = nil, sessionLifetime: Int = 600,
         refreshLifetime: Int = 30 * 86_400, possessionLifetime: Int = 900, possessionCodeLifetime: Int = 120,
         requiresAppVerification: Bool = false, disabledChannels: [Channel] = [], fallbackChannel: Channel? = nil,
+        unusualActivityResponse: UnusualActivityResponse = .none,
         descopeCookies: Bool = false
     ) {
+        self.unusualActivityResponse = unusualActivityResponse
         self.codeLength = codeLength
         self.codeLifetime = codeLifetime
         self.allowedCountries = allowedCountries

@@ -8,11 +8,12 @@ struct ChallengeStore: Sendable {
 
     static let columns = """
         id, project_id, user_id, factor_id, type, status, message, details, hidden_details, content_hash, \
-        user_verification, created_at, expires_at, responded_at, responded_factor_id
+        user_verification, created_at, expires_at, responded_at, responded_factor_id, context, response_key_type, \
+        response_amr, deny_reason, user_verification_result
         """
 
     /// Queues events about an answered challenge inside the answer's transaction.
-    typealias AnswerEvents = @Sendable (ChallengeRecord, any SQLDatabase) async throws -> Void
+    typealias AnswerEvents = @Sendable (ChallengeRecord, UnitOfWork) async throws -> Void
 
     /// A message to queue with a challenge change, in the same transaction.
     struct QueuedMessage: Sendable {
@@ -41,7 +42,10 @@ struct ChallengeStore: Sendable {
                     \(bind: try Self.json(challenge.hiddenDetails)), \(bind: challenge.contentHash),
                     \(bind: challenge.userVerification.rawValue), \(bind: challenge.createdAt.storedValue),
                     \(bind: challenge.expiresAt.storedValue), \(bind: challenge.respondedAt?.storedValue),
-                    \(bind: challenge.respondedFactorId))
+                    \(bind: challenge.respondedFactorId), \(bind: try challenge.context.map(Self.json)),
+                    \(bind: challenge.answer.keyType?.rawValue), \(bind: try challenge.answer.amr.map(Self.json)),
+                    \(bind: challenge.answer.reason?.rawValue),
+                    \(bind: challenge.answer.userVerificationResult?.rawValue))
             """
         ).run()
     }
@@ -77,17 +81,22 @@ struct ChallengeStore: Sendable {
     /// Records the first answer to a pending, unexpired challenge, queuing its webhook in the same transaction.
     /// Returns nil when it was already answered or has expired.
     /// - Parameter events: Queues more events about the answer in the same transaction (the Twilio face's).
+    /// - Parameter statement: What the signed answer states (key, verification, reason), kept with it.
     func answer(
         id: String, status: ChallengeStatus, factorId: String, now: Date,
+        statement: ChallengeRecord.AnswerStatement = .init(),
         webhook: @Sendable (ChallengeRecord, _ url: String) throws -> QueuedMessage,
         events: AnswerEvents? = nil
     ) async throws -> ChallengeRecord? {
-        try await database.transaction { sql in
+        let amr = try statement.amr.map(Self.json)
+        return try await database.transaction { sql in
             guard
                 let row = try await sql.raw(
                     """
                     UPDATE challenges SET status = \(bind: status.rawValue), responded_at = \(bind: now.storedValue),
-                        responded_factor_id = \(bind: factorId)
+                        responded_factor_id = \(bind: factorId), response_key_type = \(bind: statement.keyType?.rawValue),
+                        response_amr = \(bind: amr), deny_reason = \(bind: statement.reason?.rawValue),
+                        user_verification_result = \(bind: statement.userVerificationResult?.rawValue)
                     WHERE id = \(bind: id) AND status = 'pending' AND expires_at > \(bind: now.storedValue)
                     RETURNING \(unsafeRaw: Self.columns)
                     """
@@ -95,7 +104,7 @@ struct ChallengeStore: Sendable {
             else { return nil }
             let answered = try Self.record(from: row)
             try await Self.enqueueWebhook(for: answered, webhook: webhook, in: sql, now: now)
-            try await events?(answered, sql)
+            try await events?(answered, UnitOfWork(sql: sql))
             return answered
         }
     }
@@ -151,6 +160,14 @@ struct ChallengeStore: Sendable {
         try await enqueue([try webhook(challenge, url)], projectId: challenge.projectId, in: sql, now: now)
     }
 
+    /// ``enqueueWebhook(for:webhook:in:now:)`` as part of a caller's unit of work (an answer's events).
+    static func enqueueWebhook(
+        for challenge: ChallengeRecord, webhook: (ChallengeRecord, String) throws -> QueuedMessage,
+        in work: UnitOfWork, now: Date
+    ) async throws {
+        try await enqueueWebhook(for: challenge, webhook: webhook, in: work.sql, now: now)
+    }
+
     /// Queues messages about an existing challenge (a push sent again).
     func queue(_ messages: [QueuedMessage], projectId: String, now: Date) async throws {
         try await database.transaction { sql in
@@ -167,7 +184,7 @@ struct ChallengeStore: Sendable {
         try await database.transaction { sql in
             try await insert(challenge, in: sql)
             try await Self.enqueueWebhook(for: challenge, webhook: webhook, in: sql, now: now)
-            try await events?(challenge, sql)
+            try await events?(challenge, UnitOfWork(sql: sql))
         }
     }
 
@@ -211,6 +228,14 @@ struct ChallengeStore: Sendable {
             userVerification: try row.enumeration("user_verification", as: UserVerification.self),
             createdAt: try row.date("created_at"), expiresAt: try row.date("expires_at"),
             respondedAt: try row.optionalDate("responded_at"),
-            respondedFactorId: try row.decode(column: "responded_factor_id", as: String?.self))
+            respondedFactorId: try row.decode(column: "responded_factor_id", as: String?.self),
+            context: try row.json("context", as: ChallengeContext.self),
+            answer: ChallengeRecord.AnswerStatement(
+                keyType: try row.decode(column: "response_key_type", as: String?.self).flatMap(
+                    FactorKeyType.init(rawValue:)),
+                amr: try row.json("response_amr", as: [UserVerificationMethod].self),
+                reason: try row.decode(column: "deny_reason", as: String?.self).flatMap(DenyReason.init(rawValue:)),
+                userVerificationResult: try row.decode(column: "user_verification_result", as: String?.self).flatMap(
+                    UserVerificationResult.init(rawValue:))))
     }
 }

@@ -9,7 +9,7 @@ struct FactorStore: Sendable {
     static let columns = """
         id, project_id, user_id, type, status, friendly_name, public_key, push_platform, push_token, app_id, \
         sdk_version, nonce, enrollment_token_hash, totp_secret, totp_algorithm, totp_digits, totp_period, \
-        totp_last_counter, created_at, verified_at, metadata
+        totp_last_counter, created_at, verified_at, metadata, user_verification_key, suspended_at
         """
 
     // MARK: Enrollment tokens
@@ -80,7 +80,8 @@ struct FactorStore: Sendable {
                     \(bind: factor.sdkVersion), \(bind: factor.nonce), \(bind: factor.enrollmentTokenHash),
                     \(bind: factor.totpSecret), \(bind: factor.totpAlgorithm), \(bind: factor.totpDigits),
                     \(bind: factor.totpPeriod), \(bind: factor.totpLastCounter), \(bind: factor.createdAt.storedValue),
-                    \(bind: factor.verifiedAt?.storedValue), \(bind: try Self.stored(factor.metadata)))
+                    \(bind: factor.verifiedAt?.storedValue), \(bind: try Self.stored(factor.metadata)),
+                    \(bind: factor.userVerificationKey), \(bind: factor.suspendedAt?.storedValue))
             """
         ).run()
     }
@@ -162,6 +163,40 @@ struct FactorStore: Sendable {
         }
     }
 
+    /// Sets (or, with nil, removes) a push factor's user-verification key; nil when there is no such factor.
+    func setUserVerificationKey(_ key: String?, id: String) async throws -> FactorRecord? {
+        try await database.execute { sql in
+            try await sql.raw(
+                """
+                UPDATE factors SET user_verification_key = \(bind: key)
+                WHERE id = \(bind: id) AND type = 'push'
+                RETURNING \(unsafeRaw: Self.columns)
+                """
+            ).first().map(Self.record(from:))
+        }
+    }
+
+    /// Replaces a push factor's proof-of-possession key, only while it is still `current` (so two rotations signed
+    /// by the same old key cannot both win); nil otherwise.
+    func rotateKey(id: String, from current: String, to new: String) async throws -> FactorRecord? {
+        try await database.execute { sql in
+            try await sql.raw(
+                """
+                UPDATE factors SET public_key = \(bind: new)
+                WHERE id = \(bind: id) AND type = 'push' AND public_key = \(bind: current)
+                RETURNING \(unsafeRaw: Self.columns)
+                """
+            ).first().map(Self.record(from:))
+        }
+    }
+
+    /// Suspends a factor in the caller's transaction (a report of unusual activity), keeping an earlier suspension.
+    static func suspend(id: String, now: Date, in sql: any SQLDatabase) async throws {
+        try await sql.raw(
+            "UPDATE factors SET suspended_at = COALESCE(suspended_at, \(bind: now.storedValue)) WHERE id = \(bind: id)"
+        ).run()
+    }
+
     /// Forgets a push token the platform declared dead, unless the device has sent a new one since.
     func clearPushToken(id: String, token: String) async throws {
         try await database.execute { sql in
@@ -235,8 +270,10 @@ struct FactorStore: Sendable {
     }
 
     /// Records a device token's `jti`; false when it was seen before (a replay).
-    func useDeviceToken(factorId: String, jti: String, expiresAt: Date) async throws -> Bool {
-        try await database.execute { sql in
+    func useDeviceToken(factorId: String, jti: String, expiresAt: Date, in work: UnitOfWork? = nil) async throws
+        -> Bool
+    {
+        try await database.execute(in: work) { sql in
             try await sql.raw(
                 """
                 INSERT INTO device_token_uses (factor_id, jti, expires_at)
@@ -280,7 +317,9 @@ struct FactorStore: Sendable {
             totpDigits: try row.decode(column: "totp_digits", as: Int?.self),
             totpPeriod: try row.decode(column: "totp_period", as: Int?.self),
             totpLastCounter: try row.decode(column: "totp_last_counter", as: Int64?.self),
-            createdAt: try row.date("created_at"), verifiedAt: try row.optionalDate("verified_at"))
+            createdAt: try row.date("created_at"), verifiedAt: try row.optionalDate("verified_at"),
+            userVerificationKey: try row.decode(column: "user_verification_key", as: String?.self),
+            suspendedAt: try row.optionalDate("suspended_at"))
     }
 
     /// Metadata as stored: a JSON object, or NULL for none.

@@ -513,6 +513,23 @@ enum Migrations {
                 // Whether the Descope face sets the DS/DSR cookies and accepts the DSR cookie (1) or not (0).
                 "ALTER TABLE projects ADD COLUMN descope_cookies INTEGER NOT NULL DEFAULT 0"
             ]),
+        Migration(
+            version: 18, name: "Device trust",
+            statements: [
+                // A push factor's optional second key, whose use needs the owner (biometry or passcode).
+                "ALTER TABLE factors ADD COLUMN user_verification_key TEXT",
+                // Set when the owner reported unusual activity and the project suspends the factor.
+                "ALTER TABLE factors ADD COLUMN suspended_at DOUBLE PRECISION",
+                // What the device shows besides message and details (JSON), and how its answer was signed.
+                "ALTER TABLE challenges ADD COLUMN context TEXT",
+                "ALTER TABLE challenges ADD COLUMN response_key_type TEXT",
+                "ALTER TABLE challenges ADD COLUMN response_amr TEXT",
+                "ALTER TABLE challenges ADD COLUMN deny_reason TEXT",
+                "ALTER TABLE challenges ADD COLUMN user_verification_result TEXT",
+                "ALTER TABLE projects ADD COLUMN unusual_activity_response TEXT NOT NULL DEFAULT 'none'",
+                "ALTER TABLE security_events ADD COLUMN factor_id TEXT",
+                "ALTER TABLE security_events ADD COLUMN challenge_id TEXT",
+            ]),
     ]
 
     static func run(on database: Database, logger: Logger) async throws {

@@ -350,7 +350,8 @@ struct SessionStore: Sendable {
             let filter: SQLQueryString = userId.map { "AND user_id = \(bind: $0)" } ?? ""
             return try await sql.raw(
                 """
-                SELECT id, type, user_id, session_id, ip_address, created_at FROM security_events
+                SELECT id, type, user_id, session_id, ip_address, created_at, factor_id, challenge_id
+                FROM security_events
                 WHERE project_id = \(bind: projectId) \(filter)
                 ORDER BY created_at DESC, id DESC LIMIT \(bind: limit)
                 """
@@ -361,7 +362,9 @@ struct SessionStore: Sendable {
                     userId: try row.decode(column: "user_id", as: String.self),
                     sessionId: try row.decode(column: "session_id", as: String?.self),
                     ipAddress: try row.decode(column: "ip_address", as: String?.self),
-                    createdAt: try row.date("created_at"))
+                    createdAt: try row.date("created_at"),
+                    factorId: try row.decode(column: "factor_id", as: String?.self),
+                    challengeId: try row.decode(column: "challenge_id", as: String?.self))
             }
         }
     }

@@ -30,6 +30,11 @@ struct TwilioEventQueue: Sendable {
     var now: Date
     var messageId: @Sendable () -> String
 
+    /// Queues the events as part of a caller's unit of work (an answer's events).
+    func enqueue(in work: UnitOfWork) async throws {
+        try await enqueue(in: work.sql)
+    }
+
     func enqueue(in sql: any SQLDatabase) async throws {
         guard !events.isEmpty else { return }
         let webhooks = try await sql.raw(

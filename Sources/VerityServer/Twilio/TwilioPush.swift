@@ -592,10 +592,10 @@ struct TwilioPush: Sendable {
         -> ChallengeStore.AnswerEvents
     {
         let queue = events([], service: service)
-        return { answered, sql in
+        return { answered, work in
             var queue = queue
             queue.events = [Self.event("challenge.\(answered.status.rawValue)", factor, link, challenge: answered)]
-            try await queue.enqueue(in: sql)
+            try await queue.enqueue(in: work)
         }
     }
 

@@ -37,6 +37,19 @@ struct Backend: Sendable {
             expecting: 200)
     }
 
+    func factor(id: String) async throws -> Factor {
+        try await send("GET", "v1/factors/\(id)", expecting: 200)
+    }
+
+    func user(id: String) async throws -> User {
+        try await send("GET", "v1/users/\(id)", expecting: 200)
+    }
+
+    /// `PATCH /v1/project`: the project's device-trust settings.
+    func updateProject(_ request: UpdateProjectRequest) async throws -> ProjectSummary {
+        try await send("PATCH", "v1/project", body: try JSONEncoder().encode(request), expecting: 200)
+    }
+
     func addTestNumber(_ phoneNumber: String, code: String) async throws {
         let body = try JSONEncoder().encode(CreateTestPhoneNumberRequest(phoneNumber: phoneNumber, code: code))
         _ = try await send("POST", "v1/test-numbers", body: body, expecting: 201, as: TestPhoneNumber.self)
