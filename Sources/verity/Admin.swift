@@ -24,6 +24,7 @@ extension Project {
               channels: \(Channel.allCases.filter(settings.sends(by:)).map(\.rawValue).joined(separator: ",")), \
             fallback: \(settings.fallbackChannel?.rawValue ?? "none")
               on "this wasn't me": \(settings.unusualActivityResponse.rawValue)
+              Descope face tokens as DS/DSR cookies: \(settings.descopeCookies ? "on" : "off")
             """
     }
 }
@@ -79,6 +80,13 @@ struct ProjectSettingsOptions: ParsableArguments {
             """)
     var unusualActivityResponse: String?
 
+    @Option(
+        help: """
+            Whether the Descope face delivers tokens as DS/DSR cookies too (the refresh JWT then only as the \
+            HttpOnly DSR cookie) and accepts the DSR cookie on its session calls: true or false (default false).
+            """)
+    var descopeCookies: Bool?
+
     func validate() throws {
         _ = try parsedDisabledChannels()
         _ = try parsedFallbackChannel()
@@ -118,6 +126,7 @@ struct ProjectSettingsOptions: ParsableArguments {
         if let response = unusualActivityResponse.flatMap(UnusualActivityResponse.init(rawValue:)) {
             settings.unusualActivityResponse = response
         }
+        if let descopeCookies { settings.descopeCookies = descopeCookies }
         if let codeLength { settings.codeLength = codeLength }
         if let codeLifetime { settings.codeLifetime = codeLifetime }
         if let sessionLifetime { settings.sessionLifetime = sessionLifetime }

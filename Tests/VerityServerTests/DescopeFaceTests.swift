@@ -10,10 +10,12 @@ import VerityCore
 /// Requests as Descope's SDKs send them, under the face's default prefix.
 extension TestClientProtocol {
     func descope(
-        _ path: String, method: HTTPRequest.Method = .post, bearer: String?, json: String? = "{}"
+        _ path: String, method: HTTPRequest.Method = .post, bearer: String?, json: String? = "{}",
+        cookie: String? = nil
     ) async throws -> TestResponse {
         var headers: HTTPFields = [.contentType: "application/json"]
         if let bearer { headers[.authorization] = "Bearer \(bearer)" }
+        if let cookie { headers[.cookie] = cookie }
         return try await execute(
             uri: "/descope\(path)", method: method, headers: headers,
             body: method == .get ? nil : json.map { ByteBuffer(string: $0) })
@@ -201,6 +203,179 @@ struct DescopeFaceTests {
                 try #require(try refreshed.json()["sessionJwt"] as? String), node: node, client: client)
             #expect(next["su"] == nil)
             #expect(next["sid"] as? String == claims["sid"] as? String)
+        }
+    }
+
+    @Test(
+        "otp/update/phone and update/email: the proven address becomes the user's login id; another user's is E062107",
+        arguments: TestEngine.available)
+    func updateLoginIds(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        let pid = node.project.id
+        let other = "+14155550188"
+        _ = try await node.verity.users.create(CreateUserRequest(loginIds: ["grace@example.com"]), in: node.project)
+        try await node.run { client in
+            let signedIn = try await Self.signIn(Self.email, method: "email", node: node, client: client)
+            let refreshJwt = try #require(signedIn["refreshJwt"] as? String)
+            let bearer = "\(pid):\(refreshJwt)"
+            // Without the refresh JWT, or for a login id that is not the signed-in user's: refused, nothing sent.
+            let unsigned = try await client.descope(
+                "/v1/auth/otp/update/phone/sms", bearer: pid,
+                json: #"{"loginId":"\#(Self.email)","phone":"\#(Self.phone)"}"#)
+            #expect(try unsigned.descopeError() == "E011002")
+            let foreign = try await client.descope(
+                "/v1/auth/otp/update/phone/sms", bearer: bearer,
+                json: #"{"loginId":"grace@example.com","phone":"\#(Self.phone)"}"#)
+            #expect(try foreign.descopeError() == "E011003")
+            let byEmail = try await client.descope(
+                "/v1/auth/otp/update/phone/email", bearer: bearer,
+                json: #"{"loginId":"\#(Self.email)","phone":"\#(Self.phone)"}"#)
+            #expect(try byEmail.descopeError() == "E011003")
+
+            // Add a phone number: the code goes to the new number, and verifying it adds the number.
+            let start = try await client.descope(
+                "/v1/auth/otp/update/phone/sms", bearer: bearer,
+                json: #"{"loginId":"\#(Self.email)","phone":"\#(Self.phone)","addToLoginIDs":true}"#)
+            #expect(start.status == .ok)
+            #expect(try start.json()["maskedPhone"] is String)
+            let code = try await node.sender.code(to: Self.phone)
+            let wrong = try await client.descope(
+                "/v1/auth/otp/verify/sms", bearer: pid,
+                json: #"{"loginId":"\#(Self.phone)","code":"\#(code == "000000" ? "111111" : "000000")"}"#)
+            #expect(try wrong.descopeError() == "E061102")
+            let verified = try await client.descope(
+                "/v1/auth/otp/verify/sms", bearer: pid, json: #"{"loginId":"\#(Self.phone)","code":"\#(code)"}"#)
+            #expect(verified.status == .ok)
+            let user = try #require(try verified.json()["user"] as? [String: Any])
+            #expect(Set(user["loginIds"] as? [String] ?? []) == [Self.email, Self.phone])
+            #expect(user["phone"] as? String == Self.phone)
+            let claims = try await Self.verified(
+                try #require(try verified.json()["sessionJwt"] as? String), node: node, client: client)
+            #expect(claims["su"] == nil)
+            // The session and its refresh JWT stay; me names the new login id.
+            let me = try await client.descope("/v1/auth/me", method: .get, bearer: bearer)
+            #expect(Set(try me.json()["loginIds"] as? [String] ?? []) == [Self.email, Self.phone])
+
+            // Replace the phone number by one sent a code by WhatsApp.
+            let replace = try await client.descope(
+                "/v1/auth/otp/update/phone/whatsapp", bearer: bearer,
+                json: #"{"loginId":"\#(Self.phone)","phone":"\#(other)"}"#)
+            #expect(replace.status == .ok)
+            let replaceCode = try await node.sender.code(to: other)
+            let replaced = try await client.descope(
+                "/v1/auth/otp/verify/whatsapp", bearer: pid,
+                json: #"{"loginId":"\#(other)","code":"\#(replaceCode)"}"#)
+            #expect(replaced.status == .ok)
+            let replacedUser = try #require(try replaced.json()["user"] as? [String: Any])
+            #expect(Set(replacedUser["loginIds"] as? [String] ?? []) == [Self.email, other])
+
+            // An email address another user holds: the code is sent (who holds an address is not told before it is
+            // proven), then the verify is refused and the user keeps their address.
+            let taken = try await client.descope(
+                "/v1/auth/otp/update/email", bearer: bearer,
+                json: #"{"loginId":"\#(Self.email)","email":"grace@example.com","addToLoginIDs":true}"#)
+            #expect(taken.status == .ok)
+            #expect(try taken.json()["maskedEmail"] is String)
+            let takenCode = try await node.sender.code(to: "grace@example.com")
+            let refused = try await client.descope(
+                "/v1/auth/otp/verify/email", bearer: pid,
+                json: #"{"loginId":"grace@example.com","code":"\#(takenCode)"}"#)
+            #expect(try refused.descopeError() == "E062107")
+            let after = try await client.descope("/v1/auth/me", method: .get, bearer: bearer)
+            #expect(Set(try after.json()["loginIds"] as? [String] ?? []) == [Self.email, other])
+
+            // After logout the pending code changes nothing.
+            let again = try await client.descope(
+                "/v1/auth/otp/update/email", bearer: bearer,
+                json: #"{"loginId":"\#(Self.email)","email":"ada@example.org"}"#)
+            #expect(again.status == .ok)
+            let lateCode = try await node.sender.code(to: "ada@example.org")
+            _ = try await client.descope("/v1/auth/logout", bearer: bearer)
+            let late = try await client.descope(
+                "/v1/auth/otp/verify/email", bearer: pid, json: #"{"loginId":"ada@example.org","code":"\#(lateCode)"}"#)
+            #expect(late.status.code >= 400 && late.status.code < 500)
+            _ = try late.descopeError()
+        }
+    }
+
+    @Test(
+        "Cookie delivery: DS and DSR cookies (HttpOnly, SameSite=Strict), the refresh JWT only in DSR, refresh by DSR",
+        arguments: TestEngine.available)
+    func cookies(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        let pid = node.project.id
+        try await node.run { client in
+            // Off by default: no cookies, and a DSR cookie is not a credential.
+            let plain = try await client.descope(
+                "/v1/auth/otp/signup-in/email", bearer: pid, json: #"{"loginId":"\#(Self.email)"}"#)
+            #expect(plain.status == .ok)
+            let plainCode = try await node.sender.code(to: Self.email)
+            let plainVerified = try await client.descope(
+                "/v1/auth/otp/verify/email", bearer: pid, json: #"{"loginId":"\#(Self.email)","code":"\#(plainCode)"}"#)
+            #expect(plainVerified.headers[values: .setCookie].isEmpty)
+            let plainRefresh = try #require(try plainVerified.json()["refreshJwt"] as? String)
+            let ignored = try await client.descope("/v1/auth/refresh", bearer: pid, cookie: "DSR=\(plainRefresh)")
+            #expect(try ignored.descopeError() == "E011002")
+
+            _ = try await node.verity.admin.updateProject(id: pid, name: nil) { $0.descopeCookies = true }
+            let signedIn = try await client.descope(
+                "/v1/auth/otp/signup-in/sms", bearer: pid, json: #"{"loginId":"\#(Self.phone)"}"#)
+            #expect(signedIn.status == .ok)
+            let code = try await node.sender.code(to: Self.phone)
+            let verified = try await client.descope(
+                "/v1/auth/otp/verify/sms", bearer: pid, json: #"{"loginId":"\#(Self.phone)","code":"\#(code)"}"#)
+            #expect(verified.status == .ok)
+            let body = try verified.json()
+            #expect(body["refreshJwt"] == nil)
+            let sessionJwt = try #require(body["sessionJwt"] as? String)
+            let cookies = verified.headers[values: .setCookie]
+            let ds = try #require(cookies.first { $0.hasPrefix("DS=") })
+            let dsr = try #require(cookies.first { $0.hasPrefix("DSR=") })
+            #expect(ds.hasPrefix("DS=\(sessionJwt);"))
+            for cookie in [ds, dsr] {
+                #expect(cookie.contains("; HttpOnly"))
+                #expect(cookie.contains("; SameSite=Strict"))
+                #expect(cookie.contains("; Path=/"))
+                #expect(cookie.contains("; Max-Age="))
+                #expect(!cookie.contains("Secure"))  // the test server is reached over plain HTTP
+            }
+            let now = Date()
+            let behindHTTPS = DescopeTokens.cookie(
+                "DSR", "x", until: now.addingTimeInterval(60), now: now, secure: true)
+            #expect(behindHTTPS == "DSR=x; Path=/; Max-Age=60; HttpOnly; Secure; SameSite=Strict")
+            let refreshJwt = String(dsr.dropFirst("DSR=".count).prefix { $0 != ";" })
+            let claims = try await Self.verified(refreshJwt, node: node, client: client)
+            #expect(claims["drn"] as? String == "DSR")
+
+            // The refresh call takes the DSR cookie and answers the next one; the used one revokes the session.
+            let refreshed = try await client.descope(
+                "/v1/auth/refresh", bearer: pid, cookie: "other=1; DSR=\(refreshJwt)")
+            #expect(refreshed.status == .ok)
+            let next = try #require(refreshed.headers[values: .setCookie].first { $0.hasPrefix("DSR=") })
+            #expect(!next.hasPrefix("DSR=\(refreshJwt);"))
+            let reused = try await client.descope("/v1/auth/refresh", bearer: pid, cookie: "DSR=\(refreshJwt)")
+            #expect(try reused.descopeError() == "E064001")
+            let nextJwt = String(next.dropFirst("DSR=".count).prefix { $0 != ";" })
+            let revoked = try await client.descope("/v1/auth/refresh", bearer: "\(pid):\(nextJwt)")
+            #expect(try revoked.descopeError() == "E064001")
+        }
+    }
+
+    @Test("Voice and WhatsApp sign-up-or-in are served like SMS", arguments: TestEngine.available)
+    func voiceAndWhatsApp(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        try await node.run { client in
+            let byVoice = try await Self.signIn(Self.phone, method: "voice", node: node, client: client)
+            #expect(byVoice["firstSeen"] as? Bool == true)
+            let claims = try await Self.verified(
+                try #require(byVoice["sessionJwt"] as? String), node: node, client: client)
+            #expect((claims["amr"] as? [String] ?? []).contains("voice"))
+            let byWhatsApp = try await Self.signIn(
+                Self.phone, method: "whatsapp", node: node, client: client, count: 2)
+            #expect(byWhatsApp["firstSeen"] as? Bool == false)
+            let again = try await Self.verified(
+                try #require(byWhatsApp["sessionJwt"] as? String), node: node, client: client)
+            #expect((again["amr"] as? [String] ?? []).contains("whatsapp"))
         }
     }
 

@@ -48,6 +48,17 @@ def code_sent(to, count=1):
     raise AssertionError(f"expected {count} message(s) to {to}")
 
 
+def heard_code(to, count=1):
+    """The code of the `count`-th call to `to`: the digits of the call's first line, said one by one."""
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        calls = [m for m in verity("outbox", "list", "--to", to) if m["status"] == "sent" and m["channel"] == "voice"]
+        if len(calls) >= count:
+            return "".join(filter(str.isdigit, list(reversed(calls))[count - 1]["body"].split("\n")[0]))
+        time.sleep(0.1)
+    raise AssertionError(f"expected {count} call(s) to {to}")
+
+
 def wrong(code):
     return "".join(str((int(digit) + 1) % 10) for digit in code)
 
@@ -200,6 +211,75 @@ def case_step_up():
     assert app.refresh_session(refresh)["userId"] == signed_in["userId"]
 
 
+def case_voice_and_whatsapp():
+    number = "+14155550166"
+    assert app.otp.sign_up_or_in(DeliveryMethod.VOICE, number)
+    by_voice = app.otp.verify_code(DeliveryMethod.VOICE, number, heard_code(number))
+    remember_secret(by_voice["refreshSessionToken"]["jwt"])
+    assert by_voice["firstSeen"] is True and "voice" in by_voice["sessionToken"]["amr"], by_voice["sessionToken"]
+    assert app.otp.sign_up_or_in(DeliveryMethod.WHATSAPP, number)
+    by_whatsapp = app.otp.verify_code(DeliveryMethod.WHATSAPP, number, code_sent(number, 2))
+    remember_secret(by_whatsapp["refreshSessionToken"]["jwt"])
+    assert by_whatsapp["firstSeen"] is False and by_whatsapp["userId"] == by_voice["userId"], by_whatsapp
+    assert "whatsapp" in by_whatsapp["sessionToken"]["amr"], by_whatsapp["sessionToken"]
+
+
+def case_update_phone_and_email():
+    admin.mgmt.user.create("taken@example.com")
+    signed_in = sign_in("noor@example.com", DeliveryMethod.EMAIL)
+    refresh = signed_in["refreshSessionToken"]["jwt"]
+    masked = app.otp.update_user_phone(
+        DeliveryMethod.SMS, "noor@example.com", "+14155550199", refresh, add_to_login_ids=True)
+    assert "*" in masked, masked
+    updated = app.otp.verify_code(DeliveryMethod.SMS, "+14155550199", code_sent("+14155550199"))
+    assert sorted(updated["user"]["loginIds"]) == ["+14155550199", "noor@example.com"], updated["user"]
+    assert updated["userId"] == signed_in["userId"]
+    assert app.validate_session(updated["sessionToken"]["jwt"])["userId"] == signed_in["userId"]
+    assert sorted(app.me(refresh)["loginIds"]) == ["+14155550199", "noor@example.com"]
+    # An address another user holds: refused with Descope's "user already exists" once the code proves it.
+    app.otp.update_user_email("noor@example.com", "taken@example.com", refresh, add_to_login_ids=True)
+    expect_refused(
+        lambda: app.otp.verify_code(DeliveryMethod.EMAIL, "taken@example.com", code_sent("taken@example.com")),
+        "E062107", 400)
+    # Replacing the email address: the new one is proven, the old one is no longer a login id.
+    app.otp.update_user_email("noor@example.com", "noor@example.org", refresh)
+    replaced = app.otp.verify_code(DeliveryMethod.EMAIL, "noor@example.org", code_sent("noor@example.org"))
+    assert sorted(replaced["user"]["loginIds"]) == ["+14155550199", "noor@example.org"], replaced["user"]
+    expect_refused(
+        lambda: app.otp.update_user_email("nobody@example.com", "x@example.com", refresh), "E011003", 400)
+
+
+def case_cookie_delivery():
+    """A project that delivers tokens as cookies: the SDK takes the refresh JWT from the DSR cookie."""
+    cookie_project = verity("admin", "project", "create", "--name", "Cookies")
+    remember_secret(cookie_project["apiKey"])
+    pid = cookie_project["project"]["id"]
+    shown = verity("admin", "project", "update", pid, "--descope-cookies", "true")
+    assert shown["settings"]["descopeCookies"] is True, shown
+    client = DescopeClient(pid, base_url=BASE)
+    client.otp.sign_up_or_in(DeliveryMethod.EMAIL, "kim@example.com")
+    response = httpx.post(
+        f"{BASE}/v1/auth/otp/verify/email", headers={"Authorization": f"Bearer {pid}"},
+        json={"loginId": "kim@example.com", "code": code_sent("kim@example.com")})
+    assert response.status_code == 200 and "refreshJwt" not in response.json(), response.text
+    dsr = response.cookies.get("DSR")
+    remember_secret(dsr)
+    assert response.cookies.get("DS") == response.json()["sessionJwt"]
+    set_cookies = response.headers.get_list("set-cookie")
+    assert all("HttpOnly" in c and "SameSite=Strict" in c for c in set_cookies), set_cookies
+    # The SDK's own verify reads the refresh JWT from the DSR cookie, validates it and refreshes with it.
+    client.otp.sign_up_or_in(DeliveryMethod.EMAIL, "kim@example.com")
+    signed_in = client.otp.verify_code(DeliveryMethod.EMAIL, "kim@example.com", code_sent("kim@example.com", 2))
+    refresh = signed_in["refreshSessionToken"]["jwt"]
+    remember_secret(refresh)
+    assert signed_in["refreshSessionToken"]["drn"] == "DSR" and signed_in["sessionToken"]["drn"] == "DS"
+    assert client.refresh_session(refresh)["userId"] == signed_in["userId"]
+    # The refresh call also takes the DSR cookie alone.
+    by_cookie = httpx.post(f"{BASE}/v1/auth/refresh", headers={"Authorization": f"Bearer {pid}"}, cookies={"DSR": dsr})
+    assert by_cookie.status_code == 200 and by_cookie.cookies.get("DSR"), by_cookie.text
+    remember_secret(by_cookie.cookies.get("DSR"))
+
+
 def case_management():
     admin.mgmt.role.create("auditor", "Auditors", ["logs.read"])
     roles = admin.mgmt.role.load_all()["roles"]
@@ -237,6 +317,11 @@ CASES = [
     ("validate_roles/permissions and get_matched_* agree with the claims", case_roles_and_permissions),
     ("step-up: sign_in with LoginOptions(stepup=True) and the refresh JWT, then verify_code: su and both amr",
      case_step_up),
+    ("voice and WhatsApp sign-up-or-in", case_voice_and_whatsapp),
+    ("otp.update_user_phone/email then verify_code: the new address is a login id; another user's is E062107",
+     case_update_phone_and_email),
+    ("cookie delivery: DS/DSR cookies, the SDK takes the refresh JWT from DSR, refresh by the DSR cookie",
+     case_cookie_delivery),
     ("mgmt.user create/load/search/update/delete and mgmt.role create/load_all/delete; another project's key refused",
      case_management),
 ]

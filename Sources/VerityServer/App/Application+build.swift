@@ -90,7 +90,8 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
         DescopeFace(
             auth: verity.auth, sessions: verity.sessions, users: verity.users, roles: verity.roles,
             signingKeys: verity.signingKeys, projects: DescopeProjects(projects: projects), clock: verity.clock,
-            logger: verity.logger, prefix: prefix
+            logger: verity.logger, prefix: prefix,
+            secureCookies: configuration.resolvedPublicURL.lowercased().hasPrefix("https://")
         ).addRoutes(to: router)
     }
     if configuration.firebaseFace {

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Logging
 import VerityCore
@@ -22,6 +23,8 @@ struct DescopeFace {
     let logger: Logger
     /// `/descope`: the SDKs' base URL is `<public URL><prefix>`.
     let prefix: String
+    /// Whether the server is reached over HTTPS (its public URL), so the DS/DSR cookies are `Secure`.
+    var secureCookies = false
 
     func addRoutes(to router: Router<VerityRequestContext>) {
         let group = router.group(RouterPath(prefix)).add(
@@ -32,6 +35,8 @@ struct DescopeFace {
         group.post("v1/auth/otp/signin/:method") { try await start($0, $1, .signIn) }
         group.post("v1/auth/otp/signup/:method") { try await start($0, $1, .signUp) }
         group.post("v1/auth/otp/verify/:method", use: verify)
+        group.post("v1/auth/otp/update/phone/:method") { try await update($0, $1, email: false) }
+        group.post("v1/auth/otp/update/email") { try await update($0, $1, email: true) }
         group.post("v1/auth/refresh", use: refresh)
         group.get("v1/auth/me", use: me)
         group.post("v1/auth/logout", use: logout)
@@ -107,8 +112,37 @@ struct DescopeFace {
         return Self.masked(started.maskedDestination, channel: started.channel)
     }
 
+    /// `otp/update/phone/{method}` and `otp/update/email`: sends a code to a new address of the refresh JWT's user;
+    /// `otp/verify` with the new address and the code then makes it the user's login id of its kind (added, or
+    /// replacing the one they had: a Verity user has at most one of each, and its login ids are its addresses, so
+    /// `addToLoginIDs` changes nothing). An address another user holds is refused (E062107) once the code proves
+    /// it, whatever `onMergeUseExisting` says: Verity never merges users.
+    func update(_ request: Request, _ context: VerityRequestContext, email: Bool) async throws -> DescopeJSON {
+        let (refreshJwt, project) = try await refreshJwt(request)
+        let channel = email ? Channel.email : try Self.channel(context)
+        guard email || channel.reachesPhone else {
+            throw DescopeError.badRequest("A phone number's code goes by sms, voice or whatsapp.")
+        }
+        let body = try await request.decodeDescope(UpdateBody.self, context: context)
+        guard let loginId = body.loginId, !loginId.isEmpty else {
+            throw DescopeError.badRequest("`loginId` is required.")
+        }
+        guard let address = email ? body.email : body.phone, !address.isEmpty else {
+            throw DescopeError.badRequest(email ? "`email` is required." : "`phone` is required.")
+        }
+        let signedIn = try await sessions.authenticate(
+            refreshToken: refreshJwt, dialect: .descope(project), in: project)
+        guard signedIn.user.loginIds.contains(where: { $0.caseInsensitiveCompare(loginId) == .orderedSame }) else {
+            throw DescopeError.badRequest("The login id is not the signed-in user's.")
+        }
+        let started = try await auth.startLoginUpdate(
+            address, channel: channel, auth: signedIn, locale: body.locale, clientAddress: context.clientAddress,
+            in: project)
+        return Self.masked(started.maskedDestination, channel: started.channel)
+    }
+
     /// `otp/verify/{method}`: the code of a sign-in, or of a step-up started with the session's refresh JWT.
-    @Sendable func verify(_ request: Request, context: VerityRequestContext) async throws -> DescopeJSON {
+    @Sendable func verify(_ request: Request, context: VerityRequestContext) async throws -> DescopeTokens {
         let project = try await projects.project(try DescopeBearer(request), request)
         _ = try Self.channel(context)
         let body = try await request.decodeDescope(VerifyBody.self, context: context)
@@ -119,18 +153,18 @@ struct DescopeFace {
         let signedIn = try await auth.verify(
             OTPVerifyRequest(loginId: loginId, code: code), clientAddress: context.clientAddress,
             dialect: .descope(project), sessionStepUps: true, in: project)
-        return jwtResponse(signedIn)
+        return jwtResponse(signedIn, project: project)
     }
 
     // MARK: - Sessions
 
     /// `POST /v1/auth/refresh`: rotates the refresh JWT (a used one presented again revokes its session) and
     /// answers a new session JWT and the next refresh JWT.
-    @Sendable func refresh(_ request: Request, context: VerityRequestContext) async throws -> DescopeJSON {
+    @Sendable func refresh(_ request: Request, context: VerityRequestContext) async throws -> DescopeTokens {
         let (refreshJwt, project) = try await refreshJwt(request)
         let refreshed = try await auth.refresh(
             refreshJwt, clientAddress: context.clientAddress, dialect: .descope(project), in: project)
-        return jwtResponse(refreshed)
+        return jwtResponse(refreshed, project: project)
     }
 
     /// `GET /v1/auth/me`: the user of the refresh JWT's session.
@@ -160,10 +194,13 @@ struct DescopeFace {
 
     // MARK: - Helpers
 
+    /// The refresh JWT of a session call: in the bearer value, or in the `DSR` cookie of a project that delivers
+    /// tokens as cookies (never another project's: the cookie is only read once the bearer named the project).
     private func refreshJwt(_ request: Request) async throws -> (String, Project) {
         let bearer = try DescopeBearer(request)
         let project = try await projects.project(bearer, request)
-        guard let refreshJwt = bearer.secret else {
+        let cookie = project.settings.descopeCookies ? DescopeTokens.refreshCookie(of: request) : nil
+        guard let refreshJwt = bearer.secret ?? cookie else {
             throw DescopeError.unauthorized("Send `Authorization: Bearer <projectId>:<refreshJwt>`.")
         }
         return (refreshJwt, project)
@@ -182,8 +219,10 @@ struct DescopeFace {
     }
 
     /// Descope's JWTResponse: both tokens in the body, the full user, `firstSeen`, and the cookie fields python-sdk
-    /// copies.
-    func jwtResponse(_ signedIn: AuthResponse) -> DescopeJSON {
+    /// copies. A project that delivers tokens as cookies gets `DS` and `DSR` too, and the refresh JWT only as the
+    /// HttpOnly `DSR` cookie (python-sdk and descope-swift take it from there; the session JWT stays in the body,
+    /// where python-sdk looks for it).
+    func jwtResponse(_ signedIn: AuthResponse, project: Project) -> DescopeTokens {
         var body: [String: JSONValue] = [
             "sessionJwt": .string(signedIn.sessionJwt), "user": DescopeUser.json(signedIn.user),
             "firstSeen": .bool(signedIn.firstSeen),
@@ -192,8 +231,54 @@ struct DescopeFace {
             "cookieMaxAge": .integer(max(0, Int64(signedIn.refreshExpiresAt.timeIntervalSince(clock.now())))),
             "cookieDomain": .string(""), "cookiePath": .string("/"),
         ]
-        if let refreshJwt = signedIn.refreshToken { body["refreshJwt"] = .string(refreshJwt) }
-        return DescopeJSON(body)
+        guard project.settings.descopeCookies else {
+            if let refreshJwt = signedIn.refreshToken { body["refreshJwt"] = .string(refreshJwt) }
+            return DescopeTokens(body: body, cookies: [])
+        }
+        var cookies = [
+            DescopeTokens.cookie(
+                "DS", signedIn.sessionJwt, until: signedIn.sessionExpiresAt, now: clock.now(), secure: secureCookies)
+        ]
+        if let refreshJwt = signedIn.refreshToken {
+            cookies.append(
+                DescopeTokens.cookie(
+                    "DSR", refreshJwt, until: signedIn.refreshExpiresAt, now: clock.now(), secure: secureCookies))
+        }
+        return DescopeTokens(body: body, cookies: cookies)
+    }
+}
+
+/// A JWTResponse and the `Set-Cookie` headers of a project that delivers tokens as cookies.
+struct DescopeTokens: ResponseGenerator {
+    var body: [String: JSONValue]
+    var cookies: [String]
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        var response = try DescopeJSON(body).response(from: request, context: context)
+        for cookie in cookies { response.headers.append(HTTPField(name: .setCookie, value: cookie)) }
+        return response
+    }
+
+    /// `HttpOnly` (page scripts never read the tokens), `SameSite=Strict` (a cross-site request never carries them,
+    /// so the refresh and logout calls that accept `DSR` cannot be forged from another site; python-sdk's own
+    /// cookie helper uses Strict too), `Secure` when the server is reached over HTTPS.
+    static func cookie(_ name: String, _ value: String, until expiry: Date, now: Date, secure: Bool) -> String {
+        let maxAge = max(0, Int(expiry.timeIntervalSince(now)))
+        return "\(name)=\(value); Path=/; Max-Age=\(maxAge); HttpOnly\(secure ? "; Secure" : ""); SameSite=Strict"
+    }
+
+    /// The value of the request's `DSR` cookie, if any.
+    static func refreshCookie(of request: Request) -> String? {
+        for header in request.headers[values: .cookie] {
+            for pair in header.split(separator: ";") {
+                let parts = pair.split(separator: "=", maxSplits: 1)
+                if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == "DSR" {
+                    let value = parts[1].trimmingCharacters(in: .whitespaces)
+                    return value.isEmpty ? nil : value
+                }
+            }
+        }
+        return nil
     }
 }
 
@@ -207,6 +292,15 @@ private struct LoginOptions: Decodable {
 private struct StartBody: Decodable {
     var loginId: String?
     var loginOptions: LoginOptions?
+}
+
+private struct UpdateBody: Decodable {
+    var loginId: String?
+    var email: String?
+    var phone: String?
+    var addToLoginIDs: Bool?
+    var onMergeUseExisting: Bool?
+    var locale: String?
 }
 
 private struct VerifyBody: Decodable {

@@ -81,6 +81,14 @@ struct AuthService: Sendable {
                         auth, method: stepUp.channel.rawValue, dialect: dialect, in: project)
                 }
             }
+            if signIn == nil, sessionStepUps,
+                let update = try await verifications.pendingLoginUpdate(to: destination, in: project),
+                let sessionId = update.purpose.loginUpdateSession
+            {
+                return try await verifyLoginUpdate(
+                    request.code, on: update, to: destination, sessionId: sessionId, fixedCode: fixedCode,
+                    dialect: dialect, in: project, now: now)
+            }
             verification = try Self.signInCode(signIn)
         case (nil, let id?):
             guard VerificationService.isVerificationId(id) else { throw VerificationService.notFound }
@@ -115,6 +123,52 @@ struct AuthService: Sendable {
     ) async throws -> AuthResponse {
         try await limitClient(clientAddress, in: project, now: clock.now())
         return try await sessions.refresh(token, clientAddress: clientAddress, dialect: dialect, in: project)
+    }
+
+    // MARK: - New login ids
+
+    /// Sends a code to a new email address or phone number of a signed-in user; ``verify(_:clientAddress:dialect:
+    /// sessionStepUps:in:)`` with that address and the code makes it the user's login id of its kind (adding it, or
+    /// replacing the one they had). Whether another user holds the address is told only once the code proves it.
+    func startLoginUpdate(
+        _ loginId: String, channel requested: Channel, auth: SessionAuth, locale: String?, clientAddress: String?,
+        appProof: String? = nil, in project: Project
+    ) async throws -> OTPStartResponse {
+        let (destination, channel) = try Self.destination(loginId, channel: requested)
+        try DestinationPolicy.requireAllowed(destination, channel: channel, in: project)
+        let language = try VerificationService.language(for: locale)
+        let now = clock.now()
+        let fixedCode = try await limitGuesses(destination, clientAddress: clientAddress, in: project, now: now)
+        if fixedCode == nil { try await appVerifications.requireProof(appProof, in: project) }
+        try await admitStart(destination, channel: channel, fixedCode: fixedCode, in: project, now: now)
+        let (record, sent) = try await verifications.send(
+            to: destination, channel: channel, language: language, purpose: .loginUpdate(session: auth.session.id),
+            in: project, resend: fixedCode == nil, deliver: fixedCode == nil, now: now)
+        return OTPStartResponse(
+            verificationId: record.id, channel: channel, maskedDestination: destination.masked,
+            expiresAt: record.expiresAt, sent: sent)
+    }
+
+    /// Checks a login-update code; the approval and the new login id commit together, so a login id another user
+    /// holds leaves the code pending and the user unchanged. Answers a new session token naming the new login id.
+    private func verifyLoginUpdate(
+        _ code: String, on update: VerificationRecord, to destination: Destination, sessionId: String,
+        fixedCode: String?, dialect: SessionTokenDialect?, in project: Project, now: Date
+    ) async throws -> AuthResponse {
+        let auth = try await sessions.authenticate(sessionId: sessionId, in: project)
+        let users = users
+        switch try await verifications.attempt(
+            code, on: update, fixedCode: fixedCode, now: now,
+            proving: { work in try await users.replaceLogin(destination, of: auth.user, joining: work, in: project) })
+        {
+        case (.wrong(let counted), _):
+            throw Self.wrongCode(counted)
+        case (.approved, let user?):
+            return try await sessions.reissue(
+                SessionAuth(session: auth.session, user: user), dialect: dialect, in: project)
+        case (.approved, nil):  // cannot be: a proof was given, so an approval carries what it wrote
+            throw StoreError.corruptValue(column: "verifications.status")
+        }
     }
 
     // MARK: - Step-up

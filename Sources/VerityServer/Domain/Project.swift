@@ -57,6 +57,10 @@ public struct ProjectSettings: Sendable, Equatable, Codable {
     /// What happens when a device reports unusual activity ("this wasn't me"), besides the security event and the
     /// webhook; `none` by default.
     public var unusualActivityResponse: UnusualActivityResponse = .none
+    /// Whether the Descope face delivers tokens as cookies too (Descope's "manage tokens in cookies"): its answers set
+    /// `DS` (the session JWT) and `DSR` (the refresh JWT, then left out of the body) and its session calls accept the
+    /// `DSR` cookie. Off by default.
+    public var descopeCookies = false
 
     public static let codeLengthRange = 4...10
     public static let codeLifetimeRange = 60...86_400
@@ -69,7 +73,8 @@ public struct ProjectSettings: Sendable, Equatable, Codable {
         codeLength: Int = 6, codeLifetime: Int = 600, allowedCountries: [String]? = nil, sessionLifetime: Int = 600,
         refreshLifetime: Int = 30 * 86_400, possessionLifetime: Int = 900, possessionCodeLifetime: Int = 120,
         requiresAppVerification: Bool = false, disabledChannels: [Channel] = [], fallbackChannel: Channel? = nil,
-        unusualActivityResponse: UnusualActivityResponse = .none
+        unusualActivityResponse: UnusualActivityResponse = .none,
+        descopeCookies: Bool = false
     ) {
         self.unusualActivityResponse = unusualActivityResponse
         self.codeLength = codeLength
@@ -82,6 +87,7 @@ public struct ProjectSettings: Sendable, Equatable, Codable {
         self.requiresAppVerification = requiresAppVerification
         self.disabledChannels = disabledChannels
         self.fallbackChannel = fallbackChannel
+        self.descopeCookies = descopeCookies
     }
 
     /// Whether the project sends codes by `channel`.

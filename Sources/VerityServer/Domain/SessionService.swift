@@ -177,6 +177,15 @@ struct SessionService: Sendable {
             in: project, now: now)
     }
 
+    /// A new session token for a session whose user changed (a login id added): the refresh token stays.
+    func reissue(_ auth: SessionAuth, dialect: SessionTokenDialect? = nil, in project: Project) async throws
+        -> AuthResponse
+    {
+        try await response(
+            session: auth.session, user: auth.user, refreshToken: nil, firstSeen: false, dialect: dialect, in: project,
+            now: clock.now())
+    }
+
     /// Checks `Authorization: Bearer <session token>`: signature by one of the project's keys, audience, expiry,
     /// and that the session is not revoked and its user not disabled.
     func authenticate(bearer token: String, dialect: SessionTokenDialect? = nil, in project: Project) async throws

@@ -87,6 +87,27 @@ public struct UserService: Sendable {
         return updated
     }
 
+    /// Makes a proven address `user`'s login id of its kind, adding it or replacing the one of that kind (a user has
+    /// at most one email address and one phone number), as part of `work`. A login id of another user is refused
+    /// (`login_id_taken`) and nothing changes.
+    func replaceLogin(_ destination: Destination, of user: User, joining work: UnitOfWork? = nil, in project: Project)
+        async throws -> User
+    {
+        let isPhone = if case .phone = destination { true } else { false }
+        let kept = user.loginIds.filter { Destination.channel(ofLoginId: $0).reachesPhone != isPhone }
+        let logins = try UserLogins(kept + [destination.value])
+        let updated: User?
+        do {
+            updated = try await store.update(
+                id: user.id, projectId: project.id, displayName: nil, customClaims: nil, logins: logins, joining: work)
+        } catch UserStore.WriteError.loginIdTaken {
+            throw Self.taken
+        }
+        guard let updated else { throw Self.notFound(user.id) }
+        logger.info("User login id replaced", metadata: ["user": "\(user.id)", "project": "\(project.id)"])
+        return updated
+    }
+
     /// Disables (or enables again) a user; a disabled user cannot sign in.
     public func setDisabled(_ disabled: Bool, id: String, in project: Project) async throws -> User {
         guard id.hasPrefix("usr_"),

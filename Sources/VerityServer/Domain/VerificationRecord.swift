@@ -54,6 +54,15 @@ struct VerificationPurpose: RawRepresentable, Hashable, Sendable {
         rawValue.hasPrefix(Self.stepUpSessionPrefix) ? String(rawValue.dropFirst(Self.stepUpSessionPrefix.count)) : nil
     }
 
+    /// A code to a new email address or phone number of a signed-in user (Descope's `otp/update/email|phone`): the
+    /// code carries the session that asked, and proving it makes the address that user's login id of its kind.
+    static func loginUpdate(session sessionId: String) -> Self { Self(rawValue: "\(loginUpdatePrefix)\(sessionId)") }
+    static let loginUpdatePrefix = "login_update:"
+    /// The session whose user a login-update code adds its address to.
+    var loginUpdateSession: String? {
+        rawValue.hasPrefix(Self.loginUpdatePrefix) ? String(rawValue.dropFirst(Self.loginUpdatePrefix.count)) : nil
+    }
+
     /// The code of one possession flow.
     static func possessionCode(_ flowId: String) -> Self { Self(rawValue: "possession_code:\(flowId)") }
     /// The instant link of one possession flow.

@@ -248,7 +248,17 @@ struct VerificationService: Sendable {
 
     /// The newest pending session-bound step-up code to `destination`, whichever session asked for it.
     func pendingSessionStepUp(to destination: Destination, in project: Project) async throws -> VerificationRecord? {
-        try await store.pendingSessionStepUp(destinationKey: destination.key, projectId: project.id)
+        try await store.pendingSessionBound(
+            destinationKey: destination.key, purposePrefix: VerificationPurpose.stepUpSessionPrefix,
+            projectId: project.id)
+    }
+
+    /// The newest pending login-update code to `destination` (a signed-in user's new address), whichever session
+    /// asked for it.
+    func pendingLoginUpdate(to destination: Destination, in project: Project) async throws -> VerificationRecord? {
+        try await store.pendingSessionBound(
+            destinationKey: destination.key, purposePrefix: VerificationPurpose.loginUpdatePrefix,
+            projectId: project.id)
     }
 
     /// The codes of a project's pending sign-ins, newest first, with where they went: what an auth emulator lists

@@ -508,6 +508,12 @@ enum Migrations {
                 "CREATE INDEX outbox_provider_message_id ON outbox (provider_message_id)",
             ]),
         Migration(
+            version: 17, name: "Descope cookie delivery",
+            statements: [
+                // Whether the Descope face sets the DS/DSR cookies and accepts the DSR cookie (1) or not (0).
+                "ALTER TABLE projects ADD COLUMN descope_cookies INTEGER NOT NULL DEFAULT 0"
+            ]),
+        Migration(
             version: 18, name: "Device trust",
             statements: [
                 // A push factor's optional second key, whose use needs the owner (biometry or passcode).

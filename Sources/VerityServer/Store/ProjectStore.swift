@@ -12,7 +12,7 @@ struct ProjectStore: Sendable {
         """
         id, name, code_length, code_ttl_seconds, allowed_countries, created_at, webhook_url, webhook_secret, \
         session_ttl_seconds, refresh_ttl_seconds, possession_ttl_seconds, possession_code_ttl_seconds, \
-        requires_app_verification, disabled_channels, fallback_channel, unusual_activity_response
+        requires_app_verification, disabled_channels, fallback_channel, unusual_activity_response, descope_cookies
         """
 
     /// ``projectColumns`` of `projects p` in a join.
@@ -25,7 +25,7 @@ struct ProjectStore: Sendable {
                 INSERT INTO projects (id, name, code_length, code_ttl_seconds, allowed_countries, created_at,
                                       session_ttl_seconds, refresh_ttl_seconds, possession_ttl_seconds,
                                       possession_code_ttl_seconds, requires_app_verification, disabled_channels,
-                                      fallback_channel, unusual_activity_response)
+                                      fallback_channel, unusual_activity_response, descope_cookies)
                 VALUES (\(bind: project.id), \(bind: project.name), \(bind: project.settings.codeLength),
                         \(bind: project.settings.codeLifetime), \(bind: Self.encode(project.settings.allowedCountries)),
                         \(bind: project.createdAt.storedValue), \(bind: project.settings.sessionLifetime),
@@ -34,7 +34,8 @@ struct ProjectStore: Sendable {
                         \(bind: project.settings.requiresAppVerification ? 1 : 0),
                         \(bind: Self.encode(project.settings.disabledChannels)),
                         \(bind: project.settings.fallbackChannel?.rawValue),
-                        \(bind: project.settings.unusualActivityResponse.rawValue))
+                        \(bind: project.settings.unusualActivityResponse.rawValue),
+                        \(bind: project.settings.descopeCookies ? 1 : 0))
                 """
             ).run()
         }
@@ -70,7 +71,8 @@ struct ProjectStore: Sendable {
                     requires_app_verification = \(bind: project.settings.requiresAppVerification ? 1 : 0),
                     disabled_channels = \(bind: Self.encode(project.settings.disabledChannels)),
                     fallback_channel = \(bind: project.settings.fallbackChannel?.rawValue),
-                    unusual_activity_response = \(bind: project.settings.unusualActivityResponse.rawValue)
+                    unusual_activity_response = \(bind: project.settings.unusualActivityResponse.rawValue),
+                    descope_cookies = \(bind: project.settings.descopeCookies ? 1 : 0)
                 WHERE id = \(bind: project.id)
                 """
             ).run()
@@ -228,7 +230,8 @@ struct ProjectStore: Sendable {
                 fallbackChannel: try row.decode(column: "fallback_channel", as: String?.self)
                     .flatMap(Channel.init(rawValue:)),
                 unusualActivityResponse: try row.enumeration(
-                    "unusual_activity_response", as: UnusualActivityResponse.self)),
+                    "unusual_activity_response", as: UnusualActivityResponse.self),
+                descopeCookies: try row.decode(column: "descope_cookies", as: Int.self) != 0),
             createdAt: try row.date("created_at"),
             webhookURL: try row.decode(column: "webhook_url", as: String?.self),
             webhookSecret: try row.decode(column: "webhook_secret", as: String?.self).map {

@@ -91,13 +91,13 @@ struct UserStore: Sendable {
     }
 
     /// Changes a user's name and claims (nil leaves them) and, when `logins` is given, replaces its login ids, all
-    /// or nothing. Nil when there is no such user; throws ``WriteError/loginIdTaken`` when a login id is taken.
+    /// or nothing (in `work` when given). Nil when there is no such user; throws ``WriteError/loginIdTaken`` when a login id is taken.
     func update(
         id: String, projectId: String, displayName: String??, customClaims: [String: JSONValue]?,
-        logins: UserLogins?
+        logins: UserLogins?, joining work: UnitOfWork? = nil
     ) async throws -> User? {
         let claims = try customClaims.map(Self.encodedClaims)
-        return try await database.transaction { sql in
+        return try await database.transaction(joining: work) { sql in
             // Touching the row first locks it (PostgreSQL), so concurrent updates of one user take turns.
             guard
                 let current = try await sql.raw(

@@ -270,15 +270,19 @@ struct VerificationStore: Sendable {
         }
     }
 
-    /// The newest pending session-bound step-up code (``VerificationPurpose/stepUp(session:)``) to a destination.
-    func pendingSessionStepUp(destinationKey: String, projectId: String) async throws -> VerificationRecord? {
+    /// The newest pending session-bound code to a destination: a purpose starting with `purposePrefix` (ending in
+    /// `:`) and naming the session, as ``VerificationPurpose/stepUp(session:)`` does.
+    func pendingSessionBound(destinationKey: String, purposePrefix: String, projectId: String) async throws
+        -> VerificationRecord?
+    {
         // A range on the purpose instead of LIKE, whose `_` would match any character: ';' follows ':'.
-        try await database.lookupConfirmingMiss { sql in
+        let upperBound = String(purposePrefix.dropLast()) + ";"
+        return try await database.lookupConfirmingMiss { sql in
             try await sql.raw(
                 """
                 SELECT \(unsafeRaw: Self.columns) FROM verifications
                 WHERE project_id = \(bind: projectId) AND destination_key = \(bind: destinationKey)
-                  AND purpose >= 'step_up:' AND purpose < 'step_up;' AND status = 'pending'
+                  AND purpose >= \(bind: purposePrefix) AND purpose < \(bind: upperBound) AND status = 'pending'
                 ORDER BY created_at DESC, id DESC LIMIT 1
                 """
             ).first().map(Self.record(from:))
