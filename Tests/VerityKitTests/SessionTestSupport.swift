@@ -98,12 +98,13 @@ actor HoldingTransport: Transport {
     /// How many requests are waiting for ``release()``.
     var heldCount: Int { held.count }
 
-    /// Holds every request from now on until ``release()``, or for at most five seconds, so that a test that fails
-    /// before releasing them fails rather than hangs.
+    /// Holds every request from now on until ``release()``, or for at most two minutes, so that a test that fails
+    /// before releasing them fails rather than hangs (a shorter bound let go of the requests before a test on a busy
+    /// machine had counted them).
     func hold() {
         isHolding = true
         Task {
-            try? await Task.sleep(for: .seconds(5))
+            try? await Task.sleep(for: .seconds(120))
             self.release()
         }
     }
