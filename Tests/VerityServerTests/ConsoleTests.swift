@@ -245,6 +245,7 @@ struct ConsoleTests {
                 "/console", "/console/projects", project, project + "/users", project + "/security-events",
                 project + "/twilio", "/console/verifications", "/console/verifications?q=%2B14155550100",
                 "/console/messages", "/console/messages?status=dead", "/console/audit?q=operator",
+                project + "/challenges", project + "/challenges?status=pending&q=fac_x", project + "/possession",
             ] {
                 let page = try await client.get(path, session: session)
                 #expect(page.status == .ok, "\(path)")
@@ -258,6 +259,61 @@ struct ConsoleTests {
             #expect(unknown.headers[.contentType] == "text/html; charset=utf-8")
             let badCursor = try await client.get("/console/messages?cursor=nope", session: session)
             #expect(badCursor.status == .badRequest)
+        }
+    }
+
+    @Test(
+        "A project's push challenges and possession flows, and a user's factors and active sessions, are listed",
+        arguments: TestEngine.available)
+    func flowsAndSessions(engine: TestEngine) async throws {
+        let node = try await Self.nodeWithOperator(engine)
+        try await node.run { client in
+            let phone = "+14155550142"
+            let signedIn = try await client.signIn(phone, node: node)
+            let device = try await TestDevice.enrolled(userId: signedIn.user.id, node: node, client: client)
+            let created = try await client.createChallenge(#"{"factorId":"\#(device.factorId)"}"#, key: node.apiKey)
+            #expect(created.status == .created)
+            let shown = try #require(try await device.pending(client: client).first)
+            #expect(try await device.answer(shown, .approved, client: client).status == .ok)
+            let flow = try await TestFlow.start(
+                #"{"phoneNumber":"+14155550177","flow":"mobile"}"#, node: node, client: client)
+            let session = try await client.signIn(node, operatorName: "ada")
+            let project = "/console/projects/\(node.project.id)"
+
+            let challenges = String(buffer: try await client.get(project + "/challenges", session: session).body)
+            #expect(challenges.contains(shown.id))
+            #expect(challenges.contains("<td>approved</td>"))
+            #expect(challenges.contains(device.factorId))
+            #expect(challenges.contains("<td>proofOfPossession</td>"))
+            let pending = String(
+                buffer: try await client.get(project + "/challenges?status=pending", session: session).body)
+            #expect(!pending.contains(shown.id) && pending.contains("No push challenge found."))
+            let byFactor = String(
+                buffer: try await client.get(project + "/challenges?q=\(device.factorId)", session: session).body)
+            #expect(byFactor.contains(shown.id))
+            let otherFactor = String(
+                buffer: try await client.get(project + "/challenges?q=fac_other", session: session).body)
+            #expect(!otherFactor.contains(shown.id))
+            #expect(try await client.get(project + "/challenges?status=lost", session: session).status == .badRequest)
+            #expect(try await client.get(project + "/challenges?cursor=nope", session: session).status == .badRequest)
+
+            let flows = String(buffer: try await client.get(project + "/possession", session: session).body)
+            #expect(flows.contains(flow.started.correlationId))
+            #expect(flows.contains(try Destination("+14155550177", channel: .sms).masked))
+            #expect(!flows.contains("14155550177"))
+            #expect(try await client.get(project + "/possession?cursor=nope", session: session).status == .badRequest)
+
+            let userPath = project + "/users/\(signedIn.user.id)"
+            let user = try await client.get(userPath, session: session)
+            let html = String(buffer: user.body)
+            #expect(html.contains(#"href="\#(project)/challenges?q=\#(device.factorId)""#))
+            let sessionId = try #require(html.firstMatch(of: /<code>(ses_[^<]+)<\/code>/).map { String($0.output.1) })
+            #expect(html.contains("Last refreshed"))
+            let revoked = try await client.post(
+                userPath + "/revoke-sessions", form: ["csrf": try Self.csrf(in: user)], session: session)
+            #expect(revoked.status == .seeOther)
+            let after = String(buffer: try await client.get(userPath, session: session).body)
+            #expect(!after.contains(sessionId) && after.contains("No active session."))
         }
     }
 

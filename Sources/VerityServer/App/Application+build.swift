@@ -121,6 +121,9 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
             console: front, admin: projects, sessions: verity.sessions, twilioServices: verity.twilioServices,
             twilioPush: verity.twilioPush
         ).addRoutes(to: console)
+        ConsoleFlowsController(
+            console: front, admin: projects, challenges: verity.challenges, possession: verity.possession
+        ).addRoutes(to: console)
     }
     return router
 }

@@ -144,6 +144,8 @@ struct ConsoleProjectsController: Sendable {
             <a href="\(Self.path(project, "/users"))">Users</a> · \
             <a href="\(Self.path(project, "/security-events"))">Security events</a> · \
             <a href="\(Self.path(project, "/twilio"))">Twilio services</a> · \
+            <a href="\(Self.path(project, "/challenges"))">Push challenges</a> · \
+            <a href="\(Self.path(project, "/possession"))">Possession flows</a> · \
             <a href="/console/verifications?project=\(ConsoleHTML.percentEncoded(project.id))">Verifications</a></p>
             <h2>Settings</h2>
             <form method="post" action="\(Self.path(project, "/settings"))">\(ConsoleHTML.csrfField(session))
@@ -298,11 +300,22 @@ struct ConsoleProjectsController: Sendable {
         let user = try await users.user(id: try Self.parameter("user", of: request), in: project)
         async let factorPage = factors.factors(userId: user.id, in: project)
         async let events = sessions.securityEvents(userId: user.id, limit: 50, in: project)
+        async let active = sessions.activeSessions(userId: user.id, in: project)
         let base = Self.path(project, "/users/" + ConsoleHTML.percentEncoded(user.id))
         let factorRows = try await factorPage.items.map { factor in
             [
-                "<code>\(factor.id)</code>", factor.type.rawValue, factor.status.rawValue,
+                factor.type == .push
+                    ? #"<a href="\#(Self.path(project, "/challenges?q=" + ConsoleHTML.percentEncoded(factor.id)))">\#(factor.id)</a>"#
+                    : "<code>\(factor.id)</code>",
+                factor.type.rawValue, factor.status.rawValue,
                 ConsoleHTML.escape(factor.friendlyName), ConsoleHTML.date(factor.createdAt),
+            ]
+        }
+        let sessionRows = try await active.map { listed in
+            [
+                "<code>\(ConsoleHTML.escape(listed.session.id))</code>", ConsoleHTML.date(listed.session.createdAt),
+                ConsoleHTML.date(listed.refreshedAt), ConsoleHTML.date(listed.session.expiresAt),
+                ConsoleHTML.escape(listed.session.amr.joined(separator: ", ")),
             ]
         }
         let eventRows = try await events.items.map { event in
@@ -320,6 +333,8 @@ struct ConsoleProjectsController: Sendable {
             \(user.disabled ? ConsoleHTML.button("Enable user", action: base + "/enable", session: session) : ConsoleHTML.button("Disable user", action: base + "/disable", session: session, danger: true))</p>
             <h2>Factors</h2>
             \(ConsoleHTML.table(caption: "Push and TOTP factors", headers: ["Id", "Type", "Status", "Name", "Created (UTC)"], rows: factorRows))
+            <h2>Sessions</h2>
+            \(ConsoleHTML.table(caption: "Active sessions, newest first", headers: ["Id", "Created (UTC)", "Last refreshed (UTC)", "Expires (UTC)", "Signed in with (amr)"], rows: sessionRows, empty: "No active session."))
             <h2>Security events</h2>
             \(ConsoleHTML.table(caption: "Sessions and refresh tokens, newest first", headers: ["When (UTC)", "Event", "Session", "Client"], rows: eventRows))
             """

@@ -36,6 +36,12 @@ struct ChallengeRecord: Sendable, Equatable {
         status == .pending && expiresAt <= now ? .expired : status
     }
 
+    /// The key an answer was signed with: the one it states, or the factor's device key when it states none (as
+    /// `answer` checks it); nil while unanswered.
+    var answerKeyType: FactorKeyType? {
+        respondedAt == nil ? nil : answer.keyType ?? .proofOfPossession
+    }
+
     func response(at now: Date) -> Challenge {
         Challenge(
             id: id, userId: userId, factorId: factorId, type: type, status: status(at: now), message: message,

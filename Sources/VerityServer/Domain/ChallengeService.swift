@@ -193,6 +193,19 @@ struct ChallengeService: Sendable {
         return Page(fetched: found.map { $0.deviceView(for: factor.id, at: now) }, limit: limit, cursor: \.id)
     }
 
+    /// A page of a project's push challenges for its operators, newest first, after the challenge `cursor` names;
+    /// only those in `status` and for `factorId` when given.
+    func recent(status: ChallengeStatus?, factorId: String?, cursor: String?, in project: Project) async throws
+        -> (items: [ChallengeRecord], nextCursor: String?)
+    {
+        try Paging.requireCursor(cursor, prefix: "chl_")
+        let limit = try Paging.limit(nil, max: UserService.maxPageSize)
+        let found = try await store.page(
+            projectId: project.id, status: status, factorId: factorId, after: cursor, limit: limit + 1)
+        let items = Array(found.prefix(limit))
+        return (items, found.count > limit ? items.last?.id : nil)
+    }
+
     func deviceChallenge(id: String, for factor: FactorRecord) async throws -> DeviceChallenge {
         try Self.requireVerified(factor)
         let challenge = try await challengeFor(id: id, factor: factor)

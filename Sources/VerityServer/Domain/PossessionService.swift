@@ -72,6 +72,15 @@ public struct PossessionService: Sendable {
             correlationId: record.id, authToken: token, flow: record.flow, expiresAt: record.expiresAt)
     }
 
+    /// A page of a project's possession flows for its operators, newest first, after the flow `cursor` names.
+    func recent(cursor: String?, in project: Project) async throws -> (items: [PossessionRecord], nextCursor: String?) {
+        try Paging.requireCursor(cursor, prefix: "pos_")
+        let limit = try Paging.limit(nil, max: UserService.maxPageSize)
+        let found = try await store.page(projectId: project.id, after: cursor, limit: limit + 1)
+        let items = Array(found.prefix(limit))
+        return (items, found.count > limit ? items.last?.id : nil)
+    }
+
     /// The outcome, once and within the flow's lifetime (like Prove's validate): a second call answers
     /// `success: false`, `reason: already_validated`; a first call after the flow expired, `reason: expired`.
     func validate(id: String, in project: Project) async throws -> PossessionValidation {

@@ -242,6 +242,13 @@ struct SessionService: Sendable {
         logger.info("All sessions ended", metadata: ["user": "\(userId)", "project": "\(project.id)"])
     }
 
+    /// A user's active (unrevoked, unexpired) sessions, newest first: the latest 50.
+    func activeSessions(userId: String, in project: Project) async throws -> [SessionStore.Listed] {
+        try await store.activeSessions(
+            userId: userId, projectId: project.id, now: clock.now(),
+            limit: try Paging.limit(nil, max: UserService.maxPageSize))
+    }
+
     /// A project's security events, newest first.
     func securityEvents(userId: String?, limit: Int?, in project: Project) async throws -> Page<SecurityEvent> {
         let limit = try Paging.limit(limit, max: UserService.maxPageSize)

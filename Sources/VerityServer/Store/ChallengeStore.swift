@@ -78,6 +78,27 @@ struct ChallengeStore: Sendable {
         }
     }
 
+    /// Up to `limit` of a project's push challenges, newest first, after the challenge `after`; only those in
+    /// `status` and sent to `factorId` (or to the factor's whole user, when it was sent to none) when given.
+    func page(projectId: String, status: ChallengeStatus?, factorId: String?, after: String?, limit: Int)
+        async throws -> [ChallengeRecord]
+    {
+        try await database.lookup { sql in
+            let start = SQLQueryString.pageStart(
+                after: after, table: "challenges", key: "id", scope: "project_id", projectId, newestFirst: true)
+            let state: SQLQueryString = status.map { "AND status = \(bind: $0.rawValue)" } ?? ""
+            let factor: SQLQueryString =
+                factorId.map { "AND (factor_id = \(bind: $0) OR responded_factor_id = \(bind: $0))" } ?? ""
+            return try await sql.raw(
+                """
+                SELECT \(unsafeRaw: Self.columns) FROM challenges
+                WHERE project_id = \(bind: projectId) AND type = 'push' \(state) \(factor) \(start)
+                ORDER BY created_at DESC, id DESC LIMIT \(bind: limit)
+                """
+            ).all().map(Self.record(from:))
+        }
+    }
+
     /// Records the first answer to a pending, unexpired challenge, queuing its webhook in the same transaction.
     /// Returns nil when it was already answered or has expired.
     /// - Parameter events: Queues more events about the answer in the same transaction (the Twilio face's).

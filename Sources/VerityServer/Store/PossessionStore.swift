@@ -47,6 +47,21 @@ struct PossessionStore: Sendable {
         }
     }
 
+    /// Up to `limit` of a project's possession flows, newest first, after the flow `after`.
+    func page(projectId: String, after: String?, limit: Int) async throws -> [PossessionRecord] {
+        try await database.lookup { sql in
+            let start = SQLQueryString.pageStart(
+                after: after, table: "possession_flows", key: "id", scope: "project_id", projectId, newestFirst: true)
+            return try await sql.raw(
+                """
+                SELECT \(unsafeRaw: Self.columns) FROM possession_flows
+                WHERE project_id = \(bind: projectId) \(start)
+                ORDER BY created_at DESC, id DESC LIMIT \(bind: limit)
+                """
+            ).all().map(Self.record(from:))
+        }
+    }
+
     /// Runs `body` as one unit of work: a sending step, its code and its message commit together or not at all.
     func unitOfWork<T: Sendable>(_ body: @Sendable (UnitOfWork) async throws -> T) async throws -> T {
         try await database.unitOfWork(body)

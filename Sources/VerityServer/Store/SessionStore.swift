@@ -267,6 +267,27 @@ struct SessionStore: Sendable {
         }
     }
 
+    /// A session as the console lists it: the record and when it was last refreshed.
+    struct Listed: Sendable, Equatable {
+        var session: SessionRecord
+        var refreshedAt: Date
+    }
+
+    /// Up to `limit` of a user's unrevoked, unexpired sessions, newest first.
+    func activeSessions(userId: String, projectId: String, now: Date, limit: Int) async throws -> [Listed] {
+        try await database.lookup { sql in
+            try await sql.raw(
+                """
+                SELECT \(unsafeRaw: Self.columns), refreshed_at FROM sessions
+                WHERE project_id = \(bind: projectId) AND user_id = \(bind: userId) AND revoked_at IS NULL
+                  AND expires_at > \(bind: now.storedValue)
+                ORDER BY created_at DESC, id DESC LIMIT \(bind: limit)
+                """
+            ).all().map { row in Listed(session: try Self.session(from: row), refreshedAt: try row.date("refreshed_at"))
+            }
+        }
+    }
+
     /// The unrevoked, unexpired session whose active (unused, unexpired) refresh token has hash `refreshHash`.
     func activeSession(refreshHash: String, projectId: String, now: Date) async throws -> SessionRecord? {
         try await database.lookupConfirmingMiss { sql in

@@ -1,0 +1,98 @@
+import Foundation
+import Hummingbird
+import VerityCore
+
+/// The console's read-only pages about a project's push challenges (filtered by status or factor) and its
+/// possession flows, both newest first and paged by cursor, phone numbers masked as in the logs.
+struct ConsoleFlowsController: Sendable {
+    let console: ConsoleController
+    let admin: AdminService
+    let challenges: ChallengeService
+    let possession: PossessionService
+
+    func addRoutes(to group: RouterGroup<VerityRequestContext>) {
+        group.get("projects/:project/challenges", use: console.page(challengeList))
+        group.get("projects/:project/possession", use: console.page(possessionList))
+    }
+
+    private func project(_ request: Request) async throws -> Project {
+        try await ConsoleProjectsController.project(request, admin: admin)
+    }
+
+    private static func path(_ project: Project, _ tail: String) -> String {
+        "/console/projects/\(ConsoleHTML.percentEncoded(project.id))\(tail)"
+    }
+
+    /// The challenge statuses an operator can filter by.
+    static let statuses = ["pending", "approved", "denied", "expired"]
+
+    @Sendable private func challengeList(_ request: Request, _ session: ConsoleSession) async throws -> Response {
+        let project = try await project(request)
+        let query = ConsoleForm.query(of: request)
+        let status = try query["status"].flatMap { value -> ChallengeStatus? in
+            if value.isEmpty { return nil }
+            guard let status = ChallengeStatus(rawValue: value) else {
+                throw VerityError(.invalidRequest, "'\(value)' is not a challenge status.")
+            }
+            return status
+        }
+        let factor = query["q"].flatMap { $0.isEmpty ? nil : $0 }
+        let page = try await challenges.recent(status: status, factorId: factor, cursor: query["cursor"], in: project)
+        let now = challenges.clock.now()
+        let rows = page.items.map { challenge in
+            let user = Self.path(project, "/users/" + ConsoleHTML.percentEncoded(challenge.userId))
+            let factorId = challenge.respondedFactorId ?? challenge.factorId
+            return [
+                "<code>\(ConsoleHTML.escape(challenge.id))</code>",
+                factorId.map { "<code>\(ConsoleHTML.escape($0))</code>" } ?? "any of the user's",
+                #"<a href="\#(user)">\#(ConsoleHTML.escape(challenge.userId))</a>"#,
+                challenge.status(at: now).rawValue, challenge.userVerification.rawValue,
+                ConsoleHTML.escape(challenge.answerKeyType?.rawValue ?? ""),
+                ConsoleHTML.date(challenge.createdAt), ConsoleHTML.date(challenge.respondedAt),
+            ]
+        }
+        let options = ([""] + Self.statuses).map { value in
+            let selected = value == (status?.rawValue ?? "") ? " selected" : ""
+            return #"<option value="\#(value)"\#(selected)>\#(value.isEmpty ? "any" : value)</option>"#
+        }.joined()
+        let statusSelect = #"<label for="status">Status</label><select id="status" name="status">\#(options)</select>"#
+        return ConsoleHTML.page(
+            "Push challenges of \(project.name)",
+            ConsoleHTML.search(
+                action: Self.path(project, "/challenges"), label: "Factor id", value: factor,
+                extra: statusSelect)
+                + ConsoleHTML.table(
+                    caption: "Push challenges, newest first",
+                    headers: [
+                        "Id", "Factor", "User", "Status", "User verification", "Answer key", "Created (UTC)",
+                        "Answered (UTC)",
+                    ],
+                    rows: rows, empty: "No push challenge found.")
+                + ConsoleHTML.nextPage(
+                    Self.path(project, "/challenges"), cursor: page.nextCursor,
+                    query: ["status": status?.rawValue, "q": factor]),
+            session: session)
+    }
+
+    @Sendable private func possessionList(_ request: Request, _ session: ConsoleSession) async throws -> Response {
+        let project = try await project(request)
+        let query = ConsoleForm.query(of: request)
+        let page = try await possession.recent(cursor: query["cursor"], in: project)
+        let rows = page.items.map { flow in
+            [
+                "<code>\(ConsoleHTML.escape(flow.id))</code>", flow.flow.rawValue,
+                ConsoleHTML.escape(flow.phone.map { ConsoleHTML.masked($0, channel: .sms) } ?? ""),
+                flow.status.rawValue, ConsoleHTML.escape(flow.method?.rawValue ?? ""),
+                "\(flow.resends)", "\(flow.retries)", ConsoleHTML.date(flow.createdAt),
+            ]
+        }
+        return ConsoleHTML.page(
+            "Possession flows of \(project.name)",
+            ConsoleHTML.table(
+                caption: "Possession flows, newest first (phone numbers masked)",
+                headers: ["Id", "Flow", "Phone", "State", "Channel", "Resends", "Retries", "Created (UTC)"],
+                rows: rows, empty: "No possession flow yet.")
+                + ConsoleHTML.nextPage(Self.path(project, "/possession"), cursor: page.nextCursor, query: [:]),
+            session: session)
+    }
+}
