@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Drives headless Chromium through chromedriver (W3C WebDriver, see webdriver.py) over the Verity web console, the
 way an operator uses it: sign in with a fresh one-time link, create a project, create and revoke an API key (and see
-the API refuse it), find a user the API signed in and revoke their sessions (and see their refresh token refused),
+the API refuse it), find a user the API signed in, see their sessions and revoke them (and see their refresh token
+refused), follow a phone's push factor to the challenge it approved, see a possession flow with its number masked,
 send a dead message again, watch the dashboard's numbers move after verifications, and see a used sign-in link and
 a form posted without its CSRF token refused. Every page is checked for a label on every control, keyboard
 navigation with a visible focus, and no script; a screenshot of each page goes to --artifacts.
@@ -14,8 +15,10 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -246,6 +249,7 @@ class Run:
         status, body = self.api("POST", "/v1/auth/otp/verify", {"loginId": phone, "code": code},
                                 project=self.args.project)
         check(status == 200 and body.get("refreshToken"), f"otp/verify answered {status}: {body}")
+        self.user_id = body["user"]["id"]
         status, body = self.api("POST", "/v1/auth/refresh", {"refreshToken": body["refreshToken"]},
                                 project=self.args.project)
         check(status == 200, f"a fresh refresh token was refused: {status} {body}")
@@ -259,12 +263,48 @@ class Run:
         wait_for("the search result", lambda: phone in self.text())
         self.driver.click(self.driver.find("main table a"))
         wait_for("the user's page", lambda: self.heading() == f"User {phone}")
+        check("ses_" in self.text() and "No active session." not in self.text(),
+              "the user's page does not list the active session")
         self.check_page("user")
         self.click_button("Revoke all sessions")
         wait_for("the user's page again", lambda: self.heading() == f"User {phone}")
+        check("No active session." in self.text(), "after revoking, the user's page still lists a session")
         status, body = self.api("POST", "/v1/auth/refresh", {"refreshToken": refresh}, project=self.args.project)
         check(status == 401, f"after revoking, the refresh token answered {status}: {body}")
         ok("found the user by login id, revoked their sessions, and their refresh token is refused (401)")
+
+    def flows(self):
+        """A phone (the `verity device` CLI) enrolls for the user and approves a push challenge; a backend starts a
+        possession flow; the console lists both, the phone number masked, and the user's factor links to its
+        challenges."""
+        status, body = self.api("POST", "/v1/enrollment-tokens", {"userId": self.user_id}, key=self.args.key)
+        check(status == 201, f"enrollment-tokens answered {status}: {body}")
+        state = os.path.join(tempfile.mkdtemp(prefix="verity-console-device."), "device")
+        self.cli("device", "enroll", "--server", self.base, "--token", body["token"], "--state-dir", state)
+        status, body = self.api("POST", "/v1/challenges", {"userId": self.user_id}, key=self.args.key)
+        check(status == 201, f"challenges answered {status}: {body}")
+        challenge = body["id"]
+        self.cli("device", "approve", challenge, "--state-dir", state)
+        shutil.rmtree(os.path.dirname(state), ignore_errors=True)
+        self.open(f"/console/projects/{self.args.project}/users/{self.user_id}")
+        links = [a for a in self.driver.find_all("main table a") if self.driver.text(a).startswith("fac_")]
+        check(links, "the user's page does not link the push factor")
+        self.driver.click(links[0])
+        wait_for("the factor's challenges", lambda: self.heading() == "Push challenges of Acme")
+        check(challenge in self.text() and "approved" in self.text(),
+              f"the challenges page does not show {challenge} approved: {self.text()!r}")
+        self.check_page("challenges")
+        ok("a phone approved a push challenge; the user's factor links to it, listed as approved")
+
+        status, body = self.api("POST", "/v1/possession", {"phoneNumber": "+14155550188", "flow": "mobile"},
+                                key=self.args.key)
+        check(status == 201, f"possession answered {status}: {body}")
+        self.open(f"/console/projects/{self.args.project}/possession")
+        text = self.text()
+        check(body["correlationId"] in text and "+1********88" in text and "4155550188" not in text,
+              f"the possession page does not list the flow with its number masked: {text!r}")
+        self.check_page("possession")
+        ok("the possession flows page lists the new flow, its phone number masked")
 
     def dead_message(self):
         phone = "+14155550199"
@@ -371,6 +411,7 @@ class Run:
             self.create_project()
             self.api_keys()
             self.users()
+            self.flows()
             self.dead_message()
             self.dashboard()
             self.csrf()
