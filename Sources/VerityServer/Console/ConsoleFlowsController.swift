@@ -51,11 +51,7 @@ struct ConsoleFlowsController: Sendable {
                 ConsoleHTML.date(challenge.createdAt), ConsoleHTML.date(challenge.respondedAt),
             ]
         }
-        let options = ([""] + Self.statuses).map { value in
-            let selected = value == (status?.rawValue ?? "") ? " selected" : ""
-            return #"<option value="\#(value)"\#(selected)>\#(value.isEmpty ? "any" : value)</option>"#
-        }.joined()
-        let statusSelect = #"<label for="status">Status</label><select id="status" name="status">\#(options)</select>"#
+        let statusSelect = ConsoleHTML.statusSelect(Self.statuses, selected: status?.rawValue)
         return ConsoleHTML.page(
             "Push challenges of \(project.name)",
             ConsoleHTML.search(

@@ -138,6 +138,15 @@ enum ConsoleHTML {
         """
     }
 
+    /// A list's status filter: a labelled `status` select of `values`, with "any" first, `selected` chosen.
+    static func statusSelect(_ values: [String], selected: String?) -> String {
+        let options = ([""] + values).map { value in
+            let chosen = value == (selected ?? "") ? " selected" : ""
+            return #"<option value="\#(escape(value))"\#(chosen)>\#(value.isEmpty ? "any" : escape(value))</option>"#
+        }.joined()
+        return #"<label for="status">Status</label><select id="status" name="status">\#(options)</select>"#
+    }
+
     /// The link to the next page of a list, keeping its search.
     static func nextPage(_ base: String, cursor: String?, query: [String: String?]) -> String {
         guard let cursor else { return "" }

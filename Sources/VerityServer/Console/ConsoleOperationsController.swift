@@ -133,11 +133,7 @@ struct ConsoleOperationsController: Sendable {
                     : "",
             ]
         }
-        let options = ["", "pending", "sent", "dead"].map { value in
-            let selected = value == (status?.rawValue ?? "") ? " selected" : ""
-            return #"<option value="\#(value)"\#(selected)>\#(value.isEmpty ? "any" : value)</option>"#
-        }.joined()
-        let statusSelect = #"<label for="status">Status</label><select id="status" name="status">\#(options)</select>"#
+        let statusSelect = ConsoleHTML.statusSelect(["pending", "sent", "dead"], selected: status?.rawValue)
         return ConsoleHTML.page(
             "Messages",
             ConsoleHTML.search(
