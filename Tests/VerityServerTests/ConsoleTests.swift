@@ -172,6 +172,7 @@ struct ConsoleTests {
             #expect(!dead.isEmpty, "the failed message shows as dead with a retry button")
             let page = String(buffer: try await client.get("/console/messages", session: session).body)
             #expect(page.contains("+1********23"))
+            #expect(page.contains(#"<option value="" selected>any</option><option value="pending">pending</option>"#))
             #expect(!page.contains("+14155550123"), "a destination is masked as in the logs")
 
             let retried = try await client.post(
@@ -288,6 +289,7 @@ struct ConsoleTests {
             let pending = String(
                 buffer: try await client.get(project + "/challenges?status=pending", session: session).body)
             #expect(!pending.contains(shown.id) && pending.contains("No push challenge found."))
+            #expect(pending.contains(#"<option value="pending" selected>pending</option>"#))
             let byFactor = String(
                 buffer: try await client.get(project + "/challenges?q=\(device.factorId)", session: session).body)
             #expect(byFactor.contains(shown.id))

@@ -140,7 +140,7 @@ enum ConsoleHTML {
 
     /// A list's status filter: a labelled `status` select of `values`, with "any" first, `selected` chosen.
     static func statusSelect(_ values: [String], selected: String?) -> String {
-        let options = ([""] + values).map { value in
+        let options = ([""] + values).map { value -> String in
             let chosen = value == (selected ?? "") ? " selected" : ""
             return #"<option value="\#(escape(value))"\#(chosen)>\#(value.isEmpty ? "any" : escape(value))</option>"#
         }.joined()
