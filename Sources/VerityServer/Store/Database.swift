@@ -413,7 +413,7 @@ final class PostgresBackend: DatabaseBackend {
 
     func withDatabase<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         try await client.withConnection { connection in
-            try await body(PreparingPostgresDatabase(connection))
+            try await body(connection.sql(queryLogLevel: nil))
         }
     }
 
@@ -424,7 +424,7 @@ final class PostgresBackend: DatabaseBackend {
     func withTransaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         do {
             return try await client.withTransaction(logger: logger) { connection in
-                try await body(PreparingPostgresDatabase(connection))
+                try await body(connection.sql(queryLogLevel: nil))
             }
         } catch let error as PostgresTransactionError {
             // PostgresNIO wraps what the body threw (after rolling back); callers get it as SQLite gives it.
