@@ -319,6 +319,26 @@ struct ConsoleTests {
         }
     }
 
+    @Test(
+        "Housekeeping records each finished day, so the dashboard's first view counts only the live days",
+        arguments: TestEngine.available)
+    func housekeepingRecordsFinishedDays(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        try await node.run { client in
+            #expect(try await client.startVerification("+14155550100", key: node.apiKey).status == .created)
+            #expect(try await client.startVerification("+14155550101", key: node.apiKey).status == .created)
+            let day = Int((node.clock.now().timeIntervalSince1970 / 86_400).rounded(.down))
+            node.clock.advance(by: 3 * 86_400)
+            let verifications = node.verity.verifications
+            #expect(try await verifications.store.dayCounts(from: day, to: day).days.isEmpty)
+
+            let (counted, _) = try await verifications.recordFinishedDays()
+            #expect(counted.filter { $0.day == day }.map(\.count).reduce(0, +) == 2)
+            #expect(try await verifications.store.dayCounts(from: day, to: day).days == [day])
+            #expect(try await verifications.activity().total(day: 10).started == 2)
+        }
+    }
+
     @Test("An operator with TOTP needs the current code, once", arguments: TestEngine.available)
     func totp(engine: TestEngine) async throws {
         let node = try await TestNode.make(engine)

@@ -3,12 +3,14 @@ import Logging
 import ServiceLifecycle
 
 /// The node's housekeeping, every `interval`: expires challenges nobody answered (firing their `challenge.expired`
-/// webhooks), forgets spent device and enrollment tokens, and deletes sessions a week after they ended. On
+/// webhooks), forgets spent device and enrollment tokens, deletes sessions a week after they ended, and records the
+/// console dashboard's counts of each finished day. On
 /// PostgreSQL several nodes may run it at once: `SKIP LOCKED` gives each challenge to one of them.
 struct HousekeepingService: Service {
     let challenges: ChallengeService
     let factors: FactorService
     let sessions: SessionService
+    let verifications: VerificationService
     let interval: Duration
     let logger: Logger
 
@@ -20,6 +22,7 @@ struct HousekeepingService: Service {
                 while try await challenges.expireDue() > 0 {}
                 try await factors.purgeSpentTokens()
                 try await sessions.purgeEnded()
+                try await verifications.recordFinishedDays()
             } catch {
                 logger.error("Housekeeping failed", metadata: ["error": "\(String(reflecting: error))"])
             }

@@ -185,7 +185,8 @@ public struct Verity: Sendable {
     /// The housekeeping that runs beside the server, every `interval`.
     func housekeeping(interval: Duration) -> HousekeepingService {
         HousekeepingService(
-            challenges: challenges, factors: factors, sessions: sessions, interval: interval, logger: logger)
+            challenges: challenges, factors: factors, sessions: sessions, verifications: verifications,
+            interval: interval, logger: logger)
     }
 
     /// The outbox worker that delivers through `senders`.

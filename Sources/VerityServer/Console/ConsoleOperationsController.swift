@@ -11,7 +11,7 @@ struct ConsoleOperationsController: Sendable {
     let outbox: OutboxService
 
     /// Days the dashboard covers.
-    static let days = 14
+    static let days = VerificationService.activityDays
 
     func addRoutes(to group: RouterGroup<VerityRequestContext>) {
         group.get("", use: console.page { _, session in try await dashboard(session) })

@@ -54,11 +54,32 @@ extension VerificationService {
     ///
     /// A past day whose verifications have all expired can no longer change, so it is counted once and recorded;
     /// only today (and yesterday, until its last code expires) is counted from the verifications each time.
-    func activity(days: Int) async throws -> VerificationActivityReport {
+    func activity(days: Int = Self.activityDays) async throws -> VerificationActivityReport {
         let now = clock.now()
         let today = Int((now.timeIntervalSince1970 / 86_400).rounded(.down))
         let firstDay = today - days + 1
-        func start(of day: Int) -> Date { Date(timeIntervalSince1970: Double(day) * 86_400) }
+        let (counts, lastFinal) = try await recordFinishedDays(days: days, now: now)
+        var all = counts
+        all += Self.dayCounts(
+            try await store.groups(
+                from: Self.start(of: max(firstDay, lastFinal + 1)), to: Self.start(of: today + 1)))
+        return Self.report(all, firstDay: firstDay, days: days)
+    }
+
+    /// How many days the console's dashboard shows.
+    static let activityDays = 14
+
+    /// Counts and records each finished day of the last `days` not recorded yet (housekeeping does it, so the
+    /// dashboard's first view need not count a fortnight of verifications): the counts of the finished days, and the
+    /// last finished day.
+    @discardableResult
+    func recordFinishedDays(days: Int = Self.activityDays, now: Date? = nil) async throws
+        -> (counts: [VerificationDayCount], lastFinal: Int)
+    {
+        let now = now ?? clock.now()
+        let today = Int((now.timeIntervalSince1970 / 86_400).rounded(.down))
+        let firstDay = today - days + 1
+        func start(of day: Int) -> Date { Self.start(of: day) }
         let (recorded, stored) = try await store.dayCounts(from: firstDay, to: today - 1)
         var counts = stored
         // A code lives at most a day: the day before yesterday is final; yesterday once its last code expired.
@@ -77,9 +98,14 @@ extension VerificationService {
             try await store.recordDayCounts(fresh, days: missing)
             counts += fresh
         }
-        counts += Self.dayCounts(
-            try await store.groups(from: start(of: max(firstDay, lastFinal + 1)), to: start(of: today + 1)))
+        return (counts, lastFinal)
+    }
 
+    private static func start(of day: Int) -> Date { Date(timeIntervalSince1970: Double(day) * 86_400) }
+
+    private static func report(_ counts: [VerificationDayCount], firstDay: Int, days: Int)
+        -> VerificationActivityReport
+    {
         var byChannel: [Channel: [VerificationActivityReport.Counts]] = [:]
         var byRegion: [String: VerificationActivityReport.Counts] = [:]
         for count in counts where (0..<days).contains(count.day - firstDay) {
