@@ -107,7 +107,7 @@ struct VoiceWhatsAppSenderTests {
         let spoken = "4, 8, 0, 7, 1, 9"
         #expect(
             twiml == #"<?xml version="1.0" encoding="UTF-8"?><Response>"#
-                + #"<Say language="de-DE">Hallo. Ihr Tom &amp; Jerry&apos;s &lt;Cheese&gt;-Bestätigungscode lautet: "#
+                + #"<Say language="de-DE">Hallo. Ihr Tom &amp; Jerry&#39;s &lt;Cheese&gt;-Bestätigungscode lautet: "#
                 + #"\#(spoken).</Say><Pause length="1"/>"#
                 + #"<Say language="de-DE">Ich wiederhole: Ihr Code lautet \#(spoken). Auf Wiederhören.</Say>"#
                 + "</Response>")

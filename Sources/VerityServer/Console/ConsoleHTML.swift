@@ -8,21 +8,7 @@ import VerityCore
 /// Pages have no scripts; forms post back to the console and carry the session's CSRF token.
 enum ConsoleHTML {
     /// `text` with the five characters that mean something in HTML replaced by entities.
-    static func escape(_ text: String) -> String {
-        var output = ""
-        output.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": output += "&amp;"
-            case "<": output += "&lt;"
-            case ">": output += "&gt;"
-            case "\"": output += "&quot;"
-            case "'": output += "&#39;"
-            default: output.append(character)
-            }
-        }
-        return output
-    }
+    static func escape(_ text: String) -> String { text.markupEscaped }
 
     /// No script, no frame, nothing from another origin: the stylesheet and forms are the console's own.
     static let contentSecurityPolicy =

@@ -42,25 +42,9 @@ public struct TwilioVoiceSender: SubmittingMessageSender {
 
     /// The TwiML of a call: each line in a `<Say>` in the speech's language, with a one-second `<Pause>` between two.
     static func twiml(_ speech: OutgoingMessage.Speech) -> String {
-        let language = escaped(speech.language)
-        let says = speech.lines.map { #"<Say language="\#(language)">\#(escaped($0))</Say>"# }
+        let language = speech.language.markupEscaped
+        let says = speech.lines.map { #"<Say language="\#(language)">\#($0.markupEscaped)</Say>"# }
         return #"<?xml version="1.0" encoding="UTF-8"?><Response>"#
             + says.joined(separator: #"<Pause length="1"/>"#) + "</Response>"
-    }
-
-    /// `text` as XML character data or attribute value: a project name may hold `&` or `<`.
-    static func escaped(_ text: String) -> String {
-        var out = ""
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            default: out.append(character)
-            }
-        }
-        return out
     }
 }
