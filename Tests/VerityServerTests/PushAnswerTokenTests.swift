@@ -95,15 +95,7 @@ struct PushAnswerTokenTests {
             let approval = try Self.answer(first, .approved, by: device)
             let path = "/v1/device/factors/\(device.factorId)/challenges/\(first.id)/respond"
             let tokens = try (0..<10).map { _ in try device.token() }
-            let codes = try await withThrowingTaskGroup(of: String.self) { group in
-                for token in tokens {
-                    group.addTask {
-                        let response = try await client.send(.post, path, key: token, json: approval)
-                        return response.status == .ok ? "ok" : try response.problem().code
-                    }
-                }
-                return try await group.reduce(into: [String]()) { $0.append($1) }
-            }
+            let codes = try await Self.sentAtOnce(tokens, path: path, json: approval, client: client)
             #expect(codes.filter { $0 == "ok" }.count == 1)
             #expect(codes.filter { $0 == "challenge_already_answered" }.count == 9)
             for token in tokens {
@@ -116,17 +108,25 @@ struct PushAnswerTokenTests {
             let secondApproval = try Self.answer(second, .approved, by: device)
             let secondPath = "/v1/device/factors/\(device.factorId)/challenges/\(second.id)/respond"
             let token = try device.token()
-            let sameToken = try await withThrowingTaskGroup(of: String.self) { group in
-                for _ in 0..<10 {
-                    group.addTask {
-                        let response = try await client.send(.post, secondPath, key: token, json: secondApproval)
-                        return response.status == .ok ? "ok" : try response.problem().code
-                    }
-                }
-                return try await group.reduce(into: [String]()) { $0.append($1) }
-            }
+            let sameToken = try await Self.sentAtOnce(
+                Array(repeating: token, count: 10), path: secondPath, json: secondApproval, client: client)
             #expect(sameToken.filter { $0 == "ok" }.count == 1)
             #expect(sameToken.filter { $0 == "token_replayed" }.count == 9)
+        }
+    }
+
+    /// One answer to `path` per token, all sent at once: "ok" or the refusal's code for each.
+    private static func sentAtOnce(_ tokens: [String], path: String, json: String, client: some TestClientProtocol)
+        async throws -> [String]
+    {
+        try await withThrowingTaskGroup(of: String.self) { group in
+            for token in tokens {
+                group.addTask {
+                    let response = try await client.send(.post, path, key: token, json: json)
+                    return response.status == .ok ? "ok" : try response.problem().code
+                }
+            }
+            return try await group.reduce(into: [String]()) { $0.append($1) }
         }
     }
 
