@@ -74,7 +74,7 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
         signed: router.group("v1/device/factors/:factorId").add(
             middleware: DeviceAuthenticator(factors: verity.factors)),
         answering: router.group("v1/device/factors/:factorId/challenges/:challengeId/respond").add(
-            middleware: DeviceAuthenticator(factors: verity.factors, deferringUse: true)))
+            middleware: DeviceAuthenticator(factors: verity.factors, answering: verity.challenges)))
     DeliveryStatusController(
         receiver: verity.deliveryStatus(settings: configuration.deliveryStatus),
         publicURL: configuration.resolvedPublicURL
