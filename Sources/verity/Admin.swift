@@ -5,7 +5,7 @@ import VerityServer
 
 struct Admin: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Manage projects, API keys, users and roles (works while the server runs).",
+        commandName: "admin", abstract: "Manage projects, API keys, users and roles (works while the server runs).",
         subcommands: [
             ProjectCommand.self, KeyCommand.self, SigningKeysCommand.self, UserCommand.self, RoleCommand.self,
             TwilioCommand.self, OperatorCommand.self, ConsoleLoginCommand.self,
@@ -150,7 +150,7 @@ struct ProjectCommand: AsyncParsableCommand {
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Create a project and its first secret API key (the key is shown once).")
+            commandName: "create", abstract: "Create a project and its first secret API key (the key is shown once).")
 
         @Option(help: "The project's name; it appears in messages (\"Your Acme verification code is …\").")
         var name: String
@@ -187,7 +187,7 @@ struct ProjectCommand: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List projects.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List projects.")
         @OptionGroup var storage: StorageOptions
         @Flag(help: "Print JSON.") var json = false
 
@@ -200,7 +200,7 @@ struct ProjectCommand: AsyncParsableCommand {
     }
 
     struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show one project.")
+        static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one project.")
         @Argument(help: "The project id (prj_…).") var id: String
         @OptionGroup var storage: StorageOptions
         @Flag(help: "Print JSON.") var json = false
@@ -218,7 +218,8 @@ struct ProjectCommand: AsyncParsableCommand {
     }
 
     struct Update: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Change a project's name or settings.")
+        static let configuration = CommandConfiguration(
+            commandName: "update", abstract: "Change a project's name or settings.")
         @Argument(help: "The project id (prj_…).") var id: String
         @Option(help: "A new name.") var name: String?
         @OptionGroup var settings: ProjectSettingsOptions
@@ -238,6 +239,7 @@ struct ProjectCommand: AsyncParsableCommand {
 extension ProjectCommand {
     struct Webhook: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "webhook",
             abstract: "Send challenge events (challenge.approved|denied|expired) to a URL, signed with a secret.",
             discussion: """
                 Each event is a JSON POST with `Verity-Signature: t=<unix time>,v1=<hex HMAC-SHA256 of "t.body">`
@@ -268,6 +270,7 @@ extension ProjectCommand {
 extension ProjectCommand {
     struct Firebase: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "firebase",
             abstract: "Name the project for the Firebase face and print the API key its apps send.",
             discussion: """
                 Apps on Firebase phone auth call `Auth.auth().useEmulator(withHost:port:)` with this server's host and
@@ -299,6 +302,7 @@ extension ProjectCommand {
 
     struct RotateSigningKey: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "rotate-signing-key",
             abstract: "Add a new session signing key; the old one signs for two more minutes, then retires.",
             discussion: """
                 The new key is in the project's JWKS at once (so verifiers learn it before they meet it) and
@@ -329,6 +333,7 @@ struct SigningKeysCommand: AsyncParsableCommand {
 
     struct Rotate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "rotate",
             abstract: "Add a new session signing key; the old one signs for two more minutes, then retires.",
             discussion: "The same as `verity admin project rotate-signing-key ID`.")
         @OptionGroup var project: ProjectOptions
@@ -348,7 +353,8 @@ struct KeyCommand: AsyncParsableCommand {
         subcommands: [Create.self, List.self, Revoke.self])
 
     struct Create: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Create a secret API key (shown once).")
+        static let configuration = CommandConfiguration(
+            commandName: "create", abstract: "Create a secret API key (shown once).")
         @Option(help: "A label to tell keys apart.") var name = "default"
         @OptionGroup var project: ProjectOptions
         @Flag(help: "Print JSON.") var json = false
@@ -363,7 +369,8 @@ struct KeyCommand: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List a project's keys (never their secrets).")
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "List a project's keys (never their secrets).")
         @OptionGroup var project: ProjectOptions
         @Flag(help: "Print JSON.") var json = false
 
@@ -378,7 +385,8 @@ struct KeyCommand: AsyncParsableCommand {
     }
 
     struct Revoke: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Revoke a key: it stops working at once.")
+        static let configuration = CommandConfiguration(
+            commandName: "revoke", abstract: "Revoke a key: it stops working at once.")
         @Argument(help: "The key id (key_…).") var id: String
         @OptionGroup var project: ProjectOptions
 

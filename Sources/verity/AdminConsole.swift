@@ -9,6 +9,7 @@ struct OperatorCommand: AsyncParsableCommand {
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "create",
             abstract: "Create a console operator; sign in with `verity admin console-login NAME`.")
         @Argument(help: "The operator's name (letters, digits, '.', '_', '-', '@').") var name: String
         @Flag(help: "Also ask for a code from an authenticator app at sign-in (its otpauth:// URI is shown once).")
@@ -28,7 +29,7 @@ struct OperatorCommand: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List console operators.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List console operators.")
         @OptionGroup var storage: StorageOptions
 
         func run() async throws {

@@ -12,7 +12,8 @@ struct RoleCommand: AsyncParsableCommand {
         subcommands: [Create.self, List.self, Update.self, Delete.self, Assign.self, Remove.self])
 
     struct Create: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Create a role with its permissions.")
+        static let configuration = CommandConfiguration(
+            commandName: "create", abstract: "Create a role with its permissions.")
         @Argument(help: "The role's name: letters, digits and _ . : - (e.g. editor).") var name: String
         @Option(name: .customLong("permission"), help: "A permission it grants (repeat the option for more).")
         var permissions: [String] = []
@@ -30,7 +31,7 @@ struct RoleCommand: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List a project's roles.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List a project's roles.")
         @OptionGroup var project: ProjectOptions
         @Flag(help: "Print JSON.") var json = false
 
@@ -45,7 +46,8 @@ struct RoleCommand: AsyncParsableCommand {
     }
 
     struct Update: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Replace a role's permissions or description.")
+        static let configuration = CommandConfiguration(
+            commandName: "update", abstract: "Replace a role's permissions or description.")
         @Argument(help: "The role's name.") var name: String
         @Option(name: .customLong("permission"), help: "The permissions it grants from now on (repeat for more).")
         var permissions: [String] = []
@@ -65,7 +67,8 @@ struct RoleCommand: AsyncParsableCommand {
     }
 
     struct Delete: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Delete a role and take it from every user.")
+        static let configuration = CommandConfiguration(
+            commandName: "delete", abstract: "Delete a role and take it from every user.")
         @Argument(help: "The role's name.") var name: String
         @OptionGroup var project: ProjectOptions
 
@@ -76,7 +79,7 @@ struct RoleCommand: AsyncParsableCommand {
     }
 
     struct Assign: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Give roles to a user.")
+        static let configuration = CommandConfiguration(commandName: "assign", abstract: "Give roles to a user.")
         @Argument(help: "The user id (usr_…).") var user: String
         @Argument(help: "The roles to give.") var roles: [String]
         @OptionGroup var project: ProjectOptions
@@ -91,7 +94,7 @@ struct RoleCommand: AsyncParsableCommand {
     }
 
     struct Remove: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Take a role from a user.")
+        static let configuration = CommandConfiguration(commandName: "remove", abstract: "Take a role from a user.")
         @Argument(help: "The user id (usr_…).") var user: String
         @Argument(help: "The role to take away.") var role: String
         @OptionGroup var project: ProjectOptions
@@ -131,7 +134,7 @@ struct TestNumberCommand: AsyncParsableCommand {
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Add a test number with its fixed code (or change the code of one).")
+            commandName: "add", abstract: "Add a test number with its fixed code (or change the code of one).")
         @Argument(help: "The phone number in E.164 form, e.g. +16505551234.") var phoneNumber: String
         @Argument(help: "Its fixed code: 4 to 10 digits.") var code: String
         @OptionGroup var project: ProjectOptions
@@ -146,7 +149,7 @@ struct TestNumberCommand: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List a project's test numbers.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List a project's test numbers.")
         @OptionGroup var project: ProjectOptions
         @Flag(help: "Print JSON.") var json = false
 
@@ -161,7 +164,8 @@ struct TestNumberCommand: AsyncParsableCommand {
     }
 
     struct Remove: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Make a test number an ordinary number again.")
+        static let configuration = CommandConfiguration(
+            commandName: "remove", abstract: "Make a test number an ordinary number again.")
         @Argument(help: "The phone number.") var phoneNumber: String
         @OptionGroup var project: ProjectOptions
 

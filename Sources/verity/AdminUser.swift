@@ -11,7 +11,7 @@ struct UserCommand: AsyncParsableCommand {
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Create a user with an email address, a phone number, or both.")
+            commandName: "create", abstract: "Create a user with an email address, a phone number, or both.")
         @Option(help: "The user's email address (a login id).") var email: String?
         @Option(help: "The user's phone number in E.164 form, e.g. +14155550100 (a login id).") var phone: String?
         @Option(help: "A name to show.") var name: String?
@@ -36,7 +36,7 @@ struct UserCommand: AsyncParsableCommand {
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "List a project's users, newest first, or find the one holding a login id.")
+            commandName: "list", abstract: "List a project's users, newest first, or find the one holding a login id.")
         @Option(help: "Only the user with this email address or phone number (emails match regardless of case).")
         var loginId: String?
         @Option(help: "Users per page, 1 to 100.") var limit = 50
@@ -56,7 +56,7 @@ struct UserCommand: AsyncParsableCommand {
     }
 
     struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show one user.")
+        static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one user.")
         @Argument(help: "The user id (usr_…).") var id: String
         @OptionGroup var project: ProjectOptions
         @Flag(help: "Print JSON.") var json = false
@@ -69,6 +69,7 @@ struct UserCommand: AsyncParsableCommand {
 
     struct Update: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "update",
             abstract: "Change a user's name, claims or login ids; what you leave out stays as it is.")
         @Argument(help: "The user id (usr_…).") var id: String
         @Option(help: "A new email address; an empty string removes it.") var email: String?
@@ -98,7 +99,8 @@ struct UserCommand: AsyncParsableCommand {
     }
 
     struct Disable: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Disable a user: it can no longer sign in.")
+        static let configuration = CommandConfiguration(
+            commandName: "disable", abstract: "Disable a user: it can no longer sign in.")
         @Argument(help: "The user id (usr_…).") var id: String
         @OptionGroup var project: ProjectOptions
 
@@ -109,7 +111,8 @@ struct UserCommand: AsyncParsableCommand {
     }
 
     struct Enable: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Enable a disabled user again.")
+        static let configuration = CommandConfiguration(
+            commandName: "enable", abstract: "Enable a disabled user again.")
         @Argument(help: "The user id (usr_…).") var id: String
         @OptionGroup var project: ProjectOptions
 
@@ -121,7 +124,7 @@ struct UserCommand: AsyncParsableCommand {
 
     struct Delete: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Delete a user; its login ids become free for another user.")
+            commandName: "delete", abstract: "Delete a user; its login ids become free for another user.")
         @Argument(help: "The user id (usr_…).") var id: String
         @OptionGroup var project: ProjectOptions
 

@@ -5,6 +5,7 @@ import VerityKit
 
 struct Device: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "device",
         abstract: "A simulated phone built on VerityKit: enroll a push factor, list, approve and deny challenges.",
         discussion: """
             The backend mints an enrollment token (POST /v1/enrollment-tokens {"userId": …}); enroll with it \
@@ -57,6 +58,7 @@ struct DeviceSummary: Encodable {
 extension Device {
     struct Enroll: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "enroll",
             abstract: "Enroll this simulated phone as a push factor, with an enrollment token from the backend.",
             discussion: """
                 Creates a P-256 device key, registers it (push platform `none`), proves possession of it, and \
@@ -143,6 +145,7 @@ extension Device {
 
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "status",
             abstract: "Show the enrolled factor: id, user, name, server and status, as recorded on this device.")
         @OptionGroup var state: DeviceStateOptions
         @Flag(help: "Print JSON.") var json = false
@@ -163,6 +166,7 @@ extension Device {
 
     struct Challenges: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "challenges",
             abstract: """
                 List the challenges waiting for this device's answer: id, message, details, context, expiry and the \
                 steps answering takes.
@@ -214,6 +218,7 @@ extension Device {
 
     struct Approve: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "approve",
             abstract: "Approve a challenge, signed with the device key (or the user-verification key, with --uv).")
         @OptionGroup var challenge: ChallengeAnswerOptions
 
@@ -231,6 +236,7 @@ extension Device {
 
     struct Deny: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "deny",
             abstract: "Deny a challenge, signed with the device key; --not-me reports unusual activity.")
         @OptionGroup var challenge: ChallengeAnswerOptions
 
@@ -248,6 +254,7 @@ extension Device {
 
     struct Update: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "update",
             abstract: "Register a new push token or name with the server, signed with the device key.")
         @Option(help: "The new push token (after the platform rotated it).") var pushToken: String?
         @Option(help: "The new name shown in the user's list of devices.") var name: String?
@@ -298,6 +305,7 @@ extension Device {
 
     struct Forget: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "forget",
             abstract: "Delete the factor on the server, then the device key and state in the state directory.")
         @Flag(help: "Only delete the local state, without telling the server (when it no longer knows the factor).")
         var localOnly = false

@@ -4,10 +4,11 @@ import VerityServer
 
 struct Outbox: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Read the message outbox.", subcommands: [List.self])
+        commandName: "outbox", abstract: "Read the message outbox.", subcommands: [List.self])
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "Show messages, newest first, with their full text (for development: it includes codes).")
 
         @OptionGroup var storage: StorageOptions

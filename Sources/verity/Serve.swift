@@ -6,7 +6,7 @@ import VerityServer
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Run the Verity server.",
+        commandName: "serve", abstract: "Run the Verity server.",
         discussion: """
             With no options: 127.0.0.1:8080, an SQLite database and a master key in ./verity-data, and console
             delivery (read messages with `verity outbox list`). Every option can also come from its VERITY_*
