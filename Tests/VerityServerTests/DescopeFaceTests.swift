@@ -504,7 +504,7 @@ struct DescopeFaceTests {
             #expect(try mismatchedChannel.descopeError() == "E011003")
             let claims = try await client.descope(
                 "/v1/auth/otp/signup-in/email", bearer: pid,
-                json: #"{"loginId":"\#(Self.email)","loginOptions":{"customClaims":{"admin":true}}}"#)
+                json: #"{"loginId":"\#(Self.email)","loginOptions":{"customClaims":{"sub":"usr_admin"}}}"#)
             #expect(try claims.descopeError() == "E011003")
             let noRoute = try await client.descope("/v1/auth/nothing", bearer: pid)
             #expect(noRoute.status == .notFound)

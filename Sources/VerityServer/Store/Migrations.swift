@@ -595,6 +595,15 @@ enum Migrations {
                 )
                 """,
             ]),
+        Migration(
+            version: 20, name: "Session claims",
+            statements: [
+                // Claims a client asked for when it started a sign-in or step-up (Descope's
+                // `loginOptions.customClaims`, JSON), kept with the pending code until it is proven...
+                "ALTER TABLE verifications ADD COLUMN session_claims TEXT",
+                // ...and then on the session, whose every token carries them.
+                "ALTER TABLE sessions ADD COLUMN claims TEXT",
+            ]),
     ]
 
     static func run(on database: Database, logger: Logger) async throws {
