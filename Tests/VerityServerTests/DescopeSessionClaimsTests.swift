@@ -7,22 +7,6 @@ import VerityCore
 
 /// `loginOptions.customClaims` (claims a session carries from its start) and what logout does to the cookies.
 extension DescopeFaceTests {
-    /// Starts a sign-up-or-in by email with `loginOptions` (JSON) and verifies the code that was sent `count`-th.
-    static func signIn(
-        _ loginId: String, loginOptions: String, node: TestNode, client: some TestClientProtocol, count: Int = 1
-    ) async throws -> [String: Any] {
-        let start = try await client.descope(
-            "/v1/auth/otp/signup-in/email", bearer: node.project.id,
-            json: #"{"loginId":"\#(loginId)","loginOptions":\#(loginOptions)}"#)
-        #expect(start.status == .ok)
-        let code = try await node.sender.code(to: loginId, count: count)
-        let verified = try await client.descope(
-            "/v1/auth/otp/verify/email", bearer: node.project.id,
-            json: #"{"loginId":"\#(loginId)","code":"\#(code)"}"#)
-        #expect(verified.status == .ok)
-        return try verified.json()
-    }
-
     @Test(
         "customClaims: both tokens carry them over the user's, every refresh keeps them, registered claims win",
         arguments: TestEngine.available)
@@ -35,7 +19,8 @@ extension DescopeFaceTests {
             in: node.project)
         try await node.run { client in
             let signedIn = try await Self.signIn(
-                Self.email, loginOptions: #"{"customClaims":{"plan":"pro","cart":{"items":[1,2]}}}"#, node: node,
+                Self.email, method: "email", loginOptions: #"{"customClaims":{"plan":"pro","cart":{"items":[1,2]}}}"#,
+                node: node,
                 client: client)
             let userId = try #require((signedIn["user"] as? [String: Any])?["userId"] as? String)
             var refreshJwt = try #require(signedIn["refreshJwt"] as? String)
@@ -58,7 +43,7 @@ extension DescopeFaceTests {
             }
 
             // The claims were the session's, not the user's: a later sign-in without them has none.
-            let later = try await Self.signIn(Self.email, loginOptions: "{}", node: node, client: client, count: 2)
+            let later = try await Self.signIn(Self.email, method: "email", node: node, client: client, count: 2)
             for key in ["sessionJwt", "refreshJwt"] {
                 let claims = try await Self.verified(
                     try #require(later[key] as? String), node: node, client: client)
@@ -88,14 +73,15 @@ extension DescopeFaceTests {
             }
             try await start(#"{"customClaims":{"a":1}}"#)
             let replaced = try await Self.signIn(
-                Self.email, loginOptions: #"{"customClaims":{"b":2}}"#, node: node, client: client, count: 2)
+                Self.email, method: "email", loginOptions: #"{"customClaims":{"b":2}}"#, node: node, client: client,
+                count: 2)
             let claims = try await Self.verified(
                 try #require(replaced["sessionJwt"] as? String), node: node, client: client)
             #expect(claims["a"] == nil)
             #expect(claims["b"] as? Int == 2)
 
             try await start(#"{"customClaims":{"a":1}}"#)
-            let cleared = try await Self.signIn(Self.email, loginOptions: "{}", node: node, client: client, count: 4)
+            let cleared = try await Self.signIn(Self.email, method: "email", node: node, client: client, count: 4)
             let none = try await Self.verified(
                 try #require(cleared["sessionJwt"] as? String), node: node, client: client)
             #expect(none["a"] == nil)
@@ -139,7 +125,8 @@ extension DescopeFaceTests {
             CreateUserRequest(loginIds: [Self.email, Self.phone]), in: node.project)
         try await node.run { client in
             let signedIn = try await Self.signIn(
-                Self.email, loginOptions: #"{"customClaims":{"plan":"pro","level":"low"}}"#, node: node,
+                Self.email, method: "email", loginOptions: #"{"customClaims":{"plan":"pro","level":"low"}}"#,
+                node: node,
                 client: client)
             let refreshJwt = try #require(signedIn["refreshJwt"] as? String)
             let reserved = try await client.descope(
@@ -210,7 +197,7 @@ extension DescopeFaceTests {
         let node = try await TestNode.make(engine)
         let pid = node.project.id
         try await node.run { client in
-            let plain = try await Self.signIn(Self.email, loginOptions: "{}", node: node, client: client)
+            let plain = try await Self.signIn(Self.email, method: "email", node: node, client: client)
             let plainRefresh = try #require(plain["refreshJwt"] as? String)
             let plainLogout = try await client.descope("/v1/auth/logout", bearer: "\(pid):\(plainRefresh)")
             #expect(plainLogout.status == .ok)
