@@ -21,8 +21,8 @@ public struct OTPStartRequest: Codable, Sendable, Equatable {
     /// returned as it is and nothing is sent (`sent` is false): what a reentrant `verifyPhoneNumber` needs.
     public var resend: Bool?
     /// Claims the session this sign-in opens is to carry in every token it issues, beside the user's custom claims
-    /// (over them where a name is in both): a JSON object of at most 4 KiB, no registered claim name. The client
-    /// chooses them, so a backend must not trust them as it trusts the claims it sets on users.
+    /// (which win a name both have: the client chooses these, so they never pass for the backend's): a JSON object
+    /// of at most 4 KiB, no registered claim name.
     public var sessionClaims: [String: JSONValue]?
 
     public init(

@@ -8,7 +8,7 @@ import VerityCore
 /// `loginOptions.customClaims` (claims a session carries from its start) and what logout does to the cookies.
 extension DescopeFaceTests {
     @Test(
-        "customClaims: both tokens carry them over the user's, every refresh keeps them, registered claims win",
+        "customClaims: both tokens carry them under nsec beside the user's, every refresh keeps them",
         arguments: TestEngine.available)
     func customClaims(engine: TestEngine) async throws {
         let node = try await TestNode.make(engine)
@@ -29,9 +29,13 @@ extension DescopeFaceTests {
             for round in 0..<3 {
                 for token in tokens {
                     let claims = try await Self.verified(token, node: node, client: client)
-                    #expect(claims["plan"] as? String == "pro", "round \(round)")
+                    // Nested under `nsec` (Descope's "non-secure"): they never pass for the user's own claims.
+                    let nsec = try #require(claims["nsec"] as? [String: Any], "round \(round)")
+                    #expect(nsec["plan"] as? String == "pro")
+                    #expect((nsec["cart"] as? [String: Any])?["items"] as? [Int] == [1, 2])
+                    #expect(claims["plan"] as? String == "basic")
                     #expect(claims["team"] as? String == "blue")
-                    #expect((claims["cart"] as? [String: Any])?["items"] as? [Int] == [1, 2])
+                    #expect(claims["cart"] == nil)
                     #expect(claims["sub"] as? String == userId)
                     #expect(claims["su"] == nil)
                 }
@@ -48,13 +52,13 @@ extension DescopeFaceTests {
                 let claims = try await Self.verified(
                     try #require(later[key] as? String), node: node, client: client)
                 #expect(claims["plan"] as? String == "basic")
-                #expect(claims["cart"] == nil)
+                #expect(claims["nsec"] == nil)
             }
             // The first session still has its own.
             let first = try await client.descope("/v1/auth/refresh", bearer: "\(pid):\(refreshJwt)")
             let firstClaims = try await Self.verified(
                 try #require(try first.json()["sessionJwt"] as? String), node: node, client: client)
-            #expect(firstClaims["plan"] as? String == "pro")
+            #expect((firstClaims["nsec"] as? [String: Any])?["plan"] as? String == "pro")
         }
     }
 
@@ -77,15 +81,13 @@ extension DescopeFaceTests {
                 count: 2)
             let claims = try await Self.verified(
                 try #require(replaced["sessionJwt"] as? String), node: node, client: client)
-            #expect(claims["a"] == nil)
-            #expect(claims["b"] as? Int == 2)
+            #expect(claims["nsec"] as? [String: Int] == ["b": 2])
 
             try await start(#"{"customClaims":{"a":1}}"#)
             let cleared = try await Self.signIn(Self.email, method: "email", node: node, client: client, count: 4)
             let none = try await Self.verified(
                 try #require(cleared["sessionJwt"] as? String), node: node, client: client)
-            #expect(none["a"] == nil)
-            #expect(none["b"] == nil)
+            #expect(none["nsec"] == nil)
         }
     }
 
@@ -145,26 +147,26 @@ extension DescopeFaceTests {
             let steppedUp = try await Self.verified(
                 try #require(try verified.json()["sessionJwt"] as? String), node: node, client: client)
             #expect(steppedUp["su"] as? Bool == true)
-            #expect(steppedUp["plan"] as? String == "pro")
-            #expect(steppedUp["level"] as? String == "high")
+            #expect(steppedUp["nsec"] as? [String: String] == ["plan": "pro", "level": "high"])
 
             let refreshed = try await client.descope("/v1/auth/refresh", bearer: "\(pid):\(refreshJwt)")
             #expect(refreshed.status == .ok)
             for key in ["sessionJwt", "refreshJwt"] {
                 let claims = try await Self.verified(
                     try #require(try refreshed.json()[key] as? String), node: node, client: client)
-                #expect(claims["plan"] as? String == "pro")
-                #expect(claims["level"] as? String == "high")
+                #expect(claims["nsec"] as? [String: String] == ["plan": "pro", "level": "high"])
                 #expect(claims["su"] == nil)
             }
         }
     }
 
     @Test(
-        "The native API's sessionClaims: the session token and every refresh carry them; reserved names refused",
+        "The native API's sessionClaims: in every session token, never over the user's claims; reserved names refused",
         arguments: TestEngine.available)
     func nativeSessionClaims(engine: TestEngine) async throws {
         let node = try await TestNode.make(engine)
+        _ = try await node.verity.users.create(
+            CreateUserRequest(loginIds: [Self.email], customClaims: ["plan": .string("basic")]), in: node.project)
         try await node.run { client in
             let refused = try await client.auth(
                 .post, "otp/start", project: node.project,
@@ -172,7 +174,7 @@ extension DescopeFaceTests {
             #expect(try refused.problem().code == "invalid_claims")
             let started = try await client.auth(
                 .post, "otp/start", project: node.project,
-                json: #"{"loginId":"\#(Self.email)","sessionClaims":{"device":"kiosk-7"}}"#)
+                json: #"{"loginId":"\#(Self.email)","sessionClaims":{"device":"kiosk-7","plan":"pro"}}"#)
             #expect(started.status == .ok)
             let code = try await node.sender.code(to: Self.email)
             let signedIn = try await client.auth(
@@ -182,11 +184,13 @@ extension DescopeFaceTests {
             let claims = try await SessionAPITests.independentlyVerified(
                 signedIn.sessionJwt, client: client, project: node.project)
             #expect(claims["device"] as? String == "kiosk-7")
+            #expect(claims["plan"] as? String == "basic")  // the backend's claim wins over the app's
             let refreshed = try await client.refresh(signedIn.refreshToken, project: node.project)
                 .decode(AuthResponse.self)
             let next = try await SessionAPITests.independentlyVerified(
                 refreshed.sessionJwt, client: client, project: node.project)
             #expect(next["device"] as? String == "kiosk-7")
+            #expect(next["plan"] as? String == "basic")
         }
     }
 

@@ -212,7 +212,8 @@ def case_step_up():
 
 
 def case_custom_claims():
-    """Claims a sign-in asks for are in every token of its session, step-up adds more; registered names refused."""
+    """Claims a sign-in asks for are in every token of its session under `nsec`, as Descope nests claims a client
+    asks for apart from the user's own; a step-up adds more; registered names are refused."""
     login, phone = "sam@example.com", "+14155550155"
     admin.mgmt.user.create(login, phone=phone, custom_attributes={"plan": "basic", "team": "blue"})
     for reserved in ({"sub": "U1"}, {"su": True}, {"drn": "DSR"}, {"amr": ["pwd"]}):
@@ -225,16 +226,16 @@ def case_custom_claims():
     refresh = signed_in["refreshSessionToken"]["jwt"]
     remember_secret(refresh)
     for token in (signed_in["sessionToken"], signed_in["refreshSessionToken"]):
-        assert token["plan"] == "pro" and token["seats"] == 3 and token["team"] == "blue", token
-        assert token["sub"] == signed_in["userId"], token
+        assert token["nsec"] == {"plan": "pro", "seats": 3}, token
+        assert token["plan"] == "basic" and token["team"] == "blue" and token["sub"] == signed_in["userId"], token
     validated = app.validate_session(signed_in["sessionToken"]["jwt"])["sessionToken"]
-    assert validated["plan"] == "pro" and validated["seats"] == 3, validated
+    assert validated["nsec"] == {"plan": "pro", "seats": 3}, validated
     refreshed = app.refresh_session(refresh)
-    assert refreshed["sessionToken"]["plan"] == "pro" and refreshed["sessionToken"]["seats"] == 3, refreshed
+    assert refreshed["sessionToken"]["nsec"] == {"plan": "pro", "seats": 3}, refreshed
     refresh = refreshed["refreshSessionToken"]["jwt"]
     remember_secret(refresh)
     again = app.refresh_session(refresh)
-    assert again["sessionToken"]["seats"] == 3 and again["refreshSessionToken"]["seats"] == 3, again
+    assert again["sessionToken"]["nsec"]["seats"] == 3 and again["refreshSessionToken"]["nsec"]["seats"] == 3, again
     refresh = again["refreshSessionToken"]["jwt"]
     remember_secret(refresh)
     # A step-up with claims adds them to the session, which keeps its own.
@@ -243,14 +244,14 @@ def case_custom_claims():
                                 refresh), "E011003", 400)
     app.otp.sign_in(DeliveryMethod.SMS, phone, LoginOptions(stepup=True, custom_claims={"level": "high"}), refresh)
     stepped = app.otp.verify_code(DeliveryMethod.SMS, phone, code_sent(phone))["sessionToken"]
-    assert stepped["su"] is True and stepped["level"] == "high" and stepped["plan"] == "pro", stepped
+    assert stepped["su"] is True and stepped["nsec"] == {"plan": "pro", "seats": 3, "level": "high"}, stepped
     after = app.refresh_session(refresh)
     remember_secret(after["refreshSessionToken"]["jwt"])
     after = after["sessionToken"]
-    assert after["level"] == "high" and after["seats"] == 3 and "su" not in after, after
+    assert after["nsec"] == {"plan": "pro", "seats": 3, "level": "high"} and "su" not in after, after
     # The claims were that session's: a later sign-in without them has the user's own only.
     later = sign_in(login, DeliveryMethod.EMAIL)["sessionToken"]
-    assert later["plan"] == "basic" and "seats" not in later and "level" not in later, later
+    assert later["plan"] == "basic" and "nsec" not in later, later
 
 
 def case_voice_and_whatsapp():
@@ -369,7 +370,7 @@ CASES = [
     ("validate_roles/permissions and get_matched_* agree with the claims", case_roles_and_permissions),
     ("step-up: sign_in with LoginOptions(stepup=True) and the refresh JWT, then verify_code: su and both amr",
      case_step_up),
-    ("customClaims: in both JWTs, validate_session and refresh_session keep them, step-up adds, reserved refused",
+    ("customClaims: under nsec in both JWTs, validate_session and refresh_session keep them, step-up adds more",
      case_custom_claims),
     ("voice and WhatsApp sign-up-or-in", case_voice_and_whatsapp),
     ("otp.update_user_phone/email then verify_code: the new address is a login id; another user's is E062107",

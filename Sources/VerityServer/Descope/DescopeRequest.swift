@@ -90,11 +90,12 @@ extension SessionTokenDialect {
     /// Descope's tokens: `iss` and `aud` the project id (python-sdk takes the issuer's last path segment as the
     /// project and accepts an audience only when it is the project id), `drn` `DS` on session tokens and `DSR` on
     /// refresh tokens, which are signed JWTs because the SDKs validate them before refreshing, and `su` on the
-    /// session token a step-up issues.
+    /// session token a step-up issues. `loginOptions.customClaims` are nested under `nsec`, as Descope does with
+    /// claims a client asks for (they are not to be trusted like the user's own custom claims).
     static func descope(_ project: Project) -> SessionTokenDialect {
         SessionTokenDialect(
             issuer: project.id, audience: project.id, claims: { _ in ["drn": .string("DS")] },
-            stepUpClaims: ["su": .bool(true)], refreshTokenClaims: ["drn": .string("DSR")])
+            stepUpClaims: ["su": .bool(true)], refreshTokenClaims: ["drn": .string("DSR")], sessionClaimsKey: "nsec")
     }
 }
 

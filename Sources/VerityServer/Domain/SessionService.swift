@@ -269,9 +269,15 @@ struct SessionService: Sendable {
         dialect: SessionTokenDialect? = nil, steppedUp: Bool = false, in project: Project, now: Date
     ) async throws -> AuthResponse {
         let expiresAt = now.addingTimeInterval(TimeInterval(project.settings.sessionLifetime))
-        // The session's claims (asked for by the client) over the user's (set by the backend), and the dialect's and
-        // the registered claims over both.
-        var claims = user.customClaims.merging(session.claims) { _, sessions in sessions }
+        // The session's claims were chosen by the client, so they never pass for the user's (set by the backend):
+        // nested under their own claim in a dialect that has one (Descope's `nsec`), otherwise beside the user's,
+        // which win a name both have. The dialect's and the registered claims win over everything.
+        var claims = user.customClaims
+        if let key = dialect?.sessionClaimsKey, !session.claims.isEmpty {
+            claims[key] = .object(session.claims)
+        } else {
+            claims.merge(session.claims) { users, _ in users }
+        }
         if let dialect { claims.merge(dialect.claims(user)) { _, dialects in dialects } }
         claims["iss"] = .string(dialect?.issuer ?? issuer(projectId: project.id))
         claims["aud"] = .string(dialect?.audience ?? project.id)
