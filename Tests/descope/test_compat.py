@@ -333,6 +333,28 @@ def case_cookie_delivery():
         expect_refused(lambda: client.refresh_session(session["refreshSessionToken"]["jwt"]), "E064001", 401)
 
 
+def case_descope_project_id():
+    """An app keeps its Descope project id: the admin gives it to the Verity project, and the SDK is built with it."""
+    moved = verity("admin", "project", "create", "--name", "Moved")
+    remember_secret(moved["apiKey"])
+    shown = verity("admin", "project", "update", moved["project"]["id"], "--descope-project-id", "P2MovedFromDescope")
+    assert shown["settings"]["descopeProjectId"] == "P2MovedFromDescope", shown
+    client = DescopeClient("P2MovedFromDescope", base_url=BASE)
+    client.otp.sign_up_or_in(DeliveryMethod.EMAIL, "eve@example.com")
+    signed_in = client.otp.verify_code(DeliveryMethod.EMAIL, "eve@example.com", code_sent("eve@example.com"))
+    remember_secret(signed_in["refreshSessionToken"]["jwt"])
+    assert signed_in["sessionToken"]["iss"] == "P2MovedFromDescope", signed_in["sessionToken"]
+    fresh = DescopeClient("P2MovedFromDescope", base_url=BASE)
+    assert fresh.validate_session(signed_in["sessionToken"]["jwt"])["userId"] == signed_in["userId"]
+    refreshed = fresh.refresh_session(signed_in["refreshSessionToken"]["jwt"])
+    remember_secret(refreshed["refreshSessionToken"]["jwt"])
+    assert refreshed["userId"] == signed_in["userId"]
+    manager = DescopeClient("P2MovedFromDescope", management_key=moved["apiKey"], base_url=BASE)
+    assert manager.mgmt.user.load("eve@example.com")["user"]["userId"] == signed_in["userId"]
+    expect_refused(lambda: DescopeClient("P2NoSuchProject", base_url=BASE).otp.sign_up_or_in(
+        DeliveryMethod.EMAIL, "eve@example.com"), "E011002", 401)
+
+
 def case_management():
     admin.mgmt.role.create("auditor", "Auditors", ["logs.read"])
     roles = admin.mgmt.role.load_all()["roles"]
@@ -377,6 +399,8 @@ CASES = [
      case_update_phone_and_email),
     ("cookie delivery: DS/DSR cookies, the SDK takes the refresh JWT from DSR, refresh by the DSR cookie",
      case_cookie_delivery),
+    ("a Descope project id set with --descope-project-id: the SDK built with it signs in, validates, refreshes, manages",
+     case_descope_project_id),
     ("mgmt.user create/load/search/update/delete and mgmt.role create/load_all/delete; another project's key refused",
      case_management),
 ]

@@ -61,11 +61,10 @@ struct DescopeFace {
     }
 
     private func publicKeys(_ request: Request, _ context: VerityRequestContext) async throws -> [JSONValue] {
-        let id = try context.parameters.require("projectId")
-        if request.headers[.authorization] != nil, try DescopeBearer(request).projectId != id {
+        let project = try await projects.project(id: try context.parameters.require("projectId"))
+        if request.headers[.authorization] != nil, !project.isNamed(try DescopeBearer(request).projectId) {
             throw DescopeError.unauthorized("The bearer value names another project.")
         }
-        let project = try await projects.project(id: id)
         let data = try JSONEncoder().encode(try await signingKeys.keySet(projectId: project.id).keys)
         return try JSONDecoder().decode([JSONValue].self, from: data)
     }
