@@ -74,7 +74,7 @@ struct OpenAPITests {
 
     @Test("the served document is the committed file")
     func servedDocumentIsCommitted() throws {
-        let served = try ServiceController.loadOpenAPIDocument()
+        let served = try #require(ServiceController.openAPIDocument)
         let committed = try Data(contentsOf: Self.committedDocumentURL)
         #expect(Data(served.readableBytesView) == committed)
 
@@ -122,7 +122,7 @@ struct OpenAPITests {
 
     /// The bundled document, decoded.
     static func servedDocument() throws -> [String: Any] {
-        let buffer = try ServiceController.loadOpenAPIDocument()
+        let buffer = try #require(ServiceController.openAPIDocument)
         let object = try JSONSerialization.jsonObject(with: Data(buffer.readableBytesView))
         return try #require(object as? [String: Any])
     }

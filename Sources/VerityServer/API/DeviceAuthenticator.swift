@@ -4,12 +4,14 @@ import VerityCore
 
 /// Authenticates device requests: `Authorization: Bearer <JWS>` signed by the factor named in the path.
 ///
-/// The token's single use is spent here, before the route runs, unless `deferringUse`: then the route spends it in
-/// the transaction of the write it makes (a challenge answer), and must spend it alone when it makes none.
+/// The token's single use is spent here, before the route runs, except on the answer route (`answering`): there the
+/// factor is read with the challenge the path names, and the answer spends the token in its own write, or alone
+/// when it makes none.
 struct DeviceAuthenticator: RouterMiddleware {
     typealias Context = VerityRequestContext
     let factors: FactorService
-    var deferringUse = false
+    /// Set on the answer route (`…/challenges/:challengeId/respond`).
+    var answering: ChallengeService? = nil
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
@@ -17,15 +19,23 @@ struct DeviceAuthenticator: RouterMiddleware {
         guard let token = request.bearerToken else {
             throw VerityError(.unauthorized, "Send a device token signed by the factor key as `Authorization: Bearer`.")
         }
-        let (factor, use) = try await factors.checkDeviceToken(token)
+        var context = context
+        let (factor, use): (FactorRecord, FactorService.DeviceTokenUse?)
+        if let answering {
+            let checked = try await answering.authenticateAnswer(
+                token: token, challengeId: try context.pathParameter("challengeId"))
+            (factor, use) = (checked.factor, checked.use)
+            context.answeredChallenge = checked.challenge
+        } else {
+            (factor, use) = try await factors.checkDeviceToken(token)
+        }
         guard try context.pathParameter("factorId") == factor.id else {
             if let use { try await factors.spend(use) }
             throw VerityError(.wrongFactor, "The device token is for another factor.")
         }
-        var context = context
         context.deviceFactor = factor
         if let use {
-            if deferringUse { context.deviceTokenUse = use } else { try await factors.spend(use) }
+            if answering != nil { context.deviceTokenUse = use } else { try await factors.spend(use) }
         }
         return try await next(request, context)
     }

@@ -12,7 +12,8 @@ struct DeviceController {
     let challenges: ChallengeService
 
     /// `enrollment` routes take the enrollment token; `signed` routes sit behind ``DeviceAuthenticator``, and so does
-    /// `answering`, the answer route, which spends the device token in the answer's own transaction.
+    /// `answering`, the answer route, which reads the challenge with the factor and spends the device token with the
+    /// answer.
     func addRoutes(
         enrollment: RouterGroup<VerityRequestContext>, signed: RouterGroup<VerityRequestContext>,
         answering: RouterGroup<VerityRequestContext>
@@ -93,7 +94,7 @@ struct DeviceController {
         }
         return try await challenges.respond(
             id: try context.pathParameter("challengeId"), body, factor: try context.requireDeviceFactor(),
-            spending: context.deviceTokenUse)
+            challenge: context.answeredChallenge, spending: context.deviceTokenUse)
     }
 
     private static func enrollmentToken(_ request: Request) throws -> String {

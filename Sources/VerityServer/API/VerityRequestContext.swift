@@ -10,6 +10,9 @@ public struct VerityRequestContext: RequestContext {
     var deviceFactor: FactorRecord?
     /// The device token's use, when the route spends it in its own write (see ``DeviceAuthenticator``).
     var deviceTokenUse: FactorService.DeviceTokenUse?
+    /// On the answer route, the challenge the path names as ``DeviceAuthenticator`` read it with the factor (nil when
+    /// the factor's project has none).
+    var answeredChallenge: ChallengeRecord?
     /// Set by ``PossessionTokenAuthenticator``: the possession flow the auth token runs.
     var possession: PossessionRecord?
     /// The client's IP address, for per-client rate limits: the peer's, or behind a trusted proxy the address it

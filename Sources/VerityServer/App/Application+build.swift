@@ -51,7 +51,7 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
     router.add(
         middleware: FaceErrorMiddleware<VerityRequestContext, ProblemWording>(
             wording: ProblemWording(clock: verity.clock), logger: verity.logger))
-    ServiceController(metrics: verity.metrics, openAPIDocument: try ServiceController.loadOpenAPIDocument())
+    ServiceController(metrics: verity.metrics)
         .addRoutes(to: router)
     let projects = verity.admin
     let authenticated = router.group("v1").add(middleware: APIKeyAuthenticator(projects: projects))
@@ -74,7 +74,7 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
         signed: router.group("v1/device/factors/:factorId").add(
             middleware: DeviceAuthenticator(factors: verity.factors)),
         answering: router.group("v1/device/factors/:factorId/challenges/:challengeId/respond").add(
-            middleware: DeviceAuthenticator(factors: verity.factors, deferringUse: true)))
+            middleware: DeviceAuthenticator(factors: verity.factors, answering: verity.challenges)))
     DeliveryStatusController(
         receiver: verity.deliveryStatus(settings: configuration.deliveryStatus),
         publicURL: configuration.resolvedPublicURL

@@ -212,6 +212,18 @@ struct ChallengeService: Sendable {
         return challenge.deviceView(for: factor.id, at: clock.now())
     }
 
+    /// A device token on the answer route, checked by the one rule for device tokens
+    /// (``FactorService/checkDeviceToken(_:dialect:)``), with the challenge `challengeId` read in the same statement
+    /// as the factor: nil when the factor's project has no such challenge. The token's use is left to the answer.
+    func authenticateAnswer(token: String, challengeId: String) async throws
+        -> (factor: FactorRecord, use: FactorService.DeviceTokenUse?, challenge: ChallengeRecord?)
+    {
+        let store = store
+        return try await factors.checkDeviceToken(token) { factorId in
+            try await store.factorWithChallenge(factorId: factorId, challengeId: challengeId)
+        }
+    }
+
     /// Records the device's signed answer. The first valid answer wins; the signature must bind this challenge,
     /// this factor, what was shown and the answer.
     ///
@@ -220,25 +232,48 @@ struct ChallengeService: Sendable {
     /// signed ``DenyReason``, which reports unusual activity: a security event, a webhook and the project's
     /// ``UnusualActivityResponse``, all in the answer's transaction.
     ///
-    /// - Parameter use: The device token's use, spent in the answer's transaction (one write, not two), or alone when
-    ///   no answer is recorded.
+    /// - Parameter challenge: The challenge `id` as ``authenticateAnswer(token:challengeId:)`` read it with the
+    ///   factor (nil: the project has none).
+    /// - Parameter use: The device token's use, spent with the answer (one write, not two), or alone when the answer
+    ///   is refused before it gets that far. Either way a token counts once, and a token spent before is refused as
+    ///   `token_replayed`.
     func respond(
-        id: String, _ request: RespondChallengeRequest, factor: FactorRecord,
+        id: String, _ request: RespondChallengeRequest, factor: FactorRecord, challenge: ChallengeRecord?,
         spending use: FactorService.DeviceTokenUse? = nil
     ) async throws -> DeviceChallenge {
+        let answer: Answer
         do {
-            return try await answer(id: id, request, factor: factor, spending: use)
+            answer = try checked(request, to: challenge, id: id, by: factor)
         } catch {
             throw try await factors.refusal(error, spending: use)
         }
+        let answered = try await record(
+            answer.status, of: answer.challenge, by: factor, statement: answer.statement, spending: use,
+            events: answer.report)
+        if let reason = request.reason {
+            logger.notice(
+                "Unusual activity reported",
+                metadata: ["challenge": "\(answered.id)", "factor": "\(factor.id)", "reason": "\(reason.rawValue)"])
+        }
+        return answered.deviceView(for: factor.id, at: clock.now())
     }
 
-    private func answer(
-        id: String, _ request: RespondChallengeRequest, factor: FactorRecord,
-        spending use: FactorService.DeviceTokenUse?
-    ) async throws -> DeviceChallenge {
+    /// A device's answer whose signature and statements hold, ready to record.
+    private struct Answer {
+        var challenge: ChallengeRecord
+        var status: ChallengeStatus
+        var statement: ChallengeRecord.AnswerStatement
+        /// The report of unusual activity a signed deny reason makes, queued with the answer.
+        var report: ChallengeStore.AnswerEvents?
+    }
+
+    /// Checks the device's answer to challenge `id` (`challenge` as read): the factor, the challenge, the answer's
+    /// statements and its signature.
+    private func checked(
+        _ request: RespondChallengeRequest, to challenge: ChallengeRecord?, id: String, by factor: FactorRecord
+    ) throws -> Answer {
         try Self.requireVerified(factor)
-        let challenge = try await challengeFor(id: id, factor: factor)
+        let challenge = try Self.mine(challenge, id: id, factor: factor)
         let statement = ChallengeRecord.AnswerStatement(
             keyType: request.keyType, amr: request.amr, reason: request.reason,
             userVerificationResult: request.userVerificationResult)
@@ -273,7 +308,6 @@ struct ChallengeService: Sendable {
                 .userVerificationRequired,
                 "This challenge must be approved with the user-verification key, after the owner verified.")
         }
-        let status: ChallengeStatus = request.status == .approved ? .approved : .denied
         let report: ChallengeStore.AnswerEvents? = request.reason.map { reason in
             let eventId = identifiers.make("sev")
             let messageId = identifiers.make("msg")
@@ -297,21 +331,9 @@ struct ChallengeService: Sendable {
                     }, in: work, now: now)
             }
         }
-        let factors = factors
-        var events: ChallengeStore.AnswerEvents? = report
-        if let use {
-            events = { answered, work in
-                try await factors.spend(use, in: work)
-                try await report?(answered, work)
-            }
-        }
-        let answered = try await record(status, of: challenge, by: factor, statement: statement, events: events)
-        if let reason = request.reason {
-            logger.notice(
-                "Unusual activity reported",
-                metadata: ["challenge": "\(answered.id)", "factor": "\(factor.id)", "reason": "\(reason.rawValue)"])
-        }
-        return answered.deviceView(for: factor.id, at: clock.now())
+        return Answer(
+            challenge: challenge, status: request.status == .approved ? .approved : .denied, statement: statement,
+            report: report)
     }
 
     /// Throws unless `factor` can approve a challenge that asks for `userVerification`.
@@ -328,35 +350,51 @@ struct ChallengeService: Sendable {
 
     /// Records an answer whose signature the caller has checked. The first answer wins.
     ///
+    /// - Parameter use: The device token's use, spent with the answer, and spent all the same when the answer is
+    ///   refused (already answered, expired); a token spent before refuses the answer as `token_replayed`.
     /// - Parameter events: Queues the caller's own events about the answer, in the same transaction.
     func record(
         _ status: ChallengeStatus, of challenge: ChallengeRecord, by factor: FactorRecord,
-        statement: ChallengeRecord.AnswerStatement = .init(), events: ChallengeStore.AnswerEvents? = nil
+        statement: ChallengeRecord.AnswerStatement = .init(), spending use: FactorService.DeviceTokenUse? = nil,
+        events: ChallengeStore.AnswerEvents? = nil
     ) async throws -> ChallengeRecord {
         let now = clock.now()
-        guard
-            let answered = try await store.answer(
+        let outcome: ChallengeStore.AnswerOutcome
+        do {
+            outcome = try await store.answer(
                 id: challenge.id, status: status, factorId: factor.id, now: now, statement: statement,
-                webhook: webhook(for:url:), events: events)
-        else {
-            let current = try await store.challenge(id: challenge.id, projectId: factor.projectId) ?? challenge
-            if current.status(at: now) == .expired {
+                spending: use, webhook: webhook(for:url:), events: events)
+        } catch {
+            throw try await factors.refusal(error, spending: use)
+        }
+        switch outcome {
+        case .answered(let answered):
+            changes.notify(answered.id)
+            metrics.challenge(status, type: .push)
+            outboxSignal.notify()
+            logger.info(
+                "Challenge answered", metadata: ["challenge": "\(answered.id)", "status": "\(status.rawValue)"])
+            return answered
+        case .tokenSpent:
+            throw FactorService.replayed
+        case .refused(let current):
+            if (current ?? challenge).status(at: now) == .expired {
                 throw VerityError(.challengeExpired, "The challenge expired before it was answered.")
             }
             throw VerityError(.challengeAlreadyAnswered, "The challenge was already answered.")
         }
-        changes.notify(answered.id)
-        metrics.challenge(status, type: .push)
-        outboxSignal.notify()
-        logger.info("Challenge answered", metadata: ["challenge": "\(answered.id)", "status": "\(status.rawValue)"])
-        return answered
     }
 
     /// The challenge, if this factor may see and answer it.
     func challengeFor(id: String, factor: FactorRecord) async throws -> ChallengeRecord {
-        guard let challenge = try await store.challenge(id: id, projectId: factor.projectId) else {
-            throw VerityError(.challengeNotFound, "No challenge \(id).")
-        }
+        try Self.mine(try await store.challenge(id: id, projectId: factor.projectId), id: id, factor: factor)
+    }
+
+    /// `challenge` (the factor's project's challenge `id`, as read), if this factor may see and answer it.
+    private static func mine(_ challenge: ChallengeRecord?, id: String, factor: FactorRecord) throws
+        -> ChallengeRecord
+    {
+        guard let challenge else { throw VerityError(.challengeNotFound, "No challenge \(id).") }
         let mine =
             challenge.type == .push && challenge.userId == factor.userId
             && (challenge.factorId == nil || challenge.factorId == factor.id)

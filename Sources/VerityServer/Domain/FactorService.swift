@@ -193,12 +193,25 @@ struct FactorService: Sendable {
     func checkDeviceToken(_ token: String, dialect: DeviceTokenDialect = .verity) async throws
         -> (FactorRecord, DeviceTokenUse?)
     {
+        let store = store
+        let (factor, use, _) = try await checkDeviceToken(token, dialect: dialect) { id in
+            try await store.factor(id: id).map { ($0, ()) }
+        }
+        return (factor, use)
+    }
+
+    /// ``checkDeviceToken(_:dialect:)`` with the factor read by `read`, which may read what the request needs next
+    /// in the same statement (an answer reads its challenge with it) and return it beside the factor.
+    func checkDeviceToken<Companion: Sendable>(
+        _ token: String, dialect: DeviceTokenDialect = .verity,
+        reading read: (_ factorId: String) async throws -> (FactorRecord, Companion)?
+    ) async throws -> (FactorRecord, DeviceTokenUse?, Companion) {
         guard let jws = try? CompactJWS(parsing: token) else {
             throw VerityError(.unauthorized, "The device token is not a valid ES256 JWS.")
         }
         guard dialect.contentType == nil || jws.header.cty == dialect.contentType,
             let keyID = jws.header.kid, let id = dialect.factorId(keyID),
-            let factor = try await store.factor(id: id), factor.type == .push
+            let (factor, companion) = try await read(id), factor.type == .push
         else { throw VerityError(.unauthorized, "The device token names no known push factor.") }
         let claims: DeviceTokenWindow
         do {
@@ -214,18 +227,19 @@ struct FactorService: Sendable {
             throw VerityError(
                 .unauthorized, "The device token is expired, not yet valid, too long-lived or for another factor.")
         }
-        guard dialect.isSingleUse else { return (factor, nil) }
+        guard dialect.isSingleUse else { return (factor, nil, companion) }
         guard let jti = claims.jti, (8...128).contains(jti.count) else { throw Self.replayed }
         return (
             factor,
             DeviceTokenUse(
-                factorId: factor.id, jti: jti, expiresAt: Date(timeIntervalSince1970: claims.exp + Self.leeway))
+                factorId: factor.id, jti: jti, expiresAt: Date(timeIntervalSince1970: claims.exp + Self.leeway)),
+            companion
         )
     }
 
     /// Spends a device token's use; throws `token_replayed` when it was spent before.
-    func spend(_ use: DeviceTokenUse, in work: UnitOfWork? = nil) async throws {
-        guard try await store.useDeviceToken(factorId: use.factorId, jti: use.jti, expiresAt: use.expiresAt, in: work)
+    func spend(_ use: DeviceTokenUse) async throws {
+        guard try await store.useDeviceToken(factorId: use.factorId, jti: use.jti, expiresAt: use.expiresAt)
         else { throw Self.replayed }
     }
 
@@ -236,7 +250,9 @@ struct FactorService: Sendable {
         return error
     }
 
-    private static let replayed = VerityError(.tokenReplayed, "Each device token may be used once; sign a new one.")
+    /// What a device token spent before is refused with, whoever found it spent (``spend(_:)``, or an answer that
+    /// spends its token with it).
+    static let replayed = VerityError(.tokenReplayed, "Each device token may be used once; sign a new one.")
 
     /// The claims of a device token that bound it in time and to its factor, in either dialect.
     private struct DeviceTokenWindow: Decodable {

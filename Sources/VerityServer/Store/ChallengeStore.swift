@@ -58,6 +58,27 @@ struct ChallengeStore: Sendable {
         }
     }
 
+    /// A factor by id (as ``FactorStore/factor(id:)`` reads it) and the challenge `challengeId` of its project, if
+    /// there is one: what a device's answer needs, in one read.
+    func factorWithChallenge(factorId: String, challengeId: String) async throws -> (FactorRecord, ChallengeRecord?)? {
+        try await database.lookup { sql in
+            guard
+                let row = try await sql.raw(
+                    """
+                    SELECT \(unsafeRaw: qualified(FactorStore.columns, by: "f")), \(unsafeRaw: prefixed(Self.columns, by: "c"))
+                    FROM factors f LEFT JOIN challenges c ON c.id = \(bind: challengeId) AND c.project_id = f.project_id
+                    WHERE f.id = \(bind: factorId)
+                    """
+                ).first()
+            else { return nil }
+            let challenge = PrefixedRow(row, alias: "c")
+            return (
+                try FactorStore.record(from: row),
+                try challenge.decode(column: "id", as: String?.self) == nil ? nil : try Self.record(from: challenge)
+            )
+        }
+    }
+
     /// Up to `limit` of the pending, unexpired push challenges a factor may answer (those sent to it, and those sent
     /// to its user), newest first, after the challenge `after` (the last of the previous page).
     func pendingChallenges(for factor: FactorRecord, now: Date, after: String?, limit: Int) async throws
@@ -99,35 +120,172 @@ struct ChallengeStore: Sendable {
         }
     }
 
-    /// Records the first answer to a pending, unexpired challenge, queuing its webhook in the same transaction.
-    /// Returns nil when it was already answered or has expired.
-    /// - Parameter events: Queues more events about the answer in the same transaction (the Twilio face's).
+    /// What recording an answer did.
+    enum AnswerOutcome: Sendable {
+        /// The answer is recorded (its webhook and events queued, its device token spent).
+        case answered(ChallengeRecord)
+        /// The challenge was not pending any more, or had expired: nothing is recorded but the device token's use.
+        /// `current` is the challenge as it stood (nil if it is gone).
+        case refused(current: ChallengeRecord?)
+        /// The device token had been spent before: nothing is written.
+        case tokenSpent
+    }
+
+    /// Records the first answer to a pending, unexpired challenge, queuing its webhook in the same transaction, and
+    /// spends the device token it came with whether or not the answer is recorded.
+    ///
+    /// On PostgreSQL an answer with nothing more to queue (no webhook, no `events`) is one statement of chained writes:
+    /// the token's `jti`, the challenge and the look-up of the project's webhook together. When the project has a
+    /// webhook that statement changes nothing and the answer runs as a transaction instead, with the same statement
+    /// first and then the outbox insert. SQLite runs every answer as one transaction (one job on its connection).
+    /// - Parameter token: The device token's use, spent with the answer (nil for a protocol whose tokens are not
+    ///   single-use).
+    /// - Parameter events: Queues more events about the answer in the same transaction (a reported deny reason, the
+    ///   Twilio face's webhooks).
     /// - Parameter statement: What the signed answer states (key, verification, reason), kept with it.
     func answer(
         id: String, status: ChallengeStatus, factorId: String, now: Date,
-        statement: ChallengeRecord.AnswerStatement = .init(),
+        statement: ChallengeRecord.AnswerStatement = .init(), spending token: FactorService.DeviceTokenUse? = nil,
         webhook: @Sendable (ChallengeRecord, _ url: String) throws -> QueuedMessage,
         events: AnswerEvents? = nil
-    ) async throws -> ChallengeRecord? {
-        let amr = try statement.amr.map(Self.json)
-        return try await database.transaction { sql in
-            guard
-                let row = try await sql.raw(
-                    """
-                    UPDATE challenges SET status = \(bind: status.rawValue), responded_at = \(bind: now.storedValue),
-                        responded_factor_id = \(bind: factorId), response_key_type = \(bind: statement.keyType?.rawValue),
-                        response_amr = \(bind: amr), deny_reason = \(bind: statement.reason?.rawValue),
-                        user_verification_result = \(bind: statement.userVerificationResult?.rawValue)
-                    WHERE id = \(bind: id) AND status = 'pending' AND expires_at > \(bind: now.storedValue)
-                    RETURNING \(unsafeRaw: Self.columns)
-                    """
-                ).first()
-            else { return nil }
-            let answered = try Self.record(from: row)
-            try await Self.enqueueWebhook(for: answered, webhook: webhook, in: sql, now: now)
-            try await events?(answered, UnitOfWork(sql: sql))
-            return answered
+    ) async throws -> AnswerOutcome {
+        let change = Change(
+            id: id, status: status, factorId: factorId, now: now, statement: statement,
+            amr: try statement.amr.map(Self.json), token: token)
+        guard database.engine == .postgres else {
+            return try await database.transaction { sql in
+                try await Self.answerInSteps(change, webhook: webhook, events: events, in: sql)
+            }
         }
+        if events == nil, token != nil {
+            let row = try await database.execute { sql in
+                try await sql.raw(Self.chainedAnswer(change, unlessWebhook: true)).first()
+            }
+            if let row, try row.decode(column: "proceeded", as: Int.self) > 0 {
+                return try Self.outcome(of: row)
+            }
+        }
+        return try await database.transaction { sql in
+            guard let row = try await sql.raw(Self.chainedAnswer(change, unlessWebhook: false)).first() else {
+                return .refused(current: nil)
+            }
+            let outcome = try Self.outcome(of: row)
+            guard case .answered(let answered) = outcome else { return outcome }
+            if let url = try row.decode(column: "webhook_url", as: String?.self),
+                try row.decode(column: "webhook_secret", as: String?.self) != nil
+            {
+                try await Self.enqueue([try webhook(answered, url)], projectId: answered.projectId, in: sql, now: now)
+            }
+            try await events?(answered, UnitOfWork(sql: sql))
+            return outcome
+        }
+    }
+
+    /// An answer as ``answer(id:status:factorId:now:statement:spending:webhook:events:)`` records it.
+    private struct Change: Sendable {
+        var id: String
+        var status: ChallengeStatus
+        var factorId: String
+        var now: Date
+        var statement: ChallengeRecord.AnswerStatement
+        /// `statement.amr` as stored.
+        var amr: String?
+        var token: FactorService.DeviceTokenUse?
+    }
+
+    /// An answer statement by statement, in the caller's transaction: the token's use first (a replay writes
+    /// nothing), then the conditional update, the webhook and the events.
+    private static func answerInSteps(
+        _ change: Change, webhook: (ChallengeRecord, String) throws -> QueuedMessage, events: AnswerEvents?,
+        in sql: any SQLDatabase
+    ) async throws -> AnswerOutcome {
+        if let token = change.token {
+            guard
+                try await FactorStore.useDeviceToken(
+                    factorId: token.factorId, jti: token.jti, expiresAt: token.expiresAt, in: sql)
+            else { return .tokenSpent }
+        }
+        guard
+            let row = try await sql.raw(
+                """
+                UPDATE challenges SET \(answerAssignments(change))
+                WHERE id = \(bind: change.id) AND status = 'pending' AND expires_at > \(bind: change.now.storedValue)
+                RETURNING \(unsafeRaw: Self.columns)
+                """
+            ).first()
+        else {
+            let current = try await sql.raw(
+                "SELECT \(unsafeRaw: Self.columns) FROM challenges WHERE id = \(bind: change.id)"
+            )
+            .first().map(Self.record(from:))
+            return .refused(current: current)
+        }
+        let answered = try Self.record(from: row)
+        try await Self.enqueueWebhook(for: answered, webhook: webhook, in: sql, now: change.now)
+        try await events?(answered, UnitOfWork(sql: sql))
+        return .answered(answered)
+    }
+
+    private static func answerAssignments(_ change: Change) -> SQLQueryString {
+        """
+        status = \(bind: change.status.rawValue), responded_at = \(bind: change.now.storedValue),
+            responded_factor_id = \(bind: change.factorId),
+            response_key_type = \(bind: change.statement.keyType?.rawValue), response_amr = \(bind: change.amr),
+            deny_reason = \(bind: change.statement.reason?.rawValue),
+            user_verification_result = \(bind: change.statement.userVerificationResult?.rawValue)
+        """
+    }
+
+    /// An answer in one PostgreSQL statement: spends the token (`spent`), records the answer only if it did
+    /// (`answered`), and reads the project's webhook and the challenge as it stood before (`stood`, for a refusal).
+    /// With `unlessWebhook`, none of it happens when the project has a webhook (`proceeded` is then 0), since the
+    /// webhook's event is made from the answered row and must commit with it. The statements of one `WITH` see the
+    /// same snapshot, so the update's `EXISTS (… spent)` is what orders it after the token's use; a concurrent answer
+    /// to the same challenge makes this update wait for it and then find the row no longer pending.
+    private static func chainedAnswer(_ change: Change, unlessWebhook: Bool) -> SQLQueryString {
+        let proceed: SQLQueryString =
+            unlessWebhook
+            ? "SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM hook WHERE webhook_url IS NOT NULL AND webhook_secret IS NOT NULL)"
+            : "SELECT 1"
+        let spend: SQLQueryString =
+            if let token = change.token {
+                """
+                INSERT INTO device_token_uses (factor_id, jti, expires_at)
+                    SELECT \(bind: token.factorId), \(bind: token.jti), \(bind: token.expiresAt.storedValue) FROM proceed
+                    ON CONFLICT (factor_id, jti) DO NOTHING
+                    RETURNING jti
+                """
+            } else {
+                "SELECT 1 FROM proceed"
+            }
+        return """
+            WITH hook AS (
+                SELECT p.webhook_url, p.webhook_secret FROM projects p
+                WHERE p.id = (SELECT project_id FROM challenges WHERE id = \(bind: change.id))),
+            proceed AS (\(proceed)),
+            spent AS (\(spend)),
+            answered AS (
+                UPDATE challenges SET \(answerAssignments(change))
+                WHERE id = \(bind: change.id) AND status = 'pending' AND expires_at > \(bind: change.now.storedValue)
+                  AND EXISTS (SELECT 1 FROM spent)
+                RETURNING \(unsafeRaw: Self.columns))
+            SELECT (SELECT count(*) FROM proceed) AS proceeded, (SELECT count(*) FROM spent) AS spent_count,
+                   (SELECT webhook_url FROM hook) AS webhook_url, (SELECT webhook_secret FROM hook) AS webhook_secret,
+                   answered.*, \(unsafeRaw: prefixed(Self.columns, by: "stood"))
+            FROM (SELECT 1) AS one LEFT JOIN answered ON true
+                LEFT JOIN challenges stood ON stood.id = \(bind: change.id)
+            """
+    }
+
+    /// What ``chainedAnswer(_:unlessWebhook:)`` did, from the row it returned.
+    private static func outcome(of row: any SQLRow) throws -> AnswerOutcome {
+        guard try row.decode(column: "spent_count", as: Int.self) > 0 else { return .tokenSpent }
+        guard try row.decode(column: "id", as: String?.self) != nil else {
+            let stood = PrefixedRow(row, alias: "stood")
+            return .refused(
+                current: try stood.decode(column: "id", as: String?.self) == nil ? nil : try record(from: stood))
+        }
+        return .answered(try record(from: row))
     }
 
     /// Spends an approval on what it approved: marks an approved, unexpired, unused challenge as used. Returns false

@@ -270,19 +270,24 @@ struct FactorStore: Sendable {
     }
 
     /// Records a device token's `jti`; false when it was seen before (a replay).
-    func useDeviceToken(factorId: String, jti: String, expiresAt: Date, in work: UnitOfWork? = nil) async throws
+    func useDeviceToken(factorId: String, jti: String, expiresAt: Date) async throws -> Bool {
+        try await database.execute { sql in
+            try await Self.useDeviceToken(factorId: factorId, jti: jti, expiresAt: expiresAt, in: sql)
+        }
+    }
+
+    /// ``useDeviceToken(factorId:jti:expiresAt:)`` in the caller's transaction (a challenge's answer).
+    static func useDeviceToken(factorId: String, jti: String, expiresAt: Date, in sql: any SQLDatabase) async throws
         -> Bool
     {
-        try await database.execute(in: work) { sql in
-            try await sql.raw(
-                """
-                INSERT INTO device_token_uses (factor_id, jti, expires_at)
-                VALUES (\(bind: factorId), \(bind: jti), \(bind: expiresAt.storedValue))
-                ON CONFLICT (factor_id, jti) DO NOTHING
-                RETURNING jti
-                """
-            ).first() != nil
-        }
+        try await sql.raw(
+            """
+            INSERT INTO device_token_uses (factor_id, jti, expires_at)
+            VALUES (\(bind: factorId), \(bind: jti), \(bind: expiresAt.storedValue))
+            ON CONFLICT (factor_id, jti) DO NOTHING
+            RETURNING jti
+            """
+        ).first() != nil
     }
 
     /// Drops replay records and enrollment tokens nobody can use any more.

@@ -48,6 +48,38 @@ func qualified(_ columns: String, by alias: String) -> String {
         .joined(separator: ", ")
 }
 
+/// `columns` qualified by `alias` and renamed with `alias` and an underscore in front (`id, name` as `c` is
+/// `c.id AS c_id, c.name AS c_name`), so that one row can carry two tables' columns of the same names; read them back
+/// with ``PrefixedRow``.
+func prefixed(_ columns: String, by alias: String) -> String {
+    columns.split(separator: ",").map {
+        let column = $0.trimmingCharacters(in: .whitespacesAndNewlines)
+        return "\(alias).\(column) AS \(alias)_\(column)"
+    }
+    .joined(separator: ", ")
+}
+
+/// The columns of `row` that ``prefixed(_:by:)`` renamed for `alias`, under their own names.
+struct PrefixedRow: SQLRow {
+    let row: any SQLRow
+    let prefix: String
+
+    init(_ row: any SQLRow, alias: String) {
+        self.row = row
+        self.prefix = alias + "_"
+    }
+
+    var allColumns: [String] {
+        row.allColumns.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
+    }
+
+    func contains(column: String) -> Bool { row.contains(column: prefix + column) }
+    func decodeNil(column: String) throws -> Bool { try row.decodeNil(column: prefix + column) }
+    func decode<D: Decodable>(column: String, as type: D.Type) throws -> D {
+        try row.decode(column: prefix + column, as: type)
+    }
+}
+
 /// A stored value the code does not understand: the database was edited by hand or by a newer version.
 enum StoreError: Error, CustomStringConvertible {
     case corruptValue(column: String)
