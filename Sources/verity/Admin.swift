@@ -25,6 +25,7 @@ extension Project {
             fallback: \(settings.fallbackChannel?.rawValue ?? "none")
               on "this wasn't me": \(settings.unusualActivityResponse.rawValue)
               Descope face tokens as DS/DSR cookies: \(settings.descopeCookies ? "on" : "off")
+              Descope project id: \(settings.descopeProjectId ?? "none (the Verity project id only)")
             """
     }
 }
@@ -87,6 +88,13 @@ struct ProjectSettingsOptions: ParsableArguments {
             """)
     var descopeCookies: Bool?
 
+    @Option(
+        help: """
+            A project id the Descope face also answers to, such as the app's Descope project id (P2…), so its SDK \
+            configuration keeps it; its tokens then name it as iss. `none` removes it.
+            """)
+    var descopeProjectId: String?
+
     func validate() throws {
         _ = try parsedDisabledChannels()
         _ = try parsedFallbackChannel()
@@ -127,6 +135,9 @@ struct ProjectSettingsOptions: ParsableArguments {
             settings.unusualActivityResponse = response
         }
         if let descopeCookies { settings.descopeCookies = descopeCookies }
+        if let descopeProjectId {
+            settings.descopeProjectId = descopeProjectId.lowercased() == "none" ? nil : descopeProjectId
+        }
         if let codeLength { settings.codeLength = codeLength }
         if let codeLifetime { settings.codeLifetime = codeLifetime }
         if let sessionLifetime { settings.sessionLifetime = sessionLifetime }

@@ -37,13 +37,16 @@ struct DescopeFaceTests {
     static let email = "ada@example.com"
     static let phone = "+14155550123"
 
-    /// Starts and verifies a sign-up-or-in code, as python-sdk's `otp.sign_up_or_in` and `otp.verify_code` do.
+    /// Starts and verifies a sign-up-or-in code, as python-sdk's `otp.sign_up_or_in` and `otp.verify_code` do, with
+    /// `loginOptions` (JSON) on the start; `count` is how many codes the login id has been sent, this one included.
     static func signIn(
-        _ loginId: String, method: String, node: TestNode, client: some TestClientProtocol, count: Int = 1
+        _ loginId: String, method: String, loginOptions: String = "{}", node: TestNode,
+        client: some TestClientProtocol, count: Int = 1
     ) async throws -> [String: Any] {
         let pid = node.project.id
         let start = try await client.descope(
-            "/v1/auth/otp/signup-in/\(method)", bearer: pid, json: #"{"loginId":"\#(loginId)","loginOptions":{}}"#)
+            "/v1/auth/otp/signup-in/\(method)", bearer: pid,
+            json: #"{"loginId":"\#(loginId)","loginOptions":\#(loginOptions)}"#)
         #expect(start.status == .ok)
         #expect(try start.json()[method == "email" ? "maskedEmail" : "maskedPhone"] is String)
         let code = try await node.sender.code(to: loginId, count: count)
@@ -504,7 +507,7 @@ struct DescopeFaceTests {
             #expect(try mismatchedChannel.descopeError() == "E011003")
             let claims = try await client.descope(
                 "/v1/auth/otp/signup-in/email", bearer: pid,
-                json: #"{"loginId":"\#(Self.email)","loginOptions":{"customClaims":{"admin":true}}}"#)
+                json: #"{"loginId":"\#(Self.email)","loginOptions":{"customClaims":{"sub":"usr_admin"}}}"#)
             #expect(try claims.descopeError() == "E011003")
             let noRoute = try await client.descope("/v1/auth/nothing", bearer: pid)
             #expect(noRoute.status == .notFound)

@@ -16,7 +16,7 @@ import time
 
 import httpx
 import jwt
-from descope import AuthException, DeliveryMethod, DescopeClient, LoginOptions
+from descope import AuthException, DeliveryMethod, DescopeClient, LoginOptions, SignUpOptions
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from compat_cases import run_cases  # noqa: E402
@@ -211,6 +211,49 @@ def case_step_up():
     assert app.refresh_session(refresh)["userId"] == signed_in["userId"]
 
 
+def case_custom_claims():
+    """Claims a sign-in asks for are in every token of its session under `nsec`, as Descope nests claims a client
+    asks for apart from the user's own; a step-up adds more; registered names are refused."""
+    login, phone = "sam@example.com", "+14155550155"
+    admin.mgmt.user.create(login, phone=phone, custom_attributes={"plan": "basic", "team": "blue"})
+    for reserved in ({"sub": "U1"}, {"su": True}, {"drn": "DSR"}, {"amr": ["pwd"]}):
+        expect_refused(
+            lambda: app.otp.sign_up_or_in(DeliveryMethod.EMAIL, login, SignUpOptions(custom_claims=reserved)),
+            "E011003", 400)
+    app.otp.sign_up_or_in(DeliveryMethod.EMAIL, login, SignUpOptions(custom_claims={"plan": "pro", "seats": 3}))
+    counts[login] = 1
+    signed_in = app.otp.verify_code(DeliveryMethod.EMAIL, login, code_sent(login))
+    refresh = signed_in["refreshSessionToken"]["jwt"]
+    remember_secret(refresh)
+    for token in (signed_in["sessionToken"], signed_in["refreshSessionToken"]):
+        assert token["nsec"] == {"plan": "pro", "seats": 3}, token
+        assert token["plan"] == "basic" and token["team"] == "blue" and token["sub"] == signed_in["userId"], token
+    validated = app.validate_session(signed_in["sessionToken"]["jwt"])["sessionToken"]
+    assert validated["nsec"] == {"plan": "pro", "seats": 3}, validated
+    refreshed = app.refresh_session(refresh)
+    assert refreshed["sessionToken"]["nsec"] == {"plan": "pro", "seats": 3}, refreshed
+    refresh = refreshed["refreshSessionToken"]["jwt"]
+    remember_secret(refresh)
+    again = app.refresh_session(refresh)
+    assert again["sessionToken"]["nsec"]["seats"] == 3 and again["refreshSessionToken"]["nsec"]["seats"] == 3, again
+    refresh = again["refreshSessionToken"]["jwt"]
+    remember_secret(refresh)
+    # A step-up with claims adds them to the session, which keeps its own.
+    expect_refused(
+        lambda: app.otp.sign_in(DeliveryMethod.SMS, phone, LoginOptions(stepup=True, custom_claims={"su": False}),
+                                refresh), "E011003", 400)
+    app.otp.sign_in(DeliveryMethod.SMS, phone, LoginOptions(stepup=True, custom_claims={"level": "high"}), refresh)
+    stepped = app.otp.verify_code(DeliveryMethod.SMS, phone, code_sent(phone))["sessionToken"]
+    assert stepped["su"] is True and stepped["nsec"] == {"plan": "pro", "seats": 3, "level": "high"}, stepped
+    after = app.refresh_session(refresh)
+    remember_secret(after["refreshSessionToken"]["jwt"])
+    after = after["sessionToken"]
+    assert after["nsec"] == {"plan": "pro", "seats": 3, "level": "high"} and "su" not in after, after
+    # The claims were that session's: a later sign-in without them has the user's own only.
+    later = sign_in(login, DeliveryMethod.EMAIL)["sessionToken"]
+    assert later["plan"] == "basic" and "nsec" not in later, later
+
+
 def case_voice_and_whatsapp():
     number = "+14155550166"
     assert app.otp.sign_up_or_in(DeliveryMethod.VOICE, number)
@@ -278,6 +321,38 @@ def case_cookie_delivery():
     by_cookie = httpx.post(f"{BASE}/v1/auth/refresh", headers={"Authorization": f"Bearer {pid}"}, cookies={"DSR": dsr})
     assert by_cookie.status_code == 200 and by_cookie.cookies.get("DSR"), by_cookie.text
     remember_secret(by_cookie.cookies.get("DSR"))
+    # logout and logout_all clear both cookies (same attributes, Max-Age=0).
+    for logout in (client.logout, client.logout_all):
+        client.otp.sign_up_or_in(DeliveryMethod.EMAIL, "kim@example.com")
+        counts["kim@example.com"] = counts.get("kim@example.com", 2) + 1
+        session = client.otp.verify_code(
+            DeliveryMethod.EMAIL, "kim@example.com", code_sent("kim@example.com", counts["kim@example.com"]))
+        remember_secret(session["refreshSessionToken"]["jwt"])
+        cleared = sorted(logout(session["refreshSessionToken"]["jwt"]).headers.get_list("set-cookie"))
+        assert cleared == [f"{name}=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict" for name in ("DS", "DSR")], cleared
+        expect_refused(lambda: client.refresh_session(session["refreshSessionToken"]["jwt"]), "E064001", 401)
+
+
+def case_descope_project_id():
+    """An app keeps its Descope project id: the admin gives it to the Verity project, and the SDK is built with it."""
+    moved = verity("admin", "project", "create", "--name", "Moved")
+    remember_secret(moved["apiKey"])
+    shown = verity("admin", "project", "update", moved["project"]["id"], "--descope-project-id", "P2MovedFromDescope")
+    assert shown["settings"]["descopeProjectId"] == "P2MovedFromDescope", shown
+    client = DescopeClient("P2MovedFromDescope", base_url=BASE)
+    client.otp.sign_up_or_in(DeliveryMethod.EMAIL, "eve@example.com")
+    signed_in = client.otp.verify_code(DeliveryMethod.EMAIL, "eve@example.com", code_sent("eve@example.com"))
+    remember_secret(signed_in["refreshSessionToken"]["jwt"])
+    assert signed_in["sessionToken"]["iss"] == "P2MovedFromDescope", signed_in["sessionToken"]
+    fresh = DescopeClient("P2MovedFromDescope", base_url=BASE)
+    assert fresh.validate_session(signed_in["sessionToken"]["jwt"])["userId"] == signed_in["userId"]
+    refreshed = fresh.refresh_session(signed_in["refreshSessionToken"]["jwt"])
+    remember_secret(refreshed["refreshSessionToken"]["jwt"])
+    assert refreshed["userId"] == signed_in["userId"]
+    manager = DescopeClient("P2MovedFromDescope", management_key=moved["apiKey"], base_url=BASE)
+    assert manager.mgmt.user.load("eve@example.com")["user"]["userId"] == signed_in["userId"]
+    expect_refused(lambda: DescopeClient("P2NoSuchProject", base_url=BASE).otp.sign_up_or_in(
+        DeliveryMethod.EMAIL, "eve@example.com"), "E011002", 401)
 
 
 def case_management():
@@ -317,11 +392,15 @@ CASES = [
     ("validate_roles/permissions and get_matched_* agree with the claims", case_roles_and_permissions),
     ("step-up: sign_in with LoginOptions(stepup=True) and the refresh JWT, then verify_code: su and both amr",
      case_step_up),
+    ("customClaims: under nsec in both JWTs, validate_session and refresh_session keep them, step-up adds more",
+     case_custom_claims),
     ("voice and WhatsApp sign-up-or-in", case_voice_and_whatsapp),
     ("otp.update_user_phone/email then verify_code: the new address is a login id; another user's is E062107",
      case_update_phone_and_email),
     ("cookie delivery: DS/DSR cookies, the SDK takes the refresh JWT from DSR, refresh by the DSR cookie",
      case_cookie_delivery),
+    ("a Descope project id set with --descope-project-id: the SDK built with it signs in, validates, refreshes, manages",
+     case_descope_project_id),
     ("mgmt.user create/load/search/update/delete and mgmt.role create/load_all/delete; another project's key refused",
      case_management),
 ]

@@ -61,11 +61,10 @@ struct DescopeFace {
     }
 
     private func publicKeys(_ request: Request, _ context: VerityRequestContext) async throws -> [JSONValue] {
-        let id = try context.parameters.require("projectId")
-        if request.headers[.authorization] != nil, try DescopeBearer(request).projectId != id {
+        let project = try await projects.project(id: try context.parameters.require("projectId"))
+        if request.headers[.authorization] != nil, !project.isNamed(try DescopeBearer(request).projectId) {
             throw DescopeError.unauthorized("The bearer value names another project.")
         }
-        let project = try await projects.project(id: id)
         let data = try JSONEncoder().encode(try await signingKeys.keySet(projectId: project.id).keys)
         return try JSONDecoder().decode([JSONValue].self, from: data)
     }
@@ -78,7 +77,8 @@ struct DescopeFace {
 
     /// `otp/signup-in|signin|signup/{method}`. Verity never says whether a login id has an account (that would
     /// let anyone probe for users), so all three sign up or in; a sign-in with `loginOptions.stepup` or `mfa` and
-    /// a refresh JWT steps that session up instead.
+    /// a refresh JWT steps that session up instead. `loginOptions.customClaims` go into every token of the session
+    /// the code opens, or of the session it steps up, from then on.
     func start(_ request: Request, _ context: VerityRequestContext, _ kind: StartKind) async throws -> DescopeJSON {
         let bearer = try DescopeBearer(request)
         let project = try await projects.project(bearer, request)
@@ -88,10 +88,6 @@ struct DescopeFace {
             throw DescopeError.badRequest("`loginId` is required.")
         }
         let options = body.loginOptions ?? LoginOptions()
-        guard (options.customClaims ?? [:]).isEmpty else {
-            throw DescopeError.badRequest(
-                "`loginOptions.customClaims` is not supported: set custom claims on the user (management update).")
-        }
         if kind != .signUp, options.stepup == true || options.mfa == true {
             guard let refreshJwt = bearer.secret else {
                 throw DescopeError.badRequest(
@@ -103,12 +99,14 @@ struct DescopeFace {
             else { throw DescopeError.badRequest("The login id is not the signed-in user's.") }
             let started = try await auth.startStepUp(
                 StepUpStartRequest(method: .otp, locale: options.locale, channel: channel), auth: signedIn,
-                clientAddress: context.clientAddress, boundToSession: true, in: project)
+                clientAddress: context.clientAddress, boundToSession: true, sessionClaims: options.customClaims,
+                dialect: .descope(project), in: project)
             return Self.masked(started.maskedDestination ?? "", channel: started.channel ?? channel)
         }
         let started = try await auth.start(
-            OTPStartRequest(loginId: loginId, channel: channel, locale: options.locale),
-            clientAddress: context.clientAddress, in: project)
+            OTPStartRequest(
+                loginId: loginId, channel: channel, locale: options.locale, sessionClaims: options.customClaims),
+            clientAddress: context.clientAddress, dialect: .descope(project), in: project)
         return Self.masked(started.maskedDestination, channel: started.channel)
     }
 
@@ -176,20 +174,30 @@ struct DescopeFace {
         return DescopeJSON(user)
     }
 
-    /// `POST /v1/auth/logout`: ends the refresh JWT's session.
-    @Sendable func logout(_ request: Request, context: VerityRequestContext) async throws -> DescopeJSON {
+    /// `POST /v1/auth/logout`: ends the refresh JWT's session (and clears the cookies of a project that sets them).
+    @Sendable func logout(_ request: Request, context: VerityRequestContext) async throws -> DescopeTokens {
         let (refreshJwt, project) = try await refreshJwt(request)
         try await sessions.logout(refreshJwt, dialect: .descope(project), in: project)
-        return DescopeJSON([:])
+        return loggedOut(project)
     }
 
-    /// `POST /v1/auth/logoutall`: ends every session of the refresh JWT's user.
-    @Sendable func logoutAll(_ request: Request, context: VerityRequestContext) async throws -> DescopeJSON {
+    /// `POST /v1/auth/logoutall`: ends every session of the refresh JWT's user (and clears this browser's cookies).
+    @Sendable func logoutAll(_ request: Request, context: VerityRequestContext) async throws -> DescopeTokens {
         let (refreshJwt, project) = try await refreshJwt(request)
         let signedIn = try await sessions.authenticate(
             refreshToken: refreshJwt, dialect: .descope(project), in: project)
         try await sessions.logoutAll(signedIn, in: project)
-        return DescopeJSON([:])
+        return loggedOut(project)
+    }
+
+    /// The answer to a logout: an empty body, and for a project that delivers tokens as cookies, `DS` and `DSR`
+    /// expired (`Max-Age=0`, with the attributes they were set with, so the browser drops those very cookies).
+    private func loggedOut(_ project: Project) -> DescopeTokens {
+        guard project.settings.descopeCookies else { return DescopeTokens(body: [:], cookies: []) }
+        let now = clock.now()
+        return DescopeTokens(
+            body: [:],
+            cookies: ["DS", "DSR"].map { DescopeTokens.cookie($0, "", until: now, now: now, secure: secureCookies) })
     }
 
     // MARK: - Helpers

@@ -36,7 +36,8 @@ struct DescopeBearer: Equatable {
     }
 }
 
-/// How the face finds the project a request names: the Descope project id is the Verity project id.
+/// How the face finds the project a request names: by its Verity project id, or by the Descope project id the admin
+/// gave it (``ProjectSettings/descopeProjectId``).
 struct DescopeProjects {
     let projects: AdminService
 
@@ -51,10 +52,16 @@ struct DescopeProjects {
     }
 
     func project(id: String) async throws -> Project {
-        guard id.hasPrefix("prj_"), id.utf8.count <= 64, let project = try await projects.findProject(id: id) else {
-            throw DescopeError.unauthorized("There is no project with this id.")
-        }
-        return project
+        let found =
+            if id.utf8.count > 64 {
+                nil as Project?
+            } else if id.hasPrefix("prj_") {
+                try await projects.findProject(id: id)
+            } else {
+                try await projects.findProject(descopeProjectId: id)
+            }
+        guard let found else { throw DescopeError.unauthorized("There is no project with this id.") }
+        return found
     }
 
     /// The project of a management call: the key (a Verity API key) must belong to the project the bearer names.
@@ -66,10 +73,20 @@ struct DescopeProjects {
                 "Management calls send `Authorization: Bearer <projectId>:<managementKey>`; the key is a Verity API "
                     + "key of the project.")
         }
-        guard let project = try await projects.project(forAPIKey: key), project.id == bearer.projectId else {
+        guard let project = try await projects.project(forAPIKey: key), project.isNamed(bearer.projectId) else {
             throw DescopeError.unauthorized("The management key is unknown, revoked or of another project.")
         }
         return project
+    }
+}
+
+extension Project {
+    /// The id the Descope face's tokens name: the Descope project id the admin gave the project, or its own.
+    var descopeId: String { settings.descopeProjectId ?? id }
+
+    /// Whether a Descope request's project id names this project (its Verity id or its Descope project id).
+    func isNamed(_ projectId: String) -> Bool {
+        projectId == id || projectId == settings.descopeProjectId
     }
 }
 
@@ -90,11 +107,12 @@ extension SessionTokenDialect {
     /// Descope's tokens: `iss` and `aud` the project id (python-sdk takes the issuer's last path segment as the
     /// project and accepts an audience only when it is the project id), `drn` `DS` on session tokens and `DSR` on
     /// refresh tokens, which are signed JWTs because the SDKs validate them before refreshing, and `su` on the
-    /// session token a step-up issues.
+    /// session token a step-up issues. `loginOptions.customClaims` are nested under `nsec`, as Descope does with
+    /// claims a client asks for (they are not to be trusted like the user's own custom claims).
     static func descope(_ project: Project) -> SessionTokenDialect {
         SessionTokenDialect(
-            issuer: project.id, audience: project.id, claims: { _ in ["drn": .string("DS")] },
-            stepUpClaims: ["su": .bool(true)], refreshTokenClaims: ["drn": .string("DSR")])
+            issuer: project.descopeId, audience: project.descopeId, claims: { _ in ["drn": .string("DS")] },
+            stepUpClaims: ["su": .bool(true)], refreshTokenClaims: ["drn": .string("DSR")], sessionClaimsKey: "nsec")
     }
 }
 

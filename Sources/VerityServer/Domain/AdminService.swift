@@ -23,6 +23,11 @@ public struct AdminService: Sendable {
         }
         let project = Project(
             id: identifiers.make("prj"), name: trimmed, settings: try settings.validated(), createdAt: clock.now())
+        if let descopeId = project.settings.descopeProjectId,
+            try await projects.project(descopeProjectId: descopeId) != nil
+        {
+            throw ConfigurationError("Another project has the Descope project id \(descopeId).")
+        }
         try await projects.insert(project)
         return (project, try await createKey(projectId: project.id, name: "default"))
     }
@@ -37,6 +42,11 @@ public struct AdminService: Sendable {
     /// The project `id`, or nil when there is none.
     func findProject(id: String) async throws -> Project? {
         try await projects.project(id: id)
+    }
+
+    /// The project the Descope face knows by `descopeProjectId`, or nil when there is none.
+    func findProject(descopeProjectId: String) async throws -> Project? {
+        try await projects.project(descopeProjectId: descopeProjectId)
     }
 
     /// The project an active API key belongs to; nil for an unknown or revoked key.
@@ -73,7 +83,12 @@ public struct AdminService: Sendable {
         }
         settings(&project.settings)
         project.settings = try project.settings.validated()
-        try await projects.update(project)
+        do {
+            try await projects.update(project)
+        } catch ProjectStore.WriteError.descopeProjectIdTaken {
+            throw ConfigurationError(
+                "Another project has the Descope project id \(project.settings.descopeProjectId ?? "").")
+        }
         return project
     }
 

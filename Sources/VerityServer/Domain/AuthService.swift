@@ -26,12 +26,16 @@ struct AuthService: Sendable {
 
     // MARK: - Sign-in codes
 
-    func start(_ request: OTPStartRequest, clientAddress: String?, appProof: String? = nil, in project: Project)
-        async throws -> OTPStartResponse
-    {
+    /// Sends a sign-in code. The session it opens carries `request.sessionClaims`, checked for `dialect`, the
+    /// wording of the tokens the face answers the code with (Verity's when nil).
+    func start(
+        _ request: OTPStartRequest, clientAddress: String?, appProof: String? = nil,
+        dialect: SessionTokenDialect? = nil, in project: Project
+    ) async throws -> OTPStartResponse {
         let (destination, channel) = try Self.destination(request.loginId, channel: request.channel)
         try DestinationPolicy.requireAllowed(destination, channel: channel, in: project)
         let language = try VerificationService.language(for: request.locale)
+        let claims = try Self.sessionClaims(request.sessionClaims, dialect: dialect)
         let now = clock.now()
         let fixedCode = try await limitGuesses(destination, clientAddress: clientAddress, in: project, now: now)
         // A test number is never sent to, so it needs no proof of the app (as Firebase's test numbers need none).
@@ -44,7 +48,8 @@ struct AuthService: Sendable {
         // the send cap never applies.
         let (record, sent) = try await verifications.send(
             to: destination, channel: channel, language: language, purpose: .signIn, in: project,
-            resend: fixedCode == nil && request.resend ?? true, deliver: fixedCode == nil && !disabled, now: now)
+            resend: fixedCode == nil && request.resend ?? true, deliver: fixedCode == nil && !disabled,
+            sessionClaims: claims, now: now)
         return OTPStartResponse(
             verificationId: record.id, channel: channel, maskedDestination: destination.masked,
             expiresAt: record.expiresAt,
@@ -76,9 +81,10 @@ struct AuthService: Sendable {
                 let auth = try await sessions.authenticate(sessionId: sessionId, in: project)
                 switch try await verifications.attempt(request.code, on: stepUp, fixedCode: fixedCode, now: now) {
                 case .wrong(let counted): throw Self.wrongCode(counted)
-                case .approved:
+                case .approved(let approved):
                     return try await sessions.stepUp(
-                        auth, method: stepUp.channel.rawValue, dialect: dialect, in: project)
+                        auth, method: approved.channel.rawValue, claims: approved.sessionClaims, dialect: dialect,
+                        in: project)
                 }
             }
             if signIn == nil, sessionStepUps,
@@ -106,7 +112,10 @@ struct AuthService: Sendable {
         let sessions = sessions
         switch try await verifications.attempt(
             request.code, on: verification, fixedCode: fixedCode, now: now,
-            proving: { work in try await sessions.open(logins, amr: amr, in: project, joining: work) })
+            proving: { work, approved in
+                try await sessions.open(
+                    logins, amr: amr, claims: approved.sessionClaims ?? [:], in: project, joining: work)
+            })
         {
         case (.wrong(let counted), _):
             throw Self.wrongCode(counted)
@@ -159,7 +168,8 @@ struct AuthService: Sendable {
         let users = users
         switch try await verifications.attempt(
             code, on: update, fixedCode: fixedCode, now: now,
-            proving: { work in try await users.replaceLogin(destination, of: auth.user, joining: work, in: project) })
+            proving: { work, _ in try await users.replaceLogin(destination, of: auth.user, joining: work, in: project) }
+        )
         {
         case (.wrong(let counted), _):
             throw Self.wrongCode(counted)
@@ -175,10 +185,17 @@ struct AuthService: Sendable {
 
     /// Starts a step-up. A code is bound to the session when `boundToSession` (see ``verify(_:clientAddress:dialect:
     /// sessionStepUps:in:)``); otherwise ``verifyStepUp(_:auth:clientAddress:in:)`` checks it with the session.
+    /// `sessionClaims` (a code step-up only; checked for `dialect` as a sign-in's) join the session's once the code
+    /// is proven.
     func startStepUp(
         _ request: StepUpStartRequest, auth: SessionAuth, clientAddress: String?, appProof: String? = nil,
-        boundToSession: Bool = false, in project: Project
+        boundToSession: Bool = false, sessionClaims: [String: JSONValue]? = nil, dialect: SessionTokenDialect? = nil,
+        in project: Project
     ) async throws -> StepUpStartResponse {
+        let claims = try Self.sessionClaims(sessionClaims, dialect: dialect)
+        guard claims == nil || request.method == .otp else {
+            throw VerityError(.invalidRequest, "Session claims come with a code (`otp`) step-up only.")
+        }
         let now = clock.now()
         try await limitClient(clientAddress, in: project, now: now)
         let verified = try await factors.verifiedFactors(userId: auth.user.id, in: project)
@@ -217,7 +234,7 @@ struct AuthService: Sendable {
             let (record, _) = try await verifications.send(
                 to: destination, channel: channel, language: try VerificationService.language(for: request.locale),
                 purpose: boundToSession ? .stepUp(session: auth.session.id) : .stepUp, in: project,
-                resend: fixedCode == nil, deliver: fixedCode == nil, now: now)
+                resend: fixedCode == nil, deliver: fixedCode == nil, sessionClaims: claims, now: now)
             return StepUpStartResponse(
                 method: .otp, channel: channel, maskedDestination: destination.masked, expiresAt: record.expiresAt)
         }
@@ -248,7 +265,9 @@ struct AuthService: Sendable {
                 destination, clientAddress: nil, limitingClient: false, in: project, now: now)
             switch try await verifications.attempt(code, on: verification, fixedCode: fixedCode, now: now) {
             case .wrong(let counted): throw Self.wrongCode(counted)
-            case .approved: return try await sessions.stepUp(auth, method: verification.channel.rawValue, in: project)
+            case .approved(let approved):
+                return try await sessions.stepUp(
+                    auth, method: approved.channel.rawValue, claims: approved.sessionClaims, in: project)
             }
         case (nil, let challengeId?, .push?), (nil, let challengeId?, nil):
             // An approval steps up the session that asked for it, once.
@@ -264,6 +283,14 @@ struct AuthService: Sendable {
     }
 
     // MARK: - Helpers
+
+    /// Claims a client asked a session to carry, checked; nil for none (an empty object asks for none).
+    private static func sessionClaims(_ claims: [String: JSONValue]?, dialect: SessionTokenDialect?) throws
+        -> [String: JSONValue]?
+    {
+        guard let claims, !claims.isEmpty else { return nil }
+        return try SessionService.validSessionClaims(claims, dialect: dialect)
+    }
 
     /// The fixed code when `destination` is one of the project's test numbers.
     private func testCode(for destination: Destination, in project: Project) async throws -> String? {

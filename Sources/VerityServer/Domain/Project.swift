@@ -61,6 +61,10 @@ public struct ProjectSettings: Sendable, Equatable, Codable {
     /// `DS` (the session JWT) and `DSR` (the refresh JWT, then left out of the body) and its session calls accept the
     /// `DSR` cookie. Off by default.
     public var descopeCookies = false
+    /// The project id the Descope face also answers to, so an app moved from Descope keeps its Descope project id
+    /// (`P2…`) in its SDK configuration: the face accepts it in the bearer value and the keys route, and its tokens
+    /// name it as `iss` and `aud`. Nil for none (the Verity project id only); unique across the server.
+    public var descopeProjectId: String? = nil
 
     public static let codeLengthRange = 4...10
     public static let codeLifetimeRange = 60...86_400
@@ -74,7 +78,7 @@ public struct ProjectSettings: Sendable, Equatable, Codable {
         refreshLifetime: Int = 30 * 86_400, possessionLifetime: Int = 900, possessionCodeLifetime: Int = 120,
         requiresAppVerification: Bool = false, disabledChannels: [Channel] = [], fallbackChannel: Channel? = nil,
         unusualActivityResponse: UnusualActivityResponse = .none,
-        descopeCookies: Bool = false
+        descopeCookies: Bool = false, descopeProjectId: String? = nil
     ) {
         self.unusualActivityResponse = unusualActivityResponse
         self.codeLength = codeLength
@@ -88,6 +92,7 @@ public struct ProjectSettings: Sendable, Equatable, Codable {
         self.disabledChannels = disabledChannels
         self.fallbackChannel = fallbackChannel
         self.descopeCookies = descopeCookies
+        self.descopeProjectId = descopeProjectId
     }
 
     /// Whether the project sends codes by `channel`.
@@ -121,6 +126,14 @@ public struct ProjectSettings: Sendable, Equatable, Codable {
             }
             guard sends(by: fallbackChannel) else {
                 throw ConfigurationError("The fallback channel \(fallbackChannel.rawValue) is turned off.")
+            }
+        }
+        if let descopeProjectId {
+            guard (1...64).contains(descopeProjectId.count), !descopeProjectId.hasPrefix("prj_"),
+                descopeProjectId.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
+            else {
+                throw ConfigurationError(
+                    "A Descope project id has 1 to 64 letters, digits, - and _, and does not start with prj_.")
             }
         }
         var copy = self

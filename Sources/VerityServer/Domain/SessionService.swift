@@ -47,15 +47,19 @@ struct SessionService: Sendable {
     /// Writes a sign-in (the user if new, the session, its first refresh token), in the caller's unit of work when
     /// one is given, so that what proved the sign-in (an approved code) commits with it or not at all. Throws
     /// `userDisabled` when the user is disabled. Answer it with ``answer(_:dialect:in:)`` once the work commits.
-    func open(_ logins: UserLogins, amr: [String], in project: Project, joining work: UnitOfWork? = nil)
-        async throws -> OpenedSession
-    {
+    ///
+    /// - Parameter claims: Claims every token of the session carries (checked by ``validSessionClaims(_:dialect:)``
+    ///   when the client asked for them).
+    func open(
+        _ logins: UserLogins, amr: [String], claims: [String: JSONValue] = [:], in project: Project,
+        joining work: UnitOfWork? = nil
+    ) async throws -> OpenedSession {
         let now = clock.now()
         guard let loginKey = logins.keys.first else { throw VerityError(.invalidLoginId) }
         let newUser = User(id: identifiers.make("usr"), loginIds: logins.ids, createdAt: now)
         var session = SessionRecord(
             id: identifiers.make("ses"), projectId: project.id, userId: newUser.id, amr: amr, acr: nil,
-            authTime: now, createdAt: now, expiresAt: now.addingTimeInterval(project.refreshLifetime))
+            authTime: now, createdAt: now, expiresAt: now.addingTimeInterval(project.refreshLifetime), claims: claims)
         let refreshToken = newRefreshToken()
         switch try await store.signIn(
             loginKey: loginKey, newUser: newUser, logins: logins, session: session,
@@ -156,17 +160,20 @@ struct SessionService: Sendable {
             sessionId: auth.session.id, amr: auth.session.amr, acr: auth.session.acr)
     }
 
-    /// Records a second factor on the session and issues a token that says so; the refresh token stays.
-    func stepUp(_ auth: SessionAuth, method: String, dialect: SessionTokenDialect? = nil, in project: Project)
-        async throws -> AuthResponse
-    {
+    /// Records a second factor on the session and issues a token that says so; the refresh token stays. `claims`
+    /// (checked by ``validSessionClaims(_:dialect:)``) join the session's, a name it had taking the new value.
+    func stepUp(
+        _ auth: SessionAuth, method: String, claims: [String: JSONValue]? = nil, dialect: SessionTokenDialect? = nil,
+        in project: Project
+    ) async throws -> AuthResponse {
         var amr = auth.session.amr
         if !amr.contains(method) { amr.append(method) }
         let factors = Set(amr).subtracting(["otp"])
         let now = clock.now()
         guard
             let session = try await store.stepUp(
-                id: auth.session.id, amr: amr, acr: factors.count >= 2 ? "mfa" : nil, now: now)
+                id: auth.session.id, amr: amr, acr: factors.count >= 2 ? "mfa" : nil,
+                claims: auth.session.claims.merging(claims ?? [:]) { _, new in new }, now: now)
         else { throw Self.invalidSession }
         metrics.session(.stepUp)
         logger.info(
@@ -262,7 +269,15 @@ struct SessionService: Sendable {
         dialect: SessionTokenDialect? = nil, steppedUp: Bool = false, in project: Project, now: Date
     ) async throws -> AuthResponse {
         let expiresAt = now.addingTimeInterval(TimeInterval(project.settings.sessionLifetime))
+        // The session's claims were chosen by the client, so they never pass for the user's (set by the backend):
+        // nested under their own claim in a dialect that has one (Descope's `nsec`), otherwise beside the user's,
+        // which win a name both have. The dialect's and the registered claims win over everything.
         var claims = user.customClaims
+        if let key = dialect?.sessionClaimsKey, !session.claims.isEmpty {
+            claims[key] = .object(session.claims)
+        } else {
+            claims.merge(session.claims) { users, _ in users }
+        }
         if let dialect { claims.merge(dialect.claims(user)) { _, dialects in dialects } }
         claims["iss"] = .string(dialect?.issuer ?? issuer(projectId: project.id))
         claims["aud"] = .string(dialect?.audience ?? project.id)
@@ -287,6 +302,18 @@ struct SessionService: Sendable {
         return AuthResponse(
             sessionJwt: try await sign(claims, in: project), sessionExpiresAt: expiresAt, refreshToken: refreshToken,
             refreshExpiresAt: session.expiresAt, user: user, firstSeen: firstSeen)
+    }
+
+    /// Claims a client asks a session to carry: like a user's custom claims (at most 4 KiB of JSON, no registered
+    /// claim name) and none of the names `dialect` sets itself, such as Descope's `drn` and `su`, which only the
+    /// server may say.
+    static func validSessionClaims(_ claims: [String: JSONValue], dialect: SessionTokenDialect?) throws
+        -> [String: JSONValue]
+    {
+        if let dialect, let taken = claims.keys.sorted().first(where: dialect.ownClaimNames.contains) {
+            throw VerityError(.invalidClaims, "`\(taken)` is a claim the session sets itself.")
+        }
+        return try UserService.validClaims(claims)
     }
 
     private func sign(_ claims: [String: JSONValue], in project: Project) async throws -> String {

@@ -20,4 +20,15 @@ struct SessionTokenDialect: Sendable {
     /// its ``SessionService/wrappedRefreshClaim`` claim, so rotation, reuse detection and revocation are the native
     /// ones; the signature only tells the client the token is the server's.
     var refreshTokenClaims: [String: JSONValue]? = nil
+    /// The claim a session's own claims (chosen by the client when it started the sign-in) are nested under, apart
+    /// from the user's custom claims, which the backend set (Descope's `nsec`, "non-secure"); nil puts them beside
+    /// the user's claims, which win a name both have.
+    var sessionClaimsKey: String? = nil
+
+    /// Claim names that only some of this dialect's tokens carry (`su` after a step-up, `drn` and the wrapped token
+    /// of a refresh token), which claims a client asks for may therefore not use: they would say what the server
+    /// did not. (What ``claims`` sets is in every token and always wins.)
+    var ownClaimNames: Set<String> {
+        Set(stepUpClaims.keys).union((refreshTokenClaims ?? [:]).keys).union([SessionService.wrappedRefreshClaim])
+    }
 }

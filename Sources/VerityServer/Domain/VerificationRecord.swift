@@ -20,6 +20,9 @@ struct VerificationRecord: Sendable, Equatable {
     var updatedAt: Date
     var expiresAt: Date
     var purpose: VerificationPurpose = .api
+    /// Claims the session a sign-in or step-up code opens (or steps up) is to carry in its tokens, as the client
+    /// asked when it started the code (Descope's `loginOptions.customClaims`); nil for none.
+    var sessionClaims: [String: JSONValue]? = nil
 
     /// The status a client sees: a pending verification past its lifetime is expired.
     func status(at now: Date) -> VerificationStatus {

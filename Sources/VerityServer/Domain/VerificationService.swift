@@ -66,12 +66,13 @@ struct VerificationService: Sendable {
     ///   - deliver: Whether to send anything (false for test numbers).
     ///   - lifetime: How long the code works; the project's code lifetime when nil.
     ///   - codeLength: Digits in a new code; the project's code length when nil.
+    ///   - sessionClaims: Claims for the session the code opens or steps up; they replace a pending code's.
     ///   - transaction: A transaction the caller runs and commits (it then notifies the outbox after the commit).
     /// - Returns: The pending verification and whether a message was queued.
     func send(
         to destination: Destination, channel: Channel, language: String, purpose: VerificationPurpose,
         in project: Project, resend: Bool = true, deliver: Bool = true, lifetime: TimeInterval? = nil,
-        codeLength: Int? = nil, now: Date, transaction: UnitOfWork? = nil
+        codeLength: Int? = nil, sessionClaims: [String: JSONValue]? = nil, now: Date, transaction: UnitOfWork? = nil
     ) async throws -> (VerificationRecord, sent: Bool) {
         let candidate = VerificationRecord(
             id: identifiers.make("ver"), projectId: project.id, channel: channel,
@@ -79,8 +80,9 @@ struct VerificationService: Sendable {
             codeSalt: identifiers.secret(bytes: 16), codeLength: codeLength ?? project.settings.codeLength,
             sendAttempts: 1,
             checkAttempts: 0, createdAt: now, updatedAt: now,
-            expiresAt: now.addingTimeInterval(lifetime ?? TimeInterval(project.settings.codeLifetime)), purpose: purpose
-        )
+            expiresAt: now.addingTimeInterval(lifetime ?? TimeInterval(project.settings.codeLifetime)),
+            purpose: purpose,
+            sessionClaims: sessionClaims)
         let outcome = try await store.startOrResend(
             new: candidate, maxSends: Self.maxSends, messageId: identifiers.make("msg"), resend: resend,
             deliver: deliver, now: now, in: transaction)
@@ -122,7 +124,8 @@ struct VerificationService: Sendable {
     }
 
     /// What an approved code proves, written in the approval's unit of work (a sign-in's user and session).
-    typealias Proof<Result: Sendable> = @Sendable (UnitOfWork) async throws -> Result
+    /// It is given the approved verification as the approval wrote it.
+    typealias Proof<Result: Sendable> = @Sendable (UnitOfWork, VerificationRecord) async throws -> Result
 
     /// ``attempt(_:on:fixedCode:now:)`` whose approval commits together with what `proof` writes, or not at all
     /// when `proof` throws (the code then stays pending). A wrong code is counted on its own, as always.
@@ -147,7 +150,7 @@ struct VerificationService: Sendable {
                         let approved = try await store.approve(
                             id: verification.id, maxChecks: Self.maxChecks, now: now, in: work)
                     else { return nil }
-                    return (approved, try await proof(work))
+                    return (approved, try await proof(work, approved))
                 }
             } else {
                 approval = try await store.approve(id: verification.id, maxChecks: Self.maxChecks, now: now)

@@ -595,6 +595,18 @@ enum Migrations {
                 )
                 """,
             ]),
+        Migration(
+            version: 20, name: "Session claims, Descope project ids",
+            statements: [
+                // Claims a client asked for when it started a sign-in or step-up (Descope's
+                // `loginOptions.customClaims`, JSON), kept with the pending code until it is proven...
+                "ALTER TABLE verifications ADD COLUMN session_claims TEXT",
+                // ...and then on the session, whose every token carries them.
+                "ALTER TABLE sessions ADD COLUMN claims TEXT",
+                // The project id the Descope face also answers to (an app's Descope project id), one project's.
+                "ALTER TABLE projects ADD COLUMN descope_project_id TEXT",
+                "CREATE UNIQUE INDEX projects_descope_project_id ON projects (descope_project_id)",
+            ]),
     ]
 
     static func run(on database: Database, logger: Logger) async throws {

@@ -12,7 +12,8 @@ struct ProjectStore: Sendable {
         """
         id, name, code_length, code_ttl_seconds, allowed_countries, created_at, webhook_url, webhook_secret, \
         session_ttl_seconds, refresh_ttl_seconds, possession_ttl_seconds, possession_code_ttl_seconds, \
-        requires_app_verification, disabled_channels, fallback_channel, unusual_activity_response, descope_cookies
+        requires_app_verification, disabled_channels, fallback_channel, unusual_activity_response, descope_cookies, \
+        descope_project_id
         """
 
     /// ``projectColumns`` of `projects p` in a join.
@@ -25,7 +26,8 @@ struct ProjectStore: Sendable {
                 INSERT INTO projects (id, name, code_length, code_ttl_seconds, allowed_countries, created_at,
                                       session_ttl_seconds, refresh_ttl_seconds, possession_ttl_seconds,
                                       possession_code_ttl_seconds, requires_app_verification, disabled_channels,
-                                      fallback_channel, unusual_activity_response, descope_cookies)
+                                      fallback_channel, unusual_activity_response, descope_cookies,
+                                      descope_project_id)
                 VALUES (\(bind: project.id), \(bind: project.name), \(bind: project.settings.codeLength),
                         \(bind: project.settings.codeLifetime), \(bind: Self.encode(project.settings.allowedCountries)),
                         \(bind: project.createdAt.storedValue), \(bind: project.settings.sessionLifetime),
@@ -35,7 +37,7 @@ struct ProjectStore: Sendable {
                         \(bind: Self.encode(project.settings.disabledChannels)),
                         \(bind: project.settings.fallbackChannel?.rawValue),
                         \(bind: project.settings.unusualActivityResponse.rawValue),
-                        \(bind: project.settings.descopeCookies ? 1 : 0))
+                        \(bind: project.settings.descopeCookies ? 1 : 0), \(bind: project.settings.descopeProjectId))
                 """
             ).run()
         }
@@ -48,6 +50,18 @@ struct ProjectStore: Sendable {
         }
     }
 
+    /// The project that the Descope face knows by `descopeProjectId` (``ProjectSettings/descopeProjectId``).
+    func project(descopeProjectId: String) async throws -> Project? {
+        try await database.lookupConfirmingMiss { sql in
+            try await sql.raw(
+                """
+                SELECT \(unsafeRaw: Self.projectColumns) FROM projects
+                WHERE descope_project_id = \(bind: descopeProjectId)
+                """
+            ).first().map(project(from:))
+        }
+    }
+
     func projects() async throws -> [Project] {
         try await database.execute { sql in
             try await sql.raw("SELECT \(unsafeRaw: Self.projectColumns) FROM projects ORDER BY created_at, id")
@@ -55,10 +69,17 @@ struct ProjectStore: Sendable {
         }
     }
 
+    /// Why a project could not be written.
+    enum WriteError: Error {
+        /// Another project has the Descope project id.
+        case descopeProjectIdTaken
+    }
+
     /// Writes the project's name and settings (its webhook has its own updates, so a change made from an older copy
-    /// of the project never undoes one to the webhook, nor the reverse).
+    /// of the project never undoes one to the webhook, nor the reverse). Throws
+    /// ``WriteError/descopeProjectIdTaken`` and writes nothing when another project has its Descope project id.
     func update(_ project: Project) async throws {
-        try await database.execute { sql in
+        let written = try await database.execute { sql in
             try await sql.raw(
                 """
                 UPDATE projects SET name = \(bind: project.name), code_length = \(bind: project.settings.codeLength),
@@ -72,11 +93,17 @@ struct ProjectStore: Sendable {
                     disabled_channels = \(bind: Self.encode(project.settings.disabledChannels)),
                     fallback_channel = \(bind: project.settings.fallbackChannel?.rawValue),
                     unusual_activity_response = \(bind: project.settings.unusualActivityResponse.rawValue),
-                    descope_cookies = \(bind: project.settings.descopeCookies ? 1 : 0)
-                WHERE id = \(bind: project.id)
+                    descope_cookies = \(bind: project.settings.descopeCookies ? 1 : 0),
+                    descope_project_id = \(bind: project.settings.descopeProjectId)
+                WHERE id = \(bind: project.id) AND NOT EXISTS (
+                    SELECT 1 FROM projects other
+                    WHERE other.descope_project_id = \(bind: project.settings.descopeProjectId)
+                      AND other.id <> \(bind: project.id))
+                RETURNING id
                 """
-            ).run()
+            ).first()
         }
+        if written == nil, project.settings.descopeProjectId != nil { throw WriteError.descopeProjectIdTaken }
     }
 
     /// Points the project's challenge events at `url` (nil turns them off), leaving the rest of the row as it is.
@@ -231,7 +258,8 @@ struct ProjectStore: Sendable {
                     .flatMap(Channel.init(rawValue:)),
                 unusualActivityResponse: try row.enumeration(
                     "unusual_activity_response", as: UnusualActivityResponse.self),
-                descopeCookies: try row.decode(column: "descope_cookies", as: Int.self) != 0),
+                descopeCookies: try row.decode(column: "descope_cookies", as: Int.self) != 0,
+                descopeProjectId: try row.decode(column: "descope_project_id", as: String?.self)),
             createdAt: try row.date("created_at"),
             webhookURL: try row.decode(column: "webhook_url", as: String?.self),
             webhookSecret: try row.decode(column: "webhook_secret", as: String?.self).map {

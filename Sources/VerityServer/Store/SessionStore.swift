@@ -17,6 +17,8 @@ struct SessionRecord: Sendable, Equatable {
     /// When the session ends unless refreshed; each refresh moves it.
     var expiresAt: Date
     var revokedAt: Date?
+    /// Claims the client asked for when it signed in or stepped up; every token of the session carries them.
+    var claims: [String: JSONValue] = [:]
 }
 
 /// Sessions, their refresh tokens (hashes only) and the security events about them.
@@ -28,7 +30,7 @@ struct SessionStore: Sendable {
     let database: Database
 
     private static let columns =
-        "id, project_id, user_id, amr, acr, auth_time, created_at, expires_at, revoked_at"
+        "id, project_id, user_id, amr, acr, auth_time, created_at, expires_at, revoked_at, claims"
 
     /// What a sign-in did.
     enum SignInOutcome: Sendable {
@@ -67,10 +69,11 @@ struct SessionStore: Sendable {
             try await sql.raw(
                 """
                 INSERT INTO sessions (id, project_id, user_id, amr, acr, auth_time, created_at, refreshed_at,
-                                      expires_at)
+                                      expires_at, claims)
                 VALUES (\(bind: session.id), \(bind: session.projectId), \(bind: session.userId),
                         \(bind: try Self.encode(session.amr)), \(bind: session.acr), \(bind: session.authTime.storedValue),
-                        \(bind: now.storedValue), \(bind: now.storedValue), \(bind: session.expiresAt.storedValue))
+                        \(bind: now.storedValue), \(bind: now.storedValue), \(bind: session.expiresAt.storedValue),
+                        \(bind: try Self.encode(claims: session.claims)))
                 """
             ).run()
             try await Self.insertToken(refreshHash, session: session, now: now, in: sql)
@@ -98,11 +101,11 @@ struct SessionStore: Sendable {
                     RETURNING \(unsafeRaw: UserStore.columns)),
                 opened AS (
                     INSERT INTO sessions (id, project_id, user_id, amr, acr, auth_time, created_at, refreshed_at,
-                                          expires_at)
+                                          expires_at, claims)
                     SELECT \(bind: session.id), \(bind: session.projectId), touched.id,
                            \(bind: try Self.encode(session.amr)), \(bind: session.acr),
                            \(bind: session.authTime.storedValue), \(bind: now.storedValue), \(bind: now.storedValue),
-                           \(bind: session.expiresAt.storedValue)
+                           \(bind: session.expiresAt.storedValue), \(bind: try Self.encode(claims: session.claims))
                     FROM touched
                     RETURNING id),
                 token AS (
@@ -303,13 +306,18 @@ struct SessionStore: Sendable {
         }
     }
 
-    /// Records a proven second factor on an active session; nil when the session is gone.
-    func stepUp(id: String, amr: [String], acr: String?, now: Date) async throws -> SessionRecord? {
+    /// Records a proven second factor on an active session, and its claims from now on; nil when the session is
+    /// gone.
+    func stepUp(id: String, amr: [String], acr: String?, claims: [String: JSONValue], now: Date) async throws
+        -> SessionRecord?
+    {
         let encoded = try Self.encode(amr)
+        let encodedClaims = try Self.encode(claims: claims)
         return try await database.execute { sql in
             try await sql.raw(
                 """
-                UPDATE sessions SET amr = \(bind: encoded), acr = \(bind: acr), auth_time = \(bind: now.storedValue)
+                UPDATE sessions SET amr = \(bind: encoded), acr = \(bind: acr), auth_time = \(bind: now.storedValue),
+                    claims = \(bind: encodedClaims)
                 WHERE id = \(bind: id) AND revoked_at IS NULL AND expires_at > \(bind: now.storedValue)
                 RETURNING \(unsafeRaw: Self.columns)
                 """
@@ -433,6 +441,11 @@ struct SessionStore: Sendable {
         String(decoding: try JSONEncoder().encode(amr), as: UTF8.self)
     }
 
+    /// A session's claims as stored: NULL for none, as in every session from before they existed.
+    private static func encode(claims: [String: JSONValue]) throws -> String? {
+        claims.isEmpty ? nil : try storedJSON(claims)
+    }
+
     private static func session(from row: any SQLRow) throws -> SessionRecord {
         let amrText = try row.decode(column: "amr", as: String.self)
         guard let amr = try? JSONDecoder().decode([String].self, from: Data(amrText.utf8)) else {
@@ -444,6 +457,7 @@ struct SessionStore: Sendable {
             userId: try row.decode(column: "user_id", as: String.self), amr: amr,
             acr: try row.decode(column: "acr", as: String?.self), authTime: try row.date("auth_time"),
             createdAt: try row.date("created_at"), expiresAt: try row.date("expires_at"),
-            revokedAt: try row.optionalDate("revoked_at"))
+            revokedAt: try row.optionalDate("revoked_at"),
+            claims: try row.json("claims", as: [String: JSONValue].self) ?? [:])
     }
 }

@@ -11,7 +11,7 @@ struct VerificationStore: Sendable {
 
     static let columns = """
         id, project_id, channel, destination, destination_key, locale, status, code_salt, code_length, send_attempts, \
-        check_attempts, created_at, updated_at, expires_at, purpose
+        check_attempts, created_at, updated_at, expires_at, purpose, session_claims
         """
 
     /// What `startOrResend` did.
@@ -35,6 +35,9 @@ struct VerificationStore: Sendable {
         deliver: Bool = true, now: Date, in transaction: UnitOfWork? = nil
     ) async throws -> StartOutcome {
         let purpose = candidate.purpose.rawValue
+        // A start replaces the claims of a pending code, and one without claims clears them: a code carries what
+        // its latest start asked for.
+        let claims = try candidate.sessionClaims.map(storedJSON)
         let engine = database.engine
         // Most starts are to a destination with nothing pending: insert first, and go on to the look-ups only when a
         // pending verification (perhaps one past its lifetime) is in the way. On PostgreSQL, without a caller's
@@ -71,9 +74,10 @@ struct VerificationStore: Sendable {
                 if !resend {
                     if let row = try await sql.raw(
                         """
-                        SELECT \(unsafeRaw: Self.columns) FROM verifications
+                        UPDATE verifications SET session_claims = \(bind: claims)
                         WHERE project_id = \(bind: candidate.projectId) AND purpose = \(bind: purpose)
                           AND destination_key = \(bind: candidate.destinationKey) AND status = 'pending'
+                        RETURNING \(unsafeRaw: Self.columns)
                         """
                     ).first() {
                         return .pending(try Self.record(from: row))
@@ -82,7 +86,8 @@ struct VerificationStore: Sendable {
                     """
                     UPDATE verifications
                     SET send_attempts = send_attempts + 1, channel = \(bind: candidate.channel.rawValue),
-                        locale = \(bind: candidate.locale), updated_at = \(bind: now.storedValue)
+                        locale = \(bind: candidate.locale), updated_at = \(bind: now.storedValue),
+                        session_claims = \(bind: claims)
                     WHERE project_id = \(bind: candidate.projectId) AND purpose = \(bind: purpose)
                       AND destination_key = \(bind: candidate.destinationKey)
                       AND status = 'pending' AND send_attempts < \(bind: maxSends)
@@ -161,7 +166,7 @@ struct VerificationStore: Sendable {
                     \(bind: candidate.destination), \(bind: candidate.destinationKey), \(bind: candidate.locale),
                     'pending', \(bind: candidate.codeSalt), \(bind: candidate.codeLength), 1, 0,
                     \(bind: now.storedValue), \(bind: now.storedValue), \(bind: candidate.expiresAt.storedValue),
-                    \(bind: candidate.purpose.rawValue))
+                    \(bind: candidate.purpose.rawValue), \(bind: try candidate.sessionClaims.map(storedJSON)))
             ON CONFLICT (project_id, purpose, destination_key) WHERE status = 'pending' DO NOTHING
             RETURNING \(unsafeRaw: Self.columns)
             """
@@ -394,7 +399,8 @@ struct VerificationStore: Sendable {
             sendAttempts: try row.decode(column: "send_attempts", as: Int.self),
             checkAttempts: try row.decode(column: "check_attempts", as: Int.self),
             createdAt: try row.date("created_at"), updatedAt: try row.date("updated_at"),
-            expiresAt: try row.date("expires_at"), purpose: try row.enumeration("purpose", as: VerificationPurpose.self)
-        )
+            expiresAt: try row.date("expires_at"),
+            purpose: try row.enumeration("purpose", as: VerificationPurpose.self),
+            sessionClaims: try row.json("session_claims", as: [String: JSONValue].self))
     }
 }

@@ -1,0 +1,85 @@
+import Foundation
+import HummingbirdTesting
+import Testing
+import VerityCore
+
+@testable import VerityServer
+
+/// A Descope project id the admin gives a project, which the face answers to in place of the Verity project id.
+extension DescopeFaceTests {
+    @Test(
+        "A Descope project id: the bearer, the keys route and management take it, and the tokens name it as iss",
+        arguments: TestEngine.available)
+    func descopeProjectId(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        let pid = node.project.id
+        let alias = "P2AbcDEF123_x-y"
+        _ = try await node.verity.admin.updateProject(id: pid, name: nil) { $0.descopeProjectId = alias }
+        try await node.run { client in
+            let start = try await client.descope(
+                "/v1/auth/otp/signup-in/email", bearer: alias, json: #"{"loginId":"\#(Self.email)"}"#)
+            #expect(start.status == .ok)
+            let code = try await node.sender.code(to: Self.email)
+            let verified = try await client.descope(
+                "/v1/auth/otp/verify/email", bearer: alias, json: #"{"loginId":"\#(Self.email)","code":"\#(code)"}"#)
+            #expect(verified.status == .ok)
+            let body = try verified.json()
+            let refreshJwt = try #require(body["refreshJwt"] as? String)
+            for token in [try #require(body["sessionJwt"] as? String), refreshJwt] {
+                let claims = try await SessionAPITests.independentlyVerified(
+                    token, client: client, project: node.project, keySet: "/descope/v2/keys/\(alias)")
+                #expect(claims["iss"] as? String == alias)
+                #expect(claims["aud"] as? String == alias)
+            }
+            let refreshed = try await client.descope("/v1/auth/refresh", bearer: "\(alias):\(refreshJwt)")
+            #expect(refreshed.status == .ok)
+            let next = try #require(try refreshed.json()["refreshJwt"] as? String)
+            // The Verity project id still names the project (its tokens name the Descope project id).
+            let byVerityId = try await client.descope("/v1/auth/me", method: .get, bearer: "\(pid):\(next)")
+            #expect(byVerityId.status == .ok)
+            let keys = try await client.descope("/v1/keys/\(pid)", method: .get, bearer: alias)
+            #expect(keys.status == .ok)
+            let roles = try await client.descope(
+                "/v1/mgmt/role/all", method: .get, bearer: "\(alias):\(node.apiKey)")
+            #expect(roles.status == .ok)
+
+            // Another project's key, an unknown id, another project's id on the keys route: refused.
+            let other = try await node.verity.admin.createProject(name: "Other")
+            let foreignKey = try await client.descope(
+                "/v1/mgmt/role/all", method: .get, bearer: "\(alias):\(other.key.secret)")
+            #expect(try foreignKey.descopeError() == "E011002")
+            let unknown = try await client.descope(
+                "/v1/auth/otp/signup-in/email", bearer: "P2Unknown", json: #"{"loginId":"\#(Self.email)"}"#)
+            #expect(try unknown.descopeError() == "E011002")
+            let crossed = try await client.descope("/v2/keys/\(other.project.id)", method: .get, bearer: alias)
+            #expect(try crossed.descopeError() == "E011002")
+        }
+    }
+
+    @Test("A Descope project id is one project's, well formed, and can be removed", arguments: TestEngine.available)
+    func descopeProjectIdRules(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        let admin = node.verity.admin
+        _ = try await admin.updateProject(id: node.project.id, name: nil) { $0.descopeProjectId = "P2Taken" }
+        let other = try await admin.createProject(name: "Other")
+        await #expect(throws: ConfigurationError.self) {
+            try await admin.updateProject(id: other.project.id, name: nil) { $0.descopeProjectId = "P2Taken" }
+        }
+        await #expect(throws: ConfigurationError.self) {
+            try await admin.createProject(name: "Third", settings: ProjectSettings(descopeProjectId: "P2Taken"))
+        }
+        for bad in [
+            "", "prj_\(node.project.id.dropFirst(4))", "P2 space", "P2/slash", String(repeating: "P", count: 65),
+        ] {
+            await #expect(throws: ConfigurationError.self, "\(bad)") {
+                try await admin.updateProject(id: other.project.id, name: nil) { $0.descopeProjectId = bad }
+            }
+        }
+        #expect(try await admin.project(id: other.project.id).settings.descopeProjectId == nil)
+        let removed = try await admin.updateProject(id: node.project.id, name: nil) { $0.descopeProjectId = nil }
+        #expect(removed.settings.descopeProjectId == nil)
+        let moved = try await admin.updateProject(id: other.project.id, name: nil) { $0.descopeProjectId = "P2Taken" }
+        #expect(moved.settings.descopeProjectId == "P2Taken")
+        #expect(try await admin.findProject(descopeProjectId: "P2Taken")?.id == other.project.id)
+    }
+}
