@@ -200,12 +200,24 @@ struct DescopeFaceTests {
             #expect(claims["su"] as? Bool == true)
             #expect(Set(claims["amr"] as? [String] ?? []).isSuperset(of: ["email", "sms"]))
             #expect(claims["sid"] as? String != nil)
-            // The step-up kept the session: its refresh JWT still refreshes, and the next session token has no su.
-            let refreshed = try await client.descope("/v1/auth/refresh", bearer: "\(pid):\(refreshJwt)")
-            let next = try await Self.verified(
-                try #require(try refreshed.json()["sessionJwt"] as? String), node: node, client: client)
-            #expect(next["su"] == nil)
-            #expect(next["sid"] as? String == claims["sid"] as? String)
+            // The answer carries a refresh JWT of the same session (descope-swift requires one) with no su; the
+            // session's earlier refresh JWT still refreshes too, and the next session token has no su.
+            let issued = try #require(try verified.json()["refreshJwt"] as? String)
+            #expect(issued != refreshJwt)
+            let issuedClaims = try await Self.verified(issued, node: node, client: client)
+            #expect(issuedClaims["drn"] as? String == "DSR")
+            #expect(issuedClaims["sid"] as? String == claims["sid"] as? String)
+            #expect(issuedClaims["su"] == nil)
+            for presented in [refreshJwt, issued] {
+                let refreshed = try await client.descope("/v1/auth/refresh", bearer: "\(pid):\(presented)")
+                let next = try await Self.verified(
+                    try #require(try refreshed.json()["sessionJwt"] as? String), node: node, client: client)
+                #expect(next["su"] == nil)
+                #expect(next["sid"] as? String == claims["sid"] as? String)
+            }
+            // Each is still used once: the step-up's refresh JWT presented again revokes the session.
+            let reused = try await client.descope("/v1/auth/refresh", bearer: "\(pid):\(issued)")
+            #expect(reused.status == .unauthorized)
         }
     }
 

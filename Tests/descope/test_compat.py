@@ -207,7 +207,11 @@ def case_step_up():
     session = stepped["sessionToken"]
     assert session["su"] is True and {"email", "sms"} <= set(session["amr"]), session
     assert app.validate_session(session["jwt"])["sessionToken"]["su"] is True
-    # The session is the same one: its refresh token still refreshes.
+    # The answer carries a refresh JWT of the same session (descope-swift requires one); the session's earlier refresh
+    # token still refreshes too.
+    issued = stepped["refreshSessionToken"]["jwt"]
+    assert issued != refresh and "su" not in stepped["refreshSessionToken"], stepped["refreshSessionToken"]
+    assert app.refresh_session(issued)["userId"] == signed_in["userId"]
     assert app.refresh_session(refresh)["userId"] == signed_in["userId"]
 
 

@@ -82,9 +82,11 @@ struct AuthService: Sendable {
                 switch try await verifications.attempt(request.code, on: stepUp, fixedCode: fixedCode, now: now) {
                 case .wrong(let counted): throw Self.wrongCode(counted)
                 case .approved(let approved):
+                    // The verify names only the login id and the code, so the client may hold no refresh token
+                    // it can keep (descope-swift takes the answer's): the session gains one more.
                     return try await sessions.stepUp(
-                        auth, method: approved.channel.rawValue, claims: approved.sessionClaims, dialect: dialect,
-                        in: project)
+                        auth, method: approved.channel.rawValue, claims: approved.sessionClaims,
+                        issuingRefreshToken: true, dialect: dialect, in: project)
                 }
             }
             if signIn == nil, sessionStepUps,

@@ -162,26 +162,31 @@ struct SessionService: Sendable {
 
     /// Records a second factor on the session and issues a token that says so; the refresh token stays. `claims`
     /// (checked by ``validSessionClaims(_:dialect:)``) join the session's, a name it had taking the new value.
+    ///
+    /// - Parameter issuingRefreshToken: Also gives the session one more refresh token, in the same write, for a
+    ///   client whose step-up answer must carry one. The session's other refresh tokens stay valid, each used once.
     func stepUp(
-        _ auth: SessionAuth, method: String, claims: [String: JSONValue]? = nil, dialect: SessionTokenDialect? = nil,
-        in project: Project
+        _ auth: SessionAuth, method: String, claims: [String: JSONValue]? = nil, issuingRefreshToken: Bool = false,
+        dialect: SessionTokenDialect? = nil, in project: Project
     ) async throws -> AuthResponse {
         var amr = auth.session.amr
         if !amr.contains(method) { amr.append(method) }
         let factors = Set(amr).subtracting(["otp"])
         let now = clock.now()
+        let refreshToken = issuingRefreshToken ? newRefreshToken() : nil
         guard
             let session = try await store.stepUp(
                 id: auth.session.id, amr: amr, acr: factors.count >= 2 ? "mfa" : nil,
-                claims: auth.session.claims.merging(claims ?? [:]) { _, new in new }, now: now)
+                claims: auth.session.claims.merging(claims ?? [:]) { _, new in new },
+                addingRefreshHash: refreshToken.map(SecretHash.hex), now: now)
         else { throw Self.invalidSession }
         metrics.session(.stepUp)
         logger.info(
             "Session stepped up",
             metadata: ["session": "\(session.id)", "method": "\(method)", "project": "\(project.id)"])
         return try await response(
-            session: session, user: auth.user, refreshToken: nil, firstSeen: false, dialect: dialect, steppedUp: true,
-            in: project, now: now)
+            session: session, user: auth.user, refreshToken: refreshToken, firstSeen: false, dialect: dialect,
+            steppedUp: true, in: project, now: now)
     }
 
     /// A new session token for a session whose user changed (a login id added): the refresh token stays.

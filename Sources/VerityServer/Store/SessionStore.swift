@@ -306,14 +306,15 @@ struct SessionStore: Sendable {
         }
     }
 
-    /// Records a proven second factor on an active session, and its claims from now on; nil when the session is
-    /// gone.
-    func stepUp(id: String, amr: [String], acr: String?, claims: [String: JSONValue], now: Date) async throws
-        -> SessionRecord?
-    {
+    /// Records a proven second factor on an active session, and its claims from now on, and adds the refresh token
+    /// `addingRefreshHash` hashes to it, all or nothing; nil when the session is gone.
+    func stepUp(
+        id: String, amr: [String], acr: String?, claims: [String: JSONValue], addingRefreshHash: String? = nil,
+        now: Date
+    ) async throws -> SessionRecord? {
         let encoded = try Self.encode(amr)
         let encodedClaims = try Self.encode(claims: claims)
-        return try await database.execute { sql in
+        let update: @Sendable (any SQLDatabase) async throws -> SessionRecord? = { sql in
             try await sql.raw(
                 """
                 UPDATE sessions SET amr = \(bind: encoded), acr = \(bind: acr), auth_time = \(bind: now.storedValue),
@@ -322,6 +323,12 @@ struct SessionStore: Sendable {
                 RETURNING \(unsafeRaw: Self.columns)
                 """
             ).first().map(Self.session(from:))
+        }
+        guard let addingRefreshHash else { return try await database.execute(update) }
+        return try await database.transaction { sql in
+            guard let session = try await update(sql) else { return nil }
+            try await Self.insertToken(addingRefreshHash, session: session, now: now, in: sql)
+            return session
         }
     }
 
