@@ -25,29 +25,41 @@ struct ChallengeStore: Sendable {
     }
 
     /// Stores a challenge and queues its push notifications (and, for an immediate TOTP answer, its webhook).
+    ///
+    /// On PostgreSQL one statement: the challenge's insert chained before its messages' (a statement commits whole).
+    /// SQLite runs them as one transaction (one job on its connection).
     func insert(_ challenge: ChallengeRecord, messages: [QueuedMessage], now: Date) async throws {
-        try await database.transaction { sql in
-            try await insert(challenge, in: sql)
-            try await Self.enqueue(messages, projectId: challenge.projectId, in: sql, now: now)
+        guard database.engine == .postgres, !messages.isEmpty else {
+            return try await database.transaction { sql in
+                try await insert(challenge, in: sql)
+                try await Self.enqueue(messages, projectId: challenge.projectId, in: sql, now: now)
+            }
         }
+        let statement: SQLQueryString = """
+            WITH challenge AS (\(try Self.insertion(challenge)))
+            \(Self.outboxInsertion(messages, projectId: challenge.projectId, now: now))
+            """
+        try await database.execute { sql in try await sql.raw(statement).run() }
     }
 
     private func insert(_ challenge: ChallengeRecord, in sql: any SQLDatabase) async throws {
-        try await sql.raw(
-            """
-            INSERT INTO challenges (\(unsafeRaw: Self.columns))
-            VALUES (\(bind: challenge.id), \(bind: challenge.projectId), \(bind: challenge.userId),
-                    \(bind: challenge.factorId), \(bind: challenge.type.rawValue), \(bind: challenge.status.rawValue),
-                    \(bind: challenge.message), \(bind: try Self.json(challenge.details)),
-                    \(bind: try Self.json(challenge.hiddenDetails)), \(bind: challenge.contentHash),
-                    \(bind: challenge.userVerification.rawValue), \(bind: challenge.createdAt.storedValue),
-                    \(bind: challenge.expiresAt.storedValue), \(bind: challenge.respondedAt?.storedValue),
-                    \(bind: challenge.respondedFactorId), \(bind: try challenge.context.map(Self.json)),
-                    \(bind: challenge.answer.keyType?.rawValue), \(bind: try challenge.answer.amr.map(Self.json)),
-                    \(bind: challenge.answer.reason?.rawValue),
-                    \(bind: challenge.answer.userVerificationResult?.rawValue))
-            """
-        ).run()
+        try await sql.raw(try Self.insertion(challenge)).run()
+    }
+
+    private static func insertion(_ challenge: ChallengeRecord) throws -> SQLQueryString {
+        """
+        INSERT INTO challenges (\(unsafeRaw: Self.columns))
+        VALUES (\(bind: challenge.id), \(bind: challenge.projectId), \(bind: challenge.userId),
+                \(bind: challenge.factorId), \(bind: challenge.type.rawValue), \(bind: challenge.status.rawValue),
+                \(bind: challenge.message), \(bind: try Self.json(challenge.details)),
+                \(bind: try Self.json(challenge.hiddenDetails)), \(bind: challenge.contentHash),
+                \(bind: challenge.userVerification.rawValue), \(bind: challenge.createdAt.storedValue),
+                \(bind: challenge.expiresAt.storedValue), \(bind: challenge.respondedAt?.storedValue),
+                \(bind: challenge.respondedFactorId), \(bind: try challenge.context.map(Self.json)),
+                \(bind: challenge.answer.keyType?.rawValue), \(bind: try challenge.answer.amr.map(Self.json)),
+                \(bind: challenge.answer.reason?.rawValue),
+                \(bind: challenge.answer.userVerificationResult?.rawValue))
+        """
     }
 
     func challenge(id: String, projectId: String) async throws -> ChallengeRecord? {
@@ -367,20 +379,26 @@ struct ChallengeStore: Sendable {
         }
     }
 
+    /// Queues `messages` in one statement.
     static func enqueue(_ messages: [QueuedMessage], projectId: String, in sql: any SQLDatabase, now: Date)
         async throws
     {
-        for message in messages {
-            try await sql.raw(
-                """
-                INSERT INTO outbox (id, project_id, channel, destination, locale, status, attempts, next_attempt_at,
-                                    created_at, payload)
-                VALUES (\(bind: message.id), \(bind: projectId), \(bind: message.channel.rawValue),
-                        \(bind: message.destination), 'en', 'pending', 0, \(bind: now.storedValue),
-                        \(bind: now.storedValue), \(bind: message.payload))
-                """
-            ).run()
+        guard !messages.isEmpty else { return }
+        try await sql.raw(outboxInsertion(messages, projectId: projectId, now: now)).run()
+    }
+
+    private static func outboxInsertion(_ messages: [QueuedMessage], projectId: String, now: Date) -> SQLQueryString {
+        let rows = messages.map { message -> SQLQueryString in
+            """
+            (\(bind: message.id), \(bind: projectId), \(bind: message.channel.rawValue), \(bind: message.destination), 'en',
+             'pending', 0, \(bind: now.storedValue), \(bind: now.storedValue), \(bind: message.payload))
+            """
         }
+        return """
+            INSERT INTO outbox (id, project_id, channel, destination, locale, status, attempts, next_attempt_at,
+                                created_at, payload)
+            VALUES \(rows.joined(separator: ", "))
+            """
     }
 
     private static func json(_ value: some Encodable) throws -> String {
