@@ -24,7 +24,8 @@ struct ChallengeStore: Sendable {
         var payload: String
     }
 
-    /// Stores a challenge and queues its push notifications (and, for an immediate TOTP answer, its webhook).
+    /// Stores a push challenge and queues its notifications (a TOTP challenge, answered on creation, goes through
+    /// ``insertAnswered(_:now:webhook:events:)``).
     ///
     /// On PostgreSQL one statement: the challenge's insert chained before its messages' (a statement commits whole).
     /// SQLite runs them as one transaction (one job on its connection).
