@@ -8,15 +8,15 @@ struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve", abstract: "Run the Verity server.",
         discussion: """
-            With no options: 127.0.0.1:8080, an SQLite database and a master key in ./verity-data, and console
-            delivery (read messages with `verity outbox list`). Every option can also come from its VERITY_*
-            environment variable; delivery (VERITY_SMS_SENDER, VERITY_EMAIL_SENDER, VERITY_VOICE_SENDER,
-            VERITY_WHATSAPP_SENDER, …), delivery-status callbacks (VERITY_WHATSAPP_APP_SECRET,
-            VERITY_WHATSAPP_VERIFY_TOKEN; Twilio's with VERITY_PUBLIC_URL and the Twilio auth token), rate
-            limits, trusted proxies (VERITY_TRUSTED_PROXIES), webhook targets (VERITY_WEBHOOK_ALLOW_PRIVATE), the
-            PostgreSQL pool (VERITY_DATABASE_POOL_SIZE) and the faces
-            (VERITY_TWILIO_VERIFY_PREFIX, VERITY_DESCOPE_PREFIX, VERITY_FIREBASE_FACE,
-            VERITY_FIREBASE_EMULATOR_ADMIN) are configured only
+            With no options: 127.0.0.1:8080, an SQLite database and a master key in ./verity-data, and console \
+            delivery (read messages with `verity outbox list`). Every option can also come from its VERITY_* \
+            environment variable; delivery (VERITY_SMS_SENDER, VERITY_EMAIL_SENDER, VERITY_VOICE_SENDER, \
+            VERITY_WHATSAPP_SENDER, …), delivery-status callbacks (VERITY_WHATSAPP_APP_SECRET, \
+            VERITY_WHATSAPP_VERIFY_TOKEN; Twilio's with VERITY_PUBLIC_URL and the Twilio auth token), rate \
+            limits, trusted proxies (VERITY_TRUSTED_PROXIES), webhook targets (VERITY_WEBHOOK_ALLOW_PRIVATE), the \
+            PostgreSQL pool (VERITY_DATABASE_POOL_SIZE) and the faces \
+            (VERITY_TWILIO_VERIFY_PREFIX, VERITY_DESCOPE_PREFIX, VERITY_FIREBASE_FACE, \
+            VERITY_FIREBASE_EMULATOR_ADMIN) are configured only \
             through the environment. See the README for the full table.
             """)
 

@@ -35,6 +35,8 @@ struct TwilioBoundaryTests {
                     .post, device.path("/Challenges"), auth: auth,
                     form: ["FactorSid": device.factorSid, "Details.Message": "Approve?"]
                 ).json()["sid"] as? String)
+            // The start's SMS is delivered by the worker, asynchronously: count from after it.
+            try await node.sender.waitForMessages(to: phone)
             let sent = node.sender.messages().count
 
             let base = "/Services/\(service)"

@@ -266,6 +266,40 @@ def check_push():
     ok("a push challenge created on node A is answered on node B and read approved on node C")
 
 
+def check_key_revocation():
+    """Every node caches API keys (PostgreSQL notifies them of changes): a key revoked with the CLI, another process
+    on another connection, must be refused by all three nodes at once."""
+    project = os.environ["CLUSTER_PROJECT"]
+    done = subprocess.run([VERITY, "admin", "key", "create", "--project", project, "--name", "revoked", "--json"],
+                          capture_output=True, text=True)
+    check(done.returncode == 0, f"verity admin key create failed: {done.stderr}")
+    created = json.loads(done.stdout)
+    secret, key_id = created["secret"], created["key"]["id"]
+    for _ in range(3):  # every node has the key in its cache
+        for node in NODES:
+            status, payload = call(node, "GET", "/v1/project", token=secret)
+            check(status == 200, f"the new key on {node} answered {status}: {payload}")
+    done = subprocess.run([VERITY, "admin", "key", "revoke", key_id, "--project", project],
+                          capture_output=True, text=True)
+    check(done.returncode == 0, f"verity admin key revoke failed: {done.stderr}")
+    revoked_at = time.monotonic()
+    waited = {}
+    for node in NODES:
+        while True:
+            status, payload = call(node, "GET", "/v1/project", token=secret)
+            if status == 401:
+                waited[node] = time.monotonic() - revoked_at
+                break
+            check(status == 200, f"the key on {node} answered {status}: {payload}")
+            check(time.monotonic() - revoked_at < 5, f"{node} still takes the key revoked 5 s ago")
+            time.sleep(0.005)
+    status, _ = call(PROXY, "GET", "/v1/project")
+    check(status == 200, f"the project's first key stopped working too: {status}")
+    slowest = max(waited.values()) * 1000
+    ok(f"a key revoked with the CLI is refused by all three caching nodes (the last {slowest:.0f} ms after the "
+       f"revoke command returned); the project's other key still works")
+
+
 def check_node_death():
     victim = 2  # node 3
     destinations = [f"+141555503{i:02d}" for i in range(90)]
@@ -305,7 +339,7 @@ def check_node_death():
 
 def main() -> int:
     properties = [check_any_node, check_attempt_limit, check_single_approval, check_outbox_once, check_rate_limit,
-                  check_push, check_node_death]
+                  check_push, check_key_revocation, check_node_death]
     only = sys.argv[1:]
     for prop in properties:
         if only and prop.__name__ not in only:

@@ -51,7 +51,7 @@ public struct AdminService: Sendable {
 
     /// The project an active API key belongs to; nil for an unknown or revoked key.
     func project(forAPIKey secret: String) async throws -> Project? {
-        try await projects.project(forKeyHash: SecretHash.hex(secret))
+        try await projects.projectAndKeyId(forKeyHash: SecretHash.hex(secret))?.project
     }
 
     /// The project an active API key belongs to, and the key's id; nil for an unknown or revoked key.

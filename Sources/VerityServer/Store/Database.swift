@@ -34,6 +34,9 @@ public enum DatabaseLocation: Sendable, Equatable {
 /// connection.
 public final class Database: Sendable {
     public let engine: DatabaseEngine
+    /// API keys' projects kept between requests while this process hears every change to them (PostgreSQL, while
+    /// ``followKeyChanges()`` runs).
+    let apiKeyCache = APIKeyCache()
     private let backend: any DatabaseBackend
     private let isClosed = NIOLockedValueBox(false)
 
@@ -99,6 +102,13 @@ public final class Database: Sendable {
         try await backend.checkpoint()
     }
 
+    /// Listens for changes to API keys and projects until cancelled, so that ``apiKeyCache`` may be used: the server
+    /// runs it beside its requests; a CLI command does not, and looks every key up. Returns at once on SQLite, which
+    /// has no way to hear another process's writes.
+    public func followKeyChanges() async {
+        await backend.followKeyChanges(into: apiKeyCache)
+    }
+
     /// Runs `body` in one transaction: all its writes commit together or not at all.
     public func transaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
         try await backend.withTransaction(body)
@@ -142,6 +152,8 @@ protocol DatabaseBackend: Sendable {
     /// Moves committed pages out of the write-ahead log into the database file without blocking anyone (SQLite);
     /// nothing for PostgreSQL, which checkpoints by itself.
     func checkpoint() async throws
+    /// Empties `cache` on every change to a key or a project, and keeps it in use while the changes are heard.
+    func followKeyChanges(into cache: APIKeyCache) async
     func close() async throws
 }
 
@@ -340,6 +352,9 @@ final class SQLiteBackend: DatabaseBackend {
         }
     }
 
+    /// Nothing to follow: the CLI writes the file unseen, so every request looks its key up.
+    func followKeyChanges(into cache: APIKeyCache) async {}
+
     func close() async throws {
         for reader in readers { try await reader.lock.withLock { reader.connection.close() } }
         checkpointer?.withLockedValue { $0.close() }
@@ -383,7 +398,8 @@ final class PostgresBackend: DatabaseBackend {
         var configuration = PostgresClient.Configuration(
             host: host, port: core.port ?? 5432, username: core.username, password: core.password,
             database: core.database, tls: tls)
-        configuration.options.maximumConnections = max(1, maxConnections)
+        // One more for the connection that listens for key changes (``followKeyChanges(into:)``).
+        configuration.options.maximumConnections = max(1, maxConnections) + 1
         let searchPath = schema ?? parsed.searchPath?.joined(separator: ",")
         if let schema {
             guard !schema.isEmpty, schema.count <= 63,
@@ -442,6 +458,49 @@ final class PostgresBackend: DatabaseBackend {
     }
 
     func checkpoint() async throws {}
+
+    /// Holds one connection that listens on ``APIKeyCache/channel`` (fed by the triggers of migration 21) and sends
+    /// itself a probe every ``APIKeyCache/probeInterval``; reconnects after a second when the connection is lost.
+    func followKeyChanges(into cache: APIKeyCache) async {
+        let probe = "probe-" + UUID().uuidString
+        let logger = self.logger
+        while !Task.isCancelled {
+            do {
+                try await client.withConnection { connection in
+                    try await connection.listen(on: APIKeyCache.channel) { notifications in
+                        try await withThrowingTaskGroup(of: Void.self) { group in
+                            group.addTask {
+                                while !Task.isCancelled {
+                                    _ = try await connection.query(
+                                        "SELECT pg_notify(\(APIKeyCache.channel), \(probe))", logger: logger
+                                    ).collect()
+                                    try await Task.sleep(for: APIKeyCache.probeInterval)
+                                }
+                            }
+                            group.addTask {
+                                for try await notification in notifications {
+                                    if notification.payload == probe {
+                                        cache.heardProbe()
+                                    } else if !notification.payload.hasPrefix("probe-") {
+                                        cache.changed()
+                                    }
+                                }
+                            }
+                            // Whichever ends first (the connection failed, or shutdown) ends the other.
+                            try await group.next()
+                            group.cancelAll()
+                        }
+                    }
+                }
+            } catch  where !Task.isCancelled {
+                logger.warning(
+                    "Lost the channel of API-key changes; every request looks its key up until it is back",
+                    metadata: ["error": "\(String(reflecting: error))"])
+            } catch {}
+            cache.stoppedListening()
+            try? await Task.sleep(for: .seconds(1))
+        }
+    }
 
     func close() async throws {
         runTask.cancel()

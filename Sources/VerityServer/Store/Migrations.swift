@@ -11,6 +11,8 @@ enum Migrations {
         let version: Int
         let name: String
         let statements: [String]
+        /// Run after `statements` on PostgreSQL only.
+        var postgresStatements: [String] = []
     }
 
     static let all: [Migration] = [
@@ -607,6 +609,30 @@ enum Migrations {
                 "ALTER TABLE projects ADD COLUMN descope_project_id TEXT",
                 "CREATE UNIQUE INDEX projects_descope_project_id ON projects (descope_project_id)",
             ]),
+        Migration(
+            version: 21, name: "Notify API-key changes",
+            statements: [],
+            // Every committed change to a key or a project (by any node, the CLI or an operator's own SQL) notifies
+            // the channel each server listens on, which empties its cache of API keys (APIKeyCache). A new key needs
+            // no notification: unknown keys are never cached.
+            postgresStatements: [
+                """
+                CREATE FUNCTION verity_notify_api_key_change() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    PERFORM pg_notify('verity_api_keys', 'changed');
+                    RETURN NULL;
+                END
+                $$
+                """,
+                """
+                CREATE TRIGGER api_keys_changed AFTER UPDATE OR DELETE OR TRUNCATE ON api_keys
+                FOR EACH STATEMENT EXECUTE FUNCTION verity_notify_api_key_change()
+                """,
+                """
+                CREATE TRIGGER projects_changed AFTER UPDATE OR DELETE OR TRUNCATE ON projects
+                FOR EACH STATEMENT EXECUTE FUNCTION verity_notify_api_key_change()
+                """,
+            ]),
     ]
 
     static func run(on database: Database, logger: Logger) async throws {
@@ -644,7 +670,8 @@ enum Migrations {
                     ).first()
                     if done != nil { return }
                 }
-                for statement in migration.statements {
+                let postgresOnly = database.engine == .postgres ? migration.postgresStatements : []
+                for statement in migration.statements + postgresOnly {
                     try await sql.raw(SQLQueryString(statement)).run()
                 }
                 try await sql.raw(

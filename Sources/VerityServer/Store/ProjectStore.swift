@@ -79,7 +79,7 @@ struct ProjectStore: Sendable {
     /// of the project never undoes one to the webhook, nor the reverse). Throws
     /// ``WriteError/descopeProjectIdTaken`` and writes nothing when another project has its Descope project id.
     func update(_ project: Project) async throws {
-        let written = try await database.execute { sql in
+        let written = try await changing { sql in
             try await sql.raw(
                 """
                 UPDATE projects SET name = \(bind: project.name), code_length = \(bind: project.settings.codeLength),
@@ -108,7 +108,7 @@ struct ProjectStore: Sendable {
 
     /// Points the project's challenge events at `url` (nil turns them off), leaving the rest of the row as it is.
     func setWebhookURL(_ url: String?, projectId: String) async throws {
-        try await database.execute { sql in
+        try await changing { sql in
             try await sql.raw("UPDATE projects SET webhook_url = \(bind: url) WHERE id = \(bind: projectId)").run()
         }
     }
@@ -118,7 +118,7 @@ struct ProjectStore: Sendable {
     @discardableResult
     func setWebhookSecret(_ secret: String, projectId: String, replacing: Bool) async throws -> Bool {
         let sealed = try webhookSecrets.sealText(secret, context: projectId)
-        return try await database.execute { sql in
+        return try await changing { sql in
             let onlyIfNone: SQLQueryString = replacing ? "" : "AND webhook_secret IS NULL"
             return try await sql.raw(
                 """
@@ -129,22 +129,13 @@ struct ProjectStore: Sendable {
         }
     }
 
-    /// The project an unrevoked key belongs to, found by the key's hash.
-    func project(forKeyHash hash: String) async throws -> Project? {
-        try await database.lookupConfirmingMiss { sql in
-            try await sql.raw(
-                """
-                SELECT \(unsafeRaw: Self.joinedColumns)
-                FROM api_keys k JOIN projects p ON p.id = k.project_id
-                WHERE k.secret_hash = \(bind: hash) AND k.revoked_at IS NULL
-                """
-            ).first().map(project(from:))
-        }
-    }
-
-    /// The project and id of an unrevoked key, found by the key's hash (the Twilio face checks the key's SID).
+    /// The project and id of an unrevoked key, found by the key's hash: from ``Database/apiKeyCache`` while it is
+    /// in use, else one look-up (kept in the cache unless a change came in the meantime).
     func projectAndKeyId(forKeyHash hash: String) async throws -> (project: Project, keyId: String)? {
-        try await database.lookupConfirmingMiss { sql in
+        let cache = database.apiKeyCache
+        if let kept = cache.lookup(hash: hash) { return kept }
+        let ticket = cache.ticket()
+        let found = try await database.lookupConfirmingMiss { sql in
             try await sql.raw(
                 """
                 SELECT k.id AS key_id, \(unsafeRaw: Self.joinedColumns)
@@ -152,9 +143,11 @@ struct ProjectStore: Sendable {
                 WHERE k.secret_hash = \(bind: hash) AND k.revoked_at IS NULL
                 """
             ).first().map { row in
-                (try project(from: row), try row.decode(column: "key_id", as: String.self))
+                (project: try project(from: row), keyId: try row.decode(column: "key_id", as: String.self))
             }
         }
+        if let found, let ticket { cache.remember(found, hash: hash, ticket: ticket) }
+        return found
     }
 
     func insertKey(_ key: APIKey, secretHash: String) async throws {
@@ -189,7 +182,7 @@ struct ProjectStore: Sendable {
 
     /// Revokes a key of the project; false when the project has no such unrevoked key.
     func revokeKey(id: String, projectId: String, at now: Date) async throws -> Bool {
-        try await database.execute { sql in
+        try await changing { sql in
             try await sql.raw(
                 """
                 UPDATE api_keys SET revoked_at = \(bind: now.storedValue)
@@ -204,7 +197,7 @@ struct ProjectStore: Sendable {
     /// keeps its secrets and holds none readable. Returns how many it sealed.
     @discardableResult
     func sealPlainWebhookSecrets() async throws -> Int {
-        try await database.execute { sql in
+        try await changing { sql in
             let plain = try await sql.raw(
                 """
                 SELECT id, webhook_secret FROM projects
@@ -227,6 +220,13 @@ struct ProjectStore: Sendable {
             }
             return plain.count
         }
+    }
+
+    /// Runs a write to keys or projects, then forgets this process's cached keys at once; other processes hear of it
+    /// through PostgreSQL (migration 21's triggers).
+    private func changing<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+        defer { database.apiKeyCache.changed() }
+        return try await database.execute(body)
     }
 
     private static func encode(_ countries: [String]?) -> String? {
