@@ -11,8 +11,9 @@ import NIOConcurrencyHelpers
 /// committed before it was heard too. A look-up that raced a change is not kept (``Ticket``). Unknown keys are never
 /// kept, so a new key needs no notification and random keys cannot fill the cache.
 ///
-/// SQLite has no such channel: another process (the CLI) writes the same file unseen, so there every request looks
-/// its key up (a local, prepared statement).
+/// SQLite has no such channel (another process, the CLI, writes the same file unseen), so there the triggers count
+/// changes in the one-row table `key_epoch` instead, and a kept key is used only when the request's first statement
+/// reads the epoch it was kept at: one small read in place of the key's look-up and its project's decoding.
 final class APIKeyCache: Sendable {
     /// The notification channel of key and project changes.
     static let channel = "verity_api_keys"
@@ -28,12 +29,18 @@ final class APIKeyCache: Sendable {
         fileprivate let generation: UInt64
     }
 
+    private struct Entry {
+        var found: (project: Project, keyId: String)
+        /// The SQLite `key_epoch` it was looked up at (nil on PostgreSQL).
+        var epoch: Int?
+    }
+
     private struct State {
         /// Bumped by every change and every loss of the channel; a look-up that started before is not kept.
         var generation: UInt64 = 0
         /// Until when the channel is known to be heard (nil: not listening).
         var heardUntil: ContinuousClock.Instant?
-        var entries: [String: (project: Project, keyId: String)] = [:]
+        var entries: [String: Entry] = [:]
     }
 
     private let state = NIOLockedValueBox(State())
@@ -42,7 +49,23 @@ final class APIKeyCache: Sendable {
     func lookup(hash: String) -> (project: Project, keyId: String)? {
         state.withLockedValue { state in
             guard let until = state.heardUntil, ContinuousClock.now < until else { return nil }
-            return state.entries[hash]
+            return state.entries[hash]?.found
+        }
+    }
+
+    /// The project and key id kept for a key's hash at `epoch`, the SQLite `key_epoch` just read.
+    func lookup(hash: String, epoch: Int) -> (project: Project, keyId: String)? {
+        state.withLockedValue { state in
+            guard let entry = state.entries[hash], entry.epoch == epoch else { return nil }
+            return entry.found
+        }
+    }
+
+    /// Keeps what a look-up found at `epoch`, the SQLite `key_epoch` read before it.
+    func remember(_ found: (project: Project, keyId: String), hash: String, epoch: Int) {
+        state.withLockedValue { state in
+            if state.entries.count >= Self.capacity { state.entries.removeAll() }
+            state.entries[hash] = Entry(found: found, epoch: epoch)
         }
     }
 
@@ -59,7 +82,7 @@ final class APIKeyCache: Sendable {
         state.withLockedValue { state in
             guard state.generation == ticket.generation else { return }
             if state.entries.count >= Self.capacity { state.entries.removeAll() }
-            state.entries[hash] = found
+            state.entries[hash] = Entry(found: found, epoch: nil)
         }
     }
 

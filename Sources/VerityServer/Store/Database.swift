@@ -467,6 +467,9 @@ final class PostgresBackend: DatabaseBackend {
         while !Task.isCancelled {
             do {
                 try await client.withConnection { connection in
+                    // A change names its table's schema; servers of other schemas in the same database ignore it.
+                    let schema = try await connection.query("SELECT current_schema() AS name", logger: logger)
+                        .collect().first?.decode(String?.self)
                     try await connection.listen(on: APIKeyCache.channel) { notifications in
                         try await withThrowingTaskGroup(of: Void.self) { group in
                             group.addTask {
@@ -481,7 +484,9 @@ final class PostgresBackend: DatabaseBackend {
                                 for try await notification in notifications {
                                     if notification.payload == probe {
                                         cache.heardProbe()
-                                    } else if !notification.payload.hasPrefix("probe-") {
+                                    } else if !notification.payload.hasPrefix("probe-"),
+                                        schema == nil || notification.payload == schema
+                                    {
                                         cache.changed()
                                     }
                                 }

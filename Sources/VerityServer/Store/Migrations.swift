@@ -13,6 +13,8 @@ enum Migrations {
         let statements: [String]
         /// Run after `statements` on PostgreSQL only.
         var postgresStatements: [String] = []
+        /// Run after `statements` on SQLite only.
+        var sqliteStatements: [String] = []
     }
 
     static let all: [Migration] = [
@@ -610,16 +612,16 @@ enum Migrations {
                 "CREATE UNIQUE INDEX projects_descope_project_id ON projects (descope_project_id)",
             ]),
         Migration(
-            version: 21, name: "Notify API-key changes",
+            version: 21, name: "Announce API-key changes",
             statements: [],
             // Every committed change to a key or a project (by any node, the CLI or an operator's own SQL) notifies
-            // the channel each server listens on, which empties its cache of API keys (APIKeyCache). A new key needs
-            // no notification: unknown keys are never cached.
+            // the channel each server listens on, with the schema changed, and the servers of that schema empty
+            // their cache of API keys (APIKeyCache). A new key needs no notification: unknown keys are never cached.
             postgresStatements: [
                 """
                 CREATE FUNCTION verity_notify_api_key_change() RETURNS trigger LANGUAGE plpgsql AS $$
                 BEGIN
-                    PERFORM pg_notify('verity_api_keys', 'changed');
+                    PERFORM pg_notify('verity_api_keys', TG_TABLE_SCHEMA);
                     RETURN NULL;
                 END
                 $$
@@ -631,6 +633,28 @@ enum Migrations {
                 """
                 CREATE TRIGGER projects_changed AFTER UPDATE OR DELETE OR TRUNCATE ON projects
                 FOR EACH STATEMENT EXECUTE FUNCTION verity_notify_api_key_change()
+                """,
+            ],
+            // SQLite cannot notify another process, so the same changes are counted in one row, which a request
+            // reads before it trusts a key kept in memory.
+            sqliteStatements: [
+                "CREATE TABLE key_epoch (id INTEGER PRIMARY KEY CHECK (id = 1), epoch INTEGER NOT NULL)",
+                "INSERT INTO key_epoch (id, epoch) VALUES (1, 0)",
+                """
+                CREATE TRIGGER api_keys_updated AFTER UPDATE ON api_keys
+                BEGIN UPDATE key_epoch SET epoch = epoch + 1; END
+                """,
+                """
+                CREATE TRIGGER api_keys_deleted AFTER DELETE ON api_keys
+                BEGIN UPDATE key_epoch SET epoch = epoch + 1; END
+                """,
+                """
+                CREATE TRIGGER projects_updated AFTER UPDATE ON projects
+                BEGIN UPDATE key_epoch SET epoch = epoch + 1; END
+                """,
+                """
+                CREATE TRIGGER projects_deleted AFTER DELETE ON projects
+                BEGIN UPDATE key_epoch SET epoch = epoch + 1; END
                 """,
             ]),
     ]
@@ -670,8 +694,9 @@ enum Migrations {
                     ).first()
                     if done != nil { return }
                 }
-                let postgresOnly = database.engine == .postgres ? migration.postgresStatements : []
-                for statement in migration.statements + postgresOnly {
+                let engineOnly =
+                    database.engine == .postgres ? migration.postgresStatements : migration.sqliteStatements
+                for statement in migration.statements + engineOnly {
                     try await sql.raw(SQLQueryString(statement)).run()
                 }
                 try await sql.raw(

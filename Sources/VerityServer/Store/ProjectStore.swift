@@ -129,25 +129,42 @@ struct ProjectStore: Sendable {
         }
     }
 
-    /// The project and id of an unrevoked key, found by the key's hash: from ``Database/apiKeyCache`` while it is
-    /// in use, else one look-up (kept in the cache unless a change came in the meantime).
+    /// The project and id of an unrevoked key, found by the key's hash, from ``Database/apiKeyCache`` where it may be
+    /// used: on PostgreSQL while the server hears every change, on SQLite when the key was kept at the `key_epoch`
+    /// the request reads first.
     func projectAndKeyId(forKeyHash hash: String) async throws -> (project: Project, keyId: String)? {
         let cache = database.apiKeyCache
-        if let kept = cache.lookup(hash: hash) { return kept }
-        let ticket = cache.ticket()
-        let found = try await database.lookupConfirmingMiss { sql in
-            try await sql.raw(
-                """
-                SELECT k.id AS key_id, \(unsafeRaw: Self.joinedColumns)
-                FROM api_keys k JOIN projects p ON p.id = k.project_id
-                WHERE k.secret_hash = \(bind: hash) AND k.revoked_at IS NULL
-                """
-            ).first().map { row in
-                (project: try project(from: row), keyId: try row.decode(column: "key_id", as: String.self))
+        switch database.engine {
+        case .postgres:
+            if let kept = cache.lookup(hash: hash) { return kept }
+            let ticket = cache.ticket()
+            let found = try await database.lookupConfirmingMiss { try await project(forKeyHash: hash, in: $0) }
+            if let found, let ticket { cache.remember(found, hash: hash, ticket: ticket) }
+            return found
+        case .sqlite:
+            return try await database.lookupConfirmingMiss { sql in
+                let epoch = try await sql.raw("SELECT epoch FROM key_epoch").first()?.decode(
+                    column: "epoch", as: Int.self)
+                if let epoch, let kept = cache.lookup(hash: hash, epoch: epoch) { return kept }
+                let found = try await project(forKeyHash: hash, in: sql)
+                if let found, let epoch { cache.remember(found, hash: hash, epoch: epoch) }
+                return found
             }
         }
-        if let found, let ticket { cache.remember(found, hash: hash, ticket: ticket) }
-        return found
+    }
+
+    private func project(forKeyHash hash: String, in sql: any SQLDatabase) async throws -> (
+        project: Project, keyId: String
+    )? {
+        try await sql.raw(
+            """
+            SELECT k.id AS key_id, \(unsafeRaw: Self.joinedColumns)
+            FROM api_keys k JOIN projects p ON p.id = k.project_id
+            WHERE k.secret_hash = \(bind: hash) AND k.revoked_at IS NULL
+            """
+        ).first().map { row in
+            (project: try project(from: row), keyId: try row.decode(column: "key_id", as: String.self))
+        }
     }
 
     func insertKey(_ key: APIKey, secretHash: String) async throws {
