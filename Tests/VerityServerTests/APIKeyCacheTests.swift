@@ -51,9 +51,16 @@ struct APIKeyCacheTests {
         let settled = engine == .postgres ? Self.waitFor : Self.atOnce
         try await server.run { client in
             let cache = server.verity.database.apiKeyCache
-            if engine == .postgres {
-                try await Self.waitFor("the server to hear its channel") { cache.isListening }
+            // An operator sees on `/metrics` whether the node hears the channel (never on SQLite).
+            let heard = engine == .postgres ? 1 : 0
+            try await Self.waitFor("verity_api_key_changes_heard \(heard)") {
+                let metrics = try await client.send(.get, "/metrics", key: nil)
+                return String(buffer: metrics.body).split(separator: "\n").contains {
+                    $0.hasPrefix("verity_api_key_changes_heard ")
+                        && Double($0.split(separator: " ").last ?? "") == Double(heard)
+                }
             }
+            #expect(cache.isListening == (engine == .postgres))
             for key in [server.apiKey, second.secret, second.secret] {
                 let answer = try await client.send(.get, "/v1/project", key: key)
                 #expect(answer.status == .ok)

@@ -27,7 +27,7 @@ public func buildApplication(
         router: try buildRouter(configuration, verity: verity),
         configuration: .init(address: .hostname(host, port: configuration.port), serverName: "Verity"),
         services: [
-            DatabaseService(database: verity.database),
+            DatabaseService(database: verity.database, metrics: verity.metrics),
             verity.outboxWorker(senders: senders, configuration: configuration.outbox),
             verity.housekeeping(interval: configuration.housekeepingInterval),
         ],

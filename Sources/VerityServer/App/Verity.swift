@@ -284,6 +284,7 @@ extension Senders {
 /// everything started after it (the worker, the HTTP server) has stopped.
 struct DatabaseService: Service, CustomStringConvertible {
     let database: Database
+    let metrics: VerityMetrics
 
     /// Just the name, for ServiceLifecycle's debug log.
     var description: String { "DatabaseService" }
@@ -297,6 +298,7 @@ struct DatabaseService: Service, CustomStringConvertible {
             // do): under heavy writes a quarter of a second of log fits in the 64 MB the file is kept to.
             while !Task.isShuttingDownGracefully && !Task.isCancelled {
                 try? await database.checkpoint()
+                metrics.setKeyChangesHeard(database.apiKeyCache.isListening)
                 try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .milliseconds(250)) }
             }
             group.cancelAll()

@@ -5,6 +5,7 @@ import VerityCore
 public final class VerityMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
     private let outboxDepth: Gauge
+    private let keyChangesHeard: Gauge
 
     private static let latencyBuckets: [Duration] = [
         .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2.5), .milliseconds(5),
@@ -18,6 +19,12 @@ public final class VerityMetrics: Sendable {
             descriptor: MetricNameDescriptor(
                 namespace: "verity", metricName: "outbox_pending", unitName: "messages",
                 helpText: "Messages waiting in the outbox to be sent."))
+        keyChangesHeard = registry.makeGauge(
+            descriptor: MetricNameDescriptor(
+                namespace: "verity", metricName: "api_key_changes_heard",
+                helpText:
+                    "1 while this node hears PostgreSQL's notifications of API-key changes and so keeps keys in memory; "
+                    + "0 otherwise (always on SQLite, where a request checks the key's change count instead)."))
         // Create the verification counters up front so a scrape shows them at zero.
         for channel in Channel.allCases {
             for event in ["started", "approved", "failed"] {
@@ -105,6 +112,8 @@ public final class VerityMetrics: Sendable {
     }
 
     func setOutboxDepth(_ depth: Int) { outboxDepth.set(Double(depth)) }
+
+    func setKeyChangesHeard(_ heard: Bool) { keyChangesHeard.set(Double(heard ? 1 : 0)) }
 
     /// A challenge was created (`pending`) or reached an end: `approved`, `denied` or `expired`.
     func challenge(_ status: ChallengeStatus, type: FactorType) { challengeCounter(status, type: type).increment() }
