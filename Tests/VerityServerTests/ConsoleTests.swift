@@ -155,6 +155,51 @@ struct ConsoleTests {
     }
 
     @Test(
+        "The project page changes what `verity admin project update` changes; a bad value is a 400 and changes nothing",
+        arguments: TestEngine.available)
+    func projectSettings(engine: TestEngine) async throws {
+        let node = try await Self.nodeWithOperator(engine)
+        try await node.run { client in
+            let session = try await client.signIn(node, operatorName: "ada")
+            let projectPath = "/console/projects/\(node.project.id)"
+            let token = try Self.csrf(in: try await client.get(projectPath, session: session))
+            let saved = try await client.post(
+                projectPath + "/settings",
+                form: [
+                    "csrf": token, "name": "Acme", "disabledChannels": "", "fallbackChannel": "whatsapp",
+                    "requiresAppVerification": "required", "unusualActivityResponse": "suspend_factor",
+                    "descopeCookies": "on", "descopeProjectId": " P2acme ",
+                ], session: session)
+            #expect(saved.status == .seeOther)
+            let settings = try await node.verity.admin.project(id: node.project.id).settings
+            #expect(settings.fallbackChannel == .whatsapp)
+            #expect(settings.requiresAppVerification)
+            #expect(settings.unusualActivityResponse == .suspendFactor)
+            #expect(settings.descopeCookies)
+            #expect(settings.descopeProjectId == "P2acme")
+            let page = String(buffer: try await client.get(projectPath, session: session).body)
+            #expect(page.contains(#"<option value="whatsapp" selected>"#))
+            #expect(page.contains(#"value="P2acme""#))
+
+            // Email cannot be a fallback (the project's own rule); unknown words are refused before it.
+            for (name, value) in [
+                ("fallbackChannel", "email"), ("fallbackChannel", "pigeon"), ("descopeCookies", "yes"),
+                ("unusualActivityResponse", "shrug"), ("requiresAppVerification", "maybe"),
+            ] {
+                let refused = try await client.post(
+                    projectPath + "/settings", form: ["csrf": token, name: value], session: session)
+                #expect(refused.status == .badRequest, "\(name)=\(value)")
+            }
+            #expect(try await node.verity.admin.project(id: node.project.id).settings == settings)
+
+            // An empty Descope project id removes it.
+            _ = try await client.post(
+                projectPath + "/settings", form: ["csrf": token, "descopeProjectId": ""], session: session)
+            #expect(try await node.verity.admin.project(id: node.project.id).settings.descopeProjectId == nil)
+        }
+    }
+
+    @Test(
         "A dead message is sent again from the messages page; destinations are masked",
         arguments: TestEngine.available)
     func retryDeadMessage(engine: TestEngine) async throws {

@@ -101,6 +101,22 @@ enum ConsoleHTML {
             """
     }
 
+    /// A labelled choice of `options` (each its own value and text), `selected` chosen.
+    static func select(_ label: String, name: String, options: [String], selected: String, hint: String? = nil)
+        -> String
+    {
+        let id = "f-\(name)"
+        let hintHTML = hint.map { #"<small id="\#(id)-hint">\#(escape($0))</small>"# } ?? ""
+        let described = hint == nil ? "" : #" aria-describedby="\#(id)-hint""#
+        let choices = options.map { option in
+            #"<option value="\#(escape(option))"\#(option == selected ? " selected" : "")>\#(escape(option))</option>"#
+        }.joined()
+        return """
+            <p><label for="\(id)">\(escape(label))</label>\
+            <select id="\(id)" name="\(escape(name))"\(described)>\(choices)</select>\(hintHTML)</p>
+            """
+    }
+
     /// A table with a caption; `rows` are already HTML.
     static func table(caption: String, headers: [String], rows: [[String]], empty: String = "Nothing yet.") -> String {
         guard !rows.isEmpty else { return "<p class=\"empty\">\(escape(empty))</p>" }
@@ -232,6 +248,11 @@ struct ConsoleForm: Sendable {
 
     static func query(of request: Request) -> ConsoleForm {
         ConsoleForm(encoded: Substring(request.uri.query ?? ""))
+    }
+
+    /// A field, trimmed; nil only when the form does not have it (an emptied text field clears a value).
+    func present(_ name: String) -> String? {
+        values[name]?.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// A field, trimmed; nil when absent or empty.
