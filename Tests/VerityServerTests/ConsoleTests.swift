@@ -126,11 +126,7 @@ struct ConsoleTests {
         "A key created in the console is shown once; revoked there, the API refuses it",
         arguments: TestEngine.available)
     func apiKeys(engine: TestEngine) async throws {
-        let node = try await Self.nodeWithOperator(engine)
-        try await node.run { client in
-            let session = try await client.signIn(node, operatorName: "ada")
-            let projectPath = "/console/projects/\(node.project.id)"
-            let token = try Self.csrf(in: try await client.get(projectPath, session: session))
+        try await Self.onProjectPage(engine) { node, client, session, projectPath, token in
             let created = try await client.post(
                 projectPath + "/keys", form: ["name": "ci", "csrf": token], session: session)
             #expect(created.status == .ok)
@@ -158,11 +154,7 @@ struct ConsoleTests {
         "The project page changes what `verity admin project update` changes; a bad value is a 400 and changes nothing",
         arguments: TestEngine.available)
     func projectSettings(engine: TestEngine) async throws {
-        let node = try await Self.nodeWithOperator(engine)
-        try await node.run { client in
-            let session = try await client.signIn(node, operatorName: "ada")
-            let projectPath = "/console/projects/\(node.project.id)"
-            let token = try Self.csrf(in: try await client.get(projectPath, session: session))
+        try await Self.onProjectPage(engine) { node, client, session, projectPath, token in
             let saved = try await client.post(
                 projectPath + "/settings",
                 form: [
@@ -445,6 +437,22 @@ struct ConsoleTests {
     // MARK: - Helpers
 
     /// A node with the operator `ada`, who signs in without TOTP.
+    /// Operator ada signed in to a node's console, on its project's page: the page's path and its CSRF token.
+    static func onProjectPage(
+        _ engine: TestEngine,
+        _ body:
+            @Sendable (
+                _ node: TestNode, _ client: any TestClientProtocol, _ session: String, _ path: String, _ token: String
+            ) async throws -> Void
+    ) async throws {
+        let node = try await nodeWithOperator(engine)
+        try await node.run { client in
+            let session = try await client.signIn(node, operatorName: "ada")
+            let path = "/console/projects/\(node.project.id)"
+            try await body(node, client, session, path, try csrf(in: try await client.get(path, session: session)))
+        }
+    }
+
     static func nodeWithOperator(_ engine: TestEngine) async throws -> TestNode {
         let node = try await TestNode.make(engine)
         _ = try await node.verity.operators.create(name: "ada", withTOTP: false)
