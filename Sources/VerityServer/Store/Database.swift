@@ -34,8 +34,8 @@ public enum DatabaseLocation: Sendable, Equatable {
 /// connection.
 public final class Database: Sendable {
     public let engine: DatabaseEngine
-    /// API keys' projects kept between requests while this process hears every change to them (PostgreSQL, while
-    /// ``followKeyChanges()`` runs).
+    /// API keys' projects kept between requests: on PostgreSQL while ``followKeyChanges()`` hears every change to
+    /// them, on SQLite checked against the change count a request reads first.
     let apiKeyCache = APIKeyCache()
     private let backend: any DatabaseBackend
     private let isClosed = NIOLockedValueBox(false)
@@ -102,9 +102,9 @@ public final class Database: Sendable {
         try await backend.checkpoint()
     }
 
-    /// Listens for changes to API keys and projects until cancelled, so that ``apiKeyCache`` may be used: the server
-    /// runs it beside its requests; a CLI command does not, and looks every key up. Returns at once on SQLite, which
-    /// has no way to hear another process's writes.
+    /// Listens for changes to API keys and projects until cancelled, so that ``apiKeyCache`` may be used on
+    /// PostgreSQL: the server runs it beside its requests; a CLI command does not, and looks every key up. Returns at
+    /// once on SQLite, which cannot hear another process's writes (a request reads their count instead).
     public func followKeyChanges() async {
         await backend.followKeyChanges(into: apiKeyCache)
     }
@@ -352,7 +352,7 @@ final class SQLiteBackend: DatabaseBackend {
         }
     }
 
-    /// Nothing to follow: the CLI writes the file unseen, so every request looks its key up.
+    /// Nothing to hear: the CLI writes the file unseen, so a request reads the change count (`key_epoch`) instead.
     func followKeyChanges(into cache: APIKeyCache) async {}
 
     func close() async throws {
