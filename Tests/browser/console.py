@@ -123,6 +123,14 @@ class Run:
         check(buttons, f"no button {label!r} on {self.driver.current_url()}")
         self.driver.click(buttons[0])
 
+    def click_and_load(self, label):
+        """Clicks a button whose form answers with a page, and waits for that page: a new document, even when it is
+        at the same address with the same heading (a check of the old one could pass, or fail on a stale element)."""
+        self.driver.execute("document.documentElement.dataset.left = 'no';")
+        self.click_button(label)
+        wait_for(f"the page after {label!r}",
+                 lambda: self.driver.execute("return document.documentElement.dataset.left !== 'no';"))
+
     def fill(self, label, value):
         """Types into the control whose <label> says `label` (found through the label, as a screen reader does)."""
         element = self.driver.execute(
@@ -238,9 +246,9 @@ class Run:
         self.fill("Response to unusual activity", "revoke_sessions")
         self.fill("Descope cookies", "on")
         self.fill("Descope project id", "P2globex")
-        self.click_button("Save settings")
-        wait_for("the saved settings", lambda: self.driver.execute(
-            "const e = document.getElementById('f-descopeProjectId'); return e && e.value;") == "P2globex")
+        self.click_and_load("Save settings")
+        shown = self.driver.execute("const e = document.getElementById('f-descopeProjectId'); return e && e.value;")
+        check(shown == "P2globex", f"after saving, the page shows the Descope project id {shown!r}")
         self.check_page("project-settings")
         settings = json.loads(self.cli("admin", "project", "show", self.globex, "--json"))["settings"]
         expected = {"fallbackChannel": "voice", "unusualActivityResponse": "revoke_sessions", "descopeCookies": True,
@@ -290,8 +298,8 @@ class Run:
         check("ses_" in self.text() and "No active session." not in self.text(),
               "the user's page does not list the active session")
         self.check_page("user")
-        self.click_button("Revoke all sessions")
-        wait_for("the user's page again", lambda: self.heading() == f"User {phone}")
+        self.click_and_load("Revoke all sessions")
+        check(self.heading() == f"User {phone}", f"after revoking, the page is {self.heading()!r}")
         check("No active session." in self.text(), "after revoking, the user's page still lists a session")
         status, body = self.api("POST", "/v1/auth/refresh", {"refreshToken": refresh}, project=self.args.project)
         check(status == 401, f"after revoking, the refresh token answered {status}: {body}")
