@@ -43,17 +43,30 @@ struct DescopeFaceTests {
         _ loginId: String, method: String, loginOptions: String = "{}", node: TestNode,
         client: some TestClientProtocol, count: Int = 1
     ) async throws -> [String: Any] {
-        let pid = node.project.id
+        let verified = try await verifyCode(
+            loginId, method: method, loginOptions: loginOptions, node: node, client: client, count: count)
+        #expect(verified.status == .ok)
+        return try verified.json()
+    }
+
+    /// Starts a code at `/v1/auth/otp/{start}/{method}` and verifies the code it sends, returning the verify answer
+    /// unchecked (its cookies, its body). `project` is what the bearer names (the project id or its Descope alias);
+    /// `session`, a refresh JWT sent with the start, as for a step-up or MFA. `count` is how many codes the login id
+    /// has been sent, this one included.
+    static func verifyCode(
+        _ loginId: String, method: String, start path: String = "signup-in", project: String? = nil,
+        session: String? = nil, loginOptions: String = "{}", node: TestNode, client: some TestClientProtocol,
+        count: Int = 1
+    ) async throws -> TestResponse {
+        let project = project ?? node.project.id
         let start = try await client.descope(
-            "/v1/auth/otp/signup-in/\(method)", bearer: pid,
+            "/v1/auth/otp/\(path)/\(method)", bearer: session.map { "\(project):\($0)" } ?? project,
             json: #"{"loginId":"\#(loginId)","loginOptions":\#(loginOptions)}"#)
         #expect(start.status == .ok)
         #expect(try start.json()[method == "email" ? "maskedEmail" : "maskedPhone"] is String)
         let code = try await node.sender.code(to: loginId, count: count)
-        let verified = try await client.descope(
-            "/v1/auth/otp/verify/\(method)", bearer: pid, json: #"{"loginId":"\#(loginId)","code":"\#(code)"}"#)
-        #expect(verified.status == .ok)
-        return try verified.json()
+        return try await client.descope(
+            "/v1/auth/otp/verify/\(method)", bearer: project, json: #"{"loginId":"\#(loginId)","code":"\#(code)"}"#)
     }
 
     /// A token's claims after checking its ES256 signature against the face's `/v2/keys/{projectId}`.
@@ -186,14 +199,9 @@ struct DescopeFaceTests {
                 "/v1/auth/otp/signin/sms", bearer: pid,
                 json: #"{"loginId":"\#(Self.phone)","loginOptions":{"stepup":true}}"#)
             #expect(try withoutSession.descopeError() == "E011003")
-            let start = try await client.descope(
-                "/v1/auth/otp/signin/sms", bearer: "\(pid):\(refreshJwt)",
-                json: #"{"loginId":"\#(Self.phone)","loginOptions":{"stepup":true}}"#)
-            #expect(start.status == .ok)
-            #expect(try start.json()["maskedPhone"] is String)
-            let code = try await node.sender.code(to: Self.phone)
-            let verified = try await client.descope(
-                "/v1/auth/otp/verify/sms", bearer: pid, json: #"{"loginId":"\#(Self.phone)","code":"\#(code)"}"#)
+            let verified = try await Self.verifyCode(
+                Self.phone, method: "sms", start: "signin", session: refreshJwt, loginOptions: #"{"stepup":true}"#,
+                node: node, client: client)
             #expect(verified.status == .ok)
             let claims = try await Self.verified(
                 try #require(try verified.json()["sessionJwt"] as? String), node: node, client: client)
@@ -333,12 +341,7 @@ struct DescopeFaceTests {
             #expect(try ignored.descopeError() == "E011002")
 
             _ = try await node.verity.admin.updateProject(id: pid, name: nil) { $0.descopeCookies = true }
-            let signedIn = try await client.descope(
-                "/v1/auth/otp/signup-in/sms", bearer: pid, json: #"{"loginId":"\#(Self.phone)"}"#)
-            #expect(signedIn.status == .ok)
-            let code = try await node.sender.code(to: Self.phone)
-            let verified = try await client.descope(
-                "/v1/auth/otp/verify/sms", bearer: pid, json: #"{"loginId":"\#(Self.phone)","code":"\#(code)"}"#)
+            let verified = try await Self.verifyCode(Self.phone, method: "sms", node: node, client: client)
             #expect(verified.status == .ok)
             let body = try verified.json()
             #expect(body["refreshJwt"] == nil)

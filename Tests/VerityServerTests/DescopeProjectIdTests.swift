@@ -16,12 +16,8 @@ extension DescopeFaceTests {
         let alias = "P2AbcDEF123_x-y"
         _ = try await node.verity.admin.updateProject(id: pid, name: nil) { $0.descopeProjectId = alias }
         try await node.run { client in
-            let start = try await client.descope(
-                "/v1/auth/otp/signup-in/email", bearer: alias, json: #"{"loginId":"\#(Self.email)"}"#)
-            #expect(start.status == .ok)
-            let code = try await node.sender.code(to: Self.email)
-            let verified = try await client.descope(
-                "/v1/auth/otp/verify/email", bearer: alias, json: #"{"loginId":"\#(Self.email)","code":"\#(code)"}"#)
+            let verified = try await Self.verifyCode(
+                Self.email, method: "email", project: alias, node: node, client: client)
             #expect(verified.status == .ok)
             let body = try verified.json()
             let refreshJwt = try #require(body["refreshJwt"] as? String)

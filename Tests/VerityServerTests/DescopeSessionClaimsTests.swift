@@ -136,13 +136,9 @@ extension DescopeFaceTests {
                 json: #"{"loginId":"\#(Self.phone)","loginOptions":{"stepup":true,"customClaims":{"su":false}}}"#)
             #expect(try reserved.descopeError() == "E011003")
             #expect(node.sender.messages(to: Self.phone).isEmpty)
-            let start = try await client.descope(
-                "/v1/auth/otp/signin/sms", bearer: "\(pid):\(refreshJwt)",
-                json: #"{"loginId":"\#(Self.phone)","loginOptions":{"mfa":true,"customClaims":{"level":"high"}}}"#)
-            #expect(start.status == .ok)
-            let code = try await node.sender.code(to: Self.phone)
-            let verified = try await client.descope(
-                "/v1/auth/otp/verify/sms", bearer: pid, json: #"{"loginId":"\#(Self.phone)","code":"\#(code)"}"#)
+            let verified = try await Self.verifyCode(
+                Self.phone, method: "sms", start: "signin", session: refreshJwt,
+                loginOptions: #"{"mfa":true,"customClaims":{"level":"high"}}"#, node: node, client: client)
             #expect(verified.status == .ok)
             let steppedUp = try await Self.verified(
                 try #require(try verified.json()["sessionJwt"] as? String), node: node, client: client)
@@ -209,12 +205,8 @@ extension DescopeFaceTests {
 
             _ = try await node.verity.admin.updateProject(id: pid, name: nil) { $0.descopeCookies = true }
             for (index, path) in ["/v1/auth/logout", "/v1/auth/logoutall"].enumerated() {
-                let start = try await client.descope(
-                    "/v1/auth/otp/signup-in/sms", bearer: pid, json: #"{"loginId":"\#(Self.phone)"}"#)
-                #expect(start.status == .ok)
-                let code = try await node.sender.code(to: Self.phone, count: index + 1)
-                let verified = try await client.descope(
-                    "/v1/auth/otp/verify/sms", bearer: pid, json: #"{"loginId":"\#(Self.phone)","code":"\#(code)"}"#)
+                let verified = try await Self.verifyCode(
+                    Self.phone, method: "sms", node: node, client: client, count: index + 1)
                 let set = verified.headers[values: .setCookie]
                 let dsr = try #require(set.first { $0.hasPrefix("DSR=") })
                 let refreshJwt = String(dsr.dropFirst("DSR=".count).prefix { $0 != ";" })
