@@ -1,15 +1,16 @@
 import NIOConcurrencyHelpers
 
-/// The projects of API keys this process has looked up, kept between requests only while it provably hears every
-/// change to `api_keys` and `projects` (PostgreSQL only; see ``PostgresBackend/followKeyChanges(into:logger:)``).
+/// The projects of API keys this process has looked up, kept between requests only while it can tell that neither
+/// `api_keys` nor `projects` changed since.
 ///
-/// A trigger on both tables sends a notification on channel ``channel`` with every committing change, whoever makes
-/// it (a node, `verity admin key revoke`, an operator's own SQL); each server listens on one connection and empties
-/// the cache when one arrives. The cache is trusted only while that connection is proven alive: the listener sends
-/// itself a probe every ``probeInterval`` and the cache is used only until ``lease`` after the last probe it heard.
-/// PostgreSQL delivers one connection's notifications in commit order, so hearing a probe proves every change
-/// committed before it was heard too. A look-up that raced a change is not kept (``Ticket``). Unknown keys are never
-/// kept, so a new key needs no notification and random keys cannot fill the cache.
+/// On PostgreSQL (``PostgresBackend/followKeyChanges(into:)``) a trigger on both tables sends a notification on
+/// channel ``channel`` with every committed change, whoever makes it (a node, `verity admin key revoke`, an
+/// operator's own SQL); each server listens on one connection and empties the cache when one arrives. The cache is
+/// trusted only while that connection is proven alive: the listener sends itself a probe every ``probeInterval``, and
+/// the cache is used only until ``lease`` after the last probe it heard. PostgreSQL delivers one connection's
+/// notifications in commit order, so hearing a probe proves every change committed before it was heard too. A
+/// look-up that raced a change is not kept (``Ticket``). Unknown keys are never kept, so a new key needs no
+/// notification and random keys cannot fill the cache.
 ///
 /// SQLite has no such channel (another process, the CLI, writes the same file unseen), so there the triggers count
 /// changes in the one-row table `key_epoch` instead, and a kept key is used only when the request's first statement
@@ -41,16 +42,21 @@ final class APIKeyCache: Sendable {
         /// Until when the channel is known to be heard (nil: not listening).
         var heardUntil: ContinuousClock.Instant?
         var entries: [String: Entry] = [:]
+
+        /// Whether the channel was heard within the lease.
+        var isHeard: Bool { heardUntil.map { ContinuousClock.now < $0 } ?? false }
+
+        mutating func keep(_ entry: Entry, hash: String) {
+            if entries.count >= APIKeyCache.capacity { entries.removeAll() }
+            entries[hash] = entry
+        }
     }
 
     private let state = NIOLockedValueBox(State())
 
     /// The project and key id kept for a key's hash, while the channel is heard.
     func lookup(hash: String) -> (project: Project, keyId: String)? {
-        state.withLockedValue { state in
-            guard let until = state.heardUntil, ContinuousClock.now < until else { return nil }
-            return state.entries[hash]?.found
-        }
+        state.withLockedValue { state in state.isHeard ? state.entries[hash]?.found : nil }
     }
 
     /// The project and key id kept for a key's hash at `epoch`, the SQLite `key_epoch` just read.
@@ -63,26 +69,19 @@ final class APIKeyCache: Sendable {
 
     /// Keeps what a look-up found at `epoch`, the SQLite `key_epoch` read before it.
     func remember(_ found: (project: Project, keyId: String), hash: String, epoch: Int) {
-        state.withLockedValue { state in
-            if state.entries.count >= Self.capacity { state.entries.removeAll() }
-            state.entries[hash] = Entry(found: found, epoch: epoch)
-        }
+        state.withLockedValue { state in state.keep(Entry(found: found, epoch: epoch), hash: hash) }
     }
 
     /// A ticket for a look-up about to run, or nil when the cache is not in use.
     func ticket() -> Ticket? {
-        state.withLockedValue { state in
-            guard let until = state.heardUntil, ContinuousClock.now < until else { return nil }
-            return Ticket(generation: state.generation)
-        }
+        state.withLockedValue { state in state.isHeard ? Ticket(generation: state.generation) : nil }
     }
 
     /// Keeps what a look-up found, unless a change or a loss of the channel came after its ticket.
     func remember(_ found: (project: Project, keyId: String), hash: String, ticket: Ticket) {
         state.withLockedValue { state in
             guard state.generation == ticket.generation else { return }
-            if state.entries.count >= Self.capacity { state.entries.removeAll() }
-            state.entries[hash] = Entry(found: found, epoch: nil)
+            state.keep(Entry(found: found, epoch: nil), hash: hash)
         }
     }
 
