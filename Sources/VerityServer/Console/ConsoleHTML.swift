@@ -92,8 +92,7 @@ enum ConsoleHTML {
     ) -> String {
         // Ids are unique on the page: a field of the same name in another form gets that form's prefix.
         let id = "f-\(form)\(name)"
-        let hintHTML = hint.map { #"<small id="\#(id)-hint">\#(escape($0))</small>"# } ?? ""
-        let described = hint == nil ? "" : #" aria-describedby="\#(id)-hint""#
+        let (described, hintHTML) = Self.hint(hint, of: id)
         return """
             <p><label for="\(id)">\(escape(label))</label>\
             <input id="\(id)" name="\(escape(name))" type="\(type)" value="\(escape(value))"\
@@ -106,8 +105,7 @@ enum ConsoleHTML {
         -> String
     {
         let id = "f-\(name)"
-        let hintHTML = hint.map { #"<small id="\#(id)-hint">\#(escape($0))</small>"# } ?? ""
-        let described = hint == nil ? "" : #" aria-describedby="\#(id)-hint""#
+        let (described, hintHTML) = Self.hint(hint, of: id)
         let choices = options.map { option in
             #"<option value="\#(escape(option))"\#(option == selected ? " selected" : "")>\#(escape(option))</option>"#
         }.joined()
@@ -115,6 +113,12 @@ enum ConsoleHTML {
             <p><label for="\(id)">\(escape(label))</label>\
             <select id="\(id)" name="\(escape(name))"\(described)>\(choices)</select>\(hintHTML)</p>
             """
+    }
+
+    /// A control's hint: the attribute that ties the control to it, and its element (both empty without a hint).
+    private static func hint(_ hint: String?, of id: String) -> (attribute: String, element: String) {
+        guard let hint else { return ("", "") }
+        return (#" aria-describedby="\#(id)-hint""#, #"<small id="\#(id)-hint">\#(escape(hint))</small>"#)
     }
 
     /// A table with a caption; `rows` are already HTML.
