@@ -11,6 +11,8 @@ struct ChallengeStore: Sendable {
         user_verification, created_at, expires_at, responded_at, responded_factor_id, context, response_key_type, \
         response_amr, deny_reason, user_verification_result
         """
+    private static let table = RecordTable(
+        name: "challenges", columns: columns, key: "id", scope: "project_id", record: record(from:))
 
     /// Queues events about an answered challenge inside the answer's transaction.
     typealias AnswerEvents = @Sendable (ChallengeRecord, UnitOfWork) async throws -> Void
@@ -64,11 +66,7 @@ struct ChallengeStore: Sendable {
     }
 
     func challenge(id: String, projectId: String) async throws -> ChallengeRecord? {
-        try await database.lookup { sql in
-            try await sql.raw(
-                "SELECT \(unsafeRaw: Self.columns) FROM challenges WHERE id = \(bind: id) AND project_id = \(bind: projectId)"
-            ).first().map(Self.record(from:))
-        }
+        try await database.lookup { try await Self.table.find(id, in: projectId, on: $0) }
     }
 
     /// A factor by id (as ``FactorStore/factor(id:)`` reads it) and the challenge `challengeId` of its project, if
@@ -98,17 +96,13 @@ struct ChallengeStore: Sendable {
         -> [ChallengeRecord]
     {
         try await database.lookup { sql in
-            let start = SQLQueryString.pageStart(
-                after: after, table: "challenges", key: "id", scope: "project_id", factor.projectId, newestFirst: true)
-            return try await sql.raw(
-                """
-                SELECT \(unsafeRaw: Self.columns) FROM challenges
-                WHERE project_id = \(bind: factor.projectId) AND user_id = \(bind: factor.userId)
-                  AND status = 'pending' AND expires_at > \(bind: now.storedValue) AND type = 'push'
-                  AND (factor_id IS NULL OR factor_id = \(bind: factor.id)) \(start)
-                ORDER BY created_at DESC, id DESC LIMIT \(bind: limit)
-                """
-            ).all().map(Self.record(from:))
+            try await Self.table.page(
+                in: factor.projectId,
+                filter: """
+                    AND user_id = \(bind: factor.userId) AND status = 'pending' AND expires_at > \(bind: now.storedValue)
+                    AND type = 'push' AND (factor_id IS NULL OR factor_id = \(bind: factor.id))
+                    """,
+                after: after, limit: limit, newestFirst: true, on: sql)
         }
     }
 
@@ -118,18 +112,12 @@ struct ChallengeStore: Sendable {
         async throws -> [ChallengeRecord]
     {
         try await database.lookup { sql in
-            let start = SQLQueryString.pageStart(
-                after: after, table: "challenges", key: "id", scope: "project_id", projectId, newestFirst: true)
             let state: SQLQueryString = status.map { "AND status = \(bind: $0.rawValue)" } ?? ""
             let factor: SQLQueryString =
                 factorId.map { "AND (factor_id = \(bind: $0) OR responded_factor_id = \(bind: $0))" } ?? ""
-            return try await sql.raw(
-                """
-                SELECT \(unsafeRaw: Self.columns) FROM challenges
-                WHERE project_id = \(bind: projectId) AND type = 'push' \(state) \(factor) \(start)
-                ORDER BY created_at DESC, id DESC LIMIT \(bind: limit)
-                """
-            ).all().map(Self.record(from:))
+            return try await Self.table.page(
+                in: projectId, filter: "AND type = 'push' \(state) \(factor)", after: after, limit: limit,
+                newestFirst: true, on: sql)
         }
     }
 

@@ -11,6 +11,8 @@ struct FactorStore: Sendable {
         sdk_version, nonce, enrollment_token_hash, totp_secret, totp_algorithm, totp_digits, totp_period, \
         totp_last_counter, created_at, verified_at, metadata, user_verification_key, suspended_at
         """
+    private static let table = RecordTable(
+        name: "factors", columns: columns, key: "id", scope: "project_id", record: record(from:))
 
     // MARK: Enrollment tokens
 
@@ -102,16 +104,9 @@ struct FactorStore: Sendable {
 
     /// Up to `limit` of the user's factors, oldest first, after the factor `after` (the last of the previous page).
     func factors(userId: String, projectId: String, after: String?, limit: Int) async throws -> [FactorRecord] {
-        try await database.lookup { sql in
-            let start = SQLQueryString.pageStart(
-                after: after, table: "factors", key: "id", scope: "project_id", projectId)
-            return try await sql.raw(
-                """
-                SELECT \(unsafeRaw: Self.columns) FROM factors
-                WHERE project_id = \(bind: projectId) AND user_id = \(bind: userId) \(start)
-                ORDER BY created_at, id LIMIT \(bind: limit)
-                """
-            ).all().map(Self.record(from:))
+        try await database.lookup {
+            try await Self.table.page(
+                in: projectId, filter: "AND user_id = \(bind: userId)", after: after, limit: limit, on: $0)
         }
     }
 

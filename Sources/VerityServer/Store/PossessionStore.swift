@@ -11,6 +11,8 @@ struct PossessionStore: Sendable {
         id, project_id, flow, phone, final_target_url, locale, status, resends, retries, \
         number_changes, method, created_at, expires_at, completed_at, validated_at, backend_phone, test_number
         """
+    private static let table = RecordTable(
+        name: "possession_flows", columns: columns, key: "id", scope: "project_id", record: record(from:))
 
     func insert(_ record: PossessionRecord, tokenHash: String) async throws {
         try await database.execute { sql in
@@ -37,28 +39,13 @@ struct PossessionStore: Sendable {
     }
 
     func flow(id: String, projectId: String) async throws -> PossessionRecord? {
-        try await database.lookupConfirmingMiss { sql in
-            try await sql.raw(
-                """
-                SELECT \(unsafeRaw: Self.columns) FROM possession_flows
-                WHERE id = \(bind: id) AND project_id = \(bind: projectId)
-                """
-            ).first().map(Self.record(from:))
-        }
+        try await database.lookupConfirmingMiss { try await Self.table.find(id, in: projectId, on: $0) }
     }
 
     /// Up to `limit` of a project's possession flows, newest first, after the flow `after`.
     func page(projectId: String, after: String?, limit: Int) async throws -> [PossessionRecord] {
-        try await database.lookup { sql in
-            let start = SQLQueryString.pageStart(
-                after: after, table: "possession_flows", key: "id", scope: "project_id", projectId, newestFirst: true)
-            return try await sql.raw(
-                """
-                SELECT \(unsafeRaw: Self.columns) FROM possession_flows
-                WHERE project_id = \(bind: projectId) \(start)
-                ORDER BY created_at DESC, id DESC LIMIT \(bind: limit)
-                """
-            ).all().map(Self.record(from:))
+        try await database.lookup {
+            try await Self.table.page(in: projectId, after: after, limit: limit, newestFirst: true, on: $0)
         }
     }
 

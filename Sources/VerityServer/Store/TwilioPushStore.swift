@@ -42,24 +42,21 @@ struct TwilioPushStore: Sendable {
     {
         try await sql.raw(
             """
-            SELECT service_sid, identity, sid, created_at, updated_at FROM twilio_entities
+            SELECT \(unsafeRaw: entities.columns) FROM twilio_entities
             WHERE service_sid = \(bind: serviceSid) AND identity = \(bind: identity)
             """
         ).first().map(entity(from:))
     }
 
+    /// Entities are found by their identity, and listed in the order of their `sid`s.
+    private static let entities = RecordTable(
+        name: "twilio_entities", columns: "service_sid, identity, sid, created_at, updated_at", key: "sid",
+        scope: "service_sid", record: entity(from:))
+
     /// One page of the service's entities in creation order, starting after the entity `after` names.
     func entities(serviceSid: String, after: String?, limit: Int) async throws -> [TwilioEntity] {
-        try await database.execute { sql in
-            let start = SQLQueryString.pageStart(
-                after: after, table: "twilio_entities", key: "sid", scope: "service_sid", serviceSid)
-            return try await sql.raw(
-                """
-                SELECT service_sid, identity, sid, created_at, updated_at FROM twilio_entities
-                WHERE service_sid = \(bind: serviceSid) \(start)
-                ORDER BY created_at, sid LIMIT \(bind: limit)
-                """
-            ).all().map(Self.entity(from:))
+        try await database.execute {
+            try await Self.entities.page(in: serviceSid, after: after, limit: limit, on: $0)
         }
     }
 
@@ -263,14 +260,7 @@ struct TwilioPushStore: Sendable {
     }
 
     func accessToken(sid: String, serviceSid: String) async throws -> TwilioAccessToken? {
-        try await database.lookupConfirmingMiss { sql in
-            try await sql.raw(
-                """
-                SELECT \(unsafeRaw: Self.tokenColumns) FROM twilio_access_tokens
-                WHERE sid = \(bind: sid) AND service_sid = \(bind: serviceSid)
-                """
-            ).first().map(Self.accessToken(from:))
-        }
+        try await database.lookupConfirmingMiss { try await Self.accessTokens.find(sid, in: serviceSid, on: $0) }
     }
 
     func accessToken(hash: String) async throws -> TwilioAccessToken? {
@@ -283,6 +273,9 @@ struct TwilioPushStore: Sendable {
 
     private static let tokenColumns =
         "sid, project_id, service_sid, identity, factor_friendly_name, token_hash, ttl, created_at"
+    private static let accessTokens = RecordTable(
+        name: "twilio_access_tokens", columns: tokenColumns, key: "sid", scope: "service_sid",
+        record: accessToken(from:))
 
     private static func accessToken(from row: any SQLRow) throws -> TwilioAccessToken {
         TwilioAccessToken(

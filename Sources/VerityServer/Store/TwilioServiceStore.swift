@@ -9,6 +9,8 @@ struct TwilioServiceStore: Sendable {
         sid, project_id, friendly_name, code_length, push_include_date, push_apn_credential_sid, \
         push_fcm_credential_sid, totp_issuer, totp_time_step, totp_code_length, totp_skew, created_at, updated_at
         """
+    private static let table = RecordTable(
+        name: "twilio_services", columns: columns, key: "sid", scope: "project_id", record: service(from:))
 
     func insert(_ service: TwilioVerifyService) async throws {
         try await database.execute { sql in
@@ -27,29 +29,12 @@ struct TwilioServiceStore: Sendable {
     }
 
     func service(sid: String, projectId: String) async throws -> TwilioVerifyService? {
-        try await database.lookupConfirmingMiss { sql in
-            try await sql.raw(
-                """
-                SELECT \(unsafeRaw: Self.columns) FROM twilio_services
-                WHERE sid = \(bind: sid) AND project_id = \(bind: projectId)
-                """
-            ).first().map(Self.service(from:))
-        }
+        try await database.lookupConfirmingMiss { try await Self.table.find(sid, in: projectId, on: $0) }
     }
 
     /// One page of the project's services in creation order, starting after the service `after` names.
     func services(projectId: String, after: String?, limit: Int) async throws -> [TwilioVerifyService] {
-        try await database.execute { sql in
-            let start = SQLQueryString.pageStart(
-                after: after, table: "twilio_services", key: "sid", scope: "project_id", projectId)
-            return try await sql.raw(
-                """
-                SELECT \(unsafeRaw: Self.columns) FROM twilio_services
-                WHERE project_id = \(bind: projectId) \(start)
-                ORDER BY created_at, sid LIMIT \(bind: limit)
-                """
-            ).all().map(Self.service(from:))
-        }
+        try await database.execute { try await Self.table.page(in: projectId, after: after, limit: limit, on: $0) }
     }
 
     /// Saves changed settings; false when the service no longer exists.

@@ -69,6 +69,8 @@ struct TwilioWebhookStore: Sendable {
 
     static let columns =
         "sid, service_sid, friendly_name, event_types, webhook_url, status, version, created_at, updated_at"
+    private static let table = RecordTable(
+        name: "twilio_webhooks", columns: columns, key: "sid", scope: "service_sid", record: webhook(from:))
 
     func insert(_ webhook: TwilioWebhook) async throws {
         try await database.execute { sql in
@@ -100,40 +102,16 @@ struct TwilioWebhookStore: Sendable {
     }
 
     func webhook(sid: String, serviceSid: String) async throws -> TwilioWebhook? {
-        try await database.lookupConfirmingMiss { sql in
-            try await sql.raw(
-                """
-                SELECT \(unsafeRaw: Self.columns) FROM twilio_webhooks
-                WHERE sid = \(bind: sid) AND service_sid = \(bind: serviceSid)
-                """
-            ).first().map(Self.webhook(from:))
-        }
+        try await database.lookupConfirmingMiss { try await Self.table.find(sid, in: serviceSid, on: $0) }
     }
 
     /// One page of the service's webhooks in creation order, starting after the webhook `after` names.
     func webhooks(serviceSid: String, after: String?, limit: Int) async throws -> [TwilioWebhook] {
-        try await database.execute { sql in
-            let start = SQLQueryString.pageStart(
-                after: after, table: "twilio_webhooks", key: "sid", scope: "service_sid", serviceSid)
-            return try await sql.raw(
-                """
-                SELECT \(unsafeRaw: Self.columns) FROM twilio_webhooks
-                WHERE service_sid = \(bind: serviceSid) \(start)
-                ORDER BY created_at, sid LIMIT \(bind: limit)
-                """
-            ).all().map(Self.webhook(from:))
-        }
+        try await database.execute { try await Self.table.page(in: serviceSid, after: after, limit: limit, on: $0) }
     }
 
     func delete(sid: String, serviceSid: String) async throws -> Bool {
-        try await database.execute { sql in
-            try await sql.raw(
-                """
-                DELETE FROM twilio_webhooks WHERE sid = \(bind: sid) AND service_sid = \(bind: serviceSid)
-                RETURNING sid
-                """
-            ).first() != nil
-        }
+        try await database.execute { try await Self.table.delete(sid, in: serviceSid, on: $0) }
     }
 
     static func webhook(from row: any SQLRow) throws -> TwilioWebhook {
