@@ -55,11 +55,7 @@ public final class VerityMetrics: Sendable {
     func possession(_ event: PossessionEvent) { possessionCounter(event).increment() }
 
     private func possessionCounter(_ event: PossessionEvent) -> Counter {
-        registry.makeCounter(
-            descriptor: MetricNameDescriptor(
-                namespace: "verity", subsystem: "possession", metricName: "events", unitName: "total",
-                helpText: "Possession checks started, succeeded, failed and validated."),
-            labels: [("event", event.rawValue)])
+        eventCounter("possession", event.rawValue, help: "Possession checks started, succeeded, failed and validated.")
     }
 
     /// What happened to a session, for `verity_sessions_events_total{event=…}`.
@@ -75,11 +71,16 @@ public final class VerityMetrics: Sendable {
     func session(_ event: SessionEvent) { sessionCounter(event).increment() }
 
     private func sessionCounter(_ event: SessionEvent) -> Counter {
+        eventCounter(
+            "sessions", event.rawValue, help: "Sign-ups, sign-ins, refreshes, refresh-token reuses and step-ups.")
+    }
+
+    /// `verity_<subsystem>_events_total{event=…}`.
+    private func eventCounter(_ subsystem: String, _ event: String, help: String) -> Counter {
         registry.makeCounter(
             descriptor: MetricNameDescriptor(
-                namespace: "verity", subsystem: "sessions", metricName: "events", unitName: "total",
-                helpText: "Sign-ups, sign-ins, refreshes, refresh-token reuses and step-ups."),
-            labels: [("event", event.rawValue)])
+                namespace: "verity", subsystem: subsystem, metricName: "events", unitName: "total", helpText: help),
+            labels: [("event", event)])
     }
 
     func request(method: String, route: String, status: Int, duration: Duration) {
