@@ -191,19 +191,10 @@ public struct APNsPushSender: PushSender {
             "apns.reason": "\(reason ?? "none")",
             "apns.unique_id": "\(response.headers.first(name: "apns-unique-id") ?? "none")",
         ]
-        switch Self.outcome(status: status, reason: reason) {
-        case .delivered:
-            logger.debug("apns accepted notification", metadata: metadata)
-        case .tokenInvalid(let description):
-            logger.debug("apns reports the device token is invalid", metadata: metadata)
-            throw PushTokenInvalid(reason: description)
-        case .providerTokenRejected(let description):
-            logger.debug("apns rejected the provider token; a new one will be minted", metadata: metadata)
+        try await Self.outcome(status: status, reason: reason).settle(
+            provider: "apns", logger: logger, metadata: metadata
+        ) {
             await providerTokens.invalidate(providerToken)
-            throw DeliveryError(.transient, description)
-        case .failed(let kind, let description):
-            logger.debug("apns refused notification", metadata: metadata)
-            throw DeliveryError(kind, description)
         }
     }
 
@@ -226,16 +217,8 @@ public struct APNsPushSender: PushSender {
         }
     }
 
-    /// What an APNs answer means for the notification.
-    enum Outcome: Equatable {
-        case delivered
-        case tokenInvalid(String)
-        case providerTokenRejected(String)
-        case failed(DeliveryError.Kind, String)
-    }
-
-    /// Maps an APNs status and `reason` (from the JSON error body) to an ``Outcome``.
-    static func outcome(status: Int, reason: String?) -> Outcome {
+    /// Maps an APNs status and `reason` (from the JSON error body) to a ``PushOutcome``.
+    static func outcome(status: Int, reason: String?) -> PushOutcome {
         let description = ["apns", "\(status)", reason].compactMap { $0 }.joined(separator: " ")
         switch (status, reason) {
         case (200, _):
@@ -243,7 +226,7 @@ public struct APNsPushSender: PushSender {
         case (410, _), (400, "BadDeviceToken"), (400, "DeviceTokenNotForTopic"):
             return .tokenInvalid(description)
         case (403, "ExpiredProviderToken"), (403, "InvalidProviderToken"):
-            return .providerTokenRejected(description)
+            return .credentialRejected(description)
         case (429, _), (500..<600, _):
             return .failed(.transient, description)
         case (400..<500, _):

@@ -180,19 +180,9 @@ public struct FCMPushSender: PushSender {
             "fcm.status": "\(error?.status ?? "none")",
             "fcm.error_code": "\(error?.fcmErrorCode ?? "none")",
         ]
-        switch Self.outcome(status: status, error: error) {
-        case .delivered:
-            logger.debug("fcm accepted message", metadata: metadata)
-        case .tokenInvalid(let description):
-            logger.debug("fcm reports the registration token is invalid", metadata: metadata)
-            throw PushTokenInvalid(reason: description)
-        case .accessTokenRejected(let description):
-            logger.debug("fcm rejected the access token; a new one will be requested", metadata: metadata)
+        try await Self.outcome(status: status, error: error).settle(provider: "fcm", logger: logger, metadata: metadata)
+        {
             await accessTokens.invalidate(accessToken)
-            throw DeliveryError(.transient, description)
-        case .failed(let kind, let description):
-            logger.debug("fcm refused message", metadata: metadata)
-            throw DeliveryError(kind, description)
         }
     }
 
@@ -251,16 +241,8 @@ public struct FCMPushSender: PushSender {
         return ProviderCredential(value: token.accessToken, refreshAfter: now.addingTimeInterval(max(0, lifetime)))
     }
 
-    /// What an FCM answer means for the notification.
-    enum Outcome: Equatable {
-        case delivered
-        case tokenInvalid(String)
-        case accessTokenRejected(String)
-        case failed(DeliveryError.Kind, String)
-    }
-
-    /// Maps an FCM status and error body to an ``Outcome``.
-    static func outcome(status: Int, error: GoogleError?) -> Outcome {
+    /// Maps an FCM status and error body to a ``PushOutcome``.
+    static func outcome(status: Int, error: GoogleError?) -> PushOutcome {
         let code = error?.fcmErrorCode ?? error?.status
         let description = ["fcm", "\(status)", code].compactMap { $0 }.joined(separator: " ")
         if (200..<300).contains(status) { return .delivered }
@@ -272,7 +254,7 @@ public struct FCMPushSender: PushSender {
         case 401 where code == "THIRD_PARTY_AUTH_ERROR":
             return .failed(.permanent, description)
         case 401:
-            return .accessTokenRejected(description)
+            return .credentialRejected(description)
         case 429, 500..<600:
             return .failed(.transient, description)
         case 400..<500:
