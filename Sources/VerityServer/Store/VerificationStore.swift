@@ -341,28 +341,29 @@ struct VerificationStore: Sendable {
     func approve(id: String, maxChecks: Int, now: Date, in work: UnitOfWork? = nil) async throws
         -> VerificationRecord?
     {
-        try await database.execute(in: work) { sql in
-            try await sql.raw(
-                """
-                UPDATE verifications SET status = 'approved', updated_at = \(bind: now.storedValue)
-                WHERE id = \(bind: id) AND status = 'pending' AND expires_at > \(bind: now.storedValue)
-                  AND check_attempts < \(bind: maxChecks)
-                RETURNING \(unsafeRaw: Self.columns)
-                """
-            ).first().map(Self.record(from:))
-        }
+        try await changeCheckable(id: id, maxChecks: maxChecks, now: now, set: "status = 'approved'", in: work)
     }
 
     /// Counts one wrong code. The last allowed attempt moves the verification to `max_attempts_reached`.
     /// Returns nil when the verification is no longer checkable (approved, expired, already at the limit).
     func recordWrongCode(id: String, maxChecks: Int, now: Date) async throws -> VerificationRecord? {
-        try await database.execute { sql in
+        try await changeCheckable(
+            id: id, maxChecks: maxChecks, now: now,
+            set: """
+                check_attempts = check_attempts + 1,
+                status = CASE WHEN check_attempts + 1 >= \(bind: maxChecks) THEN 'max_attempts_reached' ELSE status END
+                """)
+    }
+
+    /// Applies `set` to a verification that is still checkable: pending, unexpired and under the attempt limit.
+    /// Returns the changed verification, or nil when it was not checkable.
+    private func changeCheckable(
+        id: String, maxChecks: Int, now: Date, set: SQLQueryString, in work: UnitOfWork? = nil
+    ) async throws -> VerificationRecord? {
+        try await database.execute(in: work) { sql in
             try await sql.raw(
                 """
-                UPDATE verifications
-                SET check_attempts = check_attempts + 1, updated_at = \(bind: now.storedValue),
-                    status = CASE WHEN check_attempts + 1 >= \(bind: maxChecks) THEN 'max_attempts_reached'
-                                  ELSE status END
+                UPDATE verifications SET \(set), updated_at = \(bind: now.storedValue)
                 WHERE id = \(bind: id) AND status = 'pending' AND expires_at > \(bind: now.storedValue)
                   AND check_attempts < \(bind: maxChecks)
                 RETURNING \(unsafeRaw: Self.columns)
