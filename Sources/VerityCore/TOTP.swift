@@ -164,8 +164,8 @@ public struct TOTP: Sendable, Equatable {
     ///   - account: The user's account name, for example an email address.
     /// - Returns: The URI.
     public func uri(issuer: String, account: String) -> String {
-        let encodedIssuer = Self.percentEncode(issuer)
-        return "otpauth://totp/\(encodedIssuer):\(Self.percentEncode(account))"
+        let encodedIssuer = PercentEncoding.encode(issuer)
+        return "otpauth://totp/\(encodedIssuer):\(PercentEncoding.encode(account))"
             + "?secret=\(Base32.encode(secret))&issuer=\(encodedIssuer)"
             + "&algorithm=\(algorithm.rawValue)&digits=\(digits)&period=\(period)"
     }
@@ -177,23 +177,5 @@ public struct TOTP: Sendable, Equatable {
             difference |= lhs[index] ^ rhs[index]
         }
         return difference == 0
-    }
-
-    private static func percentEncode(_ text: String) -> String {
-        let hex = Array("0123456789ABCDEF".utf8)
-        var output: [UInt8] = []
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                UInt8(ascii: "~"):
-                output.append(byte)
-            default:
-                output.append(UInt8(ascii: "%"))
-                output.append(hex[Int(byte >> 4)])
-                output.append(hex[Int(byte & 0x0F)])
-            }
-        }
-        return String(decoding: output, as: UTF8.self)
     }
 }

@@ -489,7 +489,7 @@ extension TestClientProtocol {
     func post(_ uri: String, form: [String: String], session: String? = nil) async throws -> TestResponse {
         var headers: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
         if let session { headers[.cookie] = "verity_console=\(session)" }
-        let body = form.sorted { $0.key < $1.key }.map { "\($0.key)=\(ConsoleHTML.percentEncoded($0.value))" }
+        let body = form.sorted { $0.key < $1.key }.map { "\($0.key)=\(PercentEncoding.encode($0.value))" }
             .joined(separator: "&")
         return try await execute(uri: uri, method: .post, headers: headers, body: ByteBuffer(string: body))
     }

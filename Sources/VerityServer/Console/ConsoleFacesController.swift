@@ -56,7 +56,7 @@ struct ConsoleFacesController: Sendable {
         let rows = events.items.map { event in
             [
                 ConsoleHTML.date(event.createdAt), ConsoleHTML.escape(event.type),
-                #"<a href="/console/projects/\#(project.id)/users/\#(ConsoleHTML.percentEncoded(event.userId))">\#(ConsoleHTML.escape(event.userId))</a>"#,
+                #"<a href="/console/projects/\#(project.id)/users/\#(PercentEncoding.encode(event.userId))">\#(ConsoleHTML.escape(event.userId))</a>"#,
                 ConsoleHTML.escape(event.sessionId ?? ""), ConsoleHTML.escape(event.ipAddress ?? ""),
             ]
         }

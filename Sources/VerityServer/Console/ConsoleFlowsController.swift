@@ -20,7 +20,7 @@ struct ConsoleFlowsController: Sendable {
     }
 
     private static func path(_ project: Project, _ tail: String) -> String {
-        "/console/projects/\(ConsoleHTML.percentEncoded(project.id))\(tail)"
+        "/console/projects/\(PercentEncoding.encode(project.id))\(tail)"
     }
 
     /// The challenge statuses an operator can filter by.
@@ -40,7 +40,7 @@ struct ConsoleFlowsController: Sendable {
         let page = try await challenges.recent(status: status, factorId: factor, cursor: query["cursor"], in: project)
         let now = challenges.clock.now()
         let rows = page.items.map { challenge in
-            let user = Self.path(project, "/users/" + ConsoleHTML.percentEncoded(challenge.userId))
+            let user = Self.path(project, "/users/" + PercentEncoding.encode(challenge.userId))
             let factorId = challenge.respondedFactorId ?? challenge.factorId
             return [
                 "<code>\(ConsoleHTML.escape(challenge.id))</code>",

@@ -157,16 +157,10 @@ enum ConsoleHTML {
     static func nextPage(_ base: String, cursor: String?, query: [String: String?]) -> String {
         guard let cursor else { return "" }
         var items = query.compactMapValues { $0 }.filter { !$0.value.isEmpty }.sorted { $0.key < $1.key }.map {
-            "\($0.key)=\(percentEncoded($0.value))"
+            "\($0.key)=\(PercentEncoding.encode($0.value))"
         }
-        items.append("cursor=\(percentEncoded(cursor))")
+        items.append("cursor=\(PercentEncoding.encode(cursor))")
         return #"<p><a rel="next" href="\#(escape(base + "?" + items.joined(separator: "&")))">Next page</a></p>"#
-    }
-
-    static func percentEncoded(_ text: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
     }
 
     static func date(_ date: Date?) -> String {

@@ -156,7 +156,7 @@ struct ConsoleOperationsController: Sendable {
         let id = segments.count > 2 ? String(segments[2]) : ""
         let message = try await outbox.retry(id: id)
         try await console.operators.audit(session.record, "message.retry", target: message.id)
-        return ConsoleHTML.redirect("/console/messages?q=\(ConsoleHTML.percentEncoded(message.destination))")
+        return ConsoleHTML.redirect("/console/messages?q=\(PercentEncoding.encode(message.destination))")
     }
 }
 

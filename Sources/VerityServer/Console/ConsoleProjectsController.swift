@@ -68,7 +68,7 @@ struct ConsoleProjectsController: Sendable {
     }
 
     private static func path(_ project: Project, _ tail: String = "") -> String {
-        "/console/projects/\(ConsoleHTML.percentEncoded(project.id))\(tail)"
+        "/console/projects/\(PercentEncoding.encode(project.id))\(tail)"
     }
 
     // MARK: - Projects
@@ -146,7 +146,7 @@ struct ConsoleProjectsController: Sendable {
             <a href="\(Self.path(project, "/twilio"))">Twilio services</a> · \
             <a href="\(Self.path(project, "/challenges"))">Push challenges</a> · \
             <a href="\(Self.path(project, "/possession"))">Possession flows</a> · \
-            <a href="/console/verifications?project=\(ConsoleHTML.percentEncoded(project.id))">Verifications</a></p>
+            <a href="/console/verifications?project=\(PercentEncoding.encode(project.id))">Verifications</a></p>
             <h2>Settings</h2>
             <form method="post" action="\(Self.path(project, "/settings"))">\(ConsoleHTML.csrfField(session))
             \(ConsoleHTML.field("Name", name: "name", value: project.name, required: true))
@@ -317,7 +317,7 @@ struct ConsoleProjectsController: Sendable {
         let page = try await users.list(loginId: query["q"], cursor: query["cursor"], in: project)
         let rows = page.items.map { user in
             [
-                #"<a href="\#(Self.path(project, "/users/" + ConsoleHTML.percentEncoded(user.id)))">\#(ConsoleHTML.escape(user.loginIds.joined(separator: ", ")))</a>"#,
+                #"<a href="\#(Self.path(project, "/users/" + PercentEncoding.encode(user.id)))">\#(ConsoleHTML.escape(user.loginIds.joined(separator: ", ")))</a>"#,
                 ConsoleHTML.escape(user.displayName ?? ""), ConsoleHTML.escape(user.roles.joined(separator: ", ")),
                 user.disabled ? "disabled" : "active", ConsoleHTML.date(user.createdAt),
             ]
@@ -339,11 +339,11 @@ struct ConsoleProjectsController: Sendable {
         async let factorPage = factors.factors(userId: user.id, in: project)
         async let events = sessions.securityEvents(userId: user.id, limit: 50, in: project)
         async let active = sessions.activeSessions(userId: user.id, in: project)
-        let base = Self.path(project, "/users/" + ConsoleHTML.percentEncoded(user.id))
+        let base = Self.path(project, "/users/" + PercentEncoding.encode(user.id))
         let factorRows = try await factorPage.items.map { factor in
             [
                 factor.type == .push
-                    ? #"<a href="\#(Self.path(project, "/challenges?q=" + ConsoleHTML.percentEncoded(factor.id)))">\#(factor.id)</a>"#
+                    ? #"<a href="\#(Self.path(project, "/challenges?q=" + PercentEncoding.encode(factor.id)))">\#(factor.id)</a>"#
                     : "<code>\(factor.id)</code>",
                 factor.type.rawValue, factor.status.rawValue,
                 ConsoleHTML.escape(factor.friendlyName), ConsoleHTML.date(factor.createdAt),
@@ -386,13 +386,13 @@ struct ConsoleProjectsController: Sendable {
         let user = try await users.user(id: try Self.parameter("user", of: request), in: project)
         try await sessions.revokeAll(userId: user.id, in: project)
         try await operators.audit(session.record, "user.revoke_sessions", target: user.id)
-        return ConsoleHTML.redirect(Self.path(project, "/users/" + ConsoleHTML.percentEncoded(user.id)))
+        return ConsoleHTML.redirect(Self.path(project, "/users/" + PercentEncoding.encode(user.id)))
     }
 
     private func setDisabled(_ disabled: Bool, _ request: Request, _ session: ConsoleSession) async throws -> Response {
         let project = try await project(request)
         let user = try await users.setDisabled(disabled, id: try Self.parameter("user", of: request), in: project)
         try await operators.audit(session.record, disabled ? "user.disable" : "user.enable", target: user.id)
-        return ConsoleHTML.redirect(Self.path(project, "/users/" + ConsoleHTML.percentEncoded(user.id)))
+        return ConsoleHTML.redirect(Self.path(project, "/users/" + PercentEncoding.encode(user.id)))
     }
 }

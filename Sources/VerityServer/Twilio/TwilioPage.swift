@@ -1,4 +1,5 @@
 import Foundation
+import VerityCore
 
 /// Twilio's paging: `PageSize` (default 50, at most 1000), `Page` (an index, informational) and an opaque
 /// `PageToken` the server issued (`PA` + the SID of the previous page's last item).
@@ -42,7 +43,7 @@ struct TwilioPageMeta: Encodable, Sendable {
         filters: KeyValuePairs<String, String?> = [:]
     ) {
         let query = filters.compactMap { name, value in
-            value.flatMap { $0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) }.map { "&\(name)=\($0)" }
+            value.map { "&\(name)=\(PercentEncoding.encode($0))" }
         }.joined()
         func url(page: Int, token: String?) -> String {
             "\(listURL)?PageSize=\(request.pageSize)&Page=\(page)\(query)" + (token.map { "&PageToken=PA\($0)" } ?? "")
