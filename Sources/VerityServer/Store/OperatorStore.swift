@@ -159,28 +159,29 @@ struct OperatorStore: Sendable {
     /// or target starts with it.
     func audit(search: String?, after: String?, limit: Int) async throws -> [AuditEntry] {
         try await database.lookup { sql in
-            let start = SQLQueryString.pageStart(newestFirstAfter: after, table: "console_audit")
             let filter: SQLQueryString =
                 search.map { (text: String) -> SQLQueryString in
                     let pattern = Self.prefixPattern(text)
                     return "AND (action LIKE \(bind: pattern) ESCAPE '\\' OR target LIKE \(bind: pattern) ESCAPE '\\')"
                 } ?? ""
-            return try await sql.raw(
-                """
-                SELECT id, operator_id, action, target, created_at,
-                    (SELECT name FROM console_operators o WHERE o.id = console_audit.operator_id) AS name
-                FROM console_audit WHERE 1 = 1 \(start) \(filter)
-                ORDER BY created_at DESC, id DESC LIMIT \(bind: limit)
-                """
-            ).all().map { row in
-                AuditEntry(
-                    id: try row.decode(column: "id", as: String.self),
-                    operatorId: try row.decode(column: "operator_id", as: String.self),
-                    operatorName: try row.decode(column: "name", as: String?.self),
-                    action: try row.decode(column: "action", as: String.self),
-                    target: try row.decode(column: "target", as: String.self), createdAt: try row.date("created_at"))
-            }
+            return try await Self.auditTable.newestOfAll(filter: filter, after: after, limit: limit, on: sql)
         }
+    }
+
+    private static let auditTable = RecordTable(
+        name: "console_audit",
+        columns: """
+            id, operator_id, action, target, created_at,
+            (SELECT name FROM console_operators o WHERE o.id = console_audit.operator_id) AS name
+            """,
+        key: "id", scope: "operator_id"
+    ) { row in
+        AuditEntry(
+            id: try row.decode(column: "id", as: String.self),
+            operatorId: try row.decode(column: "operator_id", as: String.self),
+            operatorName: try row.decode(column: "name", as: String?.self),
+            action: try row.decode(column: "action", as: String.self),
+            target: try row.decode(column: "target", as: String.self), createdAt: try row.date("created_at"))
     }
 
     /// `text%` with LIKE's wildcards in `text` escaped.

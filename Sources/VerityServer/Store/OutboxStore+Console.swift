@@ -12,21 +12,18 @@ struct DeliveryLatency: Sendable, Equatable {
 }
 
 extension OutboxStore {
+    private static let table = RecordTable(
+        name: "outbox", columns: columns, key: "id", scope: "project_id", record: message(from:))
+
     /// Up to `limit` messages of every project, newest first, after the one `after` names; only those in `status`
     /// and to `destination` when given.
     func page(status: OutboxMessage.Status?, destination: String?, after: String?, limit: Int) async throws
         -> [OutboxMessage]
     {
         try await database.lookup { sql in
-            let start = SQLQueryString.pageStart(newestFirstAfter: after, table: "outbox")
             let state: SQLQueryString = status.map { "AND status = \(bind: $0.rawValue)" } ?? ""
             let to: SQLQueryString = destination.map { "AND destination = \(bind: $0)" } ?? ""
-            return try await sql.raw(
-                """
-                SELECT \(unsafeRaw: Self.columns) FROM outbox WHERE 1 = 1 \(state) \(to) \(start)
-                ORDER BY created_at DESC, id DESC LIMIT \(bind: limit)
-                """
-            ).all().map(Self.message(from:))
+            return try await Self.table.newestOfAll(filter: "\(state) \(to)", after: after, limit: limit, on: sql)
         }
     }
 

@@ -45,6 +45,26 @@ struct RecordTable<Record>: Sendable {
         ).all().map(record)
     }
 
+    /// Up to `limit` records of every scope, newest first, after the record `after` names; only those `filter`
+    /// (`AND …`) keeps. For the console's lists over all projects.
+    func newestOfAll(filter: SQLQueryString, after: String?, limit: Int, on sql: any SQLDatabase) async throws
+        -> [Record]
+    {
+        let start: SQLQueryString =
+            after.map {
+                """
+                AND (created_at, \(unsafeRaw: key)) <
+                    (SELECT created_at, \(unsafeRaw: key) FROM \(unsafeRaw: name) WHERE \(unsafeRaw: key) = \(bind: $0))
+                """
+            } ?? ""
+        return try await sql.raw(
+            """
+            SELECT \(unsafeRaw: columns) FROM \(unsafeRaw: name) WHERE 1 = 1 \(filter) \(start)
+            ORDER BY created_at DESC, \(unsafeRaw: key) DESC LIMIT \(bind: limit)
+            """
+        ).all().map(record)
+    }
+
     /// Deletes the record `key` names in `scope`; false when there was none.
     func delete(_ key: String, in scope: String, on sql: any SQLDatabase) async throws -> Bool {
         try await sql.raw(

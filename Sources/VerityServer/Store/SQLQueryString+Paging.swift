@@ -16,12 +16,4 @@ extension SQLQueryString {
             """
     }
 
-    /// `AND (created_at, id) < (…)`: where a newest-first keyset page of a list over every project starts, below the
-    /// row `after` names; nothing for the first page.
-    static func pageStart(newestFirstAfter after: String?, table: String) -> SQLQueryString {
-        guard let after else { return "" }
-        return """
-            AND (created_at, id) < (SELECT created_at, id FROM \(unsafeRaw: table) WHERE id = \(bind: after))
-            """
-    }
 }

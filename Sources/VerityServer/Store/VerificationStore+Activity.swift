@@ -121,15 +121,10 @@ extension VerificationStore {
         -> [VerificationRecord]
     {
         try await database.lookup { sql in
-            let start = SQLQueryString.pageStart(newestFirstAfter: after, table: "verifications")
             let project: SQLQueryString = projectId.map { "AND project_id = \(bind: $0)" } ?? ""
             let destination: SQLQueryString = destinationKey.map { "AND destination_key = \(bind: $0)" } ?? ""
-            return try await sql.raw(
-                """
-                SELECT \(unsafeRaw: Self.columns) FROM verifications WHERE 1 = 1 \(project) \(destination) \(start)
-                ORDER BY created_at DESC, id DESC LIMIT \(bind: limit)
-                """
-            ).all().map(Self.record(from:))
+            return try await VerificationStore.table.newestOfAll(
+                filter: "\(project) \(destination)", after: after, limit: limit, on: sql)
         }
     }
 }

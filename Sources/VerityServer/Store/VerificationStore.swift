@@ -13,6 +13,8 @@ struct VerificationStore: Sendable {
         id, project_id, channel, destination, destination_key, locale, status, code_salt, code_length, send_attempts, \
         check_attempts, created_at, updated_at, expires_at, purpose, session_claims
         """
+    static let table = RecordTable(
+        name: "verifications", columns: columns, key: "id", scope: "project_id", record: record(from:))
 
     /// What `startOrResend` did.
     enum StartOutcome: Sendable {
