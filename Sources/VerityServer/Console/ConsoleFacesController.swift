@@ -16,12 +16,8 @@ struct ConsoleFacesController: Sendable {
         group.get("projects/:project/security-events", use: console.page(securityEvents))
     }
 
-    private func project(_ request: Request) async throws -> Project {
-        try await ConsoleProjectsController.project(request, admin: admin)
-    }
-
     @Sendable private func twilio(_ request: Request, _ session: ConsoleSession) async throws -> Response {
-        let project = try await project(request)
+        let project = try await admin.project(of: request)
         let query = ConsoleForm.query(of: request)
         let limit = 20
         let services = try await twilioServices.list(after: query["cursor"], limit: limit + 1, in: project)
@@ -51,7 +47,7 @@ struct ConsoleFacesController: Sendable {
     }
 
     @Sendable private func securityEvents(_ request: Request, _ session: ConsoleSession) async throws -> Response {
-        let project = try await project(request)
+        let project = try await admin.project(of: request)
         let events = try await sessions.securityEvents(userId: nil, limit: 100, in: project)
         let rows = events.items.map { event in
             [

@@ -15,10 +15,6 @@ struct ConsoleFlowsController: Sendable {
         group.get("projects/:project/possession", use: console.page(possessionList))
     }
 
-    private func project(_ request: Request) async throws -> Project {
-        try await ConsoleProjectsController.project(request, admin: admin)
-    }
-
     private static func path(_ project: Project, _ tail: String) -> String {
         "/console/projects/\(PercentEncoding.encode(project.id))\(tail)"
     }
@@ -27,7 +23,7 @@ struct ConsoleFlowsController: Sendable {
     static let statuses = ["pending", "approved", "denied", "expired"]
 
     @Sendable private func challengeList(_ request: Request, _ session: ConsoleSession) async throws -> Response {
-        let project = try await project(request)
+        let project = try await admin.project(of: request)
         let query = ConsoleForm.query(of: request)
         let status = try query["status"].flatMap { value -> ChallengeStatus? in
             if value.isEmpty { return nil }
@@ -71,7 +67,7 @@ struct ConsoleFlowsController: Sendable {
     }
 
     @Sendable private func possessionList(_ request: Request, _ session: ConsoleSession) async throws -> Response {
-        let project = try await project(request)
+        let project = try await admin.project(of: request)
         let query = ConsoleForm.query(of: request)
         let page = try await possession.recent(cursor: query["cursor"], in: project)
         let rows = page.items.map { flow in

@@ -22,7 +22,7 @@ struct ConsoleProjectsController: Sendable {
         group.get(
             "projects/:project",
             use: console.page { request, session in
-                try await projectPage(try await project(request), session: session)
+                try await projectPage(try await admin.project(of: request), session: session)
             })
         group.post("projects/:project/settings", use: console.action(updateSettings))
         group.post("projects/:project/webhook", use: console.action(setWebhook))
@@ -45,20 +45,7 @@ struct ConsoleProjectsController: Sendable {
             })
     }
 
-    private func project(_ request: Request) async throws -> Project {
-        try await Self.project(request, admin: admin)
-    }
-
-    /// The project a `/console/projects/{project}/…` page names, or `not_found`.
-    static func project(_ request: Request, admin: AdminService) async throws -> Project {
-        let id = try parameter("project", of: request)
-        guard let project = try await admin.findProject(id: id) else {
-            throw VerityError(.notFound, "There is no project \(id).")
-        }
-        return project
-    }
-
-    private static func parameter(_ name: String, of request: Request) throws -> String {
+    fileprivate static func parameter(_ name: String, of request: Request) throws -> String {
         let segments = request.uri.path.split(separator: "/").map(String.init)
         let names = ["project": 2, "key": 4, "user": 4]
         guard let index = names[name], segments.count > index else {
@@ -188,7 +175,7 @@ struct ConsoleProjectsController: Sendable {
     private func updateSettings(_ request: Request, _ session: ConsoleSession, _ form: ConsoleForm) async throws
         -> Response
     {
-        let project = try await project(request)
+        let project = try await admin.project(of: request)
         let codeLength = try form["codeLength"].map { try Self.integer($0, "Code length") }
         let codeLifetime = try form["codeLifetime"].map { try Self.integer($0, "Code lifetime") }
         let countries = form["allowedCountries"]
@@ -256,7 +243,7 @@ struct ConsoleProjectsController: Sendable {
     private func setWebhook(_ request: Request, _ session: ConsoleSession, _ form: ConsoleForm) async throws
         -> Response
     {
-        let project = try await project(request)
+        let project = try await admin.project(of: request)
         _ = try await admin.setWebhook(projectId: project.id, url: form["url"])
         try await operators.audit(session.record, "project.webhook", target: project.id)
         return ConsoleHTML.redirect(Self.path(project))
@@ -265,7 +252,7 @@ struct ConsoleProjectsController: Sendable {
     private func createKey(_ request: Request, _ session: ConsoleSession, _ form: ConsoleForm) async throws
         -> Response
     {
-        let project = try await project(request)
+        let project = try await admin.project(of: request)
         let name = form["name"] ?? ""
         guard (1...100).contains(name.count) else {
             throw ConfigurationError("A key name must be 1 to 100 characters.")
@@ -278,7 +265,7 @@ struct ConsoleProjectsController: Sendable {
     private func revokeKey(_ request: Request, _ session: ConsoleSession, _ form: ConsoleForm) async throws
         -> Response
     {
-        let project = try await project(request)
+        let project = try await admin.project(of: request)
         let keyId = try Self.parameter("key", of: request)
         try await admin.revokeKey(id: keyId, projectId: project.id)
         try await operators.audit(session.record, "api_key.revoke", target: keyId)
@@ -288,7 +275,7 @@ struct ConsoleProjectsController: Sendable {
     private func createRole(_ request: Request, _ session: ConsoleSession, _ form: ConsoleForm) async throws
         -> Response
     {
-        let project = try await project(request)
+        let project = try await admin.project(of: request)
         let permissions = form["permissions"].map {
             $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         }
@@ -301,7 +288,7 @@ struct ConsoleProjectsController: Sendable {
     private func addTestNumber(_ request: Request, _ session: ConsoleSession, _ form: ConsoleForm) async throws
         -> Response
     {
-        let project = try await project(request)
+        let project = try await admin.project(of: request)
         let number = try await testNumbers.add(
             CreateTestPhoneNumberRequest(phoneNumber: form["phoneNumber"] ?? "", code: form["code"] ?? ""),
             in: project)
@@ -312,7 +299,7 @@ struct ConsoleProjectsController: Sendable {
     // MARK: - Users
 
     @Sendable private func userList(_ request: Request, _ session: ConsoleSession) async throws -> Response {
-        let project = try await project(request)
+        let project = try await admin.project(of: request)
         let query = ConsoleForm.query(of: request)
         let page = try await users.list(loginId: query["q"], cursor: query["cursor"], in: project)
         let rows = page.items.map { user in
@@ -334,7 +321,7 @@ struct ConsoleProjectsController: Sendable {
     }
 
     @Sendable private func userPage(_ request: Request, _ session: ConsoleSession) async throws -> Response {
-        let project = try await project(request)
+        let project = try await admin.project(of: request)
         let user = try await users.user(id: try Self.parameter("user", of: request), in: project)
         async let factorPage = factors.factors(userId: user.id, in: project)
         async let events = sessions.securityEvents(userId: user.id, limit: 50, in: project)
@@ -382,7 +369,7 @@ struct ConsoleProjectsController: Sendable {
     private func revokeSessions(_ request: Request, _ session: ConsoleSession, _ form: ConsoleForm) async throws
         -> Response
     {
-        let project = try await project(request)
+        let project = try await admin.project(of: request)
         let user = try await users.user(id: try Self.parameter("user", of: request), in: project)
         try await sessions.revokeAll(userId: user.id, in: project)
         try await operators.audit(session.record, "user.revoke_sessions", target: user.id)
@@ -390,9 +377,20 @@ struct ConsoleProjectsController: Sendable {
     }
 
     private func setDisabled(_ disabled: Bool, _ request: Request, _ session: ConsoleSession) async throws -> Response {
-        let project = try await project(request)
+        let project = try await admin.project(of: request)
         let user = try await users.setDisabled(disabled, id: try Self.parameter("user", of: request), in: project)
         try await operators.audit(session.record, disabled ? "user.disable" : "user.enable", target: user.id)
         return ConsoleHTML.redirect(Self.path(project, "/users/" + PercentEncoding.encode(user.id)))
+    }
+}
+
+extension AdminService {
+    /// The project a `/console/projects/{project}/…` page names, or `not_found`.
+    func project(of request: Request) async throws -> Project {
+        let id = try ConsoleProjectsController.parameter("project", of: request)
+        guard let project = try await findProject(id: id) else {
+            throw VerityError(.notFound, "There is no project \(id).")
+        }
+        return project
     }
 }
