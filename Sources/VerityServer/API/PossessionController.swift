@@ -48,12 +48,7 @@ struct PossessionController {
     }
 
     @Sendable func startOTP(_ request: Request, context: VerityRequestContext) async throws -> PossessionState {
-        let body = try await request.decodeJSON(
-            PossessionPhoneRequest.self, context: context, empty: PossessionPhoneRequest())
-        let (flow, project) = try context.requirePossession()
-        return try await possession.startOTP(
-            flow, phoneNumber: body.phoneNumber, channel: body.channel, appProof: request.appVerificationProof,
-            in: project)
+        try await sendToPhone(request, context, empty: PossessionPhoneRequest(), possession.startOTP)
     }
 
     @Sendable func finishOTP(_ request: Request, context: VerityRequestContext) async throws -> PossessionState {
@@ -76,19 +71,22 @@ struct PossessionController {
     }
 
     @Sendable func changeNumber(_ request: Request, context: VerityRequestContext) async throws -> PossessionState {
-        let body = try await request.decodeJSON(PossessionPhoneRequest.self, context: context)
-        let (flow, project) = try context.requirePossession()
-        return try await possession.changeNumber(
-            flow, to: body.phoneNumber, channel: body.channel, appProof: request.appVerificationProof, in: project)
+        try await sendToPhone(request, context, possession.changeNumber)
     }
 
     @Sendable func startLink(_ request: Request, context: VerityRequestContext) async throws -> PossessionState {
-        let body = try await request.decodeJSON(
-            PossessionPhoneRequest.self, context: context, empty: PossessionPhoneRequest())
+        try await sendToPhone(request, context, empty: PossessionPhoneRequest(), possession.startLink)
+    }
+
+    /// A step that sends a code or link to the body's phone number (or the flow's, when `empty` stands for no
+    /// body), with the request's app-verification proof.
+    private func sendToPhone(
+        _ request: Request, _ context: VerityRequestContext, empty: PossessionPhoneRequest? = nil,
+        _ step: (PossessionRecord, String?, VerityCore.Channel?, String?, Project) async throws -> PossessionState
+    ) async throws -> PossessionState {
+        let body = try await request.decodeJSON(PossessionPhoneRequest.self, context: context, empty: empty)
         let (flow, project) = try context.requirePossession()
-        return try await possession.startLink(
-            flow, phoneNumber: body.phoneNumber, channel: body.channel, appProof: request.appVerificationProof,
-            in: project)
+        return try await step(flow, body.phoneNumber, body.channel, request.appVerificationProof, project)
     }
 
     @Sendable func silent(_ request: Request, context: VerityRequestContext) async throws -> PossessionState {
