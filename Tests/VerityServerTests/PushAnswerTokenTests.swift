@@ -71,8 +71,11 @@ struct PushAnswerTokenTests {
                 .get, "/v1/device/factors/\(device.factorId)/challenges", key: expiredToken)
             #expect(try expiredAgain.problem().code == "token_replayed")
 
-            // One answer recorded, so one webhook event queued with it (and none for the refusals).
-            let events = try await node.verity.outboxMessages().filter { $0.message.channel == .webhook }
+            // One answer recorded, so one webhook event queued with it (and none for the refusals). Housekeeping may
+            // meanwhile expire `brief` and fire its challenge.expired, which is no answer's: it is not counted.
+            let events = try await node.verity.outboxMessages().filter {
+                $0.message.channel == .webhook && $0.message.payload?.contains(#""challenge.expired""#) != true
+            }
             #expect(events.count == (webhook ? 1 : 0))
         }
     }
