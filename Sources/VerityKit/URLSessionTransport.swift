@@ -12,14 +12,27 @@ public struct URLSessionTransport: Transport {
     /// Creates a transport.
     ///
     /// - Parameters:
-    ///   - session: The session to send with. The default is an ephemeral session, so no cookies, credentials or
-    ///     cached responses outlive the transport.
+    ///   - session: The session to send with. The default is one session for the whole process that keeps no
+    ///     cookies, credentials or cached responses, so nothing one request leaves behind reaches another.
     ///   - timeout: Seconds to wait for each request before giving up; a request that needs longer (a long poll,
     ///     ``TransportRequest/timeout``) gets its own.
-    public init(session: URLSession = URLSession(configuration: .ephemeral), timeout: TimeInterval = 30) {
-        self.session = session
+    public init(session: URLSession? = nil, timeout: TimeInterval = 30) {
+        self.session = session ?? Self.sharedSession
         self.timeout = timeout
     }
+
+    /// The default session, made once and never torn down. A session per transport would be released with it, and
+    /// on Linux a `URLSession`'s teardown races the dispatch sources of its sockets (swift-corelibs-foundation
+    /// #4791 and later reports): a test run that made hundreds of transports crashed in it.
+    private static let sharedSession: URLSession = {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
+        configuration.urlCredentialStorage = nil
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        return URLSession(configuration: configuration)
+    }()
 
     /// Sends `request` with `URLSession` and returns the HTTP answer, whatever its status.
     ///

@@ -123,9 +123,9 @@ struct LiveServer: Sendable {
                 LeakWatch.secret(key.secret)
                 let port = try #require(client.port)
                 let baseURL = try #require(URL(string: "http://127.0.0.1:\(port)"))
-                let session = URLSession(configuration: .ephemeral)
-                defer { session.finishTasksAndInvalidate() }
-                let backend = Backend(baseURL: baseURL, apiKey: key.secret, session: session)
+                // The process's one session: a session made and invalidated per test races its own teardown on
+                // Linux (see URLSessionTransport).
+                let backend = Backend(baseURL: baseURL, apiKey: key.secret, session: .shared)
                 return try await body(
                     LiveServer(baseURL: baseURL, backend: backend, projectId: project.id, clock: clock, verity: verity))
             }
