@@ -23,6 +23,41 @@ struct OperationsTests {
         }
     }
 
+    @Test(
+        "/ready answers 200 while the database answers, and 503 service_unavailable once it cannot",
+        arguments: TestEngine.available)
+    func ready(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        let database = node.verity.database
+        try await node.run { client in
+            let ready = try await client.send(.get, "/ready", key: nil)
+            #expect(ready.status == .ok)
+            #expect(String(buffer: ready.body) == #"{"status":"ready"}"#)
+            try await database.close()
+            let lost = try await client.send(.get, "/ready", key: nil)
+            #expect(lost.status == .serviceUnavailable)
+            #expect(try lost.problem().code == "service_unavailable")
+            // /health stays the liveness check.
+            #expect(try await client.send(.get, "/health", key: nil).status == .ok)
+        }
+    }
+
+    @Test("/ready's wait ends at its limit, whatever the database does")
+    func readyLimit() async throws {
+        let late = try await ServiceController.result(within: .milliseconds(50)) {
+            try await Task.sleep(for: .seconds(30))
+            return true
+        }
+        #expect(late == nil)
+        let prompt = try await ServiceController.result(within: .seconds(30)) { 42 }
+        #expect(prompt == 42)
+        await #expect(throws: CancellationError.self) {
+            _ = try await ServiceController.result(within: .seconds(30)) { () async throws -> Int in
+                throw CancellationError()
+            }
+        }
+    }
+
     @Test("/metrics counts requests per route and verification outcomes")
     func metrics() async throws {
         let node = try await TestNode.make(.sqlite)

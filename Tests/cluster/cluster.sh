@@ -89,9 +89,10 @@ for i in 1 2 3; do
         echo $! >"$WORK/node$i.pid")
     NODE_PIDS+=("$(cat "$WORK/node$i.pid")")
 done
+# /ready asks PostgreSQL, so a node counts as up only once it can use the shared database.
 for i in 0 1 2; do
-    for _ in $(seq 1 300); do curl -sf "http://127.0.0.1:${PORTS[$i]}/health" >/dev/null && break; sleep 0.1; done
-    curl -sf "http://127.0.0.1:${PORTS[$i]}/health" >/dev/null || fail "node $((i + 1)) did not answer /health"
+    for _ in $(seq 1 300); do curl -sf "http://127.0.0.1:${PORTS[$i]}/ready" >/dev/null && break; sleep 0.1; done
+    curl -sf "http://127.0.0.1:${PORTS[$i]}/ready" >/dev/null || fail "node $((i + 1)) did not answer /ready"
 done
 
 NGINX_PORT=$(free_port)

@@ -1,13 +1,18 @@
 import Foundation
 import Hummingbird
+import NIOConcurrencyHelpers
 import NIOCore
 
-/// The operational endpoints: `/health`, `/metrics` and `/openapi.json`.
+/// The operational endpoints: `/health`, `/ready`, `/metrics` and `/openapi.json`.
 struct ServiceController {
     let metrics: VerityMetrics
+    let database: Database
+    /// How long `/ready` waits for the database.
+    var readyLimit: Duration = .seconds(2)
 
     func addRoutes(to router: Router<VerityRequestContext>) {
         router.get("health", use: health)
+        router.get("ready", use: ready)
         router.get("metrics", use: prometheus)
         router.get("openapi.json", use: openAPI)
     }
@@ -17,6 +22,58 @@ struct ServiceController {
         Response(
             status: .ok, headers: [.contentType: "application/json"],
             body: .init(byteBuffer: ByteBuffer(staticString: #"{"status":"ok"}"#)))
+    }
+
+    /// Whether this node can serve: its database answers a `SELECT 1` within ``readyLimit``. For a load balancer's
+    /// or an orchestrator's readiness check, so that a node that lost its database gets no traffic (``health(_:context:)``
+    /// stays the liveness check).
+    @Sendable func ready(_ request: Request, context: VerityRequestContext) async throws -> Response {
+        let database = self.database
+        let answered: Bool?
+        do {
+            answered = try await Self.result(within: readyLimit) {
+                try await database.ping()
+                return true
+            }
+        } catch {
+            throw VerityError(.serviceUnavailable, "The database cannot be reached.")
+        }
+        guard answered != nil else {
+            throw VerityError(
+                .serviceUnavailable, "The database did not answer within \(readyLimit.components.seconds) seconds.")
+        }
+        return Response(
+            status: .ok, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(staticString: #"{"status":"ready"}"#)))
+    }
+
+    /// What `body` returns, or nil when it has not returned after `limit`. A late `body` is cancelled but not waited
+    /// for: a query on a connection that no longer answers may ignore cancellation until the socket times out.
+    static func result<T: Sendable>(within limit: Duration, _ body: @escaping @Sendable () async throws -> T)
+        async throws -> T?
+    {
+        let pending = NIOLockedValueBox<CheckedContinuation<T?, any Error>?>(nil)
+        let finish = { @Sendable (result: Result<T?, any Error>) in
+            pending.withLockedValue { continuation in
+                continuation?.resume(with: result)
+                continuation = nil
+            }
+        }
+        let timer = NIOLockedValueBox<Task<Void, Never>?>(nil)
+        return try await withCheckedThrowingContinuation { continuation in
+            pending.withLockedValue { $0 = continuation }
+            let work = Task {
+                do { finish(.success(try await body())) } catch { finish(.failure(error)) }
+                timer.withLockedValue { $0?.cancel() }
+            }
+            timer.withLockedValue {
+                $0 = Task {
+                    try? await Task.sleep(for: limit)
+                    finish(.success(nil))
+                    work.cancel()
+                }
+            }
+        }
     }
 
     @Sendable func prometheus(_ request: Request, context: VerityRequestContext) -> Response {

@@ -51,7 +51,7 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
     router.add(
         middleware: FaceErrorMiddleware<VerityRequestContext, ProblemWording>(
             wording: ProblemWording(clock: verity.clock), logger: verity.logger))
-    ServiceController(metrics: verity.metrics)
+    ServiceController(metrics: verity.metrics, database: verity.database)
         .addRoutes(to: router)
     let projects = verity.admin
     let authenticated = router.group("v1").add(middleware: APIKeyAuthenticator(projects: projects))

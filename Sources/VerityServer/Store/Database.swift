@@ -96,6 +96,12 @@ public final class Database: Sendable {
         return try await backend.withDatabase(body)
     }
 
+    /// Runs `SELECT 1` on the writer: whether this node can use its database now (`GET /ready`). Throws what the
+    /// engine throws when it cannot.
+    public func ping() async throws {
+        try await execute { try await $0.raw("SELECT 1").run() }
+    }
+
     /// Copies what the write-ahead log holds into the SQLite file, off the request path: the server calls it every
     /// quarter of a second (see `DatabaseService`), because the connections never checkpoint as part of a commit.
     public func checkpoint() async throws {
