@@ -1,5 +1,6 @@
 import ArgumentParser
 import Logging
+import VerityServer
 
 @main
 struct VerityCommand: AsyncParsableCommand {
@@ -14,7 +15,12 @@ struct VerityCommand: AsyncParsableCommand {
         subcommands: [Serve.self, Admin.self, Outbox.self, Device.self])
 
     static func main() async {
-        LoggingSystem.bootstrap(StreamLogHandler.standardError)
+        do {
+            try LogFormat.fromEnvironment().bootstrap()
+        } catch {
+            LogFormat.text.bootstrap()
+            exit(withError: error)
+        }
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {

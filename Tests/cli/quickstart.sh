@@ -141,4 +141,21 @@ KEYS_AFTER=$(curl -sf "$JWKS" | python3 -c 'import json,sys; print(len(json.load
 [ "$KEYS_AFTER" = "$((KEYS_BEFORE + 1))" ] || fail "the JWKS had $KEYS_BEFORE keys before the rotation and $KEYS_AFTER after"
 ok "admin signing-keys rotate publishes a new key in the JWKS beside the old one"
 
+# An operator's settings: JSON logs for a log collector, and /ready for a load balancer.
+stop_server
+VERITY_LOG_FORMAT=json "$VERITY" serve --port "$PORT" >"$WORK/json.out" 2>"$WORK/json.log" &
+SERVER_PID=$!
+for _ in $(seq 1 100); do curl -sf "$BASE/ready" >/dev/null && break; sleep 0.1; done
+[ "$(curl -sf "$BASE/ready")" = '{"status":"ready"}' ] || fail "/ready did not answer ready"
+stop_server
+python3 - "$WORK/json.log" <<'PY' || fail "a line of the JSON log is not JSON: $(cat "$WORK/json.log")"
+import json, sys
+records = [json.loads(line) for line in open(sys.argv[1])]
+assert records and all(list(r)[:5] == ["time", "level", "label", "source", "message"] for r in records), records
+assert any(r["message"].startswith("Verity is listening") for r in records), records
+PY
+if VERITY_LOG_FORMAT=xml "$VERITY" serve --port "$PORT" >/dev/null 2>"$WORK/bad.log"; then fail "VERITY_LOG_FORMAT=xml was accepted"; fi
+grep -c "VERITY_LOG_FORMAT must be text or json" "$WORK/bad.log" >/dev/null || fail "no message for a bad log format"
+ok "VERITY_LOG_FORMAT=json writes one JSON object per line, a bad format is refused, /ready answers ready"
+
 echo "quickstart: $passed passed, 0 failed"

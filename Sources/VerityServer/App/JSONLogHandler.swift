@@ -1,0 +1,106 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import VerityCore
+
+/// How `verity` writes its log to standard error (`VERITY_LOG_FORMAT`).
+public enum LogFormat: String, Sendable, CaseIterable {
+    /// swift-log's one line of text per record: `2026-11-26T06:53:20+0000 info verity : … message`.
+    case text
+    /// One JSON object per line, for log collectors (see ``JSONLogHandler``).
+    case json
+
+    /// The format `VERITY_LOG_FORMAT` names (`text` when unset).
+    ///
+    /// - Throws: ``ConfigurationError`` for any other value.
+    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment)
+        throws -> LogFormat
+    {
+        guard let value = environment["VERITY_LOG_FORMAT"] else { return .text }
+        guard let format = LogFormat(rawValue: value.lowercased()) else {
+            throw ConfigurationError("VERITY_LOG_FORMAT must be text or json.")
+        }
+        return format
+    }
+
+    /// Makes the process's log handlers write in this format to standard error. Call it once, first.
+    public func bootstrap() {
+        switch self {
+        case .text: LoggingSystem.bootstrap(StreamLogHandler.standardError)
+        case .json: LoggingSystem.bootstrap { label in JSONLogHandler.standardError(label: label) }
+        }
+    }
+}
+
+/// Writes each log record as one line of JSON, in a fixed order of keys:
+///
+/// ```
+/// {"time":"2026-11-26T06:53:20.123Z","level":"info","label":"verity","source":"VerityServer","message":"…","metadata":{…}}
+/// ```
+///
+/// `time` is UTC with milliseconds; `metadata` (the logger's, its provider's and the record's, the record's winning)
+/// is left out when empty, and its keys are sorted. What reaches the log is what the text format writes: the same
+/// messages and metadata, which never carry a secret, a code or a full phone number.
+public struct JSONLogHandler: LogHandler {
+    public var logLevel: Logger.Level = .info
+    public var metadata: Logger.Metadata = [:]
+    public var metadataProvider: Logger.MetadataProvider?
+    let label: String
+    /// Takes one finished line, its newline included.
+    let write: @Sendable (String) -> Void
+
+    init(label: String, metadataProvider: Logger.MetadataProvider? = nil, write: @escaping @Sendable (String) -> Void) {
+        self.label = label
+        self.metadataProvider = metadataProvider
+        self.write = write
+    }
+
+    /// A handler that writes to standard error, for `LoggingSystem.bootstrap`.
+    public static func standardError(label: String) -> JSONLogHandler {
+        JSONLogHandler(label: label) { line in
+            standardErrorLock.withLock { FileHandle.standardError.write(Data(line.utf8)) }
+        }
+    }
+
+    /// Keeps two records' lines from interleaving.
+    private static let standardErrorLock = NIOLock()
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        var merged = metadata
+        if let provided = metadataProvider?.get() { merged.merge(provided) { _, new in new } }
+        if let recorded = event.metadata { merged.merge(recorded) { _, new in new } }
+        var line = "{\"time\":" + Self.quoted(Self.timeFormat.format(Date()))
+        line += ",\"level\":" + Self.quoted(event.level.rawValue)
+        line += ",\"label\":" + Self.quoted(label)
+        line += ",\"source\":" + Self.quoted(event.source)
+        line += ",\"message\":" + Self.quoted(event.message.description)
+        if !merged.isEmpty {
+            line += ",\"metadata\":" + Self.encoded(.object(merged.mapValues(Self.json)))
+        }
+        write(line + "}\n")
+    }
+
+    private static let timeFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+
+    private static func json(_ value: Logger.Metadata.Value) -> JSONValue {
+        switch value {
+        case .string(let string): .string(string)
+        case .stringConvertible(let convertible): .string(convertible.description)
+        case .array(let values): .array(values.map(json))
+        case .dictionary(let values): .object(values.mapValues(json))
+        }
+    }
+
+    private static func quoted(_ string: String) -> String { encoded(.string(string)) }
+
+    private static func encoded(_ value: JSONValue) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
+    }
+}
