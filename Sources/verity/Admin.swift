@@ -5,10 +5,11 @@ import VerityServer
 
 struct Admin: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "admin", abstract: "Manage projects, API keys, users and roles (works while the server runs).",
+        commandName: "admin",
+        abstract: "Manage projects, API keys, users and roles, and back up the database (works while the server runs).",
         subcommands: [
             ProjectCommand.self, KeyCommand.self, SigningKeysCommand.self, UserCommand.self, RoleCommand.self,
-            TwilioCommand.self, OperatorCommand.self, ConsoleLoginCommand.self,
+            TwilioCommand.self, OperatorCommand.self, ConsoleLoginCommand.self, BackupCommand.self,
         ])
 }
 

@@ -141,6 +141,15 @@ KEYS_AFTER=$(curl -sf "$JWKS" | python3 -c 'import json,sys; print(len(json.load
 [ "$KEYS_AFTER" = "$((KEYS_BEFORE + 1))" ] || fail "the JWKS had $KEYS_BEFORE keys before the rotation and $KEYS_AFTER after"
 ok "admin signing-keys rotate publishes a new key in the JWKS beside the old one"
 
+# A backup taken while the server runs restores into a working data directory (with the same master key).
+"$VERITY" admin backup "$WORK/backup.sqlite" | grep -c "Backed up to" >/dev/null || fail "admin backup"
+[ "$(stat -c %a "$WORK/backup.sqlite")" = "600" ] || fail "the backup is not mode 0600"
+if "$VERITY" admin backup "$WORK/backup.sqlite" >/dev/null 2>&1; then fail "a backup overwrote a file"; fi
+mkdir -p "$WORK/restored" && cp "$WORK/backup.sqlite" "$WORK/restored/verity.sqlite"
+cp "$VERITY_DATA_DIR/master.key" "$WORK/restored/"
+"$VERITY" admin project list --data-dir "$WORK/restored" | grep -c "$PROJECT" >/dev/null || fail "restored backup"
+ok "admin backup copies the live database (0600, never over a file), and the copy opens with the master key"
+
 # An operator's settings: JSON logs for a log collector, and /ready for a load balancer.
 stop_server
 VERITY_LOG_FORMAT=json "$VERITY" serve --port "$PORT" >"$WORK/json.out" 2>"$WORK/json.log" &

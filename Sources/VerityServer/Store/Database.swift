@@ -102,6 +102,32 @@ public final class Database: Sendable {
         try await execute { try await $0.raw("SELECT 1").run() }
     }
 
+    /// Writes a consistent copy of the SQLite database to the new file `path`, readable by its owner only: a
+    /// snapshot of the last commit (`VACUUM INTO`), taken while the server keeps reading and writing. What
+    /// `verity admin backup` runs. The copy's secrets stay sealed with the node's master key.
+    ///
+    /// - Throws: ``ConfigurationError`` on PostgreSQL (back it up with `pg_dump`) or when `path` exists; the
+    ///   engine's error when the copy fails, and then no file is left behind.
+    public func backUp(to path: String) async throws {
+        guard engine == .sqlite else {
+            throw ConfigurationError("verity admin backup copies SQLite databases; back up PostgreSQL with pg_dump.")
+        }
+        let files = FileManager.default
+        guard !files.fileExists(atPath: path) else {
+            throw ConfigurationError("\(path) exists; name a new file for the backup.")
+        }
+        // VACUUM INTO takes an empty file, so it is made first with the mode the copy must have.
+        guard files.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+            throw ConfigurationError("\(path) cannot be created; check that its folder exists and is writable.")
+        }
+        do {
+            try await execute { try await $0.raw("VACUUM INTO \(bind: path)").run() }
+        } catch {
+            try? files.removeItem(atPath: path)
+            throw error
+        }
+    }
+
     /// Copies what the write-ahead log holds into the SQLite file, off the request path: the server calls it every
     /// quarter of a second (see `DatabaseService`), because the connections never checkpoint as part of a commit.
     public func checkpoint() async throws {
