@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HTTPTypes
 import HummingbirdTesting
 import SQLKit
 import Testing
@@ -39,6 +40,27 @@ struct OperationsTests {
             #expect(try lost.problem().code == "service_unavailable")
             // /health stays the liveness check.
             #expect(try await client.send(.get, "/health", key: nil).status == .ok)
+        }
+    }
+
+    @Test("Every answer carries its own X-Request-Id, and a 500's log line names the same id")
+    func requestID() async throws {
+        let node = try await TestNode.make(.sqlite)
+        let database = node.verity.database
+        try await node.run { client in
+            let header = HTTPField.Name("X-Request-Id")!
+            let health = try #require(try await client.send(.get, "/health", key: nil).headers[header])
+            let notFound = try await client.send(.get, "/v1/verifications/ver_unknown", key: node.apiKey)
+            #expect(notFound.status == .notFound)
+            let refused = try #require(notFound.headers[header])
+            #expect(health.count == 32 && health.allSatisfy(\.isHexDigit))
+            #expect(refused != health)
+
+            try await database.close()
+            let failed = try await client.send(.get, "/v1/verifications/ver_unknown", key: node.apiKey)
+            #expect(failed.status == .internalServerError)
+            let id = try #require(failed.headers[header])
+            #expect(node.logs.lines.contains { $0.contains("Unhandled error") && $0.contains(id) })
         }
     }
 

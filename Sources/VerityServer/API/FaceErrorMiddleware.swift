@@ -12,7 +12,7 @@ protocol FaceErrorWording: Sendable {
 }
 
 /// Every face's error middleware: the face's wording for what it knows, and for anything else a 500 that is logged
-/// here (with the route, never a link's secret) and says nothing to the client.
+/// here (with the route, never a link's secret, and the request's `X-Request-Id`) and says nothing to the client.
 struct FaceErrorMiddleware<Context: RequestContext, Wording: FaceErrorWording>: RouterMiddleware {
     let wording: Wording
     let logger: Logger
@@ -26,7 +26,10 @@ struct FaceErrorMiddleware<Context: RequestContext, Wording: FaceErrorWording>: 
             if let response = wording.response(for: error, to: request) { return response }
             logger.error(
                 "Unhandled error",
-                metadata: ["error": "\(String(reflecting: error))", "path": "\(request.loggablePath)"])
+                metadata: [
+                    "error": "\(String(reflecting: error))", "path": "\(request.loggablePath)",
+                    "request_id": "\(context.id)",
+                ])
             return wording.internalError(to: request)
         }
     }

@@ -43,6 +43,7 @@ public func buildApplication(
 /// Every route of the API, behind the middleware that applies to it; each controller gets the services it calls.
 func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws -> Router<VerityRequestContext> {
     let router = Router(context: VerityRequestContext.self)
+    router.add(middleware: RequestIDMiddleware())
     router.add(
         middleware: ClientAddressMiddleware(
             trusted: configuration.trustedProxies,
