@@ -99,8 +99,13 @@ public struct JSONLogHandler: LogHandler {
     private static func quoted(_ string: String) -> String { encoded(.string(string)) }
 
     private static func encoded(_ value: JSONValue) -> String {
+        (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
+    }
+
+    /// One encoder for every field of every line (its settings never change after this).
+    private static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
-    }
+        return encoder
+    }()
 }
