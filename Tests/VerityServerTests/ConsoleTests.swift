@@ -57,6 +57,11 @@ struct ConsoleTests {
             let reopened = try await client.execute(uri: "/console/sign-in?token=\(token)", method: .get)
             #expect(reopened.status == .unauthorized)
 
+            // A form past the body limit is a 413 page that says the limit.
+            let huge = try await client.post("/console/sign-in", form: ["token": String(repeating: "x", count: 70_000)])
+            #expect(huge.status == .contentTooLarge)
+            #expect(String(buffer: huge.body).contains("The body must be at most 64 KiB."))
+
             let trail = try await node.verity.operators.auditTrail(search: nil, cursor: nil)
             #expect(trail.items.map(\.action) == ["operator.sign_in"])
             #expect(trail.items.first?.operatorName == "ada")

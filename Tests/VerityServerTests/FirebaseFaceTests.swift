@@ -346,6 +346,16 @@ struct FirebaseFaceTests {
                 json: #"{"phoneNumber":"\#(String(repeating: "1", count: 2_000_000))"}"#)
             #expect(huge.status == .contentTooLarge)
             _ = try huge.googleError()
+            // The token endpoint also takes a form body (the REST clients' refresh), under the same limit.
+            let hugeForm = try await client.firebase(
+                Self.token, key: link.apiKey,
+                form: "grant_type=refresh_token&x=" + String(repeating: "y", count: 70_000))
+            #expect(hugeForm.status == .contentTooLarge)
+            _ = try hugeForm.googleError()
+            let brokenForm = try await client.firebase(
+                Self.token, key: link.apiKey, form: "grant_type=refresh_token&refresh_token=%ZZ")
+            #expect(brokenForm.status == .badRequest)
+            _ = try brokenForm.googleError()
             let noKey = try await client.execute(
                 uri: "/\(Self.v3)/sendVerificationCode", method: .post, headers: [.contentType: "application/json"],
                 body: ByteBuffer(string: #"{"phoneNumber":"\#(Self.phone)"}"#))

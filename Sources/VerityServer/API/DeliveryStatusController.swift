@@ -38,7 +38,7 @@ struct DeliveryStatusController {
     }
 
     @Sendable func meta(_ request: Request, context: VerityRequestContext) async throws -> Response {
-        let body = try await Self.body(of: request)
+        let body = try await request.collectBody(upTo: Self.bodyLimit)
         try await receiver.receiveMeta(
             body: Array(body.readableBytesView),
             signature: HTTPField.Name("X-Hub-Signature-256").flatMap { request.headers[$0] })
@@ -46,8 +46,8 @@ struct DeliveryStatusController {
     }
 
     @Sendable func twilio(_ request: Request, context: VerityRequestContext) async throws -> Response {
-        let body = try await Self.body(of: request)
-        guard let parameters = Self.formParameters(String(buffer: body)) else {
+        let body = try await request.collectBody(upTo: Self.bodyLimit)
+        guard let parameters = URLEncodedForm.validPairs(Substring(String(buffer: body))) else {
             throw VerityError(.invalidRequest, "The body is not form-encoded.")
         }
         let query = request.uri.query.map { "?\($0)" } ?? ""
@@ -55,27 +55,5 @@ struct DeliveryStatusController {
             url: "\(publicURL)/\(Self.path)/twilio\(query)", parameters: parameters,
             signature: HTTPField.Name("X-Twilio-Signature").flatMap { request.headers[$0] })
         return Response(status: .ok)
-    }
-
-    private static func body(of request: Request) async throws -> ByteBuffer {
-        do {
-            return try await request.body.collect(upTo: bodyLimit)
-        } catch is NIOTooManyBytesError {
-            throw VerityError(.payloadTooLarge, "The body must be at most \(bodyLimit / 1024 / 1024) MiB.")
-        }
-    }
-
-    /// `Name=value&…` as pairs: `+` is a space, `%XX` a byte; nil when the encoding is broken.
-    static func formParameters(_ text: String) -> [(String, String)]? {
-        var pairs: [(String, String)] = []
-        for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            func decode(_ part: Substring) -> String? {
-                part.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
-            }
-            guard let name = decode(parts[0]), let value = decode(parts.count > 1 ? parts[1] : "") else { return nil }
-            pairs.append((name, value))
-        }
-        return pairs
     }
 }

@@ -20,15 +20,7 @@ extension Request {
         if let contentType = headers[.contentType], contentType.lowercased().hasPrefix("multipart/") {
             throw VerityError(.unsupportedMediaType, "Send the body as application/json.")
         }
-        if let length = headers[.contentLength].flatMap(Int.init), length > RequestBodyLimit.bytes {
-            throw Self.tooLarge
-        }
-        let buffer: ByteBuffer
-        do {
-            buffer = try await body.collect(upTo: RequestBodyLimit.bytes)
-        } catch is NIOTooManyBytesError {
-            throw Self.tooLarge
-        }
+        let buffer = try await collectBody()
         guard buffer.readableBytes > 0 else {
             if let empty { return empty }
             throw VerityError(.invalidRequest, "The request needs a JSON body.")
@@ -42,8 +34,21 @@ extension Request {
         }
     }
 
-    private static let tooLarge = VerityError(
-        .payloadTooLarge, "The body must be at most \(RequestBodyLimit.bytes / 1024) KiB.")
+    /// The whole body, up to `limit` bytes; a longer one (by its `Content-Length` or as it arrives) is a 413
+    /// `payload_too_large`, which each face words in its own error shape.
+    func collectBody(upTo limit: Int = RequestBodyLimit.bytes) async throws -> ByteBuffer {
+        let tooLarge = VerityError(
+            .payloadTooLarge,
+            limit % (1024 * 1024) == 0
+                ? "The body must be at most \(limit / 1024 / 1024) MiB."
+                : "The body must be at most \(limit / 1024) KiB.")
+        if let length = headers[.contentLength].flatMap(Int.init), length > limit { throw tooLarge }
+        do {
+            return try await body.collect(upTo: limit)
+        } catch is NIOTooManyBytesError {
+            throw tooLarge
+        }
+    }
 
     private static func problem(for error: DecodingError) -> VerityError {
         func field(_ path: [any CodingKey]) -> String {

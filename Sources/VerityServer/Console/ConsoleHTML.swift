@@ -225,23 +225,15 @@ struct ConsoleForm: Sendable {
     private var values: [String: String] = [:]
 
     init(encoded: Substring) {
-        for pair in encoded.split(separator: "&", omittingEmptySubsequences: true) {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let name = Self.decode(parts[0]), let value = Self.decode(parts.count > 1 ? parts[1] : "") else {
-                continue
-            }
-            if values[name] == nil { values[name] = value }
+        // A broken pair is passed over; a repeated name keeps its first value.
+        for case (let name?, let value?) in URLEncodedForm.pairs(encoded) where values[name] == nil {
+            values[name] = value
         }
     }
 
     /// The body of a POST, read up to the request body limit (a larger one is refused with 413).
     static func body(of request: Request) async throws -> ConsoleForm {
-        do {
-            let buffer = try await request.body.collect(upTo: RequestBodyLimit.bytes)
-            return ConsoleForm(encoded: Substring(String(buffer: buffer)))
-        } catch is NIOTooManyBytesError {
-            throw HTTPError(.contentTooLarge)
-        }
+        ConsoleForm(encoded: Substring(String(buffer: try await request.collectBody())))
     }
 
     static func query(of request: Request) -> ConsoleForm {
@@ -259,9 +251,5 @@ struct ConsoleForm: Sendable {
             return nil
         }
         return value
-    }
-
-    private static func decode(_ text: Substring) -> String? {
-        text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
     }
 }

@@ -174,14 +174,11 @@ struct FirebaseFace {
         guard contentType.hasPrefix("application/x-www-form-urlencoded") else {
             return try await decode(TokenRequest.self, request, context)
         }
-        let buffer = try await request.body.collect(upTo: RequestBodyLimit.bytes)
-        var fields: [String: String] = [:]
-        for pair in String(buffer: buffer).split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1).map {
-                String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String($0)
-            }
-            if parts.count == 2 { fields[parts[0]] = parts[1] }
+        let body = try await request.collectBody()
+        guard let pairs = URLEncodedForm.validPairs(Substring(String(buffer: body))) else {
+            throw FirebaseError.badRequest("INVALID_ARGUMENT : the body is not form-encoded")
         }
+        let fields = Dictionary(pairs, uniquingKeysWith: { first, _ in first })
         return TokenRequest(grantType: fields["grant_type"], refreshToken: fields["refresh_token"])
     }
 }

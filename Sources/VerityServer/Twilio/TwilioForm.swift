@@ -9,14 +9,13 @@ import NIOCore
 struct TwilioForm: Sendable {
     private var values: [String: [String]] = [:]
 
-    /// Parses `Name=value&…`: each pair splits at its first `=`, `+` is a space, `%XX` is a byte.
+    /// Parses `Name=value&…` (see ``URLEncodedForm``); a broken name or value is a 400.
     init(encoded: Substring) throws {
-        for pair in encoded.split(separator: "&", omittingEmptySubsequences: true) {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let name = Self.decode(parts[0]), !name.isEmpty else {
+        for (name, value) in URLEncodedForm.pairs(encoded) {
+            guard let name, !name.isEmpty else {
                 throw TwilioError(code: 60200, message: "The form body is not valid", status: 400)
             }
-            guard let value = Self.decode(parts.count > 1 ? parts[1] : "") else {
+            guard let value else {
                 throw TwilioError.invalidParameter(name, "not valid percent-encoding")
             }
             values[name, default: []].append(value)
@@ -25,16 +24,7 @@ struct TwilioForm: Sendable {
 
     /// The body of a POST, read up to the request body limit.
     static func body(of request: Request) async throws -> TwilioForm {
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > RequestBodyLimit.bytes {
-            throw tooLarge
-        }
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.body.collect(upTo: RequestBodyLimit.bytes)
-        } catch is NIOTooManyBytesError {
-            throw tooLarge
-        }
-        return try TwilioForm(encoded: Substring(String(buffer: buffer)))
+        try TwilioForm(encoded: Substring(String(buffer: try await request.collectBody())))
     }
 
     /// The query string of a GET.
@@ -75,12 +65,5 @@ struct TwilioForm: Sendable {
         case "false": return false
         default: throw TwilioError.invalidParameter(name, "must be true or false")
         }
-    }
-
-    private static let tooLarge = TwilioError(
-        code: 20413, message: "The body must be at most \(RequestBodyLimit.bytes / 1024) KiB", status: 413)
-
-    private static func decode(_ text: Substring) -> String? {
-        text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
     }
 }
