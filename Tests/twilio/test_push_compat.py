@@ -7,10 +7,7 @@ real P-256 key from `cryptography`. Run by Tests/twilio/compat.sh (see twilio_su
 
 import base64
 import datetime
-import hashlib
-import hmac
 import json
-import struct
 import sys
 import threading
 import time
@@ -23,6 +20,8 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
 from twilio.request_validator import RequestValidator
 from twilio_support import BASE, case, client, expect_error, expect_sid, main, make_project, remember_secret, verity
+
+from totp import totp  # noqa: E402  (Tests/lib, put on the path by twilio_support)
 
 ACME = make_project("Acme Push")
 GLOBEX = make_project("Globex Push")
@@ -148,16 +147,6 @@ def expect_device_error(response, status, code):
     if status == 401:
         # The SDKs correct their clock from this header and retry once.
         assert response.headers.get("Date", "").endswith(" GMT"), response.headers
-
-
-def totp(secret, step=30, digits=6, at=None):
-    """RFC 6238 with SHA-1, as an authenticator app computes it."""
-    key = base64.b32decode(secret + "=" * (-len(secret) % 8), casefold=True)
-    counter = int((time.time() if at is None else at) // step)
-    digest = hmac.new(key, struct.pack(">Q", counter), hashlib.sha1).digest()
-    offset = digest[-1] & 0x0F
-    value = struct.unpack(">I", digest[offset : offset + 4])[0] & 0x7FFFFFFF
-    return str(value % 10**digits).zfill(digits)
 
 
 @case("entities: create, fetch, list, delete; a bad identity is 400 60200; a gone one 404 20404")
