@@ -11,6 +11,8 @@ the face's own error shape. Run by Tests/fuzz/faces.sh; seeded, so a failure is 
 """
 
 import base64
+import hashlib
+import hmac
 import json
 import os
 import random
@@ -21,6 +23,7 @@ import time
 import urllib.parse
 
 import requests
+from twilio.request_validator import RequestValidator
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from totp import totp  # noqa: E402
@@ -140,6 +143,10 @@ class Face:
     def headers(self, template):
         return {}
 
+    def prepare(self, method, url, query, content_type, body):
+        """The request's (headers, body), given its body and content type."""
+        return ({"Content-Type": content_type} if content_type else {}), body
+
     def answered(self, template, response):
         """Sees each answer (a face with rotating credentials keeps its own up to date)."""
 
@@ -245,6 +252,57 @@ class Console(Face):
         return response.headers.get("Content-Type", "").startswith("text/html") and "<main" in response.text
 
 
+class Callbacks(Face):
+    """Providers' delivery-status callbacks (Meta's WhatsApp Cloud API, Twilio's status callbacks): most requests are
+    signed with the secrets faces.sh gives the server, so the fuzz reaches what reads the body; refusals are the
+    native API's problem+json."""
+
+    name = "callbacks"
+
+    def __init__(self, meta_secret, meta_verify_token, twilio_token, **kwargs):
+        super().__init__(**kwargs)
+        self.meta_secret, self.meta_verify_token = meta_secret.encode(), meta_verify_token
+        self.twilio = RequestValidator(twilio_token)
+        self.form = False
+
+    def query(self):
+        query = super().query()
+        if rng.random() < 0.5:
+            query.update({"hub.mode": "subscribe", "hub.verify_token": self.meta_verify_token})
+        return query
+
+    def body(self, method):
+        if rng.random() < 0.7:
+            status = {"id": self.value("id"), "status": self.value("status"), "errors": [{"code": self.value("code")}]}
+            notification = {"object": "whatsapp_business_account", "entry": [{"changes": [{"value": {
+                "statuses": [status] if rng.random() < 0.8 else json_value()}}]}]}
+            return "application/json", json.dumps(notification).encode()
+        return super().body(method)
+
+    def value(self, name):
+        return Face.value(self, name) if rng.random() < 0.5 else string()
+
+    def prepare(self, method, url, query, content_type, body):
+        """Signs most requests as the provider would; returns the request's (headers, body)."""
+        headers = {"Content-Type": content_type} if content_type else {}
+        if url.endswith("/twilio"):
+            params = {name: self.value(name) for name in rng.sample(TWILIO_CALLBACK_FIELDS, rng.randint(0, 4))}
+            params = {name: value for name, value in params.items() if isinstance(value, str)}
+            body, headers = urllib.parse.urlencode(params).encode(), {"Content-Type": "application/x-www-form-urlencoded"}
+            if rng.random() < 0.8:
+                signed_url = url + ("?" + urllib.parse.urlencode(query) if query else "")
+                headers["X-Twilio-Signature"] = self.twilio.compute_signature(signed_url, params)
+        elif method == "POST" and rng.random() < 0.8:
+            digest = hmac.new(self.meta_secret, body or b"", hashlib.sha256).hexdigest()
+            headers["X-Hub-Signature-256"] = "sha256=" + digest
+        return headers, body
+
+    def refusal_is_shaped(self, response):
+        body = response.json()
+        problem_json = response.headers.get("Content-Type", "").startswith("application/problem+json")
+        return problem_json and isinstance(body.get("code"), str) and body.get("status") == response.status_code
+
+
 # MARK: - Setup
 
 created = verity("admin", "project", "create", "--name", "Fuzz")
@@ -286,7 +344,7 @@ def code_sent(to):
         if sent:
             return re.search(r"\d{4,10}", sent[-1]["body"]).group()
         time.sleep(0.1)
-    raise AssertionError(f"no message to {to}")
+    raise AssertionError(f"no message sent to {to} in 10 s: {verity('outbox', 'list', '--to', to)}")
 
 
 def descope_post(path, body, bearer=PROJECT):
@@ -459,7 +517,23 @@ CONSOLE = Console(
     },
 )
 
-PREFIX = {"twilio": "/twilio/v2/", "descope": "/descope/", "firebase": "/", "console": "/console/"}
+TWILIO_CALLBACK_FIELDS = ["MessageSid", "MessageStatus", "SmsStatus", "CallSid", "CallStatus", "ErrorCode", "To"]
+CALLBACKS = Callbacks(
+    meta_secret=os.environ["FUZZ_META_APP_SECRET"],
+    meta_verify_token=os.environ["FUZZ_META_VERIFY_TOKEN"],
+    twilio_token=os.environ["FUZZ_TWILIO_AUTH_TOKEN"],
+    routes=[("GET", "whatsapp-cloud"), ("POST", "whatsapp-cloud"), ("POST", "twilio")],
+    fields=TWILIO_CALLBACK_FIELDS,
+    params={},
+    queries=["hub.mode", "hub.verify_token", "hub.challenge"],
+    known={
+        "status": ["failed", "sent", "delivered"], "code": [131026, 131000, 1], "MessageStatus": ["failed", "sent"],
+        "SmsStatus": ["undelivered"], "CallStatus": ["failed", "busy", "no-answer", "completed"],
+        "MessageSid": ["SM" + "0" * 32], "CallSid": ["CA" + "0" * 32], "ErrorCode": ["30003", "30008"],
+    },
+)
+
+PREFIX = {"twilio": "/twilio/v2/", "descope": "/descope/", "firebase": "/", "console": "/console/", "callbacks": "/v1/delivery-status/"}
 
 
 # MARK: - Run
@@ -487,17 +561,15 @@ def deletes_last(route):
 
 failures = 0
 sent = 0
-for face in (TWILIO, DESCOPE, FIREBASE, CONSOLE):
+for face in (TWILIO, DESCOPE, FIREBASE, CONSOLE, CALLBACKS):
     statuses = {}
     failures_before = failures
     for method, template in sorted(face.routes, key=deletes_last):
         for _ in range(ROUNDS):
             path = PREFIX[face.name] + face.path(template)
-            content_type, body = face.body(method)
-            headers = face.headers(template)
-            if content_type:
-                headers["Content-Type"] = content_type
             query = face.query()
+            headers, body = face.prepare(method, BASE + path, query, *face.body(method))
+            headers.update(face.headers(template))
             try:
                 response = session.request(
                     method, BASE + path, params=query, data=body, headers=headers, timeout=30, allow_redirects=False
@@ -514,8 +586,8 @@ for face in (TWILIO, DESCOPE, FIREBASE, CONSOLE):
                 if failures <= 30:
                     answer = response.text[:300] if response is not None else ""
                     print(
-                        f"not ok - {face.name} {method} {path} query={query} type={content_type} "
-                        f"body={(body or b'')[:300]!r}: {wrong}: {answer}",
+                        f"not ok - {face.name} {method} {path} query={query} "
+                        f"type={headers.get('Content-Type')} body={(body or b'')[:300]!r}: {wrong}: {answer}",
                         file=sys.stderr,
                     )
     answers = ", ".join(f"{status}: {count}" for status, count in sorted(statuses.items()))
