@@ -1,5 +1,8 @@
 import Foundation
+import HTTPTypes
+import Hummingbird
 import HummingbirdTesting
+import NIOConcurrencyHelpers
 import SQLKit
 import Testing
 import VerityCore
@@ -131,7 +134,73 @@ struct OutboxTests {
             channels: OutboxLane.messages.channels, limit: 20, perProject: 2, lease: 60, now: now)
         #expect(capped.count == 4)
         #expect(Set(capped.map(\.projectId)) == [node.project.id, other.id])
+        // A project whose deliveries are still in flight is left out (the webhooks lane's per-project cap).
+        let others = try await outbox.claimDue(
+            channels: OutboxLane.messages.channels, limit: 20, perProject: 2, excludingProjects: [node.project.id],
+            lease: 60, now: now)
+        #expect(others.count == 2)
+        #expect(Set(others.map(\.projectId)) == [other.id])
         try await node.verity.database.close()
+    }
+
+    @Test(
+        "A provider that does not answer holds only its own message: codes queued after it are still sent",
+        arguments: TestEngine.available)
+    func slowProviderDoesNotHoldTheLane(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        let held = "+14155550170"
+        node.sender.hold(held)
+        try await node.run { client in
+            _ = try await client.startVerification(held, key: node.apiKey)
+            try await node.sender.waitUntilHeld(held)
+            // The held send is in flight; messages queued now must not wait for it.
+            for index in 0..<3 {
+                _ = try await client.startVerification("+1415555018\(index)", key: node.apiKey)
+                try await node.sender.waitForMessages(to: "+1415555018\(index)")
+            }
+            #expect(node.sender.messages(to: held).isEmpty)
+            node.sender.release(held)
+            try await node.sender.waitForMessages(to: held)
+        }
+    }
+
+    @Test(
+        "A tenant's webhook endpoint that does not answer holds only its share of the lane; others' events go on",
+        arguments: TestEngine.available)
+    func slowWebhookEndpoint(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        let (other, _) = try await node.otherProject()
+        let arrivals = NIOLockedValueBox<[String: Int]>([:])
+        let released = NIOLockedValueBox(false)
+        let router = Router()
+        router.post("/:tenant") { _, context -> HTTPResponse.Status in
+            let tenant = context.parameters.get("tenant") ?? ""
+            arrivals.withLockedValue { $0[tenant, default: 0] += 1 }
+            while tenant == "slow", !released.withLockedValue({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
+            return .ok
+        }
+        try await withLoopbackServer(router: router) { port in
+            let store = ChallengeStore(database: node.verity.database)
+            @Sendable func queue(_ count: Int, to tenant: String, of project: Project) async throws {
+                let url = "http://127.0.0.1:\(port)/\(tenant)"
+                _ = try await node.verity.admin.setWebhook(projectId: project.id, url: url)
+                let events = (0..<count).map {
+                    ChallengeStore.QueuedMessage(
+                        id: "msg_\(tenant)\($0)", channel: .webhook, destination: url, payload: "{}")
+                }
+                try await store.queue(events, projectId: project.id, now: node.clock.now())
+            }
+            try await node.run { _ in
+                try await queue(10, to: "slow", of: node.project)
+                try await waitUntil { arrivals.withLockedValue { $0["slow"] } == 4 }
+                // Four of the slow tenant's events are in flight and go unanswered; the other tenant's are sent.
+                try await queue(3, to: "fast", of: other)
+                try await waitUntil { arrivals.withLockedValue { $0["fast"] } == 3 }
+                #expect(arrivals.withLockedValue { $0["slow"] } == 4)
+                released.withLockedValue { $0 = true }
+                try await waitUntil { arrivals.withLockedValue { $0["slow"] } == 10 }
+            }
+        }
     }
 
     @Test("The outbox never stores a code", arguments: TestEngine.available)

@@ -10,8 +10,8 @@
 # (60 s) runs out. Exactly-once would need the send and the mark in one transaction with the provider, which no
 # SMS/email API offers; instead every provider gets the message id as an idempotency key so it can drop the repeat.
 # The console sender has no such key and no one to drop a repeat: a repeat is a second `Console delivery` log line.
-# Only a message the killed worker had claimed can go out twice, and a worker claims one batch (20) at a time, so
-# that is the bound the script holds the server to: it counts and reports duplicates and fails above one batch
+# Only a message the killed worker had claimed can go out twice, and a worker keeps at most 20 of a lane's deliveries
+# in flight, so that is the bound the script holds the server to: it counts and reports duplicates and fails above 20
 # (CRASH_MAX_DUPLICATES, default 20; runs here saw 0 to 2). For the same reason the wait for "all sent" allows for
 # the lease.
 #

@@ -7,6 +7,7 @@ import VerityCore
 public struct OutboxConfiguration: Sendable, Equatable {
     /// How often to look for messages queued by other nodes or due for a retry.
     public var pollInterval: Duration = .seconds(1)
+    /// Deliveries one lane keeps in flight at once (it claims more when half of them have ended).
     public var batchSize = 20
     /// Webhook deliveries to one project's endpoints at once: a slow or black-holed endpoint holds at most this many.
     public var webhooksPerProject = 4
@@ -43,7 +44,7 @@ enum OutboxLane: CaseIterable, Sendable {
 
 /// Drains the outbox: claims due messages, renders and sends them, records the outcome; one loop per lane.
 ///
-/// A lifecycle service: it starts with the server and, on graceful shutdown, finishes the batches in hand.
+/// A lifecycle service: it starts with the server and, on graceful shutdown, finishes the deliveries in hand.
 struct OutboxWorker: Service {
     let store: OutboxStore
     /// Sends a code again by the project's fallback channel when its delivery fails for good.
@@ -68,33 +69,67 @@ struct OutboxWorker: Service {
         }
     }
 
+    /// What ended in a lane's task group.
+    private enum Ended {
+        case delivery(projectId: String)
+        case wait
+    }
+
+    /// Keeps up to `batchSize` of the lane's deliveries in flight, and claims more as soon as half the slots are
+    /// free: a provider that is slow to answer holds only the slots of its own messages, never the whole lane.
+    ///
+    /// On the webhooks lane a project with deliveries still in flight gets no more until they end, so one tenant's
+    /// slow endpoint holds at most ``OutboxConfiguration/webhooksPerProject`` slots.
     private func drain(_ lane: OutboxLane) async {
-        while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            do {
-                while try await drainOnce(lane) == configuration.batchSize {}
-                if lane == .messages { metrics.setOutboxDepth(try await store.pendingCount()) }
-            } catch {
-                logger.error("Outbox poll failed", metadata: ["error": "\(String(reflecting: error))"])
+        await withTaskGroup(of: Ended.self) { group in
+            var inFlight: [String: Int] = [:]  // deliveries by project
+            var waiting = false
+            while !Task.isShuttingDownGracefully && !Task.isCancelled {
+                let free = configuration.batchSize - inFlight.values.reduce(0, +)
+                if free * 2 >= configuration.batchSize {
+                    do {
+                        let busy = lane == .webhooks ? Set(inFlight.keys) : []
+                        let claimed = try await claim(lane, limit: free, excludingProjects: busy)
+                        for message in claimed {
+                            inFlight[message.projectId, default: 0] += 1
+                            group.addTask {
+                                await deliver(message)
+                                return .delivery(projectId: message.projectId)
+                            }
+                        }
+                        if claimed.count < free, lane == .messages {
+                            metrics.setOutboxDepth(try await store.pendingCount())
+                        }
+                    } catch {
+                        logger.error("Outbox poll failed", metadata: ["error": "\(String(reflecting: error))"])
+                    }
+                }
+                if !waiting {
+                    waiting = true
+                    group.addTask {
+                        await signal.wait(for: lane, timeout: configuration.pollInterval)
+                        return .wait
+                    }
+                }
+                switch await group.next() {
+                case .delivery(let projectId)?:
+                    inFlight[projectId] = inFlight[projectId].flatMap { $0 > 1 ? $0 - 1 : nil }
+                case .wait?: waiting = false
+                case nil: return
+                }
             }
-            await signal.wait(for: lane, timeout: configuration.pollInterval)
+            // Graceful shutdown: the task group waits for the deliveries in hand.
         }
     }
 
-    /// Sends one batch of the lane's due messages; returns how many were claimed.
-    @discardableResult
-    func drainOnce(_ lane: OutboxLane) async throws -> Int {
+    /// Claims up to `limit` of the lane's due messages, none of `excludingProjects`.
+    private func claim(_ lane: OutboxLane, limit: Int, excludingProjects: Set<String>) async throws -> [OutboxMessage] {
         // Most polls find nothing: asking a reader first keeps them off the single writer.
-        guard try await store.hasDue(channels: lane.channels, now: clock.now()) else { return 0 }
-        let claimed = try await store.claimDue(
-            channels: lane.channels, limit: configuration.batchSize,
-            perProject: lane == .webhooks ? configuration.webhooksPerProject : nil, lease: configuration.lease,
-            now: clock.now())
-        await withTaskGroup(of: Void.self) { group in
-            for message in claimed {
-                group.addTask { await deliver(message) }
-            }
-        }
-        return claimed.count
+        guard try await store.hasDue(channels: lane.channels, now: clock.now()) else { return [] }
+        return try await store.claimDue(
+            channels: lane.channels, limit: limit,
+            perProject: lane == .webhooks ? configuration.webhooksPerProject : nil,
+            excludingProjects: excludingProjects, lease: configuration.lease, now: clock.now())
     }
 
     private func deliver(_ message: OutboxMessage) async {

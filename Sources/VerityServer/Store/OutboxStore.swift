@@ -28,15 +28,22 @@ struct OutboxStore: Sendable {
         var disabledChannels: [Channel] = []
     }
 
-    /// Claims up to `limit` due messages for this worker.
+    /// Claims up to `limit` due messages for this worker, at most `perProject` of one project's and none of
+    /// `excludingProjects`'.
     ///
     /// Claiming pushes `next_attempt_at` forward by `lease` and counts the attempt in the same statement, so a
     /// message is taken by one worker at a time (on PostgreSQL, `SKIP LOCKED` lets other nodes take the next
     /// ones) and a worker that dies mid-send leaves it to be retried once the lease runs out.
     func claimDue(
-        channels: [OutboxChannel], limit: Int, perProject: Int? = nil, lease: TimeInterval, now: Date
+        channels: [OutboxChannel], limit: Int, perProject: Int? = nil, excludingProjects: Set<String> = [],
+        lease: TimeInterval, now: Date
     ) async throws -> [OutboxMessage] {
         let kinds = SQLList(channels.map { SQLBind($0.rawValue) })
+        // `NOT IN ()` is not SQL: with no project to leave out, there is no condition.
+        let notExcluded: SQLQueryString =
+            excludingProjects.isEmpty
+            ? "" : " AND project_id NOT IN (\(SQLList(excludingProjects.sorted().map { SQLBind($0) })))"
+
         let leaseEnd = now.addingTimeInterval(lease).storedValue
         return try await database.transaction { sql in
             guard let perProject else {
@@ -45,7 +52,7 @@ struct OutboxStore: Sendable {
                     UPDATE outbox SET attempts = attempts + 1, next_attempt_at = \(bind: leaseEnd)
                     WHERE id IN (
                         SELECT id FROM outbox
-                        WHERE status = 'pending' AND next_attempt_at <= \(bind: now.storedValue) AND channel IN (\(kinds))
+                        WHERE status = 'pending' AND next_attempt_at <= \(bind: now.storedValue) AND channel IN (\(kinds))\(notExcluded)
                         ORDER BY next_attempt_at, id LIMIT \(bind: limit) \(unsafeRaw: database.skipLockedClause))
                     RETURNING \(unsafeRaw: Self.columns)
                     """
@@ -62,7 +69,7 @@ struct OutboxStore: Sendable {
                         SELECT id, next_attempt_at AS due,
                             ROW_NUMBER() OVER (PARTITION BY project_id ORDER BY next_attempt_at, id) AS place
                         FROM outbox
-                        WHERE status = 'pending' AND next_attempt_at <= \(bind: now.storedValue) AND channel IN (\(kinds))
+                        WHERE status = 'pending' AND next_attempt_at <= \(bind: now.storedValue) AND channel IN (\(kinds))\(notExcluded)
                     ) ranked
                     WHERE place <= \(bind: perProject) ORDER BY due, id LIMIT \(bind: limit))
                 RETURNING \(unsafeRaw: Self.columns)

@@ -104,7 +104,39 @@ final class RecordingSender: MessageSender, PushSender {
         failures.withLockedValue { $0.append(contentsOf: errors) }
     }
 
+    /// Destinations whose sends wait until released, and how many such sends are waiting now.
+    private let holds = NIOLockedValueBox<[String: Int]>([:])
+
+    /// Sends to `destination` wait until ``release(_:)``, as with a provider that does not answer.
+    func hold(_ destination: String) {
+        holds.withLockedValue { $0[destination] = 0 }
+    }
+
+    func release(_ destination: String) {
+        holds.withLockedValue { $0[destination] = nil }
+    }
+
+    /// Waits until a send to the held `destination` is waiting.
+    func waitUntilHeld(_ destination: String, timeout: Duration = .seconds(10)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while holds.withLockedValue({ $0[destination] ?? 0 }) == 0 {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("No send to \(destination) was held")
+                throw CancellationError()
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
     func send(_ message: OutgoingMessage) async throws {
+        let isHeld = holds.withLockedValue { held in
+            guard let waiting = held[message.to] else { return false }
+            held[message.to] = waiting + 1
+            return true
+        }
+        if isHeld {
+            while holds.withLockedValue({ $0[message.to] != nil }) { try await Task.sleep(for: .milliseconds(10)) }
+        }
         if let failure = failures.withLockedValue({ $0.isEmpty ? nil : $0.removeFirst() }) {
             throw failure
         }
