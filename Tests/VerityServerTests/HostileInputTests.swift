@@ -48,6 +48,35 @@ struct HostileInputTests {
         }
     }
 
+    @Test(
+        "A NUL character in a path, a query or a JSON string is a 400 problem on every engine (PostgreSQL refuses it)",
+        arguments: TestEngine.available)
+    func nulCharacters(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        try await node.run { client in
+            let paths = [
+                "/v1/users/a%00b", "/v1/users/a%00b/factors", "/v1/verifications/ver_%00", "/v1/roles/a%00",
+                "/v1/challenges/chl_%00", "/v1/possession/pos_%00", "/v1/users?cursor=%00",
+                "/v1/security-events?userId=usr_%00",
+            ]
+            for path in paths {
+                let response = try await client.send(.get, path, key: node.apiKey)
+                #expect((400..<500).contains(Int(response.status.code)), "\(path): \(response.status)")
+                _ = try response.problem()
+            }
+            let bodies = [
+                ("/v1/users", #"{"loginIds":["a\u0000b@example.com"],"name":"x"}"#),
+                ("/v1/roles", #"{"name":"admin\u0000","description":"x"}"#),
+                ("/v1/verifications/check", #"{"id":"ver_\u0000","code":"123456"}"#),
+            ]
+            for (path, body) in bodies {
+                let response = try await client.send(.post, path, key: node.apiKey, json: body)
+                #expect(response.status == .badRequest, "\(path) \(body): \(response.status)")
+                _ = try response.problem()
+            }
+        }
+    }
+
     @Test("Header abuse: huge, repeated and malformed credentials are 401s", arguments: TestEngine.available)
     func headers(engine: TestEngine) async throws {
         let node = try await TestNode.make(engine)

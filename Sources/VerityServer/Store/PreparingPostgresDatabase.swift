@@ -29,11 +29,17 @@ struct PreparingPostgresDatabase: SQLDatabase {
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void)
         -> EventLoopFuture<Void>
     {
-        unprepared.execute(sql: query, onRow)
+        do {
+            try StoredText.refuseNUL(in: serialize(query).binds)
+        } catch {
+            return eventLoop.makeFailedFuture(error)
+        }
+        return unprepared.execute(sql: query, onRow)
     }
 
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
         let (sql, binds) = serialize(query)
+        try StoredText.refuseNUL(in: binds)
         var bindings = PostgresBindings(capacity: binds.count)
         var types: [PostgresDataType] = []
         types.reserveCapacity(binds.count)

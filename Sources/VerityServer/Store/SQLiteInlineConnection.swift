@@ -246,6 +246,7 @@ private struct SQLiteInlineDatabase: SQLDatabase {
 
     private func run(_ query: any SQLExpression, _ onRow: (any SQLRow) -> Void) throws {
         let (text, binds) = serialize(query)
+        try StoredText.refuseNUL(in: binds)
         let encoder = Self.encoder
         try connection.run(text, binds: try binds.map { try encoder.encode($0) }) { onRow($0) }
     }
