@@ -30,7 +30,7 @@ struct PreparingPostgresDatabase: SQLDatabase {
         -> EventLoopFuture<Void>
     {
         do {
-            try StoredText.refuseNUL(in: serialize(query).binds)
+            try StoredText.check(serialize(query).binds)
         } catch {
             return eventLoop.makeFailedFuture(error)
         }
@@ -39,12 +39,15 @@ struct PreparingPostgresDatabase: SQLDatabase {
 
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
         let (sql, binds) = serialize(query)
-        try StoredText.refuseNUL(in: binds)
         var bindings = PostgresBindings(capacity: binds.count)
         var types: [PostgresDataType] = []
         types.reserveCapacity(binds.count)
         for bind in binds {
-            guard let bind = bind as? any PreparedBind else { return try await unprepared.execute(sql: query, onRow) }
+            guard let bind = bind as? any PreparedBind else {
+                try StoredText.check(binds)
+                return try await unprepared.execute(sql: query, onRow)
+            }
+            try bind.checkText()
             types.append(bind.append(to: &bindings))
         }
         var hasher = Hasher()
@@ -89,6 +92,12 @@ private struct NamedStatement: PostgresPreparedStatement {
 private protocol PreparedBind: Sendable {
     /// Appends the value and returns its type.
     func append(to bindings: inout PostgresBindings) -> PostgresDataType
+    /// Throws when the value is text PostgreSQL refuses (see ``StoredText``).
+    func checkText() throws
+}
+
+extension PreparedBind {
+    fileprivate func checkText() throws {}
 }
 
 extension PreparedBind where Self: PostgresNonThrowingEncodable {
@@ -98,7 +107,9 @@ extension PreparedBind where Self: PostgresNonThrowingEncodable {
     }
 }
 
-extension String: PreparedBind {}
+extension String: PreparedBind {
+    fileprivate func checkText() throws { try StoredText.check(self) }
+}
 extension Int: PreparedBind {}
 extension Int64: PreparedBind {}
 extension Double: PreparedBind {}
@@ -112,4 +123,6 @@ extension Optional: PreparedBind where Wrapped: PreparedBind & PostgresNonThrowi
         }
         return self.append(to: &bindings)
     }
+
+    fileprivate func checkText() throws { try self?.checkText() }
 }

@@ -76,6 +76,7 @@ final class SQLiteInlineConnection: @unchecked Sendable {
         // statement).
         defer { sqlite_nio_sqlite3_reset(statement) }
         for (offset, value) in binds.enumerated() {
+            if case .text(let text) = value { try StoredText.check(text) }
             try check(bind(value, at: Int32(offset + 1), in: statement), on: handle)
         }
         var columns: SQLiteResultRow.Columns?
@@ -246,7 +247,6 @@ private struct SQLiteInlineDatabase: SQLDatabase {
 
     private func run(_ query: any SQLExpression, _ onRow: (any SQLRow) -> Void) throws {
         let (text, binds) = serialize(query)
-        try StoredText.refuseNUL(in: binds)
         let encoder = Self.encoder
         try connection.run(text, binds: try binds.map { try encoder.encode($0) }) { onRow($0) }
     }
