@@ -10,7 +10,6 @@ import base64
 import json
 import os
 import re
-import subprocess
 import sys
 import time
 
@@ -20,21 +19,9 @@ from descope import AuthException, DeliveryMethod, DescopeClient, LoginOptions, 
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from compat_cases import run_cases  # noqa: E402
+from verity_cli import remember_secret, verity  # noqa: E402
 
-VERITY = os.environ["VERITY_BIN"]
 BASE = os.environ["VERITY_BASE"] + "/descope"
-
-
-def verity(*args):
-    """Runs the verity CLI on the server's data directory and returns its JSON output."""
-    output = subprocess.run([VERITY, *args, "--json"], check=True, capture_output=True, text=True).stdout
-    return json.loads(output)
-
-
-def remember_secret(secret):
-    """Lists a secret the server must never log; compat.sh greps the server log for each."""
-    with open(os.environ["VERITY_SECRETS_FILE"], "a", encoding="utf-8") as secrets:
-        secrets.write(secret + "\n")
 
 
 def code_sent(to, count=1):

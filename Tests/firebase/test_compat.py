@@ -5,7 +5,6 @@ getAccountInfo after sign-in, the JSON refresh); the backend side is firebase-ad
 mode (FIREBASE_AUTH_EMULATOR_HOST).
 """
 
-import json
 import os
 import subprocess
 import sys
@@ -15,6 +14,7 @@ import requests
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from compat_cases import run_cases  # noqa: E402
+from verity_cli import remember_secret, verity  # noqa: E402
 
 VERITY = os.environ["VERITY_BIN"]
 BASE = os.environ["VERITY_BASE"]
@@ -28,16 +28,6 @@ IOS_HEADERS = {
     "X-Firebase-Locale": "en",
 }
 PHONE = "+14155550142"
-
-
-def verity(*args):
-    output = subprocess.run([VERITY, *args, "--json"], check=True, capture_output=True, text=True).stdout
-    return json.loads(output)
-
-
-def remember_secret(secret):
-    with open(os.environ["VERITY_SECRETS_FILE"], "a") as secrets:
-        secrets.write(secret + "\n")
 
 
 def code_sent(session_info):

@@ -27,22 +27,13 @@ from twilio.request_validator import RequestValidator
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from totp import totp  # noqa: E402
+from verity_cli import remember_secret, verity  # noqa: E402
 
 VERITY = os.environ["VERITY_BIN"]
 BASE = os.environ["VERITY_BASE"]
 SEED = int(os.environ.get("FUZZ_SEED", "1"))
 ROUNDS = int(os.environ.get("FUZZ_ROUNDS", "40"))
 rng = random.Random(SEED)
-
-
-def verity(*args):
-    output = subprocess.run([VERITY, *args, "--json"], check=True, capture_output=True, text=True).stdout
-    return json.loads(output)
-
-
-def remember_secret(secret):
-    with open(os.environ["VERITY_SECRETS_FILE"], "a", encoding="utf-8") as secrets:
-        secrets.write(secret + "\n")
 
 
 # MARK: - Values

@@ -8,27 +8,19 @@ The scripts are run by Tests/twilio/compat.sh, which starts `verity serve` on a 
   VERITY_SECRETS_FILE  where the API keys and other secrets they handle are listed, so the log can be checked for them
 """
 
-import json
 import os
 import re
-import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
 from compat_cases import run_cases  # noqa: E402
+from verity_cli import remember_secret, verity  # noqa: E402,F401  (the suites import them from here)
 from twilio.base.exceptions import TwilioRestException  # noqa: E402
 from twilio.rest import Client  # noqa: E402
 
-VERITY = os.environ["VERITY_BIN"]
 BASE = os.environ["VERITY_BASE"]
 SID = re.compile(r"^(?P<prefix>[A-Z]{2})[0-9a-f]{32}$")
-
-
-def verity(*args):
-    """Runs the verity CLI on the server's data directory and returns its JSON output."""
-    output = subprocess.run([VERITY, *args, "--json"], check=True, capture_output=True, text=True).stdout
-    return json.loads(output)
 
 
 def make_project(name):
@@ -95,12 +87,6 @@ def expect_sid(value, prefix):
     match = SID.match(value or "")
     assert match and match["prefix"] == prefix, f"{value!r} is not a {prefix} SID"
 
-
-
-def remember_secret(secret):
-    """Lists a secret the server must never log; compat.sh greps the server log for each."""
-    with open(os.environ["VERITY_SECRETS_FILE"], "a", encoding="utf-8") as secrets:
-        secrets.write(secret + "\n")
 
 
 CASES = []
