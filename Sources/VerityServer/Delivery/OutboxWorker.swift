@@ -97,9 +97,6 @@ struct OutboxWorker: Service {
                                 return .delivery(projectId: message.projectId)
                             }
                         }
-                        if claimed.count < free, lane == .messages {
-                            metrics.setOutboxDepth(try await store.pendingCount())
-                        }
                     } catch {
                         logger.error("Outbox poll failed", metadata: ["error": "\(String(reflecting: error))"])
                     }
@@ -114,11 +111,22 @@ struct OutboxWorker: Service {
                 switch await group.next() {
                 case .delivery(let projectId)?:
                     inFlight[projectId] = inFlight[projectId].flatMap { $0 > 1 ? $0 - 1 : nil }
-                case .wait?: waiting = false
+                case .wait?:
+                    waiting = false
+                    // As often as the lane is woken (a poll, a message queued here): the gauge, not every delivery.
+                    if lane == .messages { await updateOutboxDepth() }
                 case nil: return
                 }
             }
             // Graceful shutdown: the task group waits for the deliveries in hand.
+        }
+    }
+
+    private func updateOutboxDepth() async {
+        do {
+            metrics.setOutboxDepth(try await store.pendingCount())
+        } catch {
+            logger.error("Outbox poll failed", metadata: ["error": "\(String(reflecting: error))"])
         }
     }
 
