@@ -82,6 +82,41 @@ struct SSRFTests {
         try await node.verity.database.close()
     }
 
+    @Test(
+        "A webhook URL is limited in bytes: a long non-ASCII one is refused, one at the limit still gets events",
+        arguments: TestEngine.available)
+    func webhookURLBytes(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        let auth = try node.twilioAuth()
+        // Unlike characters, so PostgreSQL cannot compress the outbox's index entry for the URL.
+        func url(_ characters: Int) -> String {
+            "https://hooks.example.com/" + String((0..<characters).map { Character(UnicodeScalar(0x4E00 + $0 * 7)!) })
+        }
+        let tooLong = url(2000)  // 2 026 characters, 6 026 bytes
+        let atLimit = url(674)
+        #expect(tooLong.count < 2048 && tooLong.utf8.count > OutboundAddressPolicy.maxURLBytes)
+        #expect(atLimit.utf8.count == OutboundAddressPolicy.maxURLBytes)
+        await #expect(throws: ConfigurationError.self) {
+            try await node.verity.admin.setWebhook(projectId: node.project.id, url: tooLong)
+        }
+        try await node.run { client in
+            let service = try await client.twilioService(auth: auth)
+            let refused = try await client.twilio(
+                .post, "/Services/\(service)/Webhooks", auth: auth,
+                form: ["FriendlyName": "Backend", "EventTypes": "*", "WebhookUrl": tooLong])
+            try refused.expectTwilioError(400, code: 60200)
+            let saved = try await client.twilio(
+                .post, "/Services/\(service)/Webhooks", auth: auth,
+                form: ["FriendlyName": "Backend", "EventTypes": "*", "WebhookUrl": atLimit])
+            #expect(saved.status == .created)
+            // A factor's creation queues its event to that URL in the same transaction.
+            let factor = try await client.twilio(
+                .post, "/Services/\(service)/Entities/user-0001-bytes/Factors", auth: auth,
+                form: ["FactorType": "totp", "FriendlyName": "Phone"])
+            #expect(factor.status == .created)
+        }
+    }
+
     @Test("At send time a host name that resolves to this machine is refused, and nothing reaches it")
     func refusedAfterResolution() async throws {
         // This machine's own name resolves to one of its addresses (loopback here): never a public one.

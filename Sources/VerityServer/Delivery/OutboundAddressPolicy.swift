@@ -38,10 +38,15 @@ public struct OutboundAddressPolicy: Sendable, Equatable {
         return !nonPublic.contains { $0.contains(judged) }
     }
 
-    /// Why `url` may not receive webhooks, judged without a DNS look-up: not an absolute http(s) URL, or its host is
-    /// `localhost` or an address (in any numeric form the C library accepts, `127.1` and `0x7f000001` included)
-    /// that is not public. Nil when it may.
+    /// The longest webhook URL, in UTF-8 bytes: each event's outbox row is indexed by its URL, and PostgreSQL's
+    /// index entries hold at most about 2.7 kB.
+    public static let maxURLBytes = 2048
+
+    /// Why `url` may not receive webhooks, judged without a DNS look-up: longer than ``maxURLBytes``, not an
+    /// absolute http(s) URL, or its host is `localhost` or an address (in any numeric form the C library accepts,
+    /// `127.1` and `0x7f000001` included) that is not public. Nil when it may.
     public func refusal(of url: String) -> String? {
+        guard url.utf8.count <= Self.maxURLBytes else { return "must have at most \(Self.maxURLBytes) bytes" }
         guard SignedWebhookPost.isHTTPURL(url), let host = URL(string: url)?.host else {
             return "must be an absolute http:// or https:// URL"
         }

@@ -97,7 +97,6 @@ public struct AdminService: Sendable {
     public func setWebhook(projectId: String, url: String?, rotateSecret: Bool = false) async throws -> Project {
         _ = try await project(id: projectId)
         if let url {
-            guard url.count <= 2048 else { throw ConfigurationError("The webhook URL may have at most 2048 bytes.") }
             if let refused = webhookAddresses.refusal(of: url) {
                 throw ConfigurationError(
                     "The webhook URL \(refused) (VERITY_WEBHOOK_ALLOW_PRIVATE=true allows private addresses).")

@@ -519,8 +519,10 @@ struct TwilioPush: Sendable {
             webhook.eventTypes = types
         }
         if let url = form.string("WebhookUrl") {
-            guard url.count <= 2048, webhookAddresses.refusal(of: url) == nil else {
-                throw TwilioError.invalidParameter("WebhookUrl", "an absolute http(s) URL of a public address")
+            guard webhookAddresses.refusal(of: url) == nil else {
+                throw TwilioError.invalidParameter(
+                    "WebhookUrl",
+                    "an absolute http(s) URL of a public address, at most \(OutboundAddressPolicy.maxURLBytes) bytes")
             }
             webhook.url = url
         }
