@@ -38,6 +38,7 @@ rng = random.Random(SEED)
 
 # MARK: - Values
 
+UNLIKE = "".join(chr(0x4E00 + index * 7) for index in range(1500))
 STRINGS = [
     "", " ", "0", "-1", "1", "6", "11", "2147483648", "99999999999999999999999", "1e309", "-0", "NaN", "Infinity",
     "true", "false", "null", "+14155550100", "+1415555", "+999999999999999999", "14155550100", "jane@example.com",
@@ -47,6 +48,8 @@ STRINGS = [
     "sms", "email", "voice", "whatsapp", "push", "totp", "apn", "fcm", "none", "*", "{}", "[]", '{"a":', "ES256",
     "verified", "unverified", "approved", "denied", "canceled", "enabled", "disabled", "invited", "deleted",
     "refresh_token", "authorization_code", "en", "es-MX", "xx-YY", "zh-Hant-TW", "vk_", "vk_" + "A" * 40,
+    # Long text that does not compress (PostgreSQL compresses large index entries), alone and as a URL.
+    UNLIKE, "https://hooks.example.com/" + UNLIKE, "https://hooks.example.com/" + "a" * 2100,
 ]
 NUMBERS = [0, 1, -1, 6, 10, 2**31, -(2**31) - 1, 2**63, 10**30, 1.5, -0.0, 1e308, -1e308]
 
