@@ -258,7 +258,7 @@ extension ProjectCommand {
                 under the printed secret. Run with --off to stop sending events.
                 """)
         @Argument(help: "The project id (prj_…).") var id: String
-        @Option(help: "The endpoint URL (http:// or https://).") var url: String?
+        @Option(help: "The endpoint URL (http:// or https://, at most 2048 bytes).") var url: String?
         @Flag(help: "Stop sending events.") var off = false
         @Flag(help: "Make a new signing secret (the old one stops working).") var rotateSecret = false
         @OptionGroup var storage: StorageOptions
