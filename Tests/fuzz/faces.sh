@@ -15,7 +15,12 @@ for module in requests twilio; do
 done
 source Tests/lib/serve.sh
 # The providers' callback secrets, so the fuzzer can sign callbacks and reach the code that reads them. Twilio's
-# callbacks are on when a Twilio sender is: calls go to a Twilio that is not there (SMS stay on the console).
+# callbacks are on when a Twilio sender is: calls go to a stand-in that refuses them at once (501), so they fail
+# and are retried without holding the outbox for a timeout (SMS and email stay on the console).
+STANDIN_DIR=$(mktemp -d /tmp/verity-fuzz-standin.XXXXXX)
+STANDIN_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+python3 -m http.server --bind 127.0.0.1 --directory "$STANDIN_DIR" "$STANDIN_PORT" >/dev/null 2>&1 &
+STANDIN_PID=$!
 export FUZZ_META_APP_SECRET=fuzz-meta-app-secret FUZZ_META_VERIFY_TOKEN=fuzz-verify-token
 export FUZZ_TWILIO_AUTH_TOKEN=fuzz-twilio-auth-token
 # Rate limits would turn most requests into 429s; the fuzzer is after 5xx, not limits.
@@ -23,11 +28,12 @@ start_verity fuzz-faces VERITY_FIREBASE_EMULATOR_ADMIN=true \
     VERITY_WHATSAPP_APP_SECRET="$FUZZ_META_APP_SECRET" VERITY_WHATSAPP_VERIFY_TOKEN="$FUZZ_META_VERIFY_TOKEN" \
     VERITY_VOICE_SENDER=twilio VERITY_TWILIO_ACCOUNT_SID=AC00000000000000000000000000000000 \
     VERITY_TWILIO_AUTH_TOKEN="$FUZZ_TWILIO_AUTH_TOKEN" VERITY_TWILIO_VOICE_FROM=+15005550006 \
-    VERITY_TWILIO_BASE_URL=http://127.0.0.1:9 \
+    VERITY_TWILIO_BASE_URL="http://127.0.0.1:$STANDIN_PORT" \
     VERITY_RATE_LIMIT_CLIENT_IP=1000000/s VERITY_RATE_LIMIT_LOGIN_ID=1000000/s \
     VERITY_RATE_LIMIT_DESTINATION=1000000/s VERITY_RATE_LIMIT_NUMBER_BLOCK=1000000/s \
     VERITY_RATE_LIMIT_PROJECT=1000000/s
 printf '%s\n' "$FUZZ_META_APP_SECRET" "$FUZZ_TWILIO_AUTH_TOKEN" >>"$VERITY_SECRETS_FILE"
+trap 'kill "$STANDIN_PID" 2>/dev/null; rm -rf "$STANDIN_DIR"; stop_verity; rm -rf "$WORK"' EXIT
 
 python3 Tests/fuzz/faces.py || fail "a face answered a fuzzed request badly"
 
