@@ -124,6 +124,9 @@ struct ConsoleTests {
             let actions = try await node.verity.operators.auditTrail(search: "project", cursor: nil).items
             #expect(actions.map(\.action) == ["project.create"])
             #expect(actions.first?.operatorName == "ada")
+            // The search ignores case alike on every engine (SQLite's LIKE does for ASCII, PostgreSQL's does not).
+            let shouted = try await node.verity.operators.auditTrail(search: "PROJECT.", cursor: nil).items
+            #expect(shouted.map(\.action) == ["project.create"])
         }
     }
 

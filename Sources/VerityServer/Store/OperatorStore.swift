@@ -156,13 +156,16 @@ struct OperatorStore: Sendable {
     }
 
     /// Up to `limit` audit entries, newest first, after the entry `after`; with `search`, only those whose action
-    /// or target starts with it.
+    /// or target starts with it, in any case (both sides lowered: SQLite's LIKE ignores ASCII case, PostgreSQL's
+    /// does not).
     func audit(search: String?, after: String?, limit: Int) async throws -> [AuditEntry] {
         try await database.lookup { sql in
             let filter: SQLQueryString =
                 search.map { (text: String) -> SQLQueryString in
-                    let pattern = Self.prefixPattern(text)
-                    return "AND (action LIKE \(bind: pattern) ESCAPE '\\' OR target LIKE \(bind: pattern) ESCAPE '\\')"
+                    let pattern = Self.prefixPattern(text.lowercased())
+                    return """
+                        AND (lower(action) LIKE \(bind: pattern) ESCAPE '\\' OR lower(target) LIKE \(bind: pattern) ESCAPE '\\')
+                        """
                 } ?? ""
             return try await Self.auditTable.newestOfAll(filter: filter, after: after, limit: limit, on: sql)
         }
