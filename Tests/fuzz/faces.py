@@ -125,8 +125,12 @@ class Face:
         return content_type, json.dumps(fields, ensure_ascii=rng.random() < 0.5).encode()
 
     def value(self, name):
+        """A JSON value for `name`; for a form face, the list of its values (a repeated name has several)."""
         if name in self.known and rng.random() < 0.5:
-            return rng.choice(self.known[name])
+            known = rng.choice(self.known[name])
+            return [known] if self.form else known
+        if self.form:
+            return [string() for _ in range(rng.choice([1, 1, 1, 2]))]
         return json_value()
 
     def query(self):
@@ -155,11 +159,6 @@ class Twilio(Face):
     def __init__(self, auth, **kwargs):
         super().__init__(**kwargs)
         self.auth = auth
-
-    def value(self, name):
-        if name in self.known and rng.random() < 0.5:
-            return [rng.choice(self.known[name])]
-        return [string() for _ in range(rng.choice([1, 1, 1, 2]))]
 
     def headers(self, template):
         return {"Authorization": "Basic " + base64.b64encode(self.auth.encode()).decode()}
@@ -230,9 +229,6 @@ class Console(Face):
         super().__init__(**kwargs)
         self.cookie, self.csrf = cookie, csrf
 
-    def value(self, name):
-        return Twilio.value(self, name)
-
     def body(self, method):
         content_type, body = super().body(method)
         if method == "POST" and content_type == "application/x-www-form-urlencoded" and rng.random() < 0.9:
@@ -257,7 +253,6 @@ class Callbacks(Face):
         super().__init__(**kwargs)
         self.meta_secret, self.meta_verify_token = meta_secret.encode(), meta_verify_token
         self.twilio = RequestValidator(twilio_token)
-        self.form = False
 
     def query(self):
         query = super().query()
@@ -274,7 +269,7 @@ class Callbacks(Face):
         return super().body(method)
 
     def value(self, name):
-        return Face.value(self, name) if rng.random() < 0.5 else string()
+        return super().value(name) if rng.random() < 0.5 else string()
 
     def prepare(self, method, url, query, content_type, body):
         """Signs most requests as the provider would; returns the request's (headers, body)."""
@@ -282,7 +277,8 @@ class Callbacks(Face):
         if url.endswith("/twilio"):
             params = {name: self.value(name) for name in rng.sample(TWILIO_CALLBACK_FIELDS, rng.randint(0, 4))}
             params = {name: value for name, value in params.items() if isinstance(value, str)}
-            body, headers = urllib.parse.urlencode(params).encode(), {"Content-Type": "application/x-www-form-urlencoded"}
+            body = urllib.parse.urlencode(params).encode()
+            headers = {"Content-Type": "application/x-www-form-urlencoded"}
             if rng.random() < 0.8:
                 signed_url = url + ("?" + urllib.parse.urlencode(query) if query else "")
                 headers["X-Twilio-Signature"] = self.twilio.compute_signature(signed_url, params)
@@ -527,7 +523,10 @@ CALLBACKS = Callbacks(
     },
 )
 
-PREFIX = {"twilio": "/twilio/v2/", "descope": "/descope/", "firebase": "/", "console": "/console/", "callbacks": "/v1/delivery-status/"}
+PREFIX = {
+    "twilio": "/twilio/v2/", "descope": "/descope/", "firebase": "/", "console": "/console/",
+    "callbacks": "/v1/delivery-status/",
+}
 
 
 # MARK: - Run
