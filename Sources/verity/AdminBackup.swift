@@ -10,9 +10,9 @@ struct BackupCommand: AsyncParsableCommand {
         discussion: """
             The copy is a consistent snapshot of the last commit, readable by its owner only. Its secrets (TOTP \
             secrets, signing keys, webhook secrets, test numbers' codes) stay sealed with the master key: keep a \
-            copy of the key (master.key in the data directory, or VERITY_MASTER_KEY) apart from the backups. To restore, stop the server, put the copy \
-            in place of verity.sqlite, delete verity.sqlite-wal and verity.sqlite-shm, and start it with the same \
-            master key. On PostgreSQL, use pg_dump instead.
+            copy of the key (master.key in the data directory, or VERITY_MASTER_KEY) apart from the backups. To \
+            restore, stop the server, put the copy in place of verity.sqlite, delete verity.sqlite-wal and \
+            verity.sqlite-shm, and start it with the same master key. On PostgreSQL, use pg_dump instead.
             """)
     @Argument(help: "The file to write; it must not exist.") var output: String
     @OptionGroup var storage: StorageOptions
