@@ -67,8 +67,10 @@ tolerated_error() {
 run_pass() {
     local label=$1; shift
     echo "fuzz: $label ($MAX_EXAMPLES examples per operation)"
+    # filter_too_much is hypothesis giving up on generating data for a schema with overlapping constraints (a pattern,
+    # a format and an enum on one field), at random: a stop of the generator, not an answer of the server.
     if ! st run "$BASE/openapi.json" --url "$BASE" --checks not_a_server_error --max-examples "$MAX_EXAMPLES" \
-        --workers 2 --no-color "$@" >"$WORK/$label.out" 2>&1; then
+        --suppress-health-check filter_too_much --workers 2 --no-color "$@" >"$WORK/$label.out" 2>&1; then
         # The report's tail names the failing operations, or the errors (network, schema) that stopped the run.
         local artifacts=${ARTIFACTS_DIR:-${TMPDIR:-/tmp}/verity-artifacts}
         mkdir -p "$artifacts" && cp "$WORK/$label.out" "$artifacts/fuzz-$label.out"
