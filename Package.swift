@@ -100,6 +100,8 @@ let package = Package(
             dependencies: [
                 .product(name: "Logging", package: "swift-log", condition: server),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: server),
+                .product(name: "PostgresKit", package: "postgres-kit", condition: server),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: server),
             ],
             path: "Tests/VerityTestSupport",
             swiftSettings: swiftSettings

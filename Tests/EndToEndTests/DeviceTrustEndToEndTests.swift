@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import VerityCore
 import VerityKit
+import VerityTestSupport
 
 @testable import VerityServer
 
@@ -247,7 +248,7 @@ struct DeviceTrustEndToEndTests {
         arguments: TestEngine.available)
     func extensionApproves(engine: TestEngine) async throws {
         try await LiveServer.run(engine) { server in
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            let directory = ScratchSpace.root.appendingPathComponent(
                 "verity-shared-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: directory) }
             let app = try await Self.phone(

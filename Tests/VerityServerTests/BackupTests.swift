@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VerityCore
+import VerityTestSupport
 
 @testable import VerityServer
 
@@ -9,7 +10,7 @@ struct BackupTests {
     @Test("A backup taken while the node writes is a working database with the same data, readable by its owner only")
     func sqliteCopy() async throws {
         let node = try await TestNode.make(.sqliteFile)
-        let backup = FileManager.default.temporaryDirectory.appendingPathComponent(
+        let backup = ScratchSpace.root.appendingPathComponent(
             "verity-backup-\(UUID().uuidString)/verity.sqlite"
         ).path
         try FileManager.default.createDirectory(
@@ -39,7 +40,7 @@ struct BackupTests {
     @Test("A backup never overwrites a file, and PostgreSQL is left to pg_dump", arguments: TestEngine.available)
     func refusals(engine: TestEngine) async throws {
         let node = try await TestNode.make(engine)
-        let existing = FileManager.default.temporaryDirectory.appendingPathComponent(
+        let existing = ScratchSpace.root.appendingPathComponent(
             "verity-backup-\(UUID().uuidString).sqlite"
         ).path
         #expect(FileManager.default.createFile(atPath: existing, contents: Data("keep".utf8)))

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import SQLKit
 import Testing
 import VerityCore
+import VerityTestSupport
 
 @testable import VerityServer
 
@@ -153,7 +154,7 @@ struct OperationsTests {
 
     @Test("The master key file is created once, with mode 0600")
     func masterKeyFile() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("verity-key-\(UUID())").path
+        let directory = ScratchSpace.root.appendingPathComponent("verity-key-\(UUID())").path
         var configuration = ServerConfiguration()
         configuration.dataDirectory = directory
         let first = try configuration.loadMasterKey()
@@ -168,7 +169,7 @@ struct OperationsTests {
 
     @Test("A master key file other users may read is refused, with the fix in the message")
     func openMasterKeyFile() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("verity-key-\(UUID())").path
+        let directory = ScratchSpace.root.appendingPathComponent("verity-key-\(UUID())").path
         var configuration = ServerConfiguration()
         configuration.dataDirectory = directory
         _ = try configuration.loadMasterKey()
@@ -247,7 +248,7 @@ struct ConfigurationTests {
 
     @Test("APNs and FCM credentials come from files named in the environment, and are checked at start-up")
     func pushCredentials() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+        let directory = ScratchSpace.root.appendingPathComponent(
             "verity-push-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -18,19 +18,18 @@ enum TestEngine: String, CaseIterable, CustomTestStringConvertible, Sendable {
         postgresURL == nil ? [.sqlite] : [.sqlite, .postgres]
     }
 
-    static var postgresURL: String? {
-        ProcessInfo.processInfo.environment["VERITY_TEST_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
-    }
+    static var postgresURL: String? { TestPostgres.baseURL }
 
     var testDescription: String { rawValue }
 
-    /// A fresh, empty database: a private in-memory SQLite, or a new PostgreSQL schema.
+    /// A fresh, empty database: a private in-memory SQLite, or a new PostgreSQL schema in the test process's database
+    /// (``LiveServer/run(_:_:)`` creates it).
     func freshLocation() -> DatabaseLocation {
         switch self {
         case .sqlite: .sqliteMemory
         case .postgres:
             .postgres(
-                url: Self.postgresURL ?? "",
+                url: TestPostgres.url ?? "",
                 schema: "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: ""),
                 maxConnections: 4)
         }
@@ -114,6 +113,7 @@ struct LiveServer: Sendable {
         dependencies.logger = Logger(label: "verity-e2e") { _ in logs }
         dependencies.clock = clock
         dependencies.database = engine.freshLocation()
+        if engine == .postgres { try await TestPostgres.prepare() }
         dependencies.masterKey = try MasterKey(bytes: Array(repeating: 7, count: 32))
         let verity = try await Verity.open(configuration, dependencies: dependencies)
         let app = try await closingOnFailure(verity) { try buildApplication(configuration, verity: verity) }

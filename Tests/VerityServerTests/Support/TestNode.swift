@@ -21,13 +21,12 @@ enum TestEngine: String, CaseIterable, CustomTestStringConvertible, Sendable {
         postgresURL == nil ? [.sqlite, .sqliteFile] : [.sqlite, .sqliteFile, .postgres]
     }
 
-    static var postgresURL: String? {
-        ProcessInfo.processInfo.environment["VERITY_TEST_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
-    }
+    static var postgresURL: String? { TestPostgres.baseURL }
 
     var testDescription: String { rawValue }
 
-    /// A fresh, empty database: a private in-memory SQLite, a new SQLite file, or a new PostgreSQL schema.
+    /// A fresh, empty database: a private in-memory SQLite, a new SQLite file, or a new PostgreSQL schema in the test
+    /// process's database (``TestNode/make(_:location:settings:clock:sender:configure:dependencies:)`` creates it).
     func freshLocation() -> DatabaseLocation {
         switch self {
         case .sqlite: .sqliteMemory
@@ -39,11 +38,8 @@ enum TestEngine: String, CaseIterable, CustomTestStringConvertible, Sendable {
     func persistentLocation() -> DatabaseLocation {
         switch self {
         case .sqlite, .sqliteFile:
-            .sqliteFile(
-                path: FileManager.default.temporaryDirectory.appendingPathComponent(
-                    "verity-test-\(UUID().uuidString)/verity.sqlite"
-                ).path)
-        case .postgres: .postgres(url: Self.postgresURL ?? "", schema: Self.freshSchemaName(), maxConnections: 4)
+            .sqliteFile(path: ScratchSpace.directory("verity-test").appendingPathComponent("verity.sqlite").path)
+        case .postgres: .postgres(url: TestPostgres.url ?? "", schema: Self.freshSchemaName(), maxConnections: 4)
         }
     }
 
@@ -212,6 +208,7 @@ struct TestNode {
         dependencies extra: (inout AppDependencies) -> Void = { _ in }
     ) async throws -> TestNode {
         let location = location ?? engine.freshLocation()
+        if case .postgres = location { try await TestPostgres.prepare() }
         var configuration = ServerConfiguration()
         configuration.logLevel = .trace
         configuration.rateLimits.perDestination = RateLimitPolicy(capacity: 1000, period: 1)
