@@ -1,7 +1,9 @@
 import Foundation
 import HummingbirdTesting
+import Logging
 import Testing
 import VerityCore
+import VerityTestSupport
 
 @testable import VerityServer
 
@@ -70,5 +72,30 @@ struct ConcurrencyTests {
             #expect(Set(responses.compactMap(\.1)).count == 1)
             try await node.sender.waitForMessages(to: phone, count: 5)
         }
+    }
+
+    @Test(
+        "Nodes that start at once on an empty database migrate it once; nodes of two schemas migrate side by side",
+        arguments: TestEngine.available.filter { $0 == .postgres })
+    func concurrentMigrations(engine: TestEngine) async throws {
+        try await TestPostgres.prepare()
+        let schemas = [engine.persistentLocation(), engine.persistentLocation()]
+        let versions = try await withThrowingTaskGroup(of: [Int].self) { group in
+            for location in schemas + schemas + schemas {
+                group.addTask {
+                    let database = try await Database.open(location, logger: Logger(label: "test"))
+                    let versions = try await database.execute { sql in
+                        try await sql.raw("SELECT version FROM schema_migrations ORDER BY version").all().map {
+                            try $0.decode(column: "version", as: Int.self)
+                        }
+                    }
+                    try await database.close()
+                    return versions
+                }
+            }
+            return try await group.reduce(into: [[Int]]()) { $0.append($1) }
+        }
+        #expect(versions.count == 6)
+        #expect(Set(versions) == [Migrations.all.map(\.version)])
     }
 }

@@ -12,18 +12,30 @@ import Foundation
 /// goes straight in: waiting for a second place while holding one could deadlock the run.
 public enum ServerGate {
     /// Places: three servers a core, at least four.
-    static let capacity = max(4, 3 * ProcessInfo.processInfo.activeProcessorCount)
-
-    private static let places = Places(capacity)
-
-    @TaskLocal private static var inside = false
+    static let gate = Gate(capacity: max(4, 3 * ProcessInfo.processInfo.activeProcessorCount))
 
     /// Runs `body` holding one place (or none, when this task already holds one).
     public static func run<T: Sendable>(_ body: () async throws -> T) async throws -> T {
-        if inside { return try await body() }
+        try await gate.run(body)
+    }
+}
+
+/// Lets at most `capacity` bodies run at once; the others wait for a place, first come first served. A body that is
+/// already inside the gate goes straight in.
+public final class Gate: Sendable {
+    private let places: Places
+    private let inside = TaskLocal(wrappedValue: false)
+
+    public init(capacity: Int) {
+        places = Places(capacity)
+    }
+
+    /// Runs `body` holding one place (or none, when this task already holds one).
+    public func run<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        if inside.get() { return try await body() }
         await places.take()
         do {
-            let result = try await $inside.withValue(true) { try await body() }
+            let result = try await inside.withValue(true) { try await body() }
             await places.give()
             return result
         } catch {

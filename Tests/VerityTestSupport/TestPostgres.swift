@@ -28,6 +28,22 @@ public enum TestPostgres {
         try await preparation.value
     }
 
+    /// Runs `body`, which opens a database at ``url`` (and migrates it), after ``prepare()`` and while at most four
+    /// other opens run.
+    ///
+    /// Swift Testing starts every test at once: some 300 tests then each held a connection, migrating, and a run
+    /// came near the server's limit (300), past which connections fail. Opened, a test server's connections close
+    /// after a short idle time (``idleTimeout``), so those waiting for ``ServerGate`` hold none.
+    public static func opening<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        try await prepare()
+        return try await openings.run(body)
+    }
+
+    /// How long a test server's unused connection stays open.
+    public static let idleTimeout = Duration.seconds(1)
+
+    private static let openings = Gate(capacity: 4)
+
     private static let preparation = Task<Void, any Error> {
         guard let baseURL, let databaseName, let prefix = baseDatabase.map({ $0 + "_p" }) else { return }
         let configuration = try SQLPostgresConfiguration(url: baseURL).coreConfiguration

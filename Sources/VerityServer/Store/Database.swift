@@ -24,8 +24,9 @@ public enum DatabaseLocation: Sendable, Equatable {
     /// A private in-memory SQLite database (tests).
     case sqliteMemory
     /// A PostgreSQL server, optionally confined to one schema (tests use a fresh schema each), with at most
-    /// `maxConnections` pooled connections from this process.
-    case postgres(url: String, schema: String? = nil, maxConnections: Int = 20)
+    /// `maxConnections` pooled connections from this process, each closed after `idleTimeout` unused (tests keep it
+    /// short: hundreds of test servers share one PostgreSQL and its connection limit).
+    case postgres(url: String, schema: String? = nil, maxConnections: Int = 20, idleTimeout: Duration = .seconds(60))
 }
 
 /// A handle on the database: statements and short explicit transactions, whichever engine is behind it.
@@ -54,11 +55,12 @@ public final class Database: Sendable {
                 engine: .sqlite, backend: try await SQLiteBackend.open(path: path, logger: logger))
         case .sqliteMemory:
             database = Database(engine: .sqlite, backend: try await SQLiteBackend.open(path: nil, logger: logger))
-        case .postgres(let url, let schema, let maxConnections):
+        case .postgres(let url, let schema, let maxConnections, let idleTimeout):
             database = Database(
                 engine: .postgres,
                 backend: try await PostgresBackend.open(
-                    url: url, schema: schema, maxConnections: maxConnections, logger: logger))
+                    url: url, schema: schema, maxConnections: maxConnections, idleTimeout: idleTimeout,
+                    logger: logger))
         }
         do {
             try await Migrations.run(on: database, logger: logger)
@@ -408,7 +410,8 @@ final class PostgresBackend: DatabaseBackend {
         self.logger = logger
     }
 
-    static func open(url: String, schema: String?, maxConnections: Int, logger: Logger) async throws
+    static func open(url: String, schema: String?, maxConnections: Int, idleTimeout: Duration, logger: Logger)
+        async throws
         -> PostgresBackend
     {
         let parsed: SQLPostgresConfiguration
@@ -432,6 +435,7 @@ final class PostgresBackend: DatabaseBackend {
             database: core.database, tls: tls)
         // One more for the connection that listens for key changes (``followKeyChanges(into:)``).
         configuration.options.maximumConnections = max(1, maxConnections) + 1
+        configuration.options.connectionIdleTimeout = idleTimeout
         let searchPath = schema ?? parsed.searchPath?.joined(separator: ",")
         if let schema {
             guard !schema.isEmpty, schema.count <= 63,
@@ -455,9 +459,11 @@ final class PostgresBackend: DatabaseBackend {
             // Fail at start-up, with the server's own words, rather than on the first request.
             _ = try await backend.withDatabase { try await $0.raw("SELECT 1").all() }
             if let schema {
-                // The name was checked above to be a plain lowercase identifier.
-                try await backend.withDatabase {
-                    try await $0.raw("CREATE SCHEMA IF NOT EXISTS \(unsafeRaw: schema)").run()
+                // The name was checked above to be a plain lowercase identifier. Under the schema's migration lock:
+                // two `IF NOT EXISTS` at once can both try, and one fails on the catalog's unique index.
+                try await backend.withTransaction { sql in
+                    try await Migrations.lock(schema: schema, sql)
+                    try await sql.raw("CREATE SCHEMA IF NOT EXISTS \(unsafeRaw: schema)").run()
                 }
             }
         } catch {

@@ -659,12 +659,21 @@ enum Migrations {
             ]),
     ]
 
+    /// Takes the migration lock of `schema` (nil: the current schema) until the transaction ends. Several nodes may
+    /// start at once: one migrates, the others wait and then find nothing to do. The lock is the schema's, so
+    /// deployments in other schemas of the same database migrate at the same time (a test run migrates hundreds of
+    /// schemas; under one lock for all, each test waited for every migration before its own).
+    static func lock(schema: String? = nil, _ sql: any SQLDatabase) async throws {
+        if let schema {
+            try await sql.raw("SELECT pg_advisory_xact_lock(7406110, hashtext(\(bind: schema)))").run()
+        } else {
+            try await sql.raw("SELECT pg_advisory_xact_lock(7406110, hashtext(coalesce(current_schema(), '')))").run()
+        }
+    }
+
     static func run(on database: Database, logger: Logger) async throws {
         try await database.transaction { sql in
-            if database.engine == .postgres {
-                // Several nodes may start at once: one migrates, the others wait and then find nothing to do.
-                try await sql.raw("SELECT pg_advisory_xact_lock(7406110)").run()
-            }
+            if database.engine == .postgres { try await lock(sql) }
             try await sql.raw(
                 """
                 CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -688,7 +697,7 @@ enum Migrations {
         for migration in all where !applied.contains(migration.version) {
             try await database.transaction { sql in
                 if database.engine == .postgres {
-                    try await sql.raw("SELECT pg_advisory_xact_lock(7406110)").run()
+                    try await lock(sql)
                     let done = try await sql.raw(
                         "SELECT version FROM schema_migrations WHERE version = \(bind: migration.version)"
                     ).first()

@@ -31,7 +31,7 @@ enum TestEngine: String, CaseIterable, CustomTestStringConvertible, Sendable {
             .postgres(
                 url: TestPostgres.url ?? "",
                 schema: "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: ""),
-                maxConnections: 4)
+                maxConnections: 4, idleTimeout: TestPostgres.idleTimeout)
         }
     }
 }
@@ -113,9 +113,9 @@ struct LiveServer: Sendable {
         dependencies.logger = Logger(label: "verity-e2e") { _ in logs }
         dependencies.clock = clock
         dependencies.database = engine.freshLocation()
-        if engine == .postgres { try await TestPostgres.prepare() }
         dependencies.masterKey = try MasterKey(bytes: Array(repeating: 7, count: 32))
-        let verity = try await Verity.open(configuration, dependencies: dependencies)
+        let open = { [dependencies] in try await Verity.open(configuration, dependencies: dependencies) }
+        let verity = engine == .postgres ? try await TestPostgres.opening(open) : try await open()
         let app = try await closingOnFailure(verity) { try buildApplication(configuration, verity: verity) }
         return try await ServerGate.run {
             try await app.test(.live) { client in

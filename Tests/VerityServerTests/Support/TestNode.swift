@@ -39,7 +39,10 @@ enum TestEngine: String, CaseIterable, CustomTestStringConvertible, Sendable {
         switch self {
         case .sqlite, .sqliteFile:
             .sqliteFile(path: ScratchSpace.directory("verity-test").appendingPathComponent("verity.sqlite").path)
-        case .postgres: .postgres(url: TestPostgres.url ?? "", schema: Self.freshSchemaName(), maxConnections: 4)
+        case .postgres:
+            .postgres(
+                url: TestPostgres.url ?? "", schema: Self.freshSchemaName(), maxConnections: 4,
+                idleTimeout: TestPostgres.idleTimeout)
         }
     }
 
@@ -208,7 +211,6 @@ struct TestNode {
         dependencies extra: (inout AppDependencies) -> Void = { _ in }
     ) async throws -> TestNode {
         let location = location ?? engine.freshLocation()
-        if case .postgres = location { try await TestPostgres.prepare() }
         var configuration = ServerConfiguration()
         configuration.logLevel = .trace
         configuration.rateLimits.perDestination = RateLimitPolicy(capacity: 1000, period: 1)
@@ -221,12 +223,18 @@ struct TestNode {
         let logs = LogCapture()
         var appDependencies = dependencies(location, clock: clock, logs: logs)
         extra(&appDependencies)
-        let verity = try await Verity.open(configuration, dependencies: appDependencies)
+        let verity = try await open(location) { try await Verity.open(configuration, dependencies: appDependencies) }
         let (project, key) = try await verity.admin.createProject(name: "Acme", settings: settings)
         LeakWatch.secret(key.secret)
         return TestNode(
             verity: verity, clock: clock, sender: sender, logs: logs, project: project, apiKey: key.secret,
             configuration: configuration, location: location)
+    }
+
+    /// Runs `open`, which opens `location`; on PostgreSQL, a few at a time (``TestPostgres/opening(_:)``).
+    private static func open(_ location: DatabaseLocation, _ open: () async throws -> Verity) async throws -> Verity {
+        guard case .postgres = location else { return try await open() }
+        return try await TestPostgres.opening(open)
     }
 
     static let masterKey: MasterKey = {
@@ -244,8 +252,8 @@ struct TestNode {
 
     /// Opens the same database again, as a restarted server would.
     func reopened(sender: RecordingSender = RecordingSender()) async throws -> TestNode {
-        let verity = try await Verity.open(
-            configuration, dependencies: Self.dependencies(location, clock: clock, logs: logs))
+        let dependencies = Self.dependencies(location, clock: clock, logs: logs)
+        let verity = try await Self.open(location) { try await Verity.open(configuration, dependencies: dependencies) }
         return TestNode(
             verity: verity, clock: clock, sender: sender, logs: logs, project: project, apiKey: apiKey,
             configuration: configuration, location: location)
