@@ -1,6 +1,7 @@
 import Foundation
 import HummingbirdTesting
 import Logging
+import NIOConcurrencyHelpers
 import Testing
 import VerityCore
 import VerityTestSupport
@@ -97,5 +98,34 @@ struct ConcurrencyTests {
         }
         #expect(versions.count == 6)
         #expect(Set(versions) == [Migrations.all.map(\.version)])
+    }
+
+    @Test(
+        "Closing the database waits for the transaction under way, which commits; what begins after is refused",
+        arguments: TestEngine.available.filter { $0 != .sqlite })
+    func closeWaitsForWork(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        let database = node.verity.database
+        let started = NIOLockedValueBox(false)
+        let write = Task {
+            try await database.transaction { sql in
+                started.withLockedValue { $0 = true }
+                try await Task.sleep(for: .milliseconds(300))
+                try await sql.raw("UPDATE projects SET name = 'Closed' WHERE id = \(bind: node.project.id)").run()
+            }
+        }
+        try await waitUntil { started.withLockedValue { $0 } }
+        try await database.close()
+        try await write.value
+        await #expect(throws: DatabaseClosedError.self) {
+            try await database.execute { try await $0.raw("SELECT 1").run() }
+        }
+        let reopened = try await Database.open(node.location, logger: Logger(label: "test"))
+        let name = try await reopened.execute { sql in
+            try await sql.raw("SELECT name FROM projects WHERE id = \(bind: node.project.id)").first()?.decode(
+                column: "name", as: String.self)
+        }
+        try await reopened.close()
+        #expect(name == "Closed")
     }
 }

@@ -17,6 +17,11 @@ public enum DatabaseEngine: String, Sendable {
     case postgres
 }
 
+/// A statement or transaction begun after ``Database/close()``.
+public struct DatabaseClosedError: Error, CustomStringConvertible {
+    public var description: String { "The database is closed." }
+}
+
 /// Where the data lives.
 public enum DatabaseLocation: Sendable, Equatable {
     /// An SQLite file.
@@ -39,7 +44,15 @@ public final class Database: Sendable {
     /// them, on SQLite checked against the change count a request reads first.
     let apiKeyCache = APIKeyCache()
     private let backend: any DatabaseBackend
-    private let isClosed = NIOLockedValueBox(false)
+    private let uses = NIOLockedValueBox(Uses())
+
+    /// The statements and transactions under way, and whether ``close()`` has begun.
+    private struct Uses {
+        var inFlight = 0
+        var isClosing = false
+        /// ``close()``, waiting for the last one to end.
+        var closer: CheckedContinuation<Void, Never>?
+    }
 
     private init(engine: DatabaseEngine, backend: any DatabaseBackend) {
         self.engine = engine
@@ -74,14 +87,14 @@ public final class Database: Sendable {
     /// Runs statements on the writer outside an explicit transaction (each statement commits on its own): reads
     /// that must see the newest commit, and single-statement writes.
     public func execute<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        try await backend.withDatabase(body)
+        try await using { try await backend.withDatabase(body) }
     }
 
     /// Runs read-only statements on a reader connection where the engine has them (an SQLite file has two, beside
     /// its one writer), so hot-path lookups do not queue behind writes. What they see is committed data; for a row a
     /// client may ask for right after creating it, use ``lookupConfirmingMiss(_:)``.
     public func lookup<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        try await backend.withReader(body)
+        try await using { try await backend.withReader(body) }
     }
 
     /// A ``lookup(_:)`` whose miss is checked again on the writer, for rows a client may ask for right after they
@@ -94,8 +107,10 @@ public final class Database: Sendable {
     public func lookupConfirmingMiss<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T?)
         async throws -> T?
     {
-        if let found = try await backend.withReader(body) { return found }
-        return try await backend.withDatabase(body)
+        try await using {
+            if let found = try await backend.withReader(body) { return found }
+            return try await backend.withDatabase(body)
+        }
     }
 
     /// Runs `SELECT 1` on the writer: whether this node can use its database now (`GET /ready`). Throws what the
@@ -145,17 +160,47 @@ public final class Database: Sendable {
 
     /// Runs `body` in one transaction: all its writes commit together or not at all.
     public func transaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-        try await backend.withTransaction(body)
+        try await using { try await backend.withTransaction(body) }
+    }
+
+    /// Runs `work` as one use of the database, refused once ``close()`` has begun; `close()` waits for it to end.
+    private func using<T: Sendable>(_ work: () async throws -> T) async throws -> T {
+        try uses.withLockedValue { uses in
+            guard !uses.isClosing else { throw DatabaseClosedError() }
+            uses.inFlight += 1
+        }
+        defer {
+            let closer = uses.withLockedValue { uses in
+                uses.inFlight -= 1
+                defer { if uses.inFlight == 0 { uses.closer = nil } }
+                return uses.inFlight == 0 ? uses.closer : nil
+            }
+            closer?.resume()
+        }
+        return try await work()
     }
 
     /// Closes every connection. Safe to call more than once, and it finishes even when the calling task is
     /// being cancelled (a shutdown after a failure must still close the file cleanly).
+    /// Closes the connections once the statements and transactions under way have ended; any begun after this call
+    /// throws ``DatabaseClosedError``. (Closing a PostgreSQL pool under a statement being prepared could leave that
+    /// statement waiting for ever, and with it the service that ran it and the server's shutdown.)
     public func close() async throws {
-        let alreadyClosed = isClosed.withLockedValue { closed in
-            defer { closed = true }
-            return closed
+        let (alreadyClosing, idle) = uses.withLockedValue { uses in
+            defer { uses.isClosing = true }
+            return (uses.isClosing, uses.inFlight == 0)
         }
-        guard !alreadyClosed else { return }
+        guard !alreadyClosing else { return }
+        if !idle {
+            await withCheckedContinuation { continuation in
+                let ended = uses.withLockedValue { uses in
+                    if uses.inFlight == 0 { return true }
+                    uses.closer = continuation
+                    return false
+                }
+                if ended { continuation.resume() }
+            }
+        }
         let backend = self.backend
         try await Task { try await backend.close() }.value
     }
