@@ -170,36 +170,35 @@ public final class Database: Sendable {
             uses.inFlight += 1
         }
         defer {
-            let closer = uses.withLockedValue { uses in
+            let closer = uses.withLockedValue { uses -> CheckedContinuation<Void, Never>? in
                 uses.inFlight -= 1
-                defer { if uses.inFlight == 0 { uses.closer = nil } }
-                return uses.inFlight == 0 ? uses.closer : nil
+                guard uses.inFlight == 0, let closer = uses.closer else { return nil }
+                uses.closer = nil
+                return closer
             }
             closer?.resume()
         }
         return try await work()
     }
 
-    /// Closes every connection. Safe to call more than once, and it finishes even when the calling task is
-    /// being cancelled (a shutdown after a failure must still close the file cleanly).
-    /// Closes the connections once the statements and transactions under way have ended; any begun after this call
-    /// throws ``DatabaseClosedError``. (Closing a PostgreSQL pool under a statement being prepared could leave that
-    /// statement waiting for ever, and with it the service that ran it and the server's shutdown.)
+    /// Closes every connection once the statements and transactions under way have ended; any begun after this
+    /// call throws ``DatabaseClosedError``. (Closing a PostgreSQL pool under a statement being prepared could leave
+    /// that statement waiting for ever, and with it the service that ran it and the server's shutdown.) Safe to call
+    /// more than once, and it finishes even when the calling task is being cancelled (a shutdown after a failure
+    /// must still close the file cleanly).
     public func close() async throws {
-        let (alreadyClosing, idle) = uses.withLockedValue { uses in
+        let alreadyClosing = uses.withLockedValue { uses in
             defer { uses.isClosing = true }
-            return (uses.isClosing, uses.inFlight == 0)
+            return uses.isClosing
         }
         guard !alreadyClosing else { return }
-        if !idle {
-            await withCheckedContinuation { continuation in
-                let ended = uses.withLockedValue { uses in
-                    if uses.inFlight == 0 { return true }
-                    uses.closer = continuation
-                    return false
-                }
-                if ended { continuation.resume() }
+        await withCheckedContinuation { continuation in
+            let idle = uses.withLockedValue { uses in
+                guard uses.inFlight > 0 else { return true }
+                uses.closer = continuation
+                return false
             }
+            if idle { continuation.resume() }
         }
         let backend = self.backend
         try await Task { try await backend.close() }.value

@@ -664,11 +664,8 @@ enum Migrations {
     /// deployments in other schemas of the same database migrate at the same time (a test run migrates hundreds of
     /// schemas; under one lock for all, each test waited for every migration before its own).
     static func lock(schema: String? = nil, _ sql: any SQLDatabase) async throws {
-        if let schema {
-            try await sql.raw("SELECT pg_advisory_xact_lock(7406110, hashtext(\(bind: schema)))").run()
-        } else {
-            try await sql.raw("SELECT pg_advisory_xact_lock(7406110, hashtext(coalesce(current_schema(), '')))").run()
-        }
+        let name: SQLQueryString = schema.map { "\(bind: $0)" } ?? "coalesce(current_schema(), '')"
+        try await sql.raw("SELECT pg_advisory_xact_lock(7406110, hashtext(\(name)))").run()
     }
 
     static func run(on database: Database, logger: Logger) async throws {
