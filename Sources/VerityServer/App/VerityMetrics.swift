@@ -21,7 +21,7 @@ public final class VerityMetrics: Sendable {
                 helpText: "Messages waiting in the outbox to be sent."))
         keyChangesHeard = registry.makeGauge(
             descriptor: MetricNameDescriptor(
-                namespace: "verity", metricName: "api_key_changes_heard",
+                namespace: "verity", metricName: "api_key_changes_heard", unitName: "",
                 helpText:
                     "1 while this node hears PostgreSQL's notifications of API-key changes and so keeps keys in memory; "
                     + "0 otherwise (always on SQLite, where a request checks the key's change count instead)."))

@@ -70,7 +70,7 @@ public struct IPNetwork: Hashable, Sendable, CustomStringConvertible {
 
     public init?(_ text: some StringProtocol) {
         let parts = text.split(separator: "/", maxSplits: 1)
-        guard let address = parts.first.flatMap(IPAddress.init) else { return nil }
+        guard let first = parts.first, let address = IPAddress(first) else { return nil }
         let maxBits = address.bytes.count * 8
         if parts.count == 2 {
             guard let bits = Int(parts[1]), (0...maxBits).contains(bits) else { return nil }
