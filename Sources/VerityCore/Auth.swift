@@ -130,7 +130,7 @@ public struct MeResponse: Codable, Sendable, Equatable {
 }
 
 /// How a step-up proves the second factor.
-public enum StepUpMethod: String, Codable, Sendable {
+public enum StepUpMethod: String, WireEnum, Sendable {
     /// A code sent to the user's other login id (email after an SMS sign-in, and the other way round).
     case otp
     /// A push challenge to the user's verified push factor, approved on the device.

@@ -12,14 +12,14 @@ public struct ChallengeDetail: Codable, Sendable, Equatable {
 }
 
 /// How strongly the device should check that its owner is present before answering.
-public enum UserVerification: String, Codable, Sendable {
+public enum UserVerification: String, WireEnum, Sendable {
     case required
     case preferred
     case discouraged
 }
 
 /// The life of a challenge.
-public enum ChallengeStatus: String, Codable, Sendable {
+public enum ChallengeStatus: String, WireEnum, Sendable {
     case pending
     case approved
     case denied

@@ -1,5 +1,5 @@
 /// A way of reaching a person with a one-time code.
-public enum Channel: String, Codable, Sendable, CaseIterable {
+public enum Channel: String, WireEnum, Sendable {
     /// A text message to an E.164 phone number.
     case sms
     /// An email to an address.

@@ -5,7 +5,7 @@ import Foundation
 /// Every push factor has a silent proof-of-possession key, used without asking the owner. It may also have a
 /// user-verification key, whose use needs the owner (on Apple platforms a Secure Enclave key with biometry or
 /// passcode access control). A challenge whose ``UserVerification`` is `required` is approved only by the latter.
-public enum FactorKeyType: String, Codable, Sendable, CaseIterable {
+public enum FactorKeyType: String, WireEnum, Sendable {
     /// The silent key the factor enrolled with; it also signs every device token.
     case proofOfPossession
     /// The key whose use needs the owner's face, fingerprint or passcode.
@@ -13,7 +13,7 @@ public enum FactorKeyType: String, Codable, Sendable, CaseIterable {
 }
 
 /// How the owner proved their presence before the user-verification key signed (the answer's `amr`, as in RFC 8176).
-public enum UserVerificationMethod: String, Codable, Sendable, CaseIterable {
+public enum UserVerificationMethod: String, WireEnum, Sendable {
     /// Face recognition (Face ID).
     case face
     /// A fingerprint (Touch ID).
@@ -23,7 +23,7 @@ public enum UserVerificationMethod: String, Codable, Sendable, CaseIterable {
 }
 
 /// What happened when the device asked its owner to verify, reported (and signed) with the answer.
-public enum UserVerificationResult: String, Codable, Sendable, CaseIterable {
+public enum UserVerificationResult: String, WireEnum, Sendable {
     /// The owner verified; the user-verification key signed.
     case verified
     /// The owner cancelled the prompt.
@@ -35,7 +35,7 @@ public enum UserVerificationResult: String, Codable, Sendable, CaseIterable {
 }
 
 /// Why the owner denied a challenge, when they said: a signed report of unusual activity.
-public enum DenyReason: String, Codable, Sendable, CaseIterable {
+public enum DenyReason: String, WireEnum, Sendable {
     /// "This wasn't me": the owner did not start what the challenge asks about.
     case notMe = "not_me"
     /// The owner finds the request suspicious (an unknown place or app).
@@ -43,7 +43,7 @@ public enum DenyReason: String, Codable, Sendable, CaseIterable {
 }
 
 /// What a project does when a device reports unusual activity (a deny with a ``DenyReason``).
-public enum UnusualActivityResponse: String, Codable, Sendable, CaseIterable {
+public enum UnusualActivityResponse: String, WireEnum, Sendable {
     /// Record the security event and send the webhook, nothing more.
     case none
     /// Also revoke every session of the user (only for a Verity user, `usr_…`).

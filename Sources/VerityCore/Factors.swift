@@ -27,7 +27,7 @@ public struct EnrollmentToken: Codable, Sendable, Equatable {
 }
 
 /// How push notifications reach a device.
-public enum PushPlatform: String, Codable, Sendable, CaseIterable {
+public enum PushPlatform: String, WireEnum, Sendable {
     case apns
     case fcm
     /// The app pulls pending challenges instead.
@@ -35,7 +35,7 @@ public enum PushPlatform: String, Codable, Sendable, CaseIterable {
 }
 
 /// What kind of second factor.
-public enum FactorType: String, Codable, Sendable, CaseIterable {
+public enum FactorType: String, WireEnum, Sendable {
     /// A device key answering push challenges.
     case push
     /// An authenticator app (RFC 6238).
@@ -43,7 +43,7 @@ public enum FactorType: String, Codable, Sendable, CaseIterable {
 }
 
 /// A factor is usable only once it proved possession of its key or secret.
-public enum FactorStatus: String, Codable, Sendable {
+public enum FactorStatus: String, WireEnum, Sendable {
     case unverified
     case verified
 }

@@ -2,13 +2,13 @@ import Foundation
 
 /// How a possession check reaches the phone: a code typed into the app on the phone itself (`mobile`), or an
 /// instant link tapped on the phone while the user waits on a desktop (`desktop`).
-public enum PossessionFlowType: String, Codable, Sendable, CaseIterable {
+public enum PossessionFlowType: String, WireEnum, Sendable {
     case mobile
     case desktop
 }
 
 /// Where a possession check stands.
-public enum PossessionStatus: String, Codable, Sendable {
+public enum PossessionStatus: String, WireEnum, Sendable {
     /// Started by the backend; nothing sent yet.
     case created
     /// A code went out and waits to be entered.
@@ -26,7 +26,7 @@ public enum PossessionStatus: String, Codable, Sendable {
 }
 
 /// How possession was proven.
-public enum PossessionMethod: String, Codable, Sendable {
+public enum PossessionMethod: String, WireEnum, Sendable {
     case otp
     case instantLink = "instant_link"
     /// A carrier-based check (a silent-possession provider configured on the server).

@@ -30,7 +30,7 @@ public enum TOTPError: Error, Sendable, Equatable, CustomStringConvertible {
 /// truncation of `HMAC(secret, counter as 8-byte big-endian)`, reduced modulo 10^``digits`` and zero-padded.
 public struct TOTP: Sendable, Equatable {
     /// The HMAC hash function.
-    public enum Algorithm: String, Codable, Sendable {
+    public enum Algorithm: String, WireEnum, Sendable {
         /// HMAC-SHA-1, the RFC 4226 default and the only one every authenticator app supports.
         case sha1 = "SHA1"
         /// HMAC-SHA-256.

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The state of a one-time-code verification.
-public enum VerificationStatus: String, Codable, Sendable {
+public enum VerificationStatus: String, WireEnum, Sendable {
     case pending
     case approved
     case canceled

@@ -16,12 +16,16 @@ struct InputValidationTests {
         var contentType = "application/json"
         var status: Int
         var code: String
+        /// The problem's whole `detail`, where the case pins it.
+        var detail: String? = nil
         var testDescription: String { name }
     }
 
     static let cases: [Case] = [
         Case(name: "malformed JSON", body: #"{"to": "+14155550100", "channel": "#, status: 400, code: "malformed_json"),
-        Case(name: "not an object", body: #"["+14155550100"]"#, status: 400, code: "invalid_request"),
+        Case(
+            name: "not an object", body: #"["+14155550100"]"#, status: 400, code: "invalid_request",
+            detail: "The body must be an object."),
         Case(name: "empty body", body: "", status: 400, code: "invalid_request"),
         Case(name: "missing to", body: #"{"channel":"sms"}"#, status: 400, code: "invalid_request"),
         Case(name: "missing channel", body: #"{"to":"+14155550100"}"#, status: 400, code: "invalid_request"),
@@ -30,7 +34,7 @@ struct InputValidationTests {
         Case(name: "to is null", body: #"{"to":null,"channel":"sms"}"#, status: 400, code: "invalid_request"),
         Case(
             name: "unknown channel", body: #"{"to":"+14155550100","channel":"fax"}"#, status: 400,
-            code: "invalid_request"),
+            code: "invalid_request", detail: "`channel` must be one of `sms`, `email`, `voice`, `whatsapp`."),
         Case(
             name: "number without plus", body: #"{"to":"14155550100","channel":"sms"}"#, status: 400,
             code: "invalid_phone_number"),
@@ -98,6 +102,7 @@ struct InputValidationTests {
             #expect(problem.code == testCase.code)
             #expect(problem.status == testCase.status)
             #expect(problem.detail?.isEmpty == false)
+            if let detail = testCase.detail { #expect(problem.detail == detail) }
             let rows = try await database.execute { sql in
                 try await sql.raw(
                     "SELECT (SELECT COUNT(*) FROM verifications) + (SELECT COUNT(*) FROM outbox) AS n"

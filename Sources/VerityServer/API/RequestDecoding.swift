@@ -53,7 +53,7 @@ extension Request {
     private static func problem(for error: DecodingError) -> VerityError {
         func field(_ path: [any CodingKey]) -> String {
             path.isEmpty
-                ? "the body"
+                ? "The body"
                 : "`"
                     + path.map { $0.intValue.map(String.init) ?? $0.stringValue }
                     .joined(separator: ".") + "`"
@@ -68,6 +68,9 @@ extension Request {
         case .dataCorrupted(let context):
             if context.codingPath.isEmpty {
                 return VerityError(.malformedJSON, "The body is not valid JSON.")
+            }
+            if let refusal = context.wireEnumRefusal {
+                return VerityError(.invalidRequest, "\(field(context.codingPath)) \(refusal).")
             }
             return VerityError(.invalidRequest, "\(field(context.codingPath)) has a value that is not allowed.")
         @unknown default:

@@ -449,7 +449,7 @@ enum Migrations {
                 "UPDATE possession_flows SET backend_phone = phone WHERE status = 'created'",
             ]),
         Migration(
-            version: 11, name: "Factor attempt lock-out",
+            version: 11, name: "factor attempt lock-out",
             statements: [
                 // Wrong codes or proofs in a row, for every face (it was the Twilio face's own count), and when the
                 // last attempt was, so a verified factor's lock can end.
@@ -462,7 +462,7 @@ enum Migrations {
                 """,
             ]),
         Migration(
-            version: 12, name: "Factor metadata",
+            version: 12, name: "factor metadata",
             statements: [
                 // The app's metadata belongs to the factor on every face (it was the Twilio face's own); the Twilio
                 // column is no longer read or written.
@@ -474,7 +474,7 @@ enum Migrations {
                 """,
             ]),
         Migration(
-            version: 13, name: "App verification",
+            version: 13, name: "app verification",
             statements: [
                 // Whether sign-in, step-up and possession codes go only to requests that prove they come from the
                 // project's app (a secret delivered by silent push). The proofs themselves are stateless (an HMAC
@@ -496,7 +496,7 @@ enum Migrations {
                 """
             ]),
         Migration(
-            version: 15, name: "Voice and WhatsApp channels",
+            version: 15, name: "voice and WhatsApp channels",
             statements: [
                 // The channels a project turned off (comma-separated; empty for none) and the phone channel a code
                 // goes by once more when delivery by another fails permanently (NULL for none).
@@ -504,7 +504,7 @@ enum Migrations {
                 "ALTER TABLE projects ADD COLUMN fallback_channel TEXT",
             ]),
         Migration(
-            version: 16, name: "Provider message ids",
+            version: 16, name: "provider message ids",
             statements: [
                 // The provider's id of a sent message (Meta's `wamid.…`, Twilio's `SM…`/`CA…`): its delivery-status
                 // callbacks name the message by it, and a late permanent failure sends the code by the fallback.
@@ -518,7 +518,7 @@ enum Migrations {
                 "ALTER TABLE projects ADD COLUMN descope_cookies INTEGER NOT NULL DEFAULT 0"
             ]),
         Migration(
-            version: 18, name: "Device trust",
+            version: 18, name: "device trust",
             statements: [
                 // A push factor's optional second key, whose use needs the owner (biometry or passcode).
                 "ALTER TABLE factors ADD COLUMN user_verification_key TEXT",
@@ -535,7 +535,7 @@ enum Migrations {
                 "ALTER TABLE security_events ADD COLUMN challenge_id TEXT",
             ]),
         Migration(
-            version: 19, name: "Console operators",
+            version: 19, name: "console operators",
             statements: [
                 // The people who sign in to the console. They are not a project's users: they are created from the
                 // CLI on the server, and see every project. `totp_secret` is sealed; `totp_counter` is the last
@@ -600,7 +600,7 @@ enum Migrations {
                 """,
             ]),
         Migration(
-            version: 20, name: "Session claims, Descope project ids",
+            version: 20, name: "session claims, Descope project ids",
             statements: [
                 // Claims a client asked for when it started a sign-in or step-up (Descope's
                 // `loginOptions.customClaims`, JSON), kept with the pending code until it is proven...
@@ -612,7 +612,7 @@ enum Migrations {
                 "CREATE UNIQUE INDEX projects_descope_project_id ON projects (descope_project_id)",
             ]),
         Migration(
-            version: 21, name: "Announce API-key changes",
+            version: 21, name: "announce API-key changes",
             statements: [],
             // Every committed change to a key or a project (by any node, the CLI or an operator's own SQL) notifies
             // the channel each server listens on, with the schema changed, and the servers of that schema empty
