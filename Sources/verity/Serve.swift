@@ -32,20 +32,24 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "trace, debug, info, notice, warning or error (env: VERITY_LOG_LEVEL).")
     var logLevel: String?
 
+    func validate() throws {
+        if let port, !(0...65_535).contains(port) { throw ValidationError("--port must be between 0 and 65535.") }
+        if let logLevel, Logger.Level(rawValue: logLevel.lowercased()) == nil {
+            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error.")
+        }
+    }
+
     func run() async throws {
         var configuration = try storage.configuration()
         if let host { configuration.host = host }
-        if let port {
-            guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535.") }
-            configuration.port = port
-        }
-        if let logLevel {
-            guard let level = Logger.Level(rawValue: logLevel.lowercased()) else {
-                throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error.")
-            }
-            configuration.logLevel = level
-        }
+        if let port { configuration.port = port }
+        if let level = logLevel.flatMap({ Logger.Level(rawValue: $0.lowercased()) }) { configuration.logLevel = level }
         let app = try await buildApplication(configuration)
-        try await app.runService()
+        do {
+            try await app.runService()
+        } catch {
+            throw ConfigurationError(listeningFailure: error, host: configuration.host, port: configuration.port)
+                ?? error
+        }
     }
 }

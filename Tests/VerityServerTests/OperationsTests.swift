@@ -2,6 +2,9 @@ import Crypto
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
+import Logging
+import NIOCore
+import NIOPosix
 import SQLKit
 import Testing
 import VerityCore
@@ -183,6 +186,51 @@ struct OperationsTests {
         }
         try FileManager.default.setAttributes([.posixPermissions: 0o400], ofItemAtPath: path)
         _ = try configuration.loadMasterKey()
+    }
+
+    @Test("A data directory that cannot be made is refused with the system's reason")
+    func unusableDataDirectory() throws {
+        let file = ScratchSpace.root.appendingPathComponent("verity-file-\(UUID())").path
+        try Data().write(to: URL(fileURLWithPath: file))
+        var configuration = ServerConfiguration()
+        for (directory, reason) in [(file, "File exists"), (file + "/data", "Not a directory")] {
+            configuration.dataDirectory = directory
+            let error = #expect(throws: ConfigurationError.self) { try configuration.loadMasterKey() }
+            #expect(error?.description == "Cannot create the data directory \(directory): \(reason).")
+        }
+    }
+
+    @Test("A server that cannot listen says why and what to change")
+    func listeningFailures() async throws {
+        let taken = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .bind(host: "127.0.0.1", port: 0).get()
+        defer { taken.close(promise: nil) }
+        let port = try #require(taken.localAddress?.port)
+        let cases = [
+            ("127.0.0.1", port, "127.0.0.1:\(port) is already in use: stop what listens there, or choose another port"),
+            ("192.0.2.1", 0, "192.0.2.1 is not an address of this machine: choose another with --host"),
+            ("no-such-host.invalid", 0, "The host no-such-host.invalid does not resolve"),
+        ]
+        for (host, port, message) in cases {
+            var configuration = ServerConfiguration()
+            configuration.host = host
+            configuration.port = port
+            var dependencies = AppDependencies()
+            dependencies.database = .sqliteMemory
+            dependencies.masterKey = try MasterKey(bytes: Array(repeating: 7, count: 32))
+            dependencies.logger = Logger(label: "verity-test") { _ in SwiftLogNoOpLogHandler() }
+            let verity = try await Verity.open(configuration, dependencies: dependencies)
+            let app = try buildApplication(configuration, verity: verity)
+            do {
+                try await app.runService()
+                Issue.record("\(host):\(port) was listened on")
+            } catch {
+                let explained = ConfigurationError(listeningFailure: error, host: host, port: port)
+                #expect(explained?.description.hasPrefix(message) == true, "\(error)")
+            }
+        }
+        #expect(ConfigurationError(listeningFailure: CancellationError(), host: "127.0.0.1", port: 80) == nil)
     }
 }
 

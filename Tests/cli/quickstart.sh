@@ -33,6 +33,12 @@ grep -q "verity admin project create" "$WORK/serve.log" || fail "no start-up hin
 [ "$(stat -c %a "$VERITY_DATA_DIR/master.key")" = "600" ] || fail "master key is not mode 0600"
 ok "serve starts, creates the master key (0600) and explains the next step"
 
+if "$VERITY" serve --port "$PORT" >"$WORK/twice.out" 2>&1; then fail "a second server on port $PORT started"; fi
+grep -c "^Error: 127.0.0.1:$PORT is already in use: stop what listens there, or choose another port with --port" \
+    "$WORK/twice.out" >/dev/null || fail "a second server on the same port said: $(cat "$WORK/twice.out")"
+grep -c "error" "$WORK/twice.out" >/dev/null && fail "a second server on the same port logged: $(cat "$WORK/twice.out")"
+ok "a second server on the same port says the port is in use, and nothing else"
+
 CREATED=$("$VERITY" admin project create --name "Acme" --json)
 KEY=$(echo "$CREATED" | json "['apiKey']")
 PROJECT=$(echo "$CREATED" | json "['project']['id']")

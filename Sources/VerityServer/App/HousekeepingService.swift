@@ -23,6 +23,8 @@ struct HousekeepingService: Service {
                 try await factors.purgeSpentTokens()
                 try await sessions.purgeEnded()
                 try await verifications.recordFinishedDays()
+            } catch is DatabaseClosedError {
+                return  // the server is stopping and closed the database under the round
             } catch {
                 logger.error("Housekeeping failed", metadata: ["error": "\(String(reflecting: error))"])
             }

@@ -135,8 +135,7 @@ public struct ServerConfiguration: Sendable {
     /// Creates the data directory (0700) if needed and loads or creates the master key.
     public func loadMasterKey() throws -> MasterKey {
         if let masterKey { return try MasterKey(base64: masterKey) }
-        try FileManager.default.createDirectory(
-            atPath: dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try ConfigurationError.createPrivateDirectory(dataDirectory, what: "the data directory")
         return try MasterKey.loadOrCreate(at: (dataDirectory as NSString).appendingPathComponent("master.key"))
     }
 

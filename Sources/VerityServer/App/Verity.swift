@@ -73,9 +73,8 @@ public struct Verity: Sendable {
         let masterKey = try dependencies.masterKey ?? configuration.loadMasterKey()
         let location = try dependencies.database ?? configuration.databaseLocation
         if case .sqliteFile(let path) = location {
-            try FileManager.default.createDirectory(
-                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true,
-                attributes: [.posixPermissions: 0o700])
+            try ConfigurationError.createPrivateDirectory(
+                (path as NSString).deletingLastPathComponent, what: "the database's directory")
         }
         let database = try await Database.open(location, logger: logger)
         do {

@@ -97,6 +97,8 @@ struct OutboxWorker: Service {
                                 return .delivery(projectId: message.projectId)
                             }
                         }
+                    } catch is DatabaseClosedError {
+                        break  // the server is stopping and closed the database under the poll
                     } catch {
                         logger.error("Outbox poll failed", metadata: ["error": "\(String(reflecting: error))"])
                     }
@@ -125,6 +127,8 @@ struct OutboxWorker: Service {
     private func updateOutboxDepth() async {
         do {
             metrics.setOutboxDepth(try await store.pendingCount())
+        } catch is DatabaseClosedError {
+            // The server is stopping.
         } catch {
             logger.error("Outbox poll failed", metadata: ["error": "\(String(reflecting: error))"])
         }
