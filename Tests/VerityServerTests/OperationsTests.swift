@@ -295,6 +295,44 @@ struct ConfigurationTests {
         }
     }
 
+    @Test(
+        "An unreachable PostgreSQL is waited for, then refused with the system's reason", .timeLimit(.minutes(1)))
+    func unreachablePostgres() async throws {
+        let logs = LogCapture()
+        let started = ContinuousClock.now
+        let error = await #expect(throws: ConfigurationError.self) {
+            _ = try await Database.open(
+                .postgres(url: "postgres://verity@127.0.0.1:1/verity?sslmode=disable", startupWait: .seconds(1)),
+                logger: Logger(label: "verity-test") { _ in logs })
+        }
+        #expect(error?.description.hasPrefix("Cannot reach PostgreSQL at 127.0.0.1:1: Connection refused") == true)
+        #expect(ContinuousClock.now - started >= .seconds(1))
+        #expect(logs.text.contains("Waiting for PostgreSQL"))
+    }
+
+    @Test(
+        "PostgreSQL's own refusal (no such database, no such role) ends the start at once, in its words",
+        .enabled(if: TestPostgres.baseURL != nil))
+    func postgresRefusal() async throws {
+        let base = try #require(TestPostgres.baseURL.flatMap(URLComponents.init(string:)))
+        var noDatabase = base
+        noDatabase.path = "/verity_no_such_database"
+        var noRole = base
+        noRole.user = "verity_no_such_role"
+        for (components, reason) in [
+            (noDatabase, #"database "verity_no_such_database" does not exist"#),
+            (noRole, #"role "verity_no_such_role" does not exist"#),
+        ] {
+            let error = await #expect(throws: ConfigurationError.self) {
+                _ = try await Database.open(
+                    .postgres(url: try #require(components.string), startupWait: .seconds(600)),
+                    logger: Logger(label: "verity-test") { _ in SwiftLogNoOpLogHandler() })
+            }
+            let address = "\(base.host ?? ""):\(base.port ?? 5432)"
+            #expect(error?.description == "PostgreSQL at \(address) refused the connection: \(reason).")
+        }
+    }
+
     @Test("APNs and FCM credentials come from files named in the environment, and are checked at start-up")
     func pushCredentials() throws {
         let directory = ScratchSpace.root.appendingPathComponent(

@@ -31,7 +31,11 @@ public enum DatabaseLocation: Sendable, Equatable {
     /// A PostgreSQL server, optionally confined to one schema (tests use a fresh schema each), with at most
     /// `maxConnections` pooled connections from this process, each closed after `idleTimeout` unused (tests keep it
     /// short: hundreds of test servers share one PostgreSQL and its connection limit).
-    case postgres(url: String, schema: String? = nil, maxConnections: Int = 20, idleTimeout: Duration = .seconds(60))
+    /// At start-up the server waits up to `startupWait` for PostgreSQL to accept connections (it may still be
+    /// starting); a refusal by the server itself (no such database or role, a wrong password) fails at once.
+    case postgres(
+        url: String, schema: String? = nil, maxConnections: Int = 20, idleTimeout: Duration = .seconds(60),
+        startupWait: Duration = .seconds(30))
 }
 
 /// A handle on the database: statements and short explicit transactions, whichever engine is behind it.
@@ -68,12 +72,12 @@ public final class Database: Sendable {
                 engine: .sqlite, backend: try await SQLiteBackend.open(path: path, logger: logger))
         case .sqliteMemory:
             database = Database(engine: .sqlite, backend: try await SQLiteBackend.open(path: nil, logger: logger))
-        case .postgres(let url, let schema, let maxConnections, let idleTimeout):
+        case .postgres(let url, let schema, let maxConnections, let idleTimeout, let startupWait):
             database = Database(
                 engine: .postgres,
                 backend: try await PostgresBackend.open(
                     url: url, schema: schema, maxConnections: maxConnections, idleTimeout: idleTimeout,
-                    logger: logger))
+                    startupWait: startupWait, logger: logger))
         }
         do {
             try await Migrations.run(on: database, logger: logger)
@@ -454,10 +458,10 @@ final class PostgresBackend: DatabaseBackend {
         self.logger = logger
     }
 
-    static func open(url: String, schema: String?, maxConnections: Int, idleTimeout: Duration, logger: Logger)
-        async throws
-        -> PostgresBackend
-    {
+    static func open(
+        url: String, schema: String?, maxConnections: Int, idleTimeout: Duration, startupWait: Duration,
+        logger: Logger
+    ) async throws -> PostgresBackend {
         let parsed: SQLPostgresConfiguration
         do {
             parsed = try SQLPostgresConfiguration(url: url)
@@ -474,6 +478,8 @@ final class PostgresBackend: DatabaseBackend {
         guard let host = core.host else {
             throw ConfigurationError("The database URL must name a host.")
         }
+        // The pool retries a failed connection without end, and without saying why to its callers.
+        try await waitUntilReachable(core, address: "\(host):\(core.port ?? 5432)", for: startupWait, logger: logger)
         var configuration = PostgresClient.Configuration(
             host: host, port: core.port ?? 5432, username: core.username, password: core.password,
             database: core.database, tls: tls)
@@ -515,6 +521,53 @@ final class PostgresBackend: DatabaseBackend {
             throw ConfigurationError("Cannot reach PostgreSQL at \(host): \(String(reflecting: error))")
         }
         return backend
+    }
+
+    /// Connects once, retrying each second for up to `wait` while PostgreSQL cannot be reached or says it is
+    /// starting; any other refusal (no such database or role, a wrong password, no TLS) ends at once.
+    private static func waitUntilReachable(
+        _ configuration: PostgresConnection.Configuration, address: String, for wait: Duration, logger: Logger
+    ) async throws(ConfigurationError) {
+        let deadline = ContinuousClock.now + wait
+        for attempt in 1... {
+            let reason: String
+            do {
+                let connection = try await PostgresConnection.connect(
+                    configuration: configuration, id: attempt, logger: logger)
+                try? await connection.close()
+                return
+            } catch let error as PSQLError {
+                let starting = error.serverInfo?[.sqlState] == "57P03"  // cannot_connect_now: starting up
+                if error.code == .sslUnsupported {
+                    throw ConfigurationError(
+                        "PostgreSQL at \(address) does not offer TLS, which the database URL requires (sslmode).")
+                }
+                guard [.connectionError, .serverClosedConnection].contains(error.code) || starting else {
+                    throw ConfigurationError(
+                        "PostgreSQL at \(address) refused the connection: \(error.serverInfo?[.message] ?? "\(error.code)")."
+                    )
+                }
+                reason = Self.reason(error)
+            } catch {
+                reason = "\(error)"
+            }
+            guard ContinuousClock.now < deadline else {
+                throw ConfigurationError("Cannot reach PostgreSQL at \(address): \(reason) (waited \(wait)).")
+            }
+            logger.warning("Waiting for PostgreSQL", metadata: ["address": "\(address)", "error": "\(reason)"])
+            try? await Task.sleep(for: .seconds(1))
+        }
+    }
+
+    /// "Connection refused", "the host does not resolve": the system's words for a failed connection.
+    private static func reason(_ error: PSQLError) -> String {
+        guard let connection = error.underlying as? NIOConnectionError else {
+            return error.serverInfo?[.message] ?? "\(error.code)"
+        }
+        if let io = connection.connectionErrors.last?.error as? IOError {
+            return String(cString: strerror(io.errnoCode))
+        }
+        return connection.connectionErrors.isEmpty ? "the host does not resolve" : "\(connection)"
     }
 
     func withDatabase<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
