@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import HummingbirdTesting
 import SQLKit
 import Testing
@@ -112,16 +113,39 @@ struct InputValidationTests {
         }
     }
 
-    @Test("Unknown routes and methods are problems too")
+    @Test("An unknown path is a 404 problem; a known path under another method a 405 that names the methods")
     func unknownRoutes() async throws {
         let node = try await TestNode.make(.sqlite)
         try await node.run { client in
             let missing = try await client.send(.get, "/v2/nothing", key: nil)
             #expect(missing.status == .notFound)
             #expect(try missing.problem().code == "not_found")
-            let wrongMethod = try await client.send(.delete, "/v1/verifications/ver_x", key: node.apiKey)
-            #expect(wrongMethod.status.code >= 400 && wrongMethod.status.code < 500)
-            _ = try wrongMethod.problem()
+            for (method, path, allow) in [
+                (HTTPRequest.Method.delete, "/v1/verifications/ver_x", "GET, HEAD"),
+                (.get, "/v1/verifications", "POST"), (.trace, "/health", "GET, HEAD"),
+                (.put, "/v1/users/usr_x", "DELETE, GET, HEAD, PATCH"),
+            ] {
+                let response = try await client.send(method, path, key: nil)
+                #expect(response.status == .methodNotAllowed, "\(method) \(path)")
+                #expect(response.headers[.allow] == allow, "\(method) \(path)")
+                let problem = try response.problem()
+                #expect(problem.code == "method_not_allowed")
+                #expect(problem.detail == "This path allows \(allow).")
+            }
+            // The faces word it in their shapes, with the same header (TwilioBoundaryTests, DescopeFaceTests).
+            for (path, allow) in [
+                ("/twilio/v2/Services/VA123/Verifications", "POST"), ("/descope/v1/auth/otp/signin/sms", "POST"),
+            ] {
+                let response = try await client.send(.delete, path, key: nil)
+                #expect(response.status == .methodNotAllowed, "\(path)")
+                #expect(response.headers[.allow] == allow, "\(path)")
+                #expect(response.headers[.contentType] == "application/json", "\(path)")
+            }
+            // A route's own 404 stays one, and HEAD answers where GET does.
+            let unknown = try await client.send(.get, "/v1/verifications/ver_x", key: node.apiKey)
+            #expect(try unknown.problem().code == "verification_not_found")
+            let head = try await client.send(.head, "/health", key: nil)
+            #expect(head.status == .ok)
         }
     }
 

@@ -13,6 +13,7 @@ struct ProblemWording: FaceErrorWording {
         case let error as VerityError: error.response(now: clock.now())
         case let error as HTTPError:
             VerityError(ErrorCode(genericFor: error.status.code), error.body).response(now: clock.now())
+                .adding(error.headers)
         default: nil
         }
     }
@@ -63,4 +64,13 @@ extension VerityError {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder
     }()
+}
+
+extension Response {
+    /// The response with `fields` added (an `HTTPError`'s `Allow`, for one).
+    func adding(_ fields: HTTPFields) -> Response {
+        var response = self
+        response.headers.append(contentsOf: fields)
+        return response
+    }
 }

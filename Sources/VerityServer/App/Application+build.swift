@@ -42,7 +42,7 @@ public func buildApplication(
 
 /// Every route of the API, behind the middleware that applies to it; each controller gets the services it calls.
 func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws -> Router<VerityRequestContext> {
-    let router = Router(context: VerityRequestContext.self)
+    let router = Router(context: VerityRequestContext.self, options: .autoGenerateHeadEndpoints)
     router.add(middleware: RequestIDMiddleware())
     router.add(
         middleware: ClientAddressMiddleware(
@@ -126,5 +126,7 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
             console: front, admin: projects, challenges: verity.challenges, possession: verity.possession
         ).addRoutes(to: console)
     }
+    // Last: it wraps only the not-found responder, and needs every route.
+    router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes))
     return router
 }

@@ -140,7 +140,7 @@ struct DescopeUnmatchedRoutes: RouterMiddleware {
             return DescopeError(
                 status: Int(error.status.code), errorCode: "E011003", description: "Not found",
                 message: "No such route."
-            ).response
+            ).response.adding(error.headers)
         }
     }
 }

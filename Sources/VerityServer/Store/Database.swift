@@ -551,10 +551,10 @@ final class PostgresBackend: DatabaseBackend {
             } catch {
                 reason = "\(error)"
             }
+            logger.warning("Waiting for PostgreSQL", metadata: ["address": "\(address)", "error": "\(reason)"])
             guard ContinuousClock.now < deadline else {
                 throw ConfigurationError("Cannot reach PostgreSQL at \(address): \(reason) (waited \(wait)).")
             }
-            logger.warning("Waiting for PostgreSQL", metadata: ["address": "\(address)", "error": "\(reason)"])
             try? await Task.sleep(for: .seconds(1))
         }
     }

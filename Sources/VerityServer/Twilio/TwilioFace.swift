@@ -31,6 +31,6 @@ struct TwilioFace {
             services: services, verifications: verifications, clock: clock, baseURL: baseURL
         ).addRoutes(to: group)
         TwilioPushController(push: push, services: services, clock: clock, baseURL: baseURL).addRoutes(to: group)
-        router.add(middleware: TwilioUnmatchedRoutes(versionPath: versionPath, routes: router.routes, clock: clock))
+        router.add(middleware: TwilioUnmatchedRoutes(versionPath: versionPath, clock: clock))
     }
 }
