@@ -9,8 +9,9 @@ import Hummingbird
 struct MethodNotAllowedMiddleware<Context: RequestContext>: RouterMiddleware {
     private let methods: RouterResponder<Context>
 
-    /// The method under which the second router answers with a path's `Allow` value.
-    private static var probe: HTTPRequest.Method { HTTPRequest.Method("VERITY-ALLOW")! }
+    /// The method under which the second router answers with a path's `Allow` value (any would do: that router has
+    /// no other).
+    private static var probe: HTTPRequest.Method { .connect }
 
     /// - Parameter routes: Every route of the router; a path with `GET` also allows `HEAD`
     ///   (``RouterOptions/autoGenerateHeadEndpoints``).
