@@ -182,7 +182,7 @@ struct ProjectCommand: AsyncParsableCommand {
         func run() async throws {
             var projectSettings = ProjectSettings()
             settings.apply(to: &projectSettings)
-            let (project, key) = try await withVerity(storage) { verity in
+            let (project, key) = try await withVerity(storage, creating: true) { verity in
                 try await verity.admin.createProject(name: name, settings: projectSettings)
             }
             if json {

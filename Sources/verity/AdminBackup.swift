@@ -18,11 +18,6 @@ struct BackupCommand: AsyncParsableCommand {
     @OptionGroup var storage: StorageOptions
 
     func run() async throws {
-        if case .sqliteFile(let path) = try storage.configuration().databaseLocation,
-            !FileManager.default.fileExists(atPath: path)
-        {
-            throw ConfigurationError("There is no database at \(path); name its folder with --data-dir.")
-        }
         try await withVerity(storage) { try await $0.database.backUp(to: output) }
         let size = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? Int) ?? 0
         print("Backed up to \(output) (\(size) bytes). Keep the master key too: the backup is sealed with it.")

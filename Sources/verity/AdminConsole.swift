@@ -17,7 +17,7 @@ struct OperatorCommand: AsyncParsableCommand {
         @OptionGroup var storage: StorageOptions
 
         func run() async throws {
-            let (created, uri) = try await withVerity(storage) {
+            let (created, uri) = try await withVerity(storage, creating: true) {
                 try await $0.operators.create(name: name, withTOTP: totp)
             }
             print("Operator \(created.name) (\(created.id)) created.")

@@ -22,9 +22,20 @@ struct StorageOptions: ParsableArguments {
     }
 
     /// Opens the node's stores for a one-off command; the caller closes the database.
-    func open(logLevel: Logger.Level = .warning) async throws -> Verity {
+    ///
+    /// - Parameter creating: Whether the command may make a new SQLite database (creating a project or an operator
+    ///   may come before the first `verity serve`); any other command refuses a data directory without one, so a
+    ///   mistyped `--data-dir` is not read as an empty database.
+    func open(creating: Bool = false, logLevel: Logger.Level = .warning) async throws -> Verity {
         var configuration = try configuration()
         configuration.logLevel = logLevel
+        if !creating, case .sqliteFile(let path) = try configuration.databaseLocation,
+            !FileManager.default.fileExists(atPath: path)
+        {
+            throw ConfigurationError(
+                "There is no database at \(path): name its folder with --data-dir (VERITY_DATA_DIR), or start "
+                    + "`verity serve` there first.")
+        }
         return try await Verity.open(configuration)
     }
 }
@@ -38,9 +49,12 @@ struct ProjectOptions: ParsableArguments {
     @OptionGroup var storage: StorageOptions
 }
 
-/// Runs `body` with the opened stores and closes the database whatever happens.
-func withVerity<T>(_ storage: StorageOptions, _ body: (Verity) async throws -> T) async throws -> T {
-    let verity = try await storage.open()
+/// Runs `body` with the opened stores and closes the database whatever happens. Only a `creating` command may make a
+/// new database (``StorageOptions/open(creating:logLevel:)``).
+func withVerity<T>(_ storage: StorageOptions, creating: Bool = false, _ body: (Verity) async throws -> T)
+    async throws -> T
+{
+    let verity = try await storage.open(creating: creating)
     do {
         let result = try await body(verity)
         try await verity.database.close()

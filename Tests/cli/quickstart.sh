@@ -45,6 +45,15 @@ PROJECT=$(echo "$CREATED" | json "['project']['id']")
 [[ "$KEY" == vk_* && "$PROJECT" == prj_* ]] || fail "project create printed $CREATED"
 ok "admin project create prints a prj_ id and a vk_ key"
 
+for command in "outbox list" "admin project list" "admin backup $WORK/typo.sqlite"; do
+    # shellcheck disable=SC2086 # the command's words
+    if "$VERITY" $command --data-dir "$WORK/typo" >"$WORK/typo.out" 2>&1; then fail "$command read a missing database"; fi
+    grep -c "^Error: There is no database at $WORK/typo/verity.sqlite: name its folder with --data-dir" \
+        "$WORK/typo.out" >/dev/null || fail "$command on a missing database said: $(cat "$WORK/typo.out")"
+done
+[ ! -e "$WORK/typo" ] && [ ! -e "$WORK/typo.sqlite" ] || fail "a command made the mistyped data directory"
+ok "commands other than creating a project or operator refuse a data directory without a database, and make none"
+
 STARTED=$(curl -sf "$BASE/v1/verifications" -H "Authorization: Bearer $KEY" -H "Content-Type: application/json" \
     -d '{"to": "+14155550100", "channel": "sms"}')
 ID=$(echo "$STARTED" | json "['id']")
