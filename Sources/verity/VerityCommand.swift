@@ -1,5 +1,6 @@
 import ArgumentParser
 import Logging
+import VerityCore
 import VerityServer
 
 @main
@@ -12,6 +13,7 @@ struct VerityCommand: AsyncParsableCommand {
             read what the console senders "sent" with `verity outbox list`, and try push approval with a simulated \
             phone: `verity device enroll`.
             """,
+        version: VerityRelease.version,
         subcommands: [Serve.self, Admin.self, Outbox.self, Device.self])
 
     static func main() async {

@@ -81,6 +81,8 @@ struct OpenAPITests {
         let document = try Self.servedDocument()
         let version = try #require(document["openapi"] as? String)
         #expect(version.hasPrefix("3.1"))
+        let info = try #require(document["info"] as? [String: Any])
+        #expect(info["version"] as? String == VerityRelease.version)
 
         let components = try #require(document["components"] as? [String: Any])
         let schemas = try #require(components["schemas"] as? [String: Any])

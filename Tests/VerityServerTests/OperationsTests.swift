@@ -106,6 +106,7 @@ struct OperationsTests {
             #expect(text.contains("verity_http_request_duration_seconds_bucket"))
             #expect(text.contains("verity_outbox_pending_messages"))
             #expect(text.contains(#"verity_outbox_deliveries_total{channel="sms",outcome="sent"} 1"#))
+            #expect(text.contains(#"verity_build_info{version="\#(VerityRelease.version)"} 1"#))
         }
     }
 

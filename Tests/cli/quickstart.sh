@@ -124,7 +124,10 @@ curl -sf "$BASE/metrics" | grep -c 'verity_verifications_approved_total{channel=
 curl -sf "$BASE/openapi.json" | python3 -c 'import json,sys; assert json.load(sys.stdin)["openapi"].startswith("3.1")' \
     || fail "openapi.json"
 "$VERITY" --help | grep -c "serve" >/dev/null || fail "--help"
-ok "/metrics, /openapi.json and --help"
+RELEASE=$(sed -n 's/.*static let version = "\(.*\)"/\1/p' Sources/VerityCore/VerityRelease.swift)
+[ -n "$RELEASE" ] && [ "$("$VERITY" --version)" = "$RELEASE" ] || fail "--version said $("$VERITY" --version)"
+curl -sf "$BASE/metrics" | grep -c "^verity_build_info{version=\"$RELEASE\"} 1$" >/dev/null || fail "no verity_build_info"
+ok "/metrics (with verity_build_info), /openapi.json, --help and --version"
 
 # Phone sign-in with a test number: nothing is sent, the fixed code signs in, refresh rotates, a role shows up.
 "$VERITY" admin project test-number add +16505551234 123456 --project "$PROJECT" >/dev/null

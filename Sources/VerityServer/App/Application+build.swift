@@ -1,5 +1,6 @@
 import Hummingbird
 import Logging
+import VerityCore
 
 /// Builds the Verity HTTP application: what `verity serve` runs and what the tests drive.
 public func buildApplication(
@@ -34,8 +35,8 @@ public func buildApplication(
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? configuration.port
             logger.notice(
-                "Verity is listening on http://\(host):\(port). Create a project with: verity admin project create --name \"My App\""
-            )
+                "Verity is listening on http://\(host):\(port). Create a project with: verity admin project create --name \"My App\"",
+                metadata: ["version": "\(VerityRelease.version)"])
         },
         logger: logger)
 }

@@ -25,6 +25,13 @@ public final class VerityMetrics: Sendable {
                 helpText:
                     "1 while this node hears PostgreSQL's notifications of API-key changes and so keeps keys in memory; "
                     + "0 otherwise (always on SQLite, where a request checks the key's change count instead)."))
+        // The Prometheus convention for what is running: a gauge of 1 whose labels say it.
+        registry.makeGauge(
+            descriptor: MetricNameDescriptor(
+                namespace: "verity", metricName: "build_info", unitName: "",
+                helpText: "Always 1; its version label is the running release of Verity."),
+            labels: [("version", VerityRelease.version)]
+        ).set(to: 1.0)
         // Create the verification counters up front so a scrape shows them at zero.
         for channel in Channel.allCases {
             for event in ["started", "approved", "failed"] {
