@@ -126,7 +126,8 @@ curl -sf "$BASE/openapi.json" | python3 -c 'import json,sys; assert json.load(sy
 "$VERITY" --help | grep -c "serve" >/dev/null || fail "--help"
 RELEASE=$(sed -n 's/.*static let version = "\(.*\)"/\1/p' Sources/VerityCore/VerityRelease.swift)
 [ -n "$RELEASE" ] && [ "$("$VERITY" --version)" = "$RELEASE" ] || fail "--version said $("$VERITY" --version)"
-curl -sf "$BASE/metrics" | grep -c "^verity_build_info{version=\"$RELEASE\"} 1$" >/dev/null || fail "no verity_build_info"
+curl -sf "$BASE/metrics" | grep -cE "^verity_build_info\{version=\"$RELEASE\"\} 1(\.0)?$" >/dev/null \
+    || fail "no verity_build_info"
 ok "/metrics (with verity_build_info), /openapi.json, --help and --version"
 
 # Phone sign-in with a test number: nothing is sent, the fixed code signs in, refresh rotates, a role shows up.
