@@ -227,6 +227,9 @@ struct UserAdminTests {
             } while cursor != nil && pages < 10
             #expect(seen == expected)
             #expect(pages == 3)
+            // An empty cursor is the first page, as a missing one is.
+            let first = try await client.send(.get, "/v1/users?limit=3&cursor=", key: node.apiKey)
+            #expect(try first.decode(Page<User>.self).items.map(\.id) == Array(expected.prefix(3)))
 
             for loginId in ["USER3@example.com", "user3@EXAMPLE.COM", "%2B14155550103", "+14155550103"] {
                 let found = try await client.send(.get, "/v1/users?loginId=\(loginId)", key: node.apiKey)

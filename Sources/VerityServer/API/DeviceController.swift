@@ -76,7 +76,7 @@ struct DeviceController {
             throw VerityError(.invalidRequest, "Devices can list `pending` challenges only.")
         }
         return try await challenges.pending(
-            for: try context.requireDeviceFactor(), cursor: request.uri.queryParameters["cursor"].map(String.init),
+            for: try context.requireDeviceFactor(), cursor: request.cursor,
             limit: try request.queryInteger("limit"))
     }
 

@@ -31,7 +31,7 @@ struct FactorController {
 
     @Sendable func listFactors(_ request: Request, context: VerityRequestContext) async throws -> Page<Factor> {
         try await factors.factors(
-            userId: try context.pathParameter("userId"), cursor: request.uri.queryParameters["cursor"].map(String.init),
+            userId: try context.pathParameter("userId"), cursor: request.cursor,
             limit: try request.queryInteger("limit"), in: try context.requireProject())
     }
 

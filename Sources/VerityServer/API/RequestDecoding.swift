@@ -12,6 +12,12 @@ extension Request {
         return value
     }
 
+    /// A list's `cursor` query parameter: where the page starts. An empty one asks for the first page, as a missing one
+    /// does (a client that hands back the last page's `nextCursor` sends `cursor=` when there was none).
+    var cursor: String? {
+        uri.queryParameters["cursor"].flatMap { $0.isEmpty ? nil : String($0) }
+    }
+
     /// Decodes a JSON body, turning every way it can be wrong into a 4xx problem with a precise detail.
     ///
     /// - Parameter empty: What an empty body means, for endpoints whose fields are all optional; nil refuses it.

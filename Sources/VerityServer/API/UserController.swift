@@ -28,7 +28,7 @@ struct UserController {
         let query = request.uri.queryParameters
         let limit = try request.queryInteger("limit")
         return try await users.list(
-            loginId: query["loginId"].map(String.init), limit: limit, cursor: query["cursor"].map(String.init),
+            loginId: query["loginId"].map(String.init), limit: limit, cursor: request.cursor,
             in: try context.requireProject())
     }
 
