@@ -201,6 +201,23 @@ struct OperationsTests {
         }
     }
 
+    @Test("Start-up names each channel's sender, and warns when a server others reach keeps codes in its outbox")
+    func deliveryNotice() {
+        let console = ConsoleSender(logger: Logger(label: "verity-test") { _ in SwiftLogNoOpLogHandler() })
+        let senders = Senders(
+            sms: console, smsName: "twilio", email: console, emailName: "console", voice: console,
+            voiceName: "webhook", whatsapp: console, whatsappName: "console")
+        for (host, warns) in [("0.0.0.0", true), ("10.1.2.3", true), ("127.0.0.1", false), ("localhost", false)] {
+            let logs = LogCapture()
+            senders.logDelivery(host: host, logger: Logger(label: "verity-test") { _ in logs })
+            #expect(logs.lines.first == "notice Delivery email=console sms=twilio voice=webhook whatsapp=console")
+            let warning =
+                "warning Codes by email, whatsapp are not sent: console delivery keeps them in the outbox. "
+                + "Name a sender with VERITY_EMAIL_SENDER, VERITY_WHATSAPP_SENDER. "
+            #expect(logs.lines.contains(warning) == warns, "\(host): \(logs.lines)")
+        }
+    }
+
     @Test("A server that cannot listen says why and what to change")
     func listeningFailures() async throws {
         let taken = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)

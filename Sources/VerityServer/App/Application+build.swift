@@ -24,6 +24,7 @@ public func buildApplication(
     let senders =
         senders ?? Senders.make(configuration, httpClient: verity.httpClient, clock: verity.clock, logger: logger)
     let host = configuration.host
+    senders.logDelivery(host: host, logger: logger)
     return Application(
         router: try buildRouter(configuration, verity: verity),
         configuration: .init(address: .hostname(host, port: configuration.port), serverName: "Verity"),

@@ -50,6 +50,24 @@ public struct Senders: Sendable {
     }
 }
 
+extension Senders {
+    /// Says at start-up which sender each channel uses, and warns when a server that listens beyond this machine keeps
+    /// a channel's codes in its outbox (console delivery) instead of sending them.
+    func logDelivery(host: String, logger: Logger) {
+        let names = Channel.allCases.map { (channel: $0, name: sender(for: $0).name) }
+        logger.notice(
+            "Delivery", metadata: Dictionary(uniqueKeysWithValues: names.map { ($0.channel.rawValue, "\($0.name)") }))
+        let kept = names.filter { $0.name == "console" }.map(\.channel.rawValue)
+        guard !kept.isEmpty, host != "localhost", host != "::1", !host.hasPrefix("127.") else { return }
+        let variables = kept.map { "VERITY_\($0.uppercased())_SENDER" }.joined(separator: ", ")
+        logger.warning(
+            """
+            Codes by \(kept.joined(separator: ", ")) are not sent: console delivery keeps them in the outbox. \
+            Name a sender with \(variables).
+            """)
+    }
+}
+
 /// Sends each notification with its platform's sender; platforms without one go to the console.
 public struct PushRouter: PushSender {
     var apns: (any PushSender)?
