@@ -169,8 +169,26 @@ cp "$VERITY_DATA_DIR/master.key" "$WORK/restored/"
 "$VERITY" admin project list --data-dir "$WORK/restored" | grep -c "$PROJECT" >/dev/null || fail "restored backup"
 ok "admin backup copies the live database (0600, never over a file), and the copy opens with the master key"
 
-# An operator's settings: JSON logs for a log collector, and /ready for a load balancer.
+# A deploy's SIGTERM ends long polls with the current state instead of waiting them out (up to 60 s each).
+FLOW=$(curl -sf "$BASE/v1/possession" -H "Authorization: Bearer $KEY" -H "Content-Type: application/json" \
+    -d '{"phoneNumber": "+14155550100", "flow": "desktop"}') || fail "possession start"
+TOKEN=$(echo "$FLOW" | json "['authToken']")
+FLOW_ID=$(echo "$FLOW" | json "['correlationId']")
+curl -sf -X POST "$BASE/v1/possession/$FLOW_ID/link/start" -H "Authorization: Bearer $TOKEN" \
+    -H "Content-Type: application/json" -d '{}' >/dev/null || fail "link start"
+curl -s -o "$WORK/poll.json" -w '%{http_code}' "$BASE/v1/possession/$FLOW_ID?wait=60" \
+    -H "Authorization: Bearer $TOKEN" >"$WORK/poll.status" &
+POLL_PID=$!
+sleep 1
+STOPPED_AT=$SECONDS
 stop_server
+wait "$POLL_PID" || fail "the long poll failed"
+[ $((SECONDS - STOPPED_AT)) -lt 30 ] || fail "the server took $((SECONDS - STOPPED_AT)) s to stop under a 60 s long poll"
+[ "$(cat "$WORK/poll.status")" = "200" ] && [ "$(json "['status']" <"$WORK/poll.json")" = "link_sent" ] \
+    || fail "the long poll ended with $(cat "$WORK/poll.status") $(cat "$WORK/poll.json")"
+ok "SIGTERM ends a long poll at once with the current state (200 link_sent), and the server stops"
+
+# An operator's settings: JSON logs for a log collector, and /ready for a load balancer.
 VERITY_LOG_FORMAT=json "$VERITY" serve --port "$PORT" >"$WORK/json.out" 2>"$WORK/json.log" &
 SERVER_PID=$!
 for _ in $(seq 1 100); do curl -sf "$BASE/ready" >/dev/null && break; sleep 0.1; done

@@ -125,7 +125,9 @@ public struct PossessionService: Sendable {
             var flow = flow
             if let admitted, admitted > 0 {
                 let deadline = ContinuousClock.now + .seconds(admitted)
-                while flow.status(at: clock.now()) == .linkSent, ContinuousClock.now < deadline {
+                while flow.status(at: clock.now()) == .linkSent, ContinuousClock.now < deadline,
+                    LongPollGate.keepsWaiting
+                {
                     await changes.wait(for: flow.id, timeout: min(ChangeSignal.crossNodePoll, deadline - .now))
                     flow = try await store.flow(id: flow.id, projectId: flow.projectId) ?? flow
                 }
