@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Crypto
 import Foundation
 import HTTPTypes
@@ -218,6 +219,33 @@ struct OperationsTests {
         }
     }
 
+    @Test("A connection with no request in progress is closed after the idle timeout", .timeLimit(.minutes(1)))
+    func idleConnections() async throws {
+        let node = try await TestNode.make(.sqlite, configure: { $0.idleTimeout = .milliseconds(200) })
+        try await node.run(.live) { client in
+            let port = try #require(client.port)
+            let flow = try await client.send(
+                .post, "/v1/possession", key: node.apiKey, json: #"{"phoneNumber":"+14155550100","flow":"desktop"}"#)
+            let started = try flow.decode(StartedPossession.self)
+            let link = try await client.send(
+                .post, "/v1/possession/\(started.correlationId)/link/start", key: started.authToken, json: "{}")
+            #expect(link.status == .ok)
+            // A client that connects and sends nothing, and one that stops in the middle of its request headers.
+            for sent in ["", "GET /health HTTP/1.1\r\nHost: x\r\n"] {
+                let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                    .connect(host: "127.0.0.1", port: port).get()
+                if !sent.isEmpty { try await channel.writeAndFlush(ByteBuffer(string: sent)).get() }
+                try await channel.closeFuture.get()
+            }
+            // A long poll outlasts it: a request in progress is never cut off.
+            var request = HTTPClientRequest(
+                url: "http://127.0.0.1:\(port)/v1/possession/\(started.correlationId)?wait=1")
+            request.headers.add(name: "Authorization", value: "Bearer \(started.authToken)")
+            let poll = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+            #expect(poll.status == .ok)
+        }
+    }
+
     @Test("A server that cannot listen says why and what to change")
     func listeningFailures() async throws {
         let taken = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -269,6 +297,10 @@ struct ConfigurationTests {
         ])
         #expect(!configuration.firebaseFace)
         #expect(configuration.firebaseEmulatorAdmin)
+        #expect(configuration.idleTimeout == .seconds(75))
+        var idle = ServerConfiguration()
+        try idle.apply(environment: ["VERITY_IDLE_TIMEOUT": "120"])
+        #expect(idle.idleTimeout == .seconds(120))
         #expect(configuration.host == "0.0.0.0")
         #expect(configuration.port == 9000)
         #expect(configuration.logLevel == .debug)
@@ -302,7 +334,7 @@ struct ConfigurationTests {
             ["VERITY_APNS_KEY_FILE": "/dev/null"], ["VERITY_FCM_SERVICE_ACCOUNT_FILE": "/nonexistent/account.json"],
             ["VERITY_FIREBASE_FACE": "maybe"], ["VERITY_FIREBASE_EMULATOR_ADMIN": "1"],
             ["VERITY_WEBHOOK_ALLOW_PRIVATE": "yes"], ["VERITY_DATABASE_POOL_SIZE": "0"],
-            ["VERITY_DATABASE_POOL_SIZE": "lots"],
+            ["VERITY_DATABASE_POOL_SIZE": "lots"], ["VERITY_IDLE_TIMEOUT": "0"], ["VERITY_IDLE_TIMEOUT": "forever"],
         ])
     func badEnvironment(_ environment: [String: String]) throws {
         var configuration = ServerConfiguration()

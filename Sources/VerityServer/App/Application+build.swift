@@ -1,5 +1,6 @@
 import Hummingbird
 import Logging
+import NIOCore
 import VerityCore
 
 /// Builds the Verity HTTP application: what `verity serve` runs and what the tests drive.
@@ -27,6 +28,7 @@ public func buildApplication(
     senders.logDelivery(host: host, logger: logger)
     return Application(
         router: try buildRouter(configuration, verity: verity),
+        server: .http1(configuration: .init(idleTimeout: TimeAmount(configuration.idleTimeout))),
         configuration: .init(address: .hostname(host, port: configuration.port), serverName: "Verity"),
         services: [
             DatabaseService(database: verity.database, metrics: verity.metrics),

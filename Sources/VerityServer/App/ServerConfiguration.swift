@@ -36,6 +36,11 @@ public struct ServerConfiguration: Sendable {
     public var webhookAddresses = OutboundAddressPolicy()
     /// The most long polls (`?wait=`) one node holds at once; past it they answer at once with the current state.
     public var maxLongPolls = 1000
+    /// How long a client connection may stay open with no request in progress (a kept-alive connection between
+    /// requests, or one that stops sending in the middle of one) before the server closes it; a request being
+    /// answered, a long poll included, is never cut off. Longer than a load balancer's usual 60 s, so the balancer
+    /// closes first and never reuses a connection the server is closing.
+    public var idleTimeout: Duration = .seconds(75)
     /// How often housekeeping runs: unanswered challenges expire, spent tokens and long-ended sessions go.
     public var housekeepingInterval: Duration = .seconds(1)
     /// Where the Twilio Verify v2 face is mounted: `/twilio` serves `/twilio/v2/Services/…`, an empty string serves
@@ -208,6 +213,12 @@ public struct ServerConfiguration: Sendable {
                 throw ConfigurationError("VERITY_DATABASE_POOL_SIZE must be a whole number from 1 to 1000.")
             }
             databasePoolSize = number
+        }
+        if let text = value("IDLE_TIMEOUT") {
+            guard let seconds = Int(text), (1...3_600).contains(seconds) else {
+                throw ConfigurationError("VERITY_IDLE_TIMEOUT must be a whole number of seconds from 1 to 3600.")
+            }
+            idleTimeout = .seconds(seconds)
         }
         if let text = value("MAX_LONG_POLLS") {
             guard let number = Int(text), number >= 0 else {
