@@ -1,5 +1,5 @@
 /// A string enum of the wire models. A value outside it fails to decode with an error that names the values it takes,
-/// so a refused request can say what it should have sent (``Swift/DecodingError/Context/wireEnumRefusal``).
+/// so a refused request can say what it should have sent (`DecodingError.Context.wireEnumRefusal`).
 public protocol WireEnum: CaseIterable, Codable, RawRepresentable where RawValue == String {}
 
 extension WireEnum {

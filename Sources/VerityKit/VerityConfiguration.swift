@@ -3,7 +3,7 @@ import VerityCore
 
 /// How an app's ``VerityPush`` and ``VeritySession`` reach its Verity server.
 public struct VerityConfiguration: Sendable, Equatable {
-    /// The version of VerityKit (``VerityRelease/version``), sent to the server when a factor is enrolled.
+    /// The version of VerityKit (VerityCore's `VerityRelease.version`), sent to the server when a factor is enrolled.
     public static let sdkVersion = VerityRelease.version
 
     /// The server's base URL, for example `https://verify.example.com`; API paths are appended to it.
