@@ -132,17 +132,12 @@ struct ChallengeService: Sendable {
         }
     }
 
+    /// Woken at once by an answer on this node; answers on other nodes are seen by the poll.
     private func poll(id: String, wait: Int, in project: Project) async throws -> Challenge {
-        let deadline = ContinuousClock.now + .seconds(wait)
-        while true {
-            let challenge = try await current(id: id, in: project)
-            let now = clock.now()
-            if challenge.status(at: now) != .pending || ContinuousClock.now >= deadline || !LongPollGate.keepsWaiting {
-                return challenge.response(at: now)
-            }
-            // Woken at once by an answer on this node; answers on other nodes are seen by the poll.
-            await changes.wait(for: id, timeout: min(ChangeSignal.crossNodePoll, deadline - ContinuousClock.now))
-        }
+        let challenge = try await changes.poll(
+            id, from: try await current(id: id, in: project), for: wait,
+            until: { $0.status(at: clock.now()) != .pending }, look: { _ in try await current(id: id, in: project) })
+        return challenge.response(at: clock.now())
     }
 
     func current(id: String, in project: Project) async throws -> ChallengeRecord {

@@ -1,4 +1,5 @@
 import NIOConcurrencyHelpers
+import ServiceLifecycle
 
 /// Wakes long polls (`?wait=`) waiting on a record, a challenge or a possession flow, as soon as this node changes it.
 /// A change on another node is seen by the waiter's next look, every ``crossNodePoll``.
@@ -24,6 +25,23 @@ final class ChangeSignal: Sendable {
             return matching.values.map(\.continuation)
         }
         for continuation in woken { continuation.resume() }
+    }
+
+    /// A long poll: from `first`, looks at the record again (`look`, given the last look) each time this node changes it, or every
+    /// ``crossNodePoll``, until `settled` holds or `seconds` have passed. A server shutting down gracefully (a deploy's
+    /// SIGTERM) ends it at once with what it has, as a long poll that ended early, instead of holding up the shutdown
+    /// for up to its wait; clients ask again.
+    func poll<Record>(
+        _ recordId: String, from first: Record, for seconds: Int, until settled: (Record) -> Bool,
+        look: (Record) async throws -> Record
+    ) async throws -> Record {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        var record = first
+        while !settled(record), ContinuousClock.now < deadline, !Task.isShuttingDownGracefully {
+            await wait(for: recordId, timeout: min(Self.crossNodePoll, deadline - .now))
+            record = try await look(record)
+        }
+        return record
     }
 
     /// Returns when this node changes the record, or after `timeout`.

@@ -1,5 +1,4 @@
 import NIOConcurrencyHelpers
-import ServiceLifecycle
 
 /// Caps the long polls (`?wait=`) one node holds at once: each holds a connection and a task that looks at the
 /// database until the answer comes.
@@ -7,7 +6,7 @@ import ServiceLifecycle
 /// Past the cap a request is answered at once with the current state, as if it had asked not to wait. A long poll
 /// may always end before its answer, so clients already ask again; nobody gets an error, and a flood of waits costs
 /// the node one look-up each instead of a held task. For the same reason a server that is shutting down ends its
-/// long polls with the current state (``keepsWaiting``), instead of holding the shutdown for up to a minute.
+/// long polls with the current state (``ChangeSignal/poll(_:from:for:until:look:)``).
 final class LongPollGate: Sendable {
     /// The default cap of long polls a node holds at once (`VERITY_MAX_LONG_POLLS`).
     static let defaultCapacity = 1000
@@ -18,10 +17,6 @@ final class LongPollGate: Sendable {
     init(capacity: Int = LongPollGate.defaultCapacity) {
         self.capacity = capacity
     }
-
-    /// Whether a long poll should go on waiting: false once the server shuts down gracefully (a deploy's SIGTERM).
-    /// Long polls look at this between waits, which are at most ``ChangeSignal/crossNodePoll`` long.
-    static var keepsWaiting: Bool { !Task.isShuttingDownGracefully }
 
     /// How many long polls the node holds now.
     var holding: Int { held.withLockedValue { $0 } }

@@ -122,17 +122,11 @@ public struct PossessionService: Sendable {
             throw VerityError(.invalidRequest, "`wait` must be between 0 and 60 seconds.")
         }
         return try await longPolls.admit(wait: wait) { admitted in
-            var flow = flow
-            if let admitted, admitted > 0 {
-                let deadline = ContinuousClock.now + .seconds(admitted)
-                while flow.status(at: clock.now()) == .linkSent, ContinuousClock.now < deadline,
-                    LongPollGate.keepsWaiting
-                {
-                    await changes.wait(for: flow.id, timeout: min(ChangeSignal.crossNodePoll, deadline - .now))
-                    flow = try await store.flow(id: flow.id, projectId: flow.projectId) ?? flow
-                }
-            }
-            return try await view(flow, in: project)
+            guard let admitted, admitted > 0 else { return try await view(flow, in: project) }
+            let latest = try await changes.poll(
+                flow.id, from: flow, for: admitted, until: { $0.status(at: clock.now()) != .linkSent },
+                look: { try await store.flow(id: $0.id, projectId: $0.projectId) ?? $0 })
+            return try await view(latest, in: project)
         }
     }
 
