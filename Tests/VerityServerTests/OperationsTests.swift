@@ -262,11 +262,9 @@ struct OperationsTests {
             var configuration = ServerConfiguration()
             configuration.host = host
             configuration.port = port
-            var dependencies = AppDependencies()
-            dependencies.database = .sqliteMemory
-            dependencies.masterKey = try MasterKey(bytes: Array(repeating: 7, count: 32))
-            dependencies.logger = Logger(label: "verity-test") { _ in SwiftLogNoOpLogHandler() }
-            let verity = try await Verity.open(configuration, dependencies: dependencies)
+            let verity = try await Verity.open(
+                configuration,
+                dependencies: TestNode.dependencies(.sqliteMemory, clock: TestClock(), logs: LogCapture()))
             let app = try buildApplication(configuration, verity: verity)
             do {
                 try await app.runService()
