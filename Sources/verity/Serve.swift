@@ -14,8 +14,8 @@ struct Serve: AsyncParsableCommand {
             VERITY_WHATSAPP_SENDER, …), delivery-status callbacks (VERITY_WHATSAPP_APP_SECRET, \
             VERITY_WHATSAPP_VERIFY_TOKEN; Twilio's with VERITY_PUBLIC_URL and the Twilio auth token), rate \
             limits, trusted proxies (VERITY_TRUSTED_PROXIES), webhook targets (VERITY_WEBHOOK_ALLOW_PRIVATE), the \
-            PostgreSQL pool (VERITY_DATABASE_POOL_SIZE), the log format (VERITY_LOG_FORMAT=json for one JSON \
-            object per line) and the faces \
+            PostgreSQL pool (VERITY_DATABASE_POOL_SIZE), idle connections (VERITY_IDLE_TIMEOUT), the log format \
+            (VERITY_LOG_FORMAT=json for one JSON object per line) and the faces \
             (VERITY_TWILIO_VERIFY_PREFIX, VERITY_DESCOPE_PREFIX, VERITY_FIREBASE_FACE, \
             VERITY_FIREBASE_EMULATOR_ADMIN) are configured only \
             through the environment. See the README for the full table.
