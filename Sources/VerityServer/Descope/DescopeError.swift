@@ -80,7 +80,20 @@ struct DescopeError: Error, Equatable {
             self.init(
                 status: 503, errorCode: "E010002", description: "Service unavailable", message: "Try again later.",
                 retryAfter: error.retryAfter)
-        default:
+        // Every other code: Descope's "request is invalid", with the code's own client-error status.
+        case .invalidRequest, .invalidPhoneNumber, .invalidEmail, .invalidLocale, .invalidPublicKey, .invalidSignature,
+            .invalidLoginId, .invalidClaims, .invalidRole, .phoneNumberRequired,
+            .tokenReplayed,
+            .userDisabled, .challengeDenied, .forbidden, .wrongFactor, .countryNotAllowed, .premiumRateNumber,
+            .channelDisabled, .appVerificationRequired, .userVerificationRequired, .factorSuspended,
+            .notFound, .factorNotFound, .challengeNotFound, .roleNotFound, .possessionNotFound,
+            .methodNotAllowed,
+            .conflict, .factorNotVerified, .noVerifiedFactors, .challengeAlreadyAnswered, .roleExists,
+            .testNumberLimitReached, .noSecondFactor, .challengePending, .stepOutOfOrder,
+            .challengeExpired, .possessionExpired,
+            .payloadTooLarge,
+            .unsupportedMediaType,
+            .numberChangeLimitReached:
             let status = error.code.httpStatus
             self.init(
                 status: (400..<500).contains(status) ? status : 400, errorCode: "E011003",

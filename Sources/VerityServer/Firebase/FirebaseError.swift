@@ -55,7 +55,19 @@ struct FirebaseError: Error, Equatable {
         case .malformedJSON, .unsupportedMediaType: self = .badRequest("INVALID_ARGUMENT : the body is not JSON")
         case .payloadTooLarge: self = FirebaseError(status: 413, message: "PAYLOAD_TOO_LARGE")
         case .internalError, .serviceUnavailable: self = FirebaseError(status: 503, message: "UNAVAILABLE")
-        default: self = .badRequest("INVALID_ARGUMENT : \(error.code.rawValue)")
+        // Every other code: Google's INVALID_ARGUMENT, naming the code.
+        case .invalidRequest, .invalidEmail, .invalidLocale, .invalidPublicKey, .invalidSignature, .invalidClaims,
+            .invalidRole,
+            .unauthorized, .tokenReplayed,
+            .challengeDenied, .forbidden, .wrongFactor, .userVerificationRequired, .factorSuspended,
+            .notFound, .projectNotFound, .factorNotFound, .challengeNotFound, .userNotFound, .roleNotFound,
+            .possessionNotFound,
+            .methodNotAllowed,
+            .conflict, .factorNotVerified, .noVerifiedFactors, .challengeAlreadyAnswered, .loginIdTaken, .roleExists,
+            .testNumberLimitReached, .noSecondFactor, .challengePending, .stepOutOfOrder,
+            .challengeExpired, .possessionExpired,
+            .resendLimitReached, .retryLimitReached, .numberChangeLimitReached, .factorLocked:
+            self = .badRequest("INVALID_ARGUMENT : \(error.code.rawValue)")
         }
     }
 

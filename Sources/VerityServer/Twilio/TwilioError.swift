@@ -70,7 +70,21 @@ struct TwilioError: Error, Sendable, Equatable {
             self.init(code: 60324, message: "Challenge verification failed", status: 403)
         case .methodNotAllowed:
             self.init(code: 20004, message: "Method not allowed", status: 405)
-        default:
+        // Every other code, by its HTTP status: Twilio has no code of its own for these.
+        case .invalidRequest, .malformedJSON, .invalidPublicKey, .invalidLoginId, .invalidClaims, .invalidRole,
+            .phoneNumberRequired,
+            .tokenReplayed, .wrongCode, .invalidSession, .invalidRefreshToken, .refreshTokenReused,
+            .userDisabled, .challengeDenied, .forbidden, .appVerificationRequired, .userVerificationRequired,
+            .factorSuspended,
+            .notFound, .verificationNotFound, .projectNotFound, .factorNotFound, .challengeNotFound, .userNotFound,
+            .roleNotFound, .possessionNotFound,
+            .conflict, .noVerifiedFactors, .loginIdTaken, .roleExists, .testNumberLimitReached, .noSecondFactor,
+            .challengePending, .stepOutOfOrder,
+            .possessionExpired,
+            .payloadTooLarge,
+            .unsupportedMediaType,
+            .resendLimitReached, .retryLimitReached, .numberChangeLimitReached, .factorLocked,
+            .internalError, .serviceUnavailable:
             let status = error.code.httpStatus
             switch status {
             case 400: self.init(code: 60200, message: error.detail ?? error.code.title, status: 400)
