@@ -57,20 +57,19 @@ struct AuthController {
     /// Ends one session: the one of the refresh token in the body, or else of the session token.
     @Sendable func logout(_ request: Request, context: VerityRequestContext) async throws -> Response {
         let project = try context.requireProject()
-        try await auth.limitClient(context.clientAddress, in: project)
         let body = try await request.decodeJSON(LogoutRequest.self, context: context, empty: LogoutRequest())
         if let refreshToken = body.refreshToken {
-            try await sessions.logout(refreshToken, in: project)
+            try await auth.logout(refreshToken: refreshToken, clientAddress: context.clientAddress, in: project)
         } else {
-            try await sessions.logout(try await session(request, project), in: project)
+            try await auth.logout(
+                sessionToken: request.bearerToken, clientAddress: context.clientAddress, in: project)
         }
         return Response(status: .noContent)
     }
 
     @Sendable func logoutAll(_ request: Request, context: VerityRequestContext) async throws -> Response {
-        let project = try context.requireProject()
-        try await auth.limitClient(context.clientAddress, in: project)
-        try await sessions.logoutAll(try await session(request, project), in: project)
+        try await auth.logoutAll(
+            sessionToken: request.bearerToken, clientAddress: context.clientAddress, in: try context.requireProject())
         return Response(status: .noContent)
     }
 

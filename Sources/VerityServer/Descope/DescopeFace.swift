@@ -177,16 +177,16 @@ struct DescopeFace {
     /// `POST /v1/auth/logout`: ends the refresh JWT's session (and clears the cookies of a project that sets them).
     @Sendable func logout(_ request: Request, context: VerityRequestContext) async throws -> DescopeTokens {
         let (refreshJwt, project) = try await refreshJwt(request)
-        try await sessions.logout(refreshJwt, dialect: .descope(project), in: project)
+        try await auth.logout(
+            refreshToken: refreshJwt, dialect: .descope(project), clientAddress: context.clientAddress, in: project)
         return loggedOut(project)
     }
 
     /// `POST /v1/auth/logoutall`: ends every session of the refresh JWT's user (and clears this browser's cookies).
     @Sendable func logoutAll(_ request: Request, context: VerityRequestContext) async throws -> DescopeTokens {
         let (refreshJwt, project) = try await refreshJwt(request)
-        let signedIn = try await sessions.authenticate(
-            refreshToken: refreshJwt, dialect: .descope(project), in: project)
-        try await sessions.logoutAll(signedIn, in: project)
+        try await auth.logoutAll(
+            refreshToken: refreshJwt, dialect: .descope(project), clientAddress: context.clientAddress, in: project)
         return loggedOut(project)
     }
 

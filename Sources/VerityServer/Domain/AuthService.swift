@@ -24,6 +24,43 @@ struct AuthService: Sendable {
     let clock: any TimeSource
     let logger: Logger
 
+    // MARK: - Logout
+
+    /// Ends the session `refreshToken` belongs to, after the client's limit: a logout answers the same for a token
+    /// that is unknown, so unlimited it would let a client probe tokens for free.
+    func logout(
+        refreshToken: String, dialect: SessionTokenDialect? = nil, clientAddress: String?, in project: Project
+    ) async throws {
+        try await limitClient(clientAddress, in: project)
+        try await sessions.logout(refreshToken, dialect: dialect, in: project)
+    }
+
+    /// Ends the session of `sessionToken` (a session JWT), after the client's limit.
+    func logout(sessionToken: String?, clientAddress: String?, in project: Project) async throws {
+        try await limitClient(clientAddress, in: project)
+        try await sessions.logout(try await session(sessionToken, in: project), in: project)
+    }
+
+    /// Ends every session of the user `sessionToken` (a session JWT) signs in, after the client's limit.
+    func logoutAll(sessionToken: String?, clientAddress: String?, in project: Project) async throws {
+        try await limitClient(clientAddress, in: project)
+        try await sessions.logoutAll(try await session(sessionToken, in: project), in: project)
+    }
+
+    /// Ends every session of the user `refreshToken` (in a face's `dialect`) signs in, after the client's limit.
+    func logoutAll(
+        refreshToken: String, dialect: SessionTokenDialect, clientAddress: String?, in project: Project
+    ) async throws {
+        try await limitClient(clientAddress, in: project)
+        let auth = try await sessions.authenticate(refreshToken: refreshToken, dialect: dialect, in: project)
+        try await sessions.logoutAll(auth, in: project)
+    }
+
+    private func session(_ bearer: String?, in project: Project) async throws -> SessionAuth {
+        guard let bearer else { throw SessionService.invalidSession }
+        return try await sessions.authenticate(bearer: bearer, in: project)
+    }
+
     // MARK: - Sign-in codes
 
     /// Sends a sign-in code. The session it opens carries `request.sessionClaims`, checked for `dialect`, the
