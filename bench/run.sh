@@ -396,7 +396,7 @@ if (( RUN_FLOW )); then
 fi
 if (( RUN_JWKS )); then
     # A project's first key is made when it first signs; make it now so the set is not empty.
-    "$BIN" admin project rotate-signing-key "$PROJECT_ID" --data-dir "$DATA" >/dev/null
+    "$BIN" admin signing-keys rotate --project "$PROJECT_ID" --data-dir "$DATA" >/dev/null
     run_scenario jwks "$DURATION" jwks
 fi
 if (( RUN_PY )); then

@@ -156,7 +156,7 @@ struct ProjectCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "project", abstract: "Create, list, show and update projects.",
         subcommands: [
-            Create.self, List.self, Show.self, Update.self, Webhook.self, RotateSigningKey.self, TestNumberCommand.self,
+            Create.self, List.self, Show.self, Update.self, Webhook.self, TestNumberCommand.self,
             Firebase.self,
         ])
 
@@ -311,50 +311,34 @@ extension ProjectCommand {
             print("Firebase project id: \(link.firebaseProjectId)\nAPI key: \(link.apiKey)")
         }
     }
+}
 
-    struct RotateSigningKey: AsyncParsableCommand {
+/// `verity admin signing-keys rotate`: the session signing keys (the JWKS), not the API keys of `verity admin key`.
+struct SigningKeysCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "signing-keys", abstract: "Rotate a project's session signing keys (the keys of its JWKS).",
+        subcommands: [Rotate.self])
+
+    struct Rotate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "rotate-signing-key",
+            commandName: "rotate",
             abstract: "Add a new session signing key; the old one signs for two more minutes, then retires.",
             discussion: """
                 The new key is in the project's JWKS at once (so verifiers learn it before they meet it) and
                 starts signing two minutes later. A retired key stays in the JWKS for 25 hours, longer than
                 any token it signed lives (sessions last at most 24 hours).
                 """)
-        @Argument(help: "The project id (prj_…).") var id: String
-        @OptionGroup var storage: StorageOptions
+        @OptionGroup var project: ProjectOptions
 
         func run() async throws {
-            let key = try await withVerity(storage) { verity in
+            let id = project.id
+            let key = try await withVerity(project.storage) { verity in
                 _ = try await verity.admin.project(id: id)
                 return try await verity.signingKeys.rotate(projectId: id)
             }
             print(
                 "New signing key \(key.kid ?? "") for \(id): in the JWKS now; it signs once the current key retires "
                     + "(in 2 minutes), or at once if it is the project's first.")
-        }
-    }
-}
-
-/// `verity admin signing-keys rotate`: the session signing keys (the JWKS), not the API keys of `verity admin key`.
-/// `keys`, its first name, stays as an alias so existing scripts keep working.
-struct SigningKeysCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "signing-keys", abstract: "Rotate a project's session signing keys (the keys of its JWKS).",
-        subcommands: [Rotate.self], aliases: ["keys"])
-
-    struct Rotate: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "rotate",
-            abstract: "Add a new session signing key; the old one signs for two more minutes, then retires.",
-            discussion: "The same as `verity admin project rotate-signing-key ID`.")
-        @OptionGroup var project: ProjectOptions
-
-        func run() async throws {
-            var command = ProjectCommand.RotateSigningKey()
-            command.id = project.id
-            command.storage = project.storage
-            try await command.run()
         }
     }
 }
