@@ -97,6 +97,17 @@ STATUS=$(curl -s -o /dev/null -w '%{http_code}' "$BASE/v1/verifications/$ID" -H 
 STATUS=$(curl -s -o /dev/null -w '%{http_code}' "$BASE/v1/verifications/$ID" -H "Authorization: Bearer $SECOND_KEY")
 [ "$STATUS" = "401" ] || fail "revoked key answered $STATUS"
 ok "admin key create/list/revoke; a revoked key gets 401 while the server runs"
+# The key-name rule is the Domain's, so the CLI keeps it as the console does: 1 to 100 characters, and nothing made.
+key_count() { "$VERITY" admin key list --project "$PROJECT" --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))'; }
+KEYS_BEFORE=$(key_count)
+for BAD_NAME in "" "   " "$(printf 'k%.0s' $(seq 1 101))"; do
+    if REFUSED=$("$VERITY" admin key create --project "$PROJECT" --name "$BAD_NAME" 2>&1); then
+        fail "a key named '$BAD_NAME' was created: $REFUSED"
+    fi
+    echo "$REFUSED" | grep -q "A key name must be 1 to 100 characters" || fail "bad key name answered: $REFUSED"
+done
+[ "$(key_count)" = "$KEYS_BEFORE" ] || fail "a refused key name still made a key"
+ok "admin key create refuses an empty, blank or overlong name"
 
 "$VERITY" admin project update "$PROJECT" --allowed-countries US --code-length 8 >/dev/null
 BLOCKED=$(curl -s -o /dev/null -w '%{http_code}' "$BASE/v1/verifications" -H "Authorization: Bearer $KEY" \

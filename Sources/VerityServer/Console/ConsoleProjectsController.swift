@@ -253,11 +253,7 @@ struct ConsoleProjectsController: Sendable {
         -> Response
     {
         let project = try await admin.project(of: request)
-        let name = form["name"] ?? ""
-        guard (1...100).contains(name.count) else {
-            throw ConfigurationError("A key name must be 1 to 100 characters.")
-        }
-        let created = try await admin.createKey(projectId: project.id, name: name)
+        let created = try await admin.createKey(projectId: project.id, name: form["name"] ?? "")
         try await operators.audit(session.record, "api_key.create", target: created.key.id)
         return try await projectPage(project, session: session, secret: created)
     }

@@ -108,7 +108,12 @@ public struct AdminService: Sendable {
         return try await project(id: projectId)
     }
 
+    /// Creates a secret API key named `name` (1 to 100 characters, surrounding white space dropped).
     public func createKey(projectId: String, name: String) async throws -> CreatedKey {
+        let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...100).contains(name.count) else {
+            throw ConfigurationError("A key name must be 1 to 100 characters.")
+        }
         _ = try await project(id: projectId)
         let secret = APIKeySecret.prefix + identifiers.secret(bytes: 32)
         let key = APIKey(
