@@ -8,12 +8,11 @@ struct APIKeyAuthenticator: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
     {
-        guard let secret = request.bearerToken, secret.hasPrefix(APIKeySecret.prefix), secret.count <= 128
-        else {
+        guard let secret = request.bearerToken else {
             throw VerityError(.unauthorized, "Send a secret API key as `Authorization: Bearer vk_…`.")
         }
         guard let project = try await projects.project(forAPIKey: secret) else {
-            throw VerityError(.unauthorized, "The API key is unknown or revoked.")
+            throw VerityError(.unauthorized, "The API key is unknown or revoked; send it as `Bearer vk_…`.")
         }
         var context = context
         context.project = project

@@ -49,14 +49,16 @@ public struct AdminService: Sendable {
         try await projects.project(descopeProjectId: descopeProjectId)
     }
 
-    /// The project an active API key belongs to; nil for an unknown or revoked key.
+    /// The project an active API key belongs to; nil for an unknown or revoked key, or one not of a key's shape.
     func project(forAPIKey secret: String) async throws -> Project? {
-        try await projects.projectAndKeyId(forKeyHash: SecretHash.hex(secret))?.project
+        try await projectAndKeyId(forAPIKey: secret)?.project
     }
 
-    /// The project an active API key belongs to, and the key's id; nil for an unknown or revoked key.
+    /// The project an active API key belongs to, and the key's id; nil for an unknown or revoked key, or one not of
+    /// a key's shape (``APIKeySecret/isWellFormed(_:)``), which is never looked up.
     func projectAndKeyId(forAPIKey secret: String) async throws -> (project: Project, keyId: String)? {
-        try await projects.projectAndKeyId(forKeyHash: SecretHash.hex(secret))
+        guard APIKeySecret.isWellFormed(secret) else { return nil }
+        return try await projects.projectAndKeyId(forKeyHash: SecretHash.hex(secret))
     }
 
     /// Gives the project a webhook signing secret, unless it has one already.

@@ -26,8 +26,7 @@ struct TwilioAuthenticator: RouterMiddleware {
             context.deviceFactor = factor
             return try await next(request, context)
         }
-        guard let (username, password) = Self.basicCredentials(request), password.hasPrefix(APIKeySecret.prefix),
-            password.count <= 128,
+        guard let (username, password) = Self.basicCredentials(request),
             let (project, keyId) = try await projects.projectAndKeyId(forAPIKey: password),
             username == TwilioSID.account(forProject: project.id) || username == TwilioSID.apiKey(forKey: keyId)
         else {
