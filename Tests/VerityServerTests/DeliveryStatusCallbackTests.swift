@@ -23,7 +23,7 @@ struct DeliveryStatusCallbackTests {
     static func node(_ engine: TestEngine, fallback: VerityCore.Channel? = .sms) async throws -> TestNode {
         for secret in [appSecret, verifyToken, authToken] { LeakWatch.secret(secret) }
         return try await TestNode.make(
-            engine, settings: ProjectSettings(fallbackChannel: fallback),
+            engine, settings: ProjectSettings(disabledChannels: [], fallbackChannel: fallback),
             configure: {
                 $0.publicURL = publicURL
                 $0.deliveryStatus = DeliveryStatusSettings(

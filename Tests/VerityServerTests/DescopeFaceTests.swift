@@ -381,7 +381,7 @@ struct DescopeFaceTests {
 
     @Test("Voice and WhatsApp sign-up-or-in are served like SMS", arguments: TestEngine.available)
     func voiceAndWhatsApp(engine: TestEngine) async throws {
-        let node = try await TestNode.make(engine)
+        let node = try await TestNode.make(engine, settings: .voiceOn)
         try await node.run { client in
             let byVoice = try await Self.signIn(Self.phone, method: "voice", node: node, client: client)
             #expect(byVoice["firstSeen"] as? Bool == true)

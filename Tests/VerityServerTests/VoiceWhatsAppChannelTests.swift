@@ -20,7 +20,7 @@ struct VoiceWhatsAppChannelTests {
         "A call says the code digit by digit, twice, in the message's language; the code it says approves",
         arguments: TestEngine.available)
     func voiceCode(engine: TestEngine) async throws {
-        let node = try await TestNode.make(engine)
+        let node = try await TestNode.make(engine, settings: .voiceOn)
         try await node.run { client in
             let started = try await client.startVerification(phone, channel: "voice", key: node.apiKey, locale: "fr-CA")
             #expect(started.status == .created)
@@ -62,7 +62,7 @@ struct VoiceWhatsAppChannelTests {
 
     @Test("Switching channels keeps the pending code and counts each switch as a send", arguments: TestEngine.available)
     func sameCodeAcrossChannels(engine: TestEngine) async throws {
-        let node = try await TestNode.make(engine)
+        let node = try await TestNode.make(engine, settings: .voiceOn)
         try await node.run { client in
             var ids: Set<String> = []
             for channel in ["whatsapp", "sms", "voice"] {
@@ -120,7 +120,8 @@ struct VoiceWhatsAppChannelTests {
 
     @Test("The fallback message carries the same code, and is delivered", arguments: TestEngine.available)
     func fallbackDelivers(engine: TestEngine) async throws {
-        let node = try await TestNode.make(engine, settings: ProjectSettings(fallbackChannel: .voice))
+        let node = try await TestNode.make(
+            engine, settings: ProjectSettings(disabledChannels: [], fallbackChannel: .voice))
         node.sender.failNext(DeliveryError(.permanent, "twilio 400 21408"))
         try await node.run { client in
             let started = try await client.startVerification(phone, channel: "sms", key: node.apiKey)
@@ -150,7 +151,8 @@ struct VoiceWhatsAppChannelTests {
 
     @Test("An instant link whose SMS failed for good is not read out in a call", arguments: TestEngine.available)
     func noFallbackForLinks(engine: TestEngine) async throws {
-        let node = try await TestNode.make(engine, settings: ProjectSettings(fallbackChannel: .voice))
+        let node = try await TestNode.make(
+            engine, settings: ProjectSettings(disabledChannels: [], fallbackChannel: .voice))
         node.sender.failNext(DeliveryError(.permanent, "twilio 400 21610"))
         try await node.run { client in
             let flow = try await TestFlow.start(
@@ -165,7 +167,8 @@ struct VoiceWhatsAppChannelTests {
 
     @Test("Calls and WhatsApp are held to SMS's destination rules", arguments: TestEngine.available)
     func destinationRules(engine: TestEngine) async throws {
-        let node = try await TestNode.make(engine, settings: ProjectSettings(allowedCountries: ["US"]))
+        let node = try await TestNode.make(
+            engine, settings: ProjectSettings(allowedCountries: ["US"], disabledChannels: []))
         try await node.run { client in
             for channel in ["voice", "whatsapp"] {
                 let premium = try await client.startVerification("+19005550100", channel: channel, key: node.apiKey)
@@ -183,7 +186,7 @@ struct VoiceWhatsAppChannelTests {
 
     @Test("The number-block limit counts SMS, calls and WhatsApp together", arguments: TestEngine.available)
     func numberBlockAcrossChannels(engine: TestEngine) async throws {
-        let node = try await TestNode.make(engine) {
+        let node = try await TestNode.make(engine, settings: .voiceOn) {
             $0.rateLimits.perNumberBlock = RateLimitPolicy(capacity: 2, period: 3600)
         }
         try await node.run { client in
@@ -242,7 +245,7 @@ struct VoiceWhatsAppChannelTests {
         "Sign-in by call or WhatsApp proves the phone: amr names the channel, and step-up goes to the email",
         arguments: TestEngine.available)
     func signInByPhoneChannels(engine: TestEngine) async throws {
-        let node = try await TestNode.make(engine)
+        let node = try await TestNode.make(engine, settings: .voiceOn)
         try await node.run { client in
             let started = try await client.auth(
                 .post, "otp/start", project: node.project, json: #"{"loginId":"\#(phone)","channel":"whatsapp"}"#)
@@ -279,7 +282,7 @@ struct VoiceWhatsAppChannelTests {
         "A possession code goes by call or WhatsApp when asked; a resend by another channel is the same code",
         arguments: TestEngine.available)
     func possessionChannels(engine: TestEngine) async throws {
-        let node = try await TestNode.make(engine)
+        let node = try await TestNode.make(engine, settings: .voiceOn)
         try await node.run { client in
             let flow = try await TestFlow.start(
                 #"{"phoneNumber":"\#(phone)","flow":"mobile"}"#, node: node, client: client)
@@ -327,7 +330,7 @@ struct VoiceWhatsAppChannelTests {
         "Twilio face: Channel=call is a voice verification answered as call, whatsapp is whatsapp, one code for both",
         arguments: TestEngine.available)
     func twilioFace(engine: TestEngine) async throws {
-        let node = try await TestNode.make(engine)
+        let node = try await TestNode.make(engine, settings: .voiceOn)
         let auth = try node.twilioAuth()
         try await node.run { client in
             let service = try await client.twilioService(auth: auth)
@@ -369,7 +372,7 @@ struct VoiceWhatsAppChannelTests {
 
     @Test("A step-up code to the phone goes by the channel asked for", arguments: TestEngine.available)
     func stepUpByCall(engine: TestEngine) async throws {
-        let node = try await TestNode.make(engine)
+        let node = try await TestNode.make(engine, settings: .voiceOn)
         try await node.run { client in
             let signedIn = try await client.signIn("eve@example.com", node: node)
             _ = try await client.send(

@@ -242,6 +242,8 @@ class Run:
     def project_settings(self):
         """Every setting `verity admin project update` changes can be changed on the project page too."""
         self.open(f"/console/projects/{self.globex}")
+        # A new project does not call: calls are turned on before they can be the fallback.
+        self.fill("Channels turned off", "")
         self.fill("Fallback channel", "voice")
         self.fill("Response to unusual activity", "revoke_sessions")
         self.fill("Descope cookies", "on")
@@ -251,11 +253,12 @@ class Run:
         check(shown == "P2globex", f"after saving, the page shows the Descope project id {shown!r}")
         self.check_page("project-settings")
         settings = json.loads(self.cli("admin", "project", "show", self.globex, "--json"))["settings"]
-        expected = {"fallbackChannel": "voice", "unusualActivityResponse": "revoke_sessions", "descopeCookies": True,
-                    "descopeProjectId": "P2globex", "requiresAppVerification": False}
+        expected = {"disabledChannels": [], "fallbackChannel": "voice", "unusualActivityResponse": "revoke_sessions",
+                    "descopeCookies": True, "descopeProjectId": "P2globex", "requiresAppVerification": False}
         seen = {name: settings.get(name) for name in expected}
         check(seen == expected, f"the saved settings are {seen}")
-        ok("the project page changes the fallback channel, the response to unusual activity and the Descope settings")
+        ok("the project page turns calls on and changes the fallback channel, the response to unusual activity and the "
+           "Descope settings")
 
     def api_keys(self):
         self.open(f"/console/projects/{self.args.project}")

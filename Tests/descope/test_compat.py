@@ -66,6 +66,8 @@ def expect_refused(call, error_code, status=None):
 
 created = verity("admin", "project", "create", "--name", "Acme")
 PROJECT = created["project"]["id"]
+# A new project does not call; this one does, as an operator turns calls on.
+verity("admin", "project", "update", PROJECT, "--disabled-channels", "none")
 KEY = created["apiKey"]
 remember_secret(KEY)
 

@@ -148,6 +148,49 @@ def redirect_case():
     ok("a webhook answered with a redirect to an inner address is not followed")
 
 
+def toll_fraud_case():
+    """Round 2, toll fraud: premium-rate and shared-cost numbers outside the five countries the old hand list knew,
+    refused by SMS and by call on the native API, app sign-in and the Twilio face; and a new project does not call."""
+    project, key = new_project("Tolls")
+
+    def app_start(login_id, channel):
+        connection = http.client.HTTPConnection(URL.hostname, URL.port, timeout=15)
+        connection.request("POST", "/v1/auth/otp/start", body=json.dumps({"loginId": login_id, "channel": channel}),
+                           headers={"Content-Type": "application/json", "X-Verity-Project": project})
+        response = connection.getresponse()
+        body = json.loads(response.read() or b"null")
+        connection.close()
+        return response.status, body
+
+    status, body = app_start("+41900123457", "voice")
+    expect(status == 403 and body["code"] == "channel_disabled",
+           f"an anonymous call start on a new project answered {status} {body}")
+    subprocess.run([VERITY, "admin", "project", "update", project, "--disabled-channels", "none", "--data-dir",
+                    DATA_DIR], check=True, capture_output=True)
+    status, service = twilio("POST", "/Services", {"FriendlyName": "Tolls"}, key=key, project=project)
+    expect(status == 201, f"service create answered {status} {service}")
+    numbers = {"CH 0900": "+41900123457", "CH 0840": "+41840123456", "AT 0900": "+43900123456",
+               "BE 0900": "+3290012345", "PL 70x": "+48701234567", "CZ 90x": "+420900123456", "DK 90": "+4590123456",
+               "HU 90": "+3690123456", "UK 084": "+448451234567"}
+    for name, number in numbers.items():
+        for channel in ["sms", "voice"]:
+            status, body = app_start(number, channel)
+            expect(status == 403 and body["code"] == "premium_rate_number",
+                   f"sign-in by {channel} to {name} answered {status} {body}")
+            status, body = call("POST", "/v1/verifications", {"to": number, "channel": channel}, key=key)
+            expect(status == 403 and body["code"] == "premium_rate_number",
+                   f"an API start by {channel} to {name} answered {status} {body}")
+        for channel in ["sms", "call"]:
+            status, body = twilio("POST", f"/Services/{service['sid']}/Verifications", {"To": number,
+                                  "Channel": channel}, key=key, project=project)
+            expect(status == 403 and body["code"] == 60605, f"a Twilio {channel} to {name} answered {status} {body}")
+    time.sleep(0.5)
+    sent = {name: outbox(number) for name, number in numbers.items() if outbox(number)}
+    expect(not sent, f"messages went to {sent}")
+    ok("a new project does not call; premium-rate and shared-cost numbers in CH, AT, BE, PL, CZ, DK, HU and UK 084 "
+       "are refused by SMS and call on the API, app sign-in and the Twilio face, and nothing is sent")
+
+
 if ONLY_REDIRECT:
     redirect_case()
     print(f"attacks (redirect): {passed} passed, 0 failed")
@@ -230,5 +273,7 @@ for index in range(41):
 expect(statuses[:40] == [200] * 40 and statuses[40] == 429,
        f"41 starts with 41 spoofed X-Forwarded-For addresses answered {statuses}")
 ok("a spoofed X-Forwarded-For from an untrusted peer does not escape the per-client limit (the 41st start is 429)")
+
+toll_fraud_case()
 
 print(f"attacks: {passed} passed, 0 failed")

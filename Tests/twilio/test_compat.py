@@ -16,6 +16,8 @@ from twilio.base.exceptions import TwilioException
 from twilio_support import BASE, case, client, code_sent, codes_sent, expect_error, expect_sid, main, make_project, verity, wrong
 
 ACME = make_project("Acme")
+# A new project does not call; Acme does, as an operator turns calls on.
+verity("admin", "project", "update", ACME["project"], "--disabled-channels", "none")
 GLOBEX = make_project("Globex")
 ACME_CLIENT = client(ACME["account_sid"], ACME["key"])
 VERIFY = ACME_CLIENT.verify.v2

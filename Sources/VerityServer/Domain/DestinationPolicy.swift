@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import VerityCore
 
 /// Where codes may go: by the channels the project sends by, to the project's countries, never to premium-rate
@@ -33,26 +34,55 @@ enum DestinationPolicy {
         }
     }
 
-    /// Whether the number is in a range where the caller, or a message, pays the receiving carrier extra.
+    /// Whether the number is in a range where the caller, or a message, pays the receiving carrier extra: one its
+    /// region marks premium-rate or shared-cost in libphonenumber's metadata (``RefusedNumberTypes``), whatever the
+    /// region.
     static func isPremiumRate(_ number: PhoneNumber) -> Bool {
-        let digits = number.e164.dropFirst()
-        return premiumRatePrefixes.contains { digits.hasPrefix($0) }
+        refusedRanges.contains(number)
     }
 
-    /// International prefixes (without `+`) of premium-rate, revenue-share and shared-cost ranges that the numbering
-    /// plan table otherwise accepts as subscriber numbers, from the national regulators' plans.
-    static let premiumRatePrefixes = [
-        "1900",  // NANP 900 premium services
-        "449", "4487", "4470",  // UK 09 premium, 087 revenue-share, 070 personal numbering
-        "49900", "49137",  // Germany 0900 premium, 0137 mass-traffic
-        "3381", "3382", "3389",  // France 081/082 shared cost, 089 premium
-        "34803", "34806", "34807", "34905",  // Spain 80x premium, 905 mass-calling
-    ]
+    /// The compiled patterns of ``RefusedNumberTypes``, each region's made the first time one of its numbers is judged.
+    static let refusedRanges = RefusedRanges()
 
     /// The block of 1,000 numbers `number` belongs to (its E.164 form without the last three digits). Pumping
     /// attacks send to runs of sequential numbers, so starts are also limited per block.
     static func numberBlock(of number: PhoneNumber) -> String {
         String(number.e164.dropLast(3))
+    }
+}
+
+/// Matches phone numbers against ``RefusedNumberTypes``. A region's patterns are compiled once, the first time a number
+/// of that region is judged, so a send pays for one match and never for compiling, nor for regions it does not reach.
+final class RefusedRanges: Sendable {
+    /// Each region's patterns as one expression; nil for a region whose patterns do not compile (the tests check that
+    /// every region's do).
+    private let compiled = NIOLockedValueBox<[String: NSRegularExpression?]>([:])
+
+    /// Whether `number`'s national number starts with a number of a refused range of its region. Leading digits are
+    /// enough: the numbering-plan table admits lengths libphonenumber does not, and a digit more or less must not get a
+    /// number of a premium-rate range through.
+    func contains(_ number: PhoneNumber) -> Bool {
+        guard let types = RefusedNumberTypes.byRegion[number.regionCode],
+            let expression = expression(for: number.regionCode, types)
+        else { return false }
+        let national = number.nationalNumber
+        let range = NSRange(national.startIndex..., in: national)
+        return expression.firstMatch(in: national, options: .anchored, range: range) != nil
+    }
+
+    private func expression(for region: String, _ types: RefusedNumberTypes) -> NSRegularExpression? {
+        compiled.withLockedValue { cache in
+            if let made = cache[region] { return made }
+            let made = Self.compile(types)
+            cache[region] = made
+            return made
+        }
+    }
+
+    /// One expression for all of a region's refused ranges.
+    static func compile(_ types: RefusedNumberTypes) -> NSRegularExpression? {
+        let alternatives = [types.premiumRate, types.sharedCost, types.personalNumber].compactMap { $0 }
+        return try? NSRegularExpression(pattern: alternatives.map { "(?:\($0))" }.joined(separator: "|"))
     }
 }
 

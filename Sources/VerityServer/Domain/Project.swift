@@ -48,9 +48,10 @@ public struct ProjectSettings: Sendable, Equatable, Codable {
     /// Whether app-facing sends (sign-in, step-up and possession codes) need a proof that the request comes from the
     /// project's app: a secret delivered by silent push (``AppVerificationRequest``). Off by default.
     public var requiresAppVerification = false
-    /// Channels the project does not send codes by (a request for one is refused with `channel_disabled`); none by
-    /// default. A project that never calls anyone turns `voice` off, which takes away the toll-fraud surface of calls.
-    public var disabledChannels: [Channel] = []
+    /// Channels the project does not send codes by (a request for one is refused with `channel_disabled`). A new
+    /// project has `voice` off, the costliest toll-fraud surface, until an operator turns it on; projects made before
+    /// that default keep what they had.
+    public var disabledChannels: [Channel] = ProjectSettings.newProjectDisabledChannels
     /// The phone channel a code is sent by once more when delivery by another phone channel fails permanently (a
     /// number without WhatsApp, a carrier that refuses the SMS); nil sends nothing more.
     public var fallbackChannel: Channel? = nil
@@ -66,6 +67,9 @@ public struct ProjectSettings: Sendable, Equatable, Codable {
     /// name it as `iss` and `aud`. Nil for none (the Verity project id only); unique across the server.
     public var descopeProjectId: String? = nil
 
+    /// The channels a new project starts with turned off: `voice`.
+    public static let newProjectDisabledChannels: [Channel] = [.voice]
+
     public static let codeLengthRange = 4...10
     public static let codeLifetimeRange = 60...86_400
     public static let sessionLifetimeRange = 60...86_400
@@ -76,7 +80,8 @@ public struct ProjectSettings: Sendable, Equatable, Codable {
     public init(
         codeLength: Int = 6, codeLifetime: Int = 600, allowedCountries: [String]? = nil, sessionLifetime: Int = 600,
         refreshLifetime: Int = 30 * 86_400, possessionLifetime: Int = 900, possessionCodeLifetime: Int = 120,
-        requiresAppVerification: Bool = false, disabledChannels: [Channel] = [], fallbackChannel: Channel? = nil,
+        requiresAppVerification: Bool = false, disabledChannels: [Channel] = newProjectDisabledChannels,
+        fallbackChannel: Channel? = nil,
         unusualActivityResponse: UnusualActivityResponse = .none,
         descopeCookies: Bool = false, descopeProjectId: String? = nil
     ) {

@@ -277,6 +277,12 @@ struct TestNode {
 
 // MARK: - Requests
 
+extension ProjectSettings {
+    /// A new project's settings with calls turned on, as an operator does with `--disabled-channels none`: a new
+    /// project has voice off.
+    static let voiceOn = ProjectSettings(disabledChannels: [])
+}
+
 extension TestClientProtocol {
     func send(
         _ method: HTTPRequest.Method, _ uri: String, key: String?, json: String? = nil,
