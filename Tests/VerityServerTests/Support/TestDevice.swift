@@ -9,12 +9,16 @@ import VerityCore
 
 /// A phone for server tests: a real P-256 key that enrolls over HTTP and signs device tokens and answers.
 struct TestDevice: Sendable {
-    let key = P256.Signing.PrivateKey()
+    let key: P256.Signing.PrivateKey
     let clock: TestClock
     var factorId = ""
 
-    init(clock: TestClock) {
+    /// A new phone, or one that already holds `key` for the factor `factorId` (a Twilio face's device speaking the
+    /// native protocol too).
+    init(clock: TestClock, key: P256.Signing.PrivateKey = P256.Signing.PrivateKey(), factorId: String = "") {
         self.clock = clock
+        self.key = key
+        self.factorId = factorId
     }
 
     /// Enrolls and verifies a push factor for `userId`; returns the device with its factor id.
