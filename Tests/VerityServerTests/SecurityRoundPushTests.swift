@@ -62,7 +62,7 @@ struct SecurityRoundPushTests {
         let auth = try node.twilioAuth()
         try await node.run { client in
             let device = try await TestDevice.enrolled(node: node, client: client)
-            try await device.addUserVerificationKey(client: client)
+            try await device.addUserVerificationKey(userId: "user-1", node: node, client: client)
             let required = try await nativeChallenge(
                 #"{"factorId":"\#(device.factorId)","userVerification":"required"}"#, node: node, client: client)
             let shown = try #require(try await device.pending(client: client).first { $0.id == required })
@@ -77,7 +77,7 @@ struct SecurityRoundPushTests {
             let phone = try await TwilioTestDevice.enroll(
                 identity, service: service, auth: auth, node: node, client: client)
             let native = try phone.native()
-            try await native.addUserVerificationKey(client: client)
+            try await native.addUserVerificationKey(userId: identity, node: node, client: client)
             let challenge = try await nativeChallenge(
                 #"{"factorId":"\#(native.factorId)","userVerification":"required"}"#, node: node, client: client)
             let sid = try #require(TwilioSID.sid("YC", verityId: challenge))
@@ -166,6 +166,86 @@ struct SecurityRoundPushTests {
         }
     }
 
+    // MARK: - Finding 6: the user-verification key changes only with the owner
+
+    @Test(
+        "The silent key alone neither adds nor replaces the user-verification key (403); a token or the old key does",
+        arguments: TestEngine.available)
+    func userVerificationKeyChanges(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        try await node.run { client in
+            let device = try await TestDevice.enrolled(node: node, client: client)
+            let first = P256.Signing.PrivateKey()
+            let second = P256.Signing.PrivateKey()
+            let refused = try await device.setUserVerificationKey(
+                SetUserVerificationKeyRequest(publicKey: first.publicKey.derBase64), client: client)
+            #expect(refused.status == .forbidden)
+            #expect(try refused.problem().code == "user_verification_required")
+            #expect(try await hasUserVerificationKey(device, node: node, client: client) == false)
+
+            // A fresh enrollment token from the backend adds it, once.
+            let token = try await device.enrollmentToken(userId: "user-1", node: node, client: client)
+            let added = try await device.setUserVerificationKey(
+                SetUserVerificationKeyRequest(publicKey: first.publicKey.derBase64, enrollmentToken: token),
+                client: client)
+            #expect(added.status == .ok)
+            let spent = try await device.setUserVerificationKey(
+                SetUserVerificationKeyRequest(publicKey: second.publicKey.derBase64, enrollmentToken: token),
+                client: client)
+            #expect(spent.status == .unauthorized)
+
+            // Replacing it: not by the silent key, nor by a proof the silent key signed; by the old key, yes.
+            let silent = try await device.setUserVerificationKey(
+                SetUserVerificationKeyRequest(publicKey: second.publicKey.derBase64), client: client)
+            #expect(try silent.problem().code == "user_verification_required")
+            let proof = UserVerificationKeyProof(factorId: device.factorId, publicKey: second.publicKey.derBase64)
+            let forged = try await device.setUserVerificationKey(
+                SetUserVerificationKeyRequest(
+                    publicKey: second.publicKey.derBase64, proof: try Self.sign(proof, with: device.key)),
+                client: client)
+            #expect(try forged.problem().code == "user_verification_required")
+            // The first key is still the one: it approves a `required` challenge.
+            try await approveRequired(device, with: first, node: node, client: client)
+
+            let replaced = try await device.setUserVerificationKey(
+                SetUserVerificationKeyRequest(
+                    publicKey: second.publicKey.derBase64, proof: try Self.sign(proof, with: first)),
+                client: client)
+            #expect(replaced.status == .ok)
+            try await approveRequired(device, with: second, node: node, client: client)
+        }
+    }
+
+    private static func sign(_ proof: UserVerificationKeyProof, with key: P256.Signing.PrivateKey) throws -> String {
+        try CompactJWS.sign(
+            payload: Array(try JSONEncoder().encode(proof)), keyID: proof.factorId,
+            type: UserVerificationKeyProof.tokenType, using: key)
+    }
+
+    private func hasUserVerificationKey(_ device: TestDevice, node: TestNode, client: some TestClientProtocol)
+        async throws -> Bool?
+    {
+        try await client.send(.get, "/v1/users/user-1/factors", key: node.apiKey).decode(Page<Factor>.self).items
+            .first { $0.id == device.factorId }?.hasUserVerificationKey
+    }
+
+    /// A `required` challenge to the device, approved with `key` as its user-verification key.
+    private func approveRequired(
+        _ device: TestDevice, with key: P256.Signing.PrivateKey, node: TestNode, client: some TestClientProtocol
+    ) async throws {
+        let id = try await nativeChallenge(
+            #"{"factorId":"\#(device.factorId)","userVerification":"required"}"#, node: node, client: client)
+        let shown = try #require(try await device.pending(client: client).first { $0.id == id })
+        let payload = ChallengeSigningPayload(
+            challengeId: id, factorId: device.factorId, contentHash: shown.contentHash, status: .approved,
+            keyType: .userVerification)
+        let answered = try await device.respond(
+            challengeId: id, status: .approved, keyType: .userVerification,
+            signature: try payload.sign(using: key, keyID: device.factorId), client: client)
+        #expect(answered.status == .ok)
+        #expect(try await status(of: id, node: node, client: client) == .approved)
+    }
+
     // MARK: - Helpers
 
     static func verityId(_ challengeSid: String) -> String {
@@ -220,12 +300,22 @@ extension TestDevice {
                 RespondChallengeRequest(signed: payload, signature: try payload.sign(using: key, keyID: factorId))))
     }
 
-    /// Gives the factor a user-verification key (one this test never uses).
-    func addUserVerificationKey(client: some TestClientProtocol) async throws {
-        let set = try await client.send(
-            .put, "/v1/device/factors/\(factorId)/user-verification-key", key: try token(),
-            json: try Self.json(SetUserVerificationKeyRequest(publicKey: P256.Signing.PrivateKey().publicKey.derBase64))
-        )
+    /// Gives the factor a user-verification key (one this test never uses), with a fresh enrollment token from the
+    /// backend for `userId`.
+    func addUserVerificationKey(userId: String, node: TestNode, client: some TestClientProtocol) async throws {
+        let set = try await setUserVerificationKey(
+            SetUserVerificationKeyRequest(
+                publicKey: P256.Signing.PrivateKey().publicKey.derBase64,
+                enrollmentToken: try await enrollmentToken(userId: userId, node: node, client: client)),
+            client: client)
         #expect(set.status == .ok)
+    }
+
+    func setUserVerificationKey(_ request: SetUserVerificationKeyRequest, client: some TestClientProtocol)
+        async throws -> TestResponse
+    {
+        try await client.send(
+            .put, "/v1/device/factors/\(factorId)/user-verification-key", key: try token(), json: try Self.json(request)
+        )
     }
 }

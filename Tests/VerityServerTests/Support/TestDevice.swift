@@ -90,12 +90,13 @@ struct TestDevice: Sendable {
         return try await respond(challengeId: challenge.id, status: status, signature: signature, client: client)
     }
 
-    func respond(challengeId: String, status: ChallengeAnswer, signature: String, client: some TestClientProtocol)
-        async throws -> TestResponse
-    {
+    func respond(
+        challengeId: String, status: ChallengeAnswer, keyType: FactorKeyType? = nil, signature: String,
+        client: some TestClientProtocol
+    ) async throws -> TestResponse {
         try await client.send(
             .post, "/v1/device/factors/\(factorId)/challenges/\(challengeId)/respond", key: try token(),
-            json: try Self.json(RespondChallengeRequest(status: status, signature: signature)))
+            json: try Self.json(RespondChallengeRequest(status: status, signature: signature, keyType: keyType)))
     }
 
     static func json(_ value: some Encodable) throws -> String {
