@@ -87,8 +87,32 @@ public struct ChallengeContext: Codable, Sendable, Equatable {
 public struct SetUserVerificationKeyRequest: Codable, Sendable {
     /// The P-256 public key, base64 of its DER SubjectPublicKeyInfo.
     public var publicKey: String
+    /// To replace a key the factor has: a compact JWS (`typ` ``UserVerificationKeyProof/tokenType``) by the
+    /// **current** user-verification key over a ``UserVerificationKeyProof`` for the new one.
+    public var proof: String?
+    /// Instead of `proof`, and to add a first key: a fresh enrollment token (`vet_…`) the backend minted for the
+    /// factor's user; this request spends it.
+    public var enrollmentToken: String?
 
-    public init(publicKey: String) {
+    public init(publicKey: String, proof: String? = nil, enrollmentToken: String? = nil) {
+        self.publicKey = publicKey
+        self.proof = proof
+        self.enrollmentToken = enrollmentToken
+    }
+}
+
+/// What the current user-verification key signs when a new one replaces it: the owner, not only whoever holds the
+/// silent key, agrees to the change.
+public struct UserVerificationKeyProof: Codable, Sendable, Equatable {
+    /// The `typ` header of the proof.
+    public static let tokenType = "verity-uv-key+jws"
+    /// The factor whose user-verification key is replaced.
+    public var factorId: String
+    /// The new key, exactly as in ``SetUserVerificationKeyRequest/publicKey``.
+    public var publicKey: String
+
+    public init(factorId: String, publicKey: String) {
+        self.factorId = factorId
         self.publicKey = publicKey
     }
 }

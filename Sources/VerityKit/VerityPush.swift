@@ -207,19 +207,39 @@ public actor VerityPush {
     }
 
     /// Adds a user-verification key to the factor (or replaces its key): a new key whose use needs the owner, registered
-    /// by a request signed with the factor's silent key.
+    /// by a request signed with the factor's silent key. The silent key alone cannot pass for the owner, so the owner
+    /// agrees too: a replacement is signed by the current user-verification key (the device asks its owner), and a
+    /// first key needs a fresh enrollment token from your backend (a replacement may use one instead, for example
+    /// when the old key no longer opens).
     ///
-    /// - Parameter factorId: The factor.
+    /// - Parameters:
+    ///   - factorId: The factor.
+    ///   - enrollmentToken: A fresh enrollment token (`vet_…`) the backend minted for this user, spent by the change.
     /// - Returns: The factor, now with ``PushFactor/hasUserVerificationKey``.
     /// - Throws: ``VerityKitError``: ``VerityKitError/input(_:)`` for an unknown factor, ``VerityKitError/keyStorage(_:)``,
+    ///   ``VerityKitError/userVerification(_:)`` when the owner did not verify for a replacement,
     ///   ``VerityKitError/server(_:)`` (the new key is then deleted again).
-    public func addUserVerificationKey(factorId: String) async throws -> PushFactor {
+    public func addUserVerificationKey(factorId: String, enrollmentToken: String? = nil) async throws -> PushFactor {
         try prepare()
         let factor = try requireFactor(factorId)
         let key = try keys.createKey(requiringUserVerification: true)
         let updated: Factor
         do {
-            let body = try VerityAPIClient.encode(SetUserVerificationKeyRequest(publicKey: key.publicKey.derBase64))
+            let publicKey = key.publicKey.derBase64
+            var proof: String?
+            if let current = factor.userVerificationKeyReference, enrollmentToken == nil {
+                // The current key signs only for its owner: the prompt first (a Secure Enclave key asks again).
+                let outcome = await userVerifier.verifyUser(reason: "Replace the key that confirms it's you")
+                guard case .verified = outcome else {
+                    throw VerityKitError.userVerification(outcome.result)
+                }
+                proof = try keys.signJWS(
+                    payload: Array(
+                        try VerityAPIClient.encode(UserVerificationKeyProof(factorId: factorId, publicKey: publicKey))),
+                    keyID: factorId, type: UserVerificationKeyProof.tokenType, reference: current)
+            }
+            let body = try VerityAPIClient.encode(
+                SetUserVerificationKeyRequest(publicKey: publicKey, proof: proof, enrollmentToken: enrollmentToken))
             let response = try await sendSigned(
                 .put, "v1/device/factors/\(factorId)/user-verification-key", body: body, factor: factor)
             updated = try client.decode(Factor.self, from: response, status: 200)

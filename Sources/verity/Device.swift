@@ -275,15 +275,19 @@ extension Device {
     struct UserVerificationKey: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "uv-key",
-            abstract: "Add (or replace) the user-verification key, or remove it; signed with the device key.")
+            abstract:
+                "Add (or replace) the user-verification key, or remove it; signed with the device key, and a new key "
+                + "with the old one or a fresh enrollment token.")
         @Flag(help: "Remove the key instead of adding one.") var remove = false
+        @Option(help: "A fresh enrollment token (vet_…) from the backend: needed to add a first key.")
+        var token: String?
         @OptionGroup var state: DeviceStateOptions
 
         func run() async throws {
             let factor = try await withEnrolledPhone(state) { phone, state in
                 remove
                     ? try await phone.push.removeUserVerificationKey(factorId: state.factorId)
-                    : try await phone.push.addUserVerificationKey(factorId: state.factorId)
+                    : try await phone.push.addUserVerificationKey(factorId: state.factorId, enrollmentToken: token)
             }
             print("\(factor.id) \(factor.hasUserVerificationKey ? "has a" : "has no") user-verification key.")
         }

@@ -119,8 +119,9 @@ struct DeviceTrustEndToEndTests {
             #expect(refused?.status == 403)
             #expect(refused?.body.contains("user_verification_required") == true)
 
-            // Added later, signed by the silent key: now it can.
-            let upgraded = try await phone.push.addUserVerificationKey(factorId: phone.factorId)
+            // Added later with a fresh enrollment token from the backend (the silent key alone is not the owner).
+            let upgraded = try await phone.push.addUserVerificationKey(
+                factorId: phone.factorId, enrollmentToken: try await server.backend.enrollmentToken(userId: "user-1"))
             #expect(upgraded.hasUserVerificationKey)
             #expect(try await server.backend.factor(id: phone.factorId).hasUserVerificationKey == true)
             _ = try await server.backend.createChallenge(

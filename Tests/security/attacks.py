@@ -191,6 +191,122 @@ def toll_fraud_case():
        "are refused by SMS and call on the API, app sign-in and the Twilio face, and nothing is sent")
 
 
+def b64url(data):
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def es256(claims, key, **header):
+    """A compact ES256 JWS of `claims` by `key` (a cryptography EC private key), with `header` beside `alg`."""
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
+    signing_input = (b64url(json.dumps({"alg": "ES256", **header}).encode()) + "."
+                     + b64url(json.dumps(claims, separators=(",", ":")).encode()))
+    r, s = decode_dss_signature(key.sign(signing_input.encode(), ec.ECDSA(hashes.SHA256())))
+    return signing_input + "." + b64url(r.to_bytes(32, "big") + s.to_bytes(32, "big"))
+
+
+def verity_id(sid, prefix):
+    """The Verity id a Twilio-face SID names (`YF…` → `fac_…`): its bytes in Verity's base32 alphabet."""
+    alphabet, output, buffer, bits = "0123456789abcdefghjkmnpqrstvwxyz", "", 0, 0
+    for byte in bytes.fromhex(sid[2:]):
+        buffer, bits = (buffer << 8) | byte, bits + 8
+        while bits >= 5:
+            output += alphabet[(buffer >> (bits - 5)) & 31]
+            bits -= 5
+        buffer &= (1 << bits) - 1
+    if bits:
+        output += alphabet[(buffer << (5 - bits)) & 31]
+    return f"{prefix}_{output}"
+
+
+def suspended_twilio_factor_case():
+    """Security round 2, finding 5: a Twilio-face factor suspended by "this wasn't me" cannot approve a challenge
+    through the Twilio answer (it used to skip the factor checks the native answer makes)."""
+    import os
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    project, key = new_project("Suspension")
+    subprocess.run([VERITY, "admin", "project", "update", project, "--unusual-activity-response", "suspend_factor",
+                    "--data-dir", DATA_DIR], check=True, capture_output=True)
+    account = json.loads(subprocess.run([VERITY, "admin", "twilio", "--project", project, "--data-dir", DATA_DIR,
+                                         "--json"], check=True, capture_output=True, text=True).stdout)["accountSid"]
+    status, service = twilio("POST", "/Services", {"FriendlyName": "Suspension"}, key=key, project=project)
+    expect(status == 201, f"service create answered {status} {service}")
+    identity = "attacker-0001"
+    entity = f"/Services/{service['sid']}/Entities/{identity}"
+    status, token = twilio("POST", f"/Services/{service['sid']}/AccessTokens",
+                           {"Identity": identity, "FactorType": "push"}, key=key, project=project)
+    expect(status == 201, f"access token answered {status} {token}")
+    device = ec.generate_private_key(ec.SECP256R1())
+    public = device.public_key().public_bytes(serialization.Encoding.DER,
+                                              serialization.PublicFormat.SubjectPublicKeyInfo)
+
+    def device_call(method, path, fields, auth):
+        connection = http.client.HTTPConnection(URL.hostname, URL.port, timeout=15)
+        connection.request(method, "/twilio/v2" + path, body=urllib.parse.urlencode(fields),
+                           headers={"Content-Type": "application/x-www-form-urlencoded",
+                                    "Authorization": "Basic " + base64.b64encode(f"token:{auth}".encode()).decode()})
+        response = connection.getresponse()
+        data = response.read()
+        connection.close()
+        return response.status, json.loads(data) if data else None
+
+    status, factor = device_call("POST", f"{entity}/Factors",
+                                 {"FriendlyName": "Phone", "FactorType": "push", "Binding.Alg": "ES256",
+                                  "Binding.PublicKey": base64.b64encode(public).decode(),
+                                  "Config.NotificationPlatform": "none"}, token["token"])
+    expect(status == 201, f"factor create answered {status} {factor}")
+    factor_id = verity_id(factor["sid"], "fac")
+
+    def twilio_jwt():
+        now = int(time.time())
+        return es256({"sub": account, "nbf": now - 5, "exp": now + 300}, device, kid=factor["config"]["credential_sid"],
+                     cty="twilio-pba;v=1", typ="JWT")
+
+    proof = base64.b64encode(device.sign(factor["sid"].encode(), ec.ECDSA(hashes.SHA256()))).decode()
+    status, verified = device_call("POST", f"{entity}/Factors/{factor['sid']}", {"AuthPayload": proof}, twilio_jwt())
+    expect(status == 200 and verified["status"] == "verified", f"factor verify answered {status} {verified}")
+    challenges = []
+    for _ in range(2):
+        status, challenge = twilio("POST", f"{entity}/Challenges",
+                                   {"FactorSid": factor["sid"], "Details.Message": "Sign in?"}, key=key,
+                                   project=project)
+        expect(status == 201, f"challenge create answered {status} {challenge}")
+        challenges.append(challenge["sid"])
+
+    # "This wasn't me" on the first challenge, by the same key over the native device protocol: the factor is
+    # suspended.
+    def native_token():
+        now = int(time.time())
+        return es256({"sub": factor_id, "iat": now, "exp": now + 300, "jti": os.urandom(12).hex()}, device, kid=factor_id, typ="JWT")
+
+    first = verity_id(challenges[0], "chl")
+    status, shown = call("GET", f"/v1/device/factors/{factor_id}/challenges/{first}", key=native_token())
+    expect(status == 200, f"the native view of the challenge answered {status} {shown}")
+    answer = {"challengeId": first, "contentHash": shown["contentHash"], "factorId": factor_id, "reason": "not_me",
+              "status": "denied"}
+    status, denied = call("POST", f"/v1/device/factors/{factor_id}/challenges/{first}/respond",
+                          {"status": "denied", "reason": "not_me",
+                           "signature": es256(answer, device, kid=factor_id, typ="verity-challenge+jws")},
+                          key=native_token())
+    expect(status == 200, f"the report of unusual activity answered {status} {denied}")
+
+    # The second challenge, answered the Twilio way with a valid signature, is refused and stays pending.
+    status, fetched = device_call("GET", f"{entity}/Challenges/{challenges[1]}", {}, twilio_jwt())
+    claims = {field: fetched.get(field) for field in ["sid", "account_sid", "service_sid", "entity_sid", "identity",
+                                                      "factor_sid", "date_created", "expiration_date", "details",
+                                                      "hidden_details"]}
+    claims["status"] = "approved"
+    status, body = device_call("POST", f"{entity}/Challenges/{challenges[1]}",
+                               {"AuthPayload": es256(claims, device, typ="JWT")}, twilio_jwt())
+    expect(status == 403, f"a suspended factor's Twilio approval answered {status} {body}")
+    refused = f"{status} {body['code']}"
+    status, seen = twilio("GET", f"{entity}/Challenges/{challenges[1]}", {}, key=key, project=project)
+    expect(seen["status"] == "pending", f"after the refused approval the challenge is {seen['status']}")
+    ok(f"a suspended factor's signed Twilio approval is refused ({refused}); the challenge stays pending")
+
+
 if ONLY_REDIRECT:
     redirect_case()
     print(f"attacks (redirect): {passed} passed, 0 failed")
@@ -261,6 +377,9 @@ for target in ["http://127.0.0.1:8080/admin", "http://169.254.169.254/latest/met
                           {"FriendlyName": "x", "EventTypes": "*", "WebhookUrl": target})
     expect(status == 400 and body["code"] == 60200, f"a webhook to {target} answered {status} {body}")
 ok("Twilio-face webhooks to 127.0.0.1, 169.254.169.254, [::1], 127.1 and localhost are refused (400 60200)")
+
+# Security round 2, finding 5: the Twilio answer by a suspended factor.
+suspended_twilio_factor_case()
 
 # Finding 6: an X-Forwarded-For from an untrusted peer changes nothing (VERITY_RATE_LIMIT_CLIENT_IP=40/m, its own
 # project so that nothing above has used its bucket).

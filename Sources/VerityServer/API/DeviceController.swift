@@ -32,7 +32,7 @@ struct DeviceController {
 
     @Sendable func setUserVerificationKey(_ request: Request, context: VerityRequestContext) async throws -> Factor {
         let body = try await request.decodeJSON(SetUserVerificationKeyRequest.self, context: context)
-        return try await factors.setUserVerificationKey(try context.requireDeviceFactor(), publicKey: body.publicKey)
+        return try await factors.setUserVerificationKey(try context.requireDeviceFactor(), body)
     }
 
     @Sendable func removeUserVerificationKey(_ request: Request, context: VerityRequestContext) async throws -> Factor {

@@ -248,9 +248,8 @@ struct AuthService: Sendable {
             let challenge = try await challenges.create(
                 CreateChallengeRequest(
                     userId: auth.user.id, message: "Confirm it's you to continue in \(project.name)?",
-                    hiddenDetails: [Self.stepUpSessionDetail: auth.session.id],
                     expiresIn: Self.stepUpChallengeLifetime),
-                in: project)
+                in: project, reserved: [Self.stepUpSessionDetail: auth.session.id])
             return StepUpStartResponse(method: .push, challengeId: challenge.id, expiresAt: challenge.expiresAt)
         case .totp:
             guard hasTOTP else {

@@ -10,6 +10,9 @@ struct ChallengeService: Sendable {
     /// The shortest a native challenge may wait: a push takes a few seconds to arrive and be read.
     static let shortestLifetime = 10
     static let maxWait = 60
+    /// Hidden details whose keys start with this (in any case) are Verity's own (``AuthService/stepUpSessionDetail``
+    /// binds a step-up to its session): a backend's request may not set them.
+    static let reservedDetailPrefix = "verity."
 
     let store: ChallengeStore
     let factors: FactorService
@@ -26,12 +29,14 @@ struct ChallengeService: Sendable {
     /// - Parameters:
     ///   - pushStyle: The keys the app reads in the push (the Twilio face's apps read Twilio's).
     ///   - totpWindow: Time steps a TOTP code may be early or late (a Twilio factor's `Config.Skew`).
+    ///   - reserved: Hidden details only Verity sets (keys under ``reservedDetailPrefix``), added to the request's own
+    ///     once those are checked.
     ///   - events: Queues the caller's own events about a TOTP challenge's answer, in the same transaction (as
-    ///     ``record(_:of:by:events:)`` does for a push answer).
+    ///     ``answer(id:_:factor:challenge:spending:events:)`` does for a push answer).
     func create(
         _ request: CreateChallengeRequest, in project: Project, pushStyle: PushNotification.Style? = nil,
         totpWindow: Int = 1, shortestLifetime: Int = ChallengeService.shortestLifetime,
-        events: ChallengeStore.AnswerEvents? = nil
+        reserved: [String: String] = [:], events: ChallengeStore.AnswerEvents? = nil
     ) async throws -> Challenge {
         let now = clock.now()
         let lifetime = request.expiresIn ?? Self.defaultLifetime
@@ -42,8 +47,9 @@ struct ChallengeService: Sendable {
         }
         let message = request.message ?? "Approve sign-in to \(project.name)?"
         let details = request.details ?? []
-        let hidden = request.hiddenDetails ?? [:]
+        var hidden = request.hiddenDetails ?? [:]
         try Self.validate(message: message, details: details, hidden: hidden)
+        hidden.merge(reserved) { _, verity in verity }
         // The time shown is the challenge's own, to the second, so the device can hash exactly what it shows.
         let context = try request.context.map {
             var context = try Self.validated($0)
@@ -236,21 +242,44 @@ struct ChallengeService: Sendable {
         id: String, _ request: RespondChallengeRequest, factor: FactorRecord, challenge: ChallengeRecord?,
         spending use: FactorService.DeviceTokenUse? = nil
     ) async throws -> DeviceChallenge {
-        let answer: Answer
-        do {
-            answer = try checked(request, to: challenge, id: id, by: factor)
-        } catch {
-            throw try await factors.refusal(error, spending: use)
-        }
-        let answered = try await record(
-            answer.status, of: answer.challenge, by: factor, statement: answer.statement, spending: use,
-            events: answer.report)
+        let answered = try await answer(
+            id: id, .statements(request), factor: factor, challenge: challenge, spending: use)
         if let reason = request.reason {
             logger.notice(
                 "Unusual activity reported",
                 metadata: ["challenge": "\(answered.id)", "factor": "\(factor.id)", "reason": "\(reason.rawValue)"])
         }
         return answered.deviceView(for: factor.id, at: clock.now())
+    }
+
+    /// Records a device's signed answer, in any device protocol's dialect, under the rules of
+    /// ``respond(id:_:factor:challenge:spending:)``: the factor must be verified and not suspended, the challenge its
+    /// own, the signature valid, and a `required` challenge is approved only by the user-verification key.
+    ///
+    /// - Parameter events: Queues the caller's own events about the answer, in the same transaction.
+    func answer(
+        id: String, _ signed: SignedAnswer, factor: FactorRecord, challenge: ChallengeRecord?,
+        spending use: FactorService.DeviceTokenUse? = nil, events: ChallengeStore.AnswerEvents? = nil
+    ) async throws -> ChallengeRecord {
+        let answer: Answer
+        do {
+            answer = try checked(signed, to: challenge, id: id, by: factor)
+        } catch {
+            throw try await factors.refusal(error, spending: use)
+        }
+        let queued: ChallengeStore.AnswerEvents? =
+            switch (answer.report, events) {
+            case (let report?, let events?):
+                { answered, work in
+                    try await report(answered, work)
+                    try await events(answered, work)
+                }
+            case (let one?, nil), (nil, let one?): one
+            case (nil, nil): nil
+            }
+        return try await record(
+            answer.status, of: answer.challenge, by: factor, statement: answer.statement, spending: use,
+            events: queued)
     }
 
     /// A device's answer whose signature and statements hold, ready to record.
@@ -262,48 +291,30 @@ struct ChallengeService: Sendable {
         var report: ChallengeStore.AnswerEvents?
     }
 
+    /// What a signed answer states, its signature checked.
+    private struct Statements {
+        var status: ChallengeAnswer
+        var keyType: FactorKeyType
+        var statement: ChallengeRecord.AnswerStatement
+        var reason: DenyReason?
+    }
+
     /// Checks the device's answer to challenge `id` (`challenge` as read): the factor, the challenge, the answer's
     /// statements and its signature.
     private func checked(
-        _ request: RespondChallengeRequest, to challenge: ChallengeRecord?, id: String, by factor: FactorRecord
+        _ signed: SignedAnswer, to challenge: ChallengeRecord?, id: String, by factor: FactorRecord
     ) throws -> Answer {
         try Self.requireVerified(factor)
         let challenge = try Self.mine(challenge, id: id, factor: factor)
-        let statement = ChallengeRecord.AnswerStatement(
-            keyType: request.keyType, amr: request.amr, reason: request.reason,
-            userVerificationResult: request.userVerificationResult)
-        let keyType = request.keyType ?? .proofOfPossession
-        guard request.status == .denied || request.reason == nil else {
-            throw VerityError(.invalidRequest, "Only a denial carries a `reason`.")
-        }
-        guard keyType == .userVerification || (request.amr == nil && request.userVerificationResult != .verified)
-        else {
-            throw VerityError(
-                .invalidRequest,
-                "`amr` and `userVerificationResult: verified` come only with an answer by the user-verification key.")
-        }
-        let expected = ChallengeSigningPayload(
-            challengeId: challenge.id, factorId: factor.id, contentHash: challenge.contentHash, status: request.status,
-            keyType: request.keyType, amr: request.amr, reason: request.reason,
-            userVerificationResult: request.userVerificationResult)
-        let key = try factor.signingKey(keyType)
-        do {
-            try ChallengeSigningPayload.verify(request.signature, expected: expected, key: key)
-        } catch .mismatchedFields(let fields) {
-            throw VerityError(
-                .invalidSignature,
-                "The signed \(fields.joined(separator: ", ")) do not match this challenge and answer.")
-        } catch {
-            throw VerityError(
-                .invalidSignature,
-                "The answer is not a valid signature by this factor's \(keyType.rawValue) key (\(error)).")
-        }
-        if request.status == .approved, challenge.userVerification == .required, keyType != .userVerification {
+        let stated = try Self.verified(signed, of: challenge, by: factor)
+        if stated.status == .approved, challenge.userVerification == .required,
+            stated.keyType != .userVerification
+        {
             throw VerityError(
                 .userVerificationRequired,
                 "This challenge must be approved with the user-verification key, after the owner verified.")
         }
-        let report: ChallengeStore.AnswerEvents? = request.reason.map { reason in
+        let report: ChallengeStore.AnswerEvents? = stated.reason.map { reason in
             let eventId = identifiers.make("sev")
             let messageId = identifiers.make("msg")
             let now = clock.now()
@@ -327,8 +338,62 @@ struct ChallengeService: Sendable {
             }
         }
         return Answer(
-            challenge: challenge, status: request.status == .approved ? .approved : .denied, statement: statement,
-            report: report)
+            challenge: challenge, status: stated.status == .approved ? .approved : .denied,
+            statement: stated.statement, report: report)
+    }
+
+    /// The statements of `signed`, an answer to `challenge` by `factor`, once its signature holds in its dialect.
+    private static func verified(_ signed: SignedAnswer, of challenge: ChallengeRecord, by factor: FactorRecord)
+        throws -> Statements
+    {
+        switch signed {
+        case .statements(let request):
+            let keyType = request.keyType ?? .proofOfPossession
+            guard request.status == .denied || request.reason == nil else {
+                throw VerityError(.invalidRequest, "Only a denial carries a `reason`.")
+            }
+            guard keyType == .userVerification || (request.amr == nil && request.userVerificationResult != .verified)
+            else {
+                throw VerityError(
+                    .invalidRequest,
+                    "`amr` and `userVerificationResult: verified` come only with an answer by the user-verification "
+                        + "key.")
+            }
+            let expected = ChallengeSigningPayload(
+                challengeId: challenge.id, factorId: factor.id, contentHash: challenge.contentHash,
+                status: request.status, keyType: request.keyType, amr: request.amr, reason: request.reason,
+                userVerificationResult: request.userVerificationResult)
+            let key = try factor.signingKey(keyType)
+            do {
+                try ChallengeSigningPayload.verify(request.signature, expected: expected, key: key)
+            } catch .mismatchedFields(let fields) {
+                throw VerityError(
+                    .invalidSignature,
+                    "The signed \(fields.joined(separator: ", ")) do not match this challenge and answer.")
+            } catch {
+                throw VerityError(
+                    .invalidSignature,
+                    "The answer is not a valid signature by this factor's \(keyType.rawValue) key (\(error)).")
+            }
+            return Statements(
+                status: request.status, keyType: keyType,
+                statement: ChallengeRecord.AnswerStatement(
+                    keyType: request.keyType, amr: request.amr, reason: request.reason,
+                    userVerificationResult: request.userVerificationResult),
+                reason: request.reason)
+        case .shownClaims(let token, let shown):
+            let claims = try FactorService.verifiedPayload(token, as: [String: JSONValue].self, factor: factor)
+            guard !shown.isEmpty, shown.allSatisfy({ claims[$0.key] == $0.value }) else {
+                throw VerityError(.invalidSignature, "The signed claims do not match the challenge as it was shown.")
+            }
+            let status: ChallengeAnswer
+            switch claims["status"] {
+            case .string(ChallengeAnswer.approved.rawValue): status = .approved
+            case .string(ChallengeAnswer.denied.rawValue): status = .denied
+            default: throw VerityError(.invalidSignature, "The signed `status` must be `approved` or `denied`.")
+            }
+            return Statements(status: status, keyType: .proofOfPossession, statement: .init(), reason: nil)
+        }
     }
 
     /// Throws unless `factor` can approve a challenge that asks for `userVerification`.
@@ -343,12 +408,12 @@ struct ChallengeService: Sendable {
         }
     }
 
-    /// Records an answer whose signature the caller has checked. The first answer wins.
+    /// Records an answer whose signature ``checked(_:to:id:by:)`` has checked. The first answer wins.
     ///
     /// - Parameter use: The device token's use, spent with the answer, and spent all the same when the answer is
     ///   refused (already answered, expired); a token spent before refuses the answer as `token_replayed`.
     /// - Parameter events: Queues the caller's own events about the answer, in the same transaction.
-    func record(
+    private func record(
         _ status: ChallengeStatus, of challenge: ChallengeRecord, by factor: FactorRecord,
         statement: ChallengeRecord.AnswerStatement = .init(), spending use: FactorService.DeviceTokenUse? = nil,
         events: ChallengeStore.AnswerEvents? = nil
@@ -467,6 +532,11 @@ struct ChallengeService: Sendable {
         guard hidden.count <= 20, hidden.allSatisfy({ $0.key.count <= 64 && $0.value.count <= 1024 }) else {
             throw VerityError(
                 .invalidRequest, "At most 20 `hiddenDetails`, keys up to 64 and values up to 1024 characters.")
+        }
+        if let key = hidden.keys.first(where: { $0.lowercased().hasPrefix(reservedDetailPrefix) }) {
+            throw VerityError(
+                .invalidRequest,
+                "`hiddenDetails` key `\(key)` is reserved: keys starting `\(reservedDetailPrefix)` are Verity's.")
         }
     }
 

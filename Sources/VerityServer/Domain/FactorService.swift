@@ -299,18 +299,41 @@ struct FactorService: Sendable {
         return updated
     }
 
-    /// Adds or replaces the factor's user-verification key; the caller authenticated the device with its
-    /// proof-of-possession key.
-    func setUserVerificationKey(_ factor: FactorRecord, publicKey: String) async throws -> Factor {
-        let key = try Self.validKey(publicKey, field: "publicKey")
+    /// Adds or replaces the factor's user-verification key. The device token proved only the silent key, and whoever
+    /// extracts that key must not pass for the owner, so the owner agrees too: `proof` signed by the current
+    /// user-verification key (to replace it), or a fresh enrollment token the backend minted for the factor's user
+    /// (spent here; it also adds a first key). A key given at enrollment needs neither.
+    func setUserVerificationKey(_ factor: FactorRecord, _ request: SetUserVerificationKeyRequest) async throws -> Factor
+    {
+        let key = try Self.validKey(request.publicKey, field: "publicKey")
         guard key != factor.publicKey else {
             throw VerityError(.invalidPublicKey, "The user-verification key must differ from the device key.")
         }
-        guard let updated = try await store.setUserVerificationKey(key, id: factor.id) else {
-            throw VerityError(.factorNotFound)
+        let tokenHash = request.enrollmentToken.map(SecretHash.hex)
+        if tokenHash == nil {
+            guard let current = factor.userVerificationKey, let proof = request.proof,
+                Self.isProof(
+                    proof, of: UserVerificationKeyProof(factorId: factor.id, publicKey: request.publicKey),
+                    type: UserVerificationKeyProof.tokenType, by: try P256.Signing.PublicKey(derBase64: current))
+            else {
+                throw VerityError(
+                    .userVerificationRequired,
+                    "Setting the user-verification key needs the owner: a `proof` signed by the current "
+                        + "user-verification key, or a fresh `enrollmentToken` from the backend.")
+            }
         }
-        logger.info("User-verification key set", metadata: ["factor": "\(factor.id)"])
-        return updated.response
+        switch try await store.setUserVerificationKey(
+            key, of: factor, replacing: factor.userVerificationKey, spending: tokenHash, now: clock.now())
+        {
+        case .changed(let updated):
+            logger.info("User-verification key set", metadata: ["factor": "\(factor.id)"])
+            return updated.response
+        case .tokenRefused:
+            throw VerityError(
+                .unauthorized, "The enrollment token is unknown, expired, used, or for another user.")
+        case .keyChanged:
+            throw VerityError(.conflict, "The factor's user-verification key changed meanwhile; try again.")
+        }
     }
 
     /// Removes the factor's user-verification key: it then approves no `required` challenge.
@@ -330,11 +353,10 @@ struct FactorService: Sendable {
             throw VerityError(
                 .invalidPublicKey, "The new key must differ from the current one and from the user-verification key.")
         }
-        let key = try P256.Signing.PublicKey(derBase64: newKey)
-        guard let jws = try? CompactJWS(parsing: request.proof), jws.header.typ == KeyRotationProof.tokenType,
-            jws.isValidSignature(for: key),
-            let proof = try? jws.decodePayload(KeyRotationProof.self),
-            proof == KeyRotationProof(factorId: factor.id, publicKey: request.publicKey)
+        guard
+            Self.isProof(
+                request.proof, of: KeyRotationProof(factorId: factor.id, publicKey: request.publicKey),
+                type: KeyRotationProof.tokenType, by: try P256.Signing.PublicKey(derBase64: newKey))
         else {
             throw VerityError(
                 .invalidSignature, "`proof` must be a KeyRotationProof for this factor and key, signed by the new key.")
@@ -344,6 +366,16 @@ struct FactorService: Sendable {
         }
         logger.info("Push factor key rotated", metadata: ["factor": "\(factor.id)"])
         return rotated.response
+    }
+
+    /// Whether `proof` is a compact JWS of `type` by `key` whose payload is `expected`.
+    private static func isProof<Proof: Decodable & Equatable>(
+        _ proof: String, of expected: Proof, type: String, by key: P256.Signing.PublicKey
+    ) -> Bool {
+        guard let jws = try? CompactJWS(parsing: proof), jws.header.typ == type,
+            jws.isValidSignature(for: key), let signed = try? jws.decodePayload(Proof.self)
+        else { return false }
+        return signed == expected
     }
 
     /// A P-256 public key in base64 DER, normalised; `invalid_public_key` otherwise.

@@ -23,6 +23,8 @@ struct PossessionRecord: Sendable, Equatable {
     var backendPhone: String?
     /// Whether `phone` is a test number of the project (fixed code, never sent to).
     var testNumber = false
+    /// Whether the backend's start let the app choose a test number (`allowTestNumbers`).
+    var allowsTestNumbers = false
 
     /// The status a client sees: an unfinished flow past its lifetime is expired.
     func status(at now: Date) -> PossessionStatus {

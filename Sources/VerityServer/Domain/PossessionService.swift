@@ -62,7 +62,8 @@ public struct PossessionService: Sendable {
             id: id, projectId: project.id, flow: request.flow, phone: phone?.e164,
             finalTargetURL: request.finalTargetUrl, locale: try VerificationService.language(for: request.locale),
             status: .created, resends: 0, retries: 0, numberChanges: 0, method: nil, createdAt: now,
-            expiresAt: now.addingTimeInterval(TimeInterval(project.settings.possessionLifetime)))
+            expiresAt: now.addingTimeInterval(TimeInterval(project.settings.possessionLifetime)),
+            allowsTestNumbers: request.allowTestNumbers ?? false)
         try await store.insert(record, tokenHash: SecretHash.hex(token))
         metrics.possession(.started)
         logger.info(
@@ -387,10 +388,13 @@ public struct PossessionService: Sendable {
         return moved
     }
 
-    /// The fixed code when `phone` is a test number that this flow may use. A flow the backend started for a number
-    /// can never become a test-number flow: an app holding its token cannot switch to a test number's known code.
+    /// The fixed code when `phone` is a test number that this flow may use: the number the backend started it for,
+    /// or any, when the backend named none and allowed test numbers. Otherwise a test number is an ordinary number:
+    /// an app holding a flow's token cannot switch to a test number's known code, nor to a desktop link that counts
+    /// as opened at once.
     private func fixedCode(of flow: PossessionRecord, phone: String, in project: Project) async throws -> String? {
-        if let backendPhone = flow.backendPhone, backendPhone != phone { return nil }
+        let allowed = flow.backendPhone.map { $0 == phone } ?? flow.allowsTestNumbers
+        guard allowed else { return nil }
         return try await testNumbers.fixedCode(phone: phone, in: project)
     }
 

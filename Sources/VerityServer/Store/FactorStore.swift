@@ -171,6 +171,54 @@ struct FactorStore: Sendable {
         }
     }
 
+    /// What ``setUserVerificationKey(_:of:replacing:spending:now:)`` did.
+    enum UserVerificationKeyChange: Sendable {
+        case changed(FactorRecord)
+        /// The enrollment token is unknown, expired, used, or of another project or user: nothing changed.
+        case tokenRefused
+        /// The factor's key is no longer the one replaced (or the factor is gone): nothing changed.
+        case keyChanged
+    }
+
+    /// Sets a push factor's user-verification key while it is still `current`, spending the enrollment token
+    /// `tokenHash` (unexpired, unused, of the factor's project and user) when one is given: one transaction, so
+    /// neither happens without the other.
+    func setUserVerificationKey(
+        _ key: String, of factor: FactorRecord, replacing current: String?, spending tokenHash: String?, now: Date
+    ) async throws -> UserVerificationKeyChange {
+        struct KeyChanged: Error {}
+        do {
+            return try await database.transaction { sql in
+                if let tokenHash {
+                    let spent = try await sql.raw(
+                        """
+                        UPDATE enrollment_tokens SET factor_id = \(bind: factor.id)
+                        WHERE token_hash = \(bind: tokenHash) AND project_id = \(bind: factor.projectId)
+                          AND user_id = \(bind: factor.userId) AND factor_id IS NULL
+                          AND expires_at > \(bind: now.storedValue)
+                        RETURNING token_hash
+                        """
+                    ).first()
+                    guard spent != nil else { return .tokenRefused }
+                }
+                let held: SQLQueryString =
+                    current.map { "AND user_verification_key = \(bind: $0)" } ?? "AND user_verification_key IS NULL"
+                guard
+                    let updated = try await sql.raw(
+                        """
+                        UPDATE factors SET user_verification_key = \(bind: key)
+                        WHERE id = \(bind: factor.id) AND type = 'push' \(held)
+                        RETURNING \(unsafeRaw: Self.columns)
+                        """
+                    ).first().map(Self.record(from:))
+                else { throw KeyChanged() }  // undoes the token's spending
+                return .changed(updated)
+            }
+        } catch is KeyChanged {
+            return .keyChanged
+        }
+    }
+
     /// Replaces a push factor's proof-of-possession key, only while it is still `current` (so two rotations signed
     /// by the same old key cannot both win); nil otherwise.
     func rotateKey(id: String, from current: String, to new: String) async throws -> FactorRecord? {

@@ -657,6 +657,12 @@ enum Migrations {
                 BEGIN UPDATE key_epoch SET epoch = epoch + 1; END
                 """,
             ]),
+        Migration(
+            version: 25, name: "possession flows allow test numbers only when asked",
+            statements: [
+                // Whether the backend's start let the app run the flow on a test number (`allowTestNumbers`).
+                "ALTER TABLE possession_flows ADD COLUMN allow_test_numbers INTEGER NOT NULL DEFAULT 0"
+            ]),
     ]
 
     /// Takes the migration lock of `schema` (nil: the current schema) until the transaction ends. Several nodes may

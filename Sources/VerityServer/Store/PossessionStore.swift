@@ -9,7 +9,8 @@ struct PossessionStore: Sendable {
 
     private static let columns = """
         id, project_id, flow, phone, final_target_url, locale, status, resends, retries, \
-        number_changes, method, created_at, expires_at, completed_at, validated_at, backend_phone, test_number
+        number_changes, method, created_at, expires_at, completed_at, validated_at, backend_phone, test_number, \
+        allow_test_numbers
         """
     private static let table = RecordTable(
         name: "possession_flows", columns: columns, key: "id", scope: "project_id", record: record(from:))
@@ -23,7 +24,7 @@ struct PossessionStore: Sendable {
                         \(bind: record.phone), \(bind: record.finalTargetURL), \(bind: record.locale),
                         \(bind: record.status.rawValue), 0, 0, 0, NULL, \(bind: record.createdAt.storedValue),
                         \(bind: record.expiresAt.storedValue), NULL, NULL, \(bind: record.phone), 0,
-                        \(bind: tokenHash))
+                        \(bind: record.allowsTestNumbers ? 1 : 0), \(bind: tokenHash))
                 """
             ).run()
         }
@@ -181,6 +182,7 @@ struct PossessionStore: Sendable {
             createdAt: try row.date("created_at"), expiresAt: try row.date("expires_at"),
             completedAt: try row.optionalDate("completed_at"), validatedAt: try row.optionalDate("validated_at"),
             backendPhone: try row.decode(column: "backend_phone", as: String?.self),
-            testNumber: try row.decode(column: "test_number", as: Int.self) != 0)
+            testNumber: try row.decode(column: "test_number", as: Int.self) != 0,
+            allowsTestNumbers: try row.decode(column: "allow_test_numbers", as: Int.self) != 0)
     }
 }

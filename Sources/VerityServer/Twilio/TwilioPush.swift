@@ -447,25 +447,16 @@ struct TwilioPush: Sendable {
         case .expired: throw Self.expired
         case .approved, .denied: throw Self.alreadyResponded
         }
-        let failed = TwilioError(code: 60324, message: "Challenge verification failed", status: 403)
-        guard factor.type == .push, authPayload.count <= 5456,
-            let claims = try? FactorService.verifiedPayload(authPayload, as: [String: JSONValue].self, factor: factor),
-            Self.signatureFields.allSatisfy({ claims[$0] == expected[$0] && expected[$0] != nil })
-        else { throw failed }
-        let status: ChallengeStatus
-        switch claims["status"] {
-        case .string("approved"): status = .approved
-        case .string("denied"): status = .denied
-        default: throw failed
+        // Every signature field, as the device fetched it; the Domain checks the signature, the factor and the rules.
+        var shown = [String: JSONValue]()
+        for field in Self.signatureFields {
+            guard let value = expected[field] else { throw VerityError(.invalidSignature) }
+            shown[field] = value
         }
-        do {
-            return try await challenges.record(
-                status, of: challenge, by: factor, events: answerEvents(factor, link, service: service))
-        } catch let error as VerityError where error.code == .challengeExpired {
-            throw Self.expired
-        } catch let error as VerityError where error.code == .challengeAlreadyAnswered {
-            throw Self.alreadyResponded
-        }
+        guard authPayload.count <= 5456 else { throw VerityError(.invalidSignature) }
+        return try await challenges.answer(
+            id: challenge.id, .shownClaims(token: authPayload, shown: shown), factor: factor, challenge: challenge,
+            events: answerEvents(factor, link, service: service))
     }
 
     /// Pushes a pending push challenge to its device again.

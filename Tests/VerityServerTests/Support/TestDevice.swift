@@ -9,12 +9,16 @@ import VerityCore
 
 /// A phone for server tests: a real P-256 key that enrolls over HTTP and signs device tokens and answers.
 struct TestDevice: Sendable {
-    let key = P256.Signing.PrivateKey()
+    let key: P256.Signing.PrivateKey
     let clock: TestClock
     var factorId = ""
 
-    init(clock: TestClock) {
+    /// A new phone, or one that already holds `key` for the factor `factorId` (a Twilio face's device speaking the
+    /// native protocol too).
+    init(clock: TestClock, key: P256.Signing.PrivateKey = P256.Signing.PrivateKey(), factorId: String = "") {
         self.clock = clock
+        self.key = key
+        self.factorId = factorId
     }
 
     /// Enrolls and verifies a push factor for `userId`; returns the device with its factor id.
@@ -86,12 +90,13 @@ struct TestDevice: Sendable {
         return try await respond(challengeId: challenge.id, status: status, signature: signature, client: client)
     }
 
-    func respond(challengeId: String, status: ChallengeAnswer, signature: String, client: some TestClientProtocol)
-        async throws -> TestResponse
-    {
+    func respond(
+        challengeId: String, status: ChallengeAnswer, keyType: FactorKeyType? = nil, signature: String,
+        client: some TestClientProtocol
+    ) async throws -> TestResponse {
         try await client.send(
             .post, "/v1/device/factors/\(factorId)/challenges/\(challengeId)/respond", key: try token(),
-            json: try Self.json(RespondChallengeRequest(status: status, signature: signature)))
+            json: try Self.json(RespondChallengeRequest(status: status, signature: signature, keyType: keyType)))
     }
 
     static func json(_ value: some Encodable) throws -> String {
