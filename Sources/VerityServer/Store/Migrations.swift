@@ -657,6 +657,22 @@ enum Migrations {
                 BEGIN UPDATE key_epoch SET epoch = epoch + 1; END
                 """,
             ]),
+        Migration(
+            version: 22, name: "console sign-in attempts",
+            statements: [
+                // Codes tried with a sign-in link: after a few the link is spent, right code or not.
+                "ALTER TABLE console_sign_in_links ADD COLUMN code_attempts INTEGER NOT NULL DEFAULT 0",
+                // Runs of console sign-in codes without a right one, per operator and per client address, and the
+                // lock-out (back-off) the last of them earned.
+                """
+                CREATE TABLE console_sign_in_failures (
+                    subject TEXT PRIMARY KEY,
+                    failures INTEGER NOT NULL,
+                    last_failure_at DOUBLE PRECISION NOT NULL,
+                    locked_until DOUBLE PRECISION
+                )
+                """,
+            ]),
     ]
 
     /// Takes the migration lock of `schema` (nil: the current schema) until the transaction ends. Several nodes may
