@@ -658,7 +658,7 @@ enum Migrations {
                 """,
             ]),
         Migration(
-            version: 22, name: "console sign-in attempts",
+            version: 22, name: "console sign-in attempts, project settings version",
             statements: [
                 // Codes tried with a sign-in link: after a few the link is spent, right code or not.
                 "ALTER TABLE console_sign_in_links ADD COLUMN code_attempts INTEGER NOT NULL DEFAULT 0",
@@ -672,6 +672,9 @@ enum Migrations {
                     locked_until DOUBLE PRECISION
                 )
                 """,
+                // Bumped by every settings write, which succeeds only on the version it read (compare and set), so
+                // two concurrent changes cannot undo one another.
+                "ALTER TABLE projects ADD COLUMN settings_version BIGINT NOT NULL DEFAULT 0",
             ]),
     ]
 
