@@ -387,11 +387,7 @@ struct ConsoleTests {
     @Test("An operator with TOTP needs the current code, once", arguments: TestEngine.available)
     func totp(engine: TestEngine) async throws {
         let node = try await TestNode.make(engine)
-        let (_, uri) = try await node.verity.operators.create(name: "ada", withTOTP: true)
-        let otpauth = try #require(uri)
-        let secret = try #require(otpauth.firstMatch(of: /secret=([A-Z2-7]+)/).map { String($0.output.1) })
-        LeakWatch.secret(secret)
-        let totp = try TOTP(secret: try #require(Base32.decode(secret)))
+        let totp = try await ConsoleSignInLimitTests.operatorWithTOTP("ada", on: node)
         let (link, _) = try await node.verity.operators.signInLink(operatorName: "ada")
         LeakWatch.secret(link)
         try await node.run { client in

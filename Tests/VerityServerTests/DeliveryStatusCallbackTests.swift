@@ -225,6 +225,33 @@ struct DeliveryStatusCallbackTests {
         }
     }
 
+    @Test(
+        "An unconfigured or unsigned callback is refused before its body is read; Twilio's is capped at 64 KiB",
+        arguments: TestEngine.available)
+    func refusedBeforeReading(engine: TestEngine) async throws {
+        let huge = String(repeating: "a", count: 4 * 1024 * 1024)
+        let unconfigured = try await TestNode.make(engine)
+        try await unconfigured.run { client in
+            let meta = try await Self.postMeta(huge, signature: "sha256=00", client: client)
+            #expect(meta.status == .notFound)
+            let twilio = try await Self.postTwilio([("Body", huge)], signature: "x", client: client)
+            #expect(twilio.status == .notFound)
+        }
+        let node = try await Self.node(engine)
+        try await node.run { client in
+            let meta = try await Self.postMeta(huge, signature: nil, client: client)
+            #expect(meta.status == .badRequest)
+            #expect(try meta.problem().code == "invalid_signature")
+            let unsigned = try await Self.postTwilio([("Body", huge)], signature: nil, client: client)
+            #expect(try unsigned.problem().code == "invalid_signature")
+            let parameters =
+                Self.messageStatus(sid: "SMx", status: "failed") + [("Body", String(repeating: "a", count: 70_000))]
+            let large = try await Self.postTwilio(
+                parameters, signature: Self.twilioSignature(parameters), client: client)
+            #expect(large.status == .contentTooLarge)
+        }
+    }
+
     // MARK: Twilio's wire format
 
     static func postTwilio(

@@ -21,11 +21,46 @@ struct SSRFTests {
         "http://[::ffff:169.254.169.254]/", "http://[fe80::1]/", "http://[fd00::1]/", "http://0.0.0.0/",
         "ftp://93.184.216.34/", "not a url",
     ]
-    static let allowed = ["https://hooks.example.com/verity", "http://93.184.216.34/x", "https://[2606:4700::1]/"]
+    /// Spellings the second review found accepted at save (and refused only at delivery): the root's trailing dot,
+    /// and IPv6 tunnels (6to4, Teredo) and NAT64 around loopback or metadata addresses.
+    static let tunnelled = [
+        "http://169.254.169.254./latest", "http://127.0.0.1../", "http://[2002:7f00:1::1]/",
+        "http://[2002:a9fe:a9fe::]/", "http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/",
+        "http://[2001:0:7f00:1::5db8:d822]/", "http://[64:ff9b::a9fe:a9fe]/",
+    ]
+    static let allowed = [
+        "https://hooks.example.com/verity", "http://93.184.216.34/x", "https://[2606:4700::1]/",
+        "http://93.184.216.34./x", "http://[2002:5db8:d822::1]/", "http://[2001:0:4136:e378:8000:63bf:a247:27dd]/",
+    ]
 
     @Test("Loopback, private, link-local and metadata addresses are refused in every spelling", arguments: refused)
     func refusedAddresses(url: String) {
         #expect(OutboundAddressPolicy().refusal(of: url) != nil)
+    }
+
+    @Test(
+        "A trailing dot, 6to4, Teredo and NAT64 around an inner address are refused when saved, on the Twilio face too",
+        arguments: TestEngine.available)
+    func tunnelledAddresses(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine) { $0.webhookAddresses.allowPrivate = false }
+        let auth = try node.twilioAuth()
+        for url in Self.tunnelled {
+            await #expect(throws: ConfigurationError.self, "\(url)") {
+                try await node.verity.admin.setWebhook(projectId: node.project.id, url: url)
+            }
+        }
+        #expect(try await node.verity.admin.project(id: node.project.id).webhookURL == nil)
+        try await node.run { client in
+            let service = try await client.twilioService(auth: auth)
+            for url in Self.tunnelled {
+                let refused = try await client.twilio(
+                    .post, "/Services/\(service)/Webhooks", auth: auth,
+                    form: ["FriendlyName": "Backend", "EventTypes": "*", "WebhookUrl": url])
+                try refused.expectTwilioError(400, code: 60200)
+            }
+            let listed = try await client.twilio(.get, "/Services/\(service)/Webhooks", auth: auth)
+            #expect(!String(buffer: listed.body).contains("webhook_url\":\"http"), "nothing was saved")
+        }
     }
 
     @Test("Public addresses and host names are allowed when saved", arguments: allowed)

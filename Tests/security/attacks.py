@@ -307,6 +307,43 @@ def suspended_twilio_factor_case():
     ok(f"a suspended factor's signed Twilio approval is refused ({refused}); the challenge stays pending")
 
 
+def console_totp_case():
+    """Round 2, console: a leaked sign-in link does not beat the operator's authenticator code. 16 threads guess
+    wrong codes with one link; three are checked, then the link is spent and the right code no longer signs in."""
+    import pyotp
+    from concurrent.futures import ThreadPoolExecutor
+
+    def verity(*arguments):
+        return subprocess.run([VERITY, "admin", *arguments, "--data-dir", DATA_DIR], check=True, capture_output=True,
+                              text=True).stdout
+
+    uri = re.search(r"otpauth://\S+", verity("operator", "create", "brute", "--totp")).group(0)
+    totp = pyotp.parse_uri(uri)
+    link = verity("console-login", "brute", "--url", BASE).strip()
+    token = urllib.parse.parse_qs(urllib.parse.urlparse(link).query)["token"][0]
+
+    def post(code):
+        connection = http.client.HTTPConnection(URL.hostname, URL.port, timeout=15)
+        connection.request("POST", "/console/sign-in", body=urllib.parse.urlencode({"token": token, "code": code}),
+                           headers={"Content-Type": "application/x-www-form-urlencoded"})
+        response = connection.getresponse()
+        page = response.read().decode(errors="replace")
+        connection.close()
+        found = re.search(r'data-code="([a-z_]+)"', page)
+        return response.status, found.group(1) if found else None
+
+    right = totp.now()
+    wrong = [f"{(int(right) + offset) % 1000000:06d}" for offset in range(1000, 1200)]
+    with ThreadPoolExecutor(max_workers=16) as pool:
+        answers = list(pool.map(post, wrong))
+    checked = [answer for answer in answers if answer == (401, "wrong_code")]
+    expect(len(checked) == 3 and all(answer in [(401, "wrong_code"), (401, "invalid_session")] for answer in answers),
+           f"200 wrong codes from 16 threads with one link: {len(checked)} checked, answers {set(answers)}")
+    status, code = post(totp.now())
+    expect(status == 401 and code == "invalid_session", f"the right code after the guesses answered {status} {code}")
+    ok("console sign-in: 200 wrong TOTP codes from 16 threads spend the link after 3; the right code then fails")
+
+
 if ONLY_REDIRECT:
     redirect_case()
     print(f"attacks (redirect): {passed} passed, 0 failed")
@@ -394,5 +431,8 @@ expect(statuses[:40] == [200] * 40 and statuses[40] == 429,
 ok("a spoofed X-Forwarded-For from an untrusted peer does not escape the per-client limit (the 41st start is 429)")
 
 toll_fraud_case()
+
+
+console_totp_case()
 
 print(f"attacks: {passed} passed, 0 failed")

@@ -18,7 +18,9 @@ struct DeliveryStatusController {
 
     static let path = "v1/delivery-status"
     /// Meta batches up to 1000 status updates in one notification, far past the API's JSON body limit.
-    static let bodyLimit = 3 * 1024 * 1024
+    static let metaBodyLimit = 3 * 1024 * 1024
+    /// Twilio's status callback is one message's or call's parameters: a few hundred bytes.
+    static let twilioBodyLimit = 64 * 1024
 
     func addRoutes(to router: Router<VerityRequestContext>) {
         let group = router.group(RouterPath(Self.path))
@@ -37,23 +39,25 @@ struct DeliveryStatusController {
             body: .init(byteBuffer: ByteBuffer(string: challenge)))
     }
 
+    /// Nothing is read from an unconfigured or unsigned callback (the receiver refuses it first).
     @Sendable func meta(_ request: Request, context: VerityRequestContext) async throws -> Response {
-        let body = try await request.collectBody(upTo: Self.bodyLimit)
-        try await receiver.receiveMeta(
-            body: Array(body.readableBytesView),
-            signature: HTTPField.Name("X-Hub-Signature-256").flatMap { request.headers[$0] })
+        let signature = HTTPField.Name("X-Hub-Signature-256").flatMap { request.headers[$0] }
+        _ = try receiver.metaSecret(signature: signature)
+        let body = try await request.collectBody(upTo: Self.metaBodyLimit)
+        try await receiver.receiveMeta(body: Array(body.readableBytesView), signature: signature)
         return Response(status: .ok)
     }
 
     @Sendable func twilio(_ request: Request, context: VerityRequestContext) async throws -> Response {
-        let body = try await request.collectBody(upTo: Self.bodyLimit)
+        let signature = HTTPField.Name("X-Twilio-Signature").flatMap { request.headers[$0] }
+        _ = try receiver.twilioToken(signature: signature)
+        let body = try await request.collectBody(upTo: Self.twilioBodyLimit)
         guard let parameters = URLEncodedForm.validPairs(Substring(String(buffer: body))) else {
             throw VerityError(.invalidRequest, "The body is not form-encoded.")
         }
         let query = request.uri.query.map { "?\($0)" } ?? ""
         try await receiver.receiveTwilio(
-            url: "\(publicURL)/\(Self.path)/twilio\(query)", parameters: parameters,
-            signature: HTTPField.Name("X-Twilio-Signature").flatMap { request.headers[$0] })
+            url: "\(publicURL)/\(Self.path)/twilio\(query)", parameters: parameters, signature: signature)
         return Response(status: .ok)
     }
 }

@@ -89,25 +89,53 @@ struct ConsoleController: Sendable {
     @Sendable func signIn(_ request: Request, context: VerityRequestContext) async throws -> Response {
         let form = try await ConsoleForm.body(of: request)
         do {
-            let (token, _) = try await operators.signIn(linkToken: form["token"] ?? "", totpCode: form["code"])
+            let (token, _) = try await operators.signIn(
+                linkToken: form["token"] ?? "", totpCode: form["code"], clientAddress: context.clientAddress)
             return ConsoleHTML.redirect("/console", headers: [.setCookie: cookie(value: token, maxAge: nil)])
-        } catch OperatorService.SignInRefusal.invalidLink {
-            return Self.invalidLink()
-        } catch OperatorService.SignInRefusal.invalidCode {
-            return ConsoleHTML.page(
-                "Sign in",
-                #"<p class="error" role="alert">That code is not right. Open your sign-in link again and enter the "#
-                    + "current code.</p>",
-                status: .unauthorized)
+        } catch let refusal as OperatorService.SignInRefusal {
+            return Self.refused(refusal)
+        }
+    }
+
+    /// The sign-in page that says why a sign-in was refused; its alert carries the refusal's stable code in
+    /// `data-code` (`invalid_session`, `wrong_code`, `rate_limited`).
+    static func refused(_ refusal: OperatorService.SignInRefusal) -> Response {
+        switch refusal {
+        case .invalidLink:
+            return invalidLink()
+        case .invalidCode(let codesLeft?) where codesLeft == 0:
+            return alert(
+                .wrongCode,
+                "That code is not right, and this link has had its \(OperatorService.codesPerLink) codes: it is "
+                    + "spent.</p><p>Ask for a new one with <code>verity admin console-login</code>.")
+        case .invalidCode(let codesLeft):
+            let more = codesLeft.map { " This link takes \($0) more \($0 == 1 ? "code" : "codes")." } ?? ""
+            return alert(
+                .wrongCode, "That code is not right.\(more) Open your sign-in link again and enter the current code.")
+        case .lockedOut(let retryAfter):
+            var response = alert(
+                .rateLimited,
+                "Too many wrong codes: sign-in is locked for this operator or from this address. The code was "
+                    + "not checked; try again in \(retryAfter) seconds.",
+                status: .tooManyRequests)
+            response.headers[.retryAfter] = String(retryAfter)
+            return response
         }
     }
 
     static func invalidLink() -> Response {
+        alert(
+            .invalidSession,
+            "This sign-in link has expired or was already used.</p>"
+                + "<p>Ask for a new one with <code>verity admin console-login</code>.")
+    }
+
+    /// The sign-in page with an alert: `message` is markup (no user input in it).
+    private static func alert(_ code: ErrorCode, _ message: String, status: HTTPResponse.Status = .unauthorized)
+        -> Response
+    {
         ConsoleHTML.page(
-            "Sign in",
-            #"<p class="error" role="alert">This sign-in link has expired or was already used.</p>"#
-                + "<p>Ask for a new one with <code>verity admin console-login</code>.</p>",
-            status: .unauthorized)
+            "Sign in", #"<p class="error" role="alert" data-code="\#(code.rawValue)">\#(message)</p>"#, status: status)
     }
 
     /// The session cookie: only for the console's paths, never sent by another site's requests, never readable by

@@ -72,10 +72,8 @@ struct DeliveryStatusReceiver: Sendable {
     ///   - signature: The `X-Hub-Signature-256` header, `sha256=<hex HMAC-SHA256 keyed by the app secret>`.
     @discardableResult
     func receiveMeta(body: [UInt8], signature: String?) async throws -> [Outcome] {
-        guard let secret = settings.metaAppSecret else {
-            throw VerityError(.notFound, "WhatsApp Cloud API status callbacks are not configured.")
-        }
-        guard let signature, Self.metaSignatureIsValid(signature, body: body, secret: secret) else {
+        let (secret, signature) = try metaSecret(signature: signature)
+        guard Self.metaSignatureIsValid(signature, body: body, secret: secret) else {
             throw VerityError(.invalidSignature, "X-Hub-Signature-256 does not sign this body with the app secret.")
         }
         let notification: MetaNotification
@@ -103,6 +101,18 @@ struct DeliveryStatusReceiver: Sendable {
             outcomes.append(try await undelivered(providerMessageId: status.id, reason: reason))
         }
         return outcomes
+    }
+
+    /// The app secret and the request's signature, or the refusal of a callback that cannot be authenticated:
+    /// callbacks not configured (404) or no signature (401). Checked before the body is read, and again with it.
+    func metaSecret(signature: String?) throws -> (secret: String, signature: String) {
+        guard let secret = settings.metaAppSecret else {
+            throw VerityError(.notFound, "WhatsApp Cloud API status callbacks are not configured.")
+        }
+        guard let signature else {
+            throw VerityError(.invalidSignature, "X-Hub-Signature-256 does not sign this body with the app secret.")
+        }
+        return (secret, signature)
     }
 
     /// `sha256=<hex>` against the HMAC-SHA256 of `body`, compared in constant time.
@@ -134,11 +144,9 @@ struct DeliveryStatusReceiver: Sendable {
     ///   - signature: The `X-Twilio-Signature` header.
     @discardableResult
     func receiveTwilio(url: String, parameters: [(String, String)], signature: String?) async throws -> Outcome {
-        guard let token = settings.twilioAuthToken else {
-            throw VerityError(.notFound, "Twilio status callbacks are not configured.")
-        }
+        let (token, signature) = try twilioToken(signature: signature)
         let expected = TwilioWebhookSignature.signature(url: url, params: parameters, key: token)
-        guard let signature, CodeGenerator.constantTimeEquals(signature, expected) else {
+        guard CodeGenerator.constantTimeEquals(signature, expected) else {
             throw VerityError(.invalidSignature, "X-Twilio-Signature does not sign this request with the auth token.")
         }
         func value(_ name: String) -> String? { parameters.first { $0.0 == name }?.1 }
@@ -153,6 +161,18 @@ struct DeliveryStatusReceiver: Sendable {
         }
         throw VerityError(
             .invalidRequest, "The callback names no MessageSid with MessageStatus or CallSid with CallStatus.")
+    }
+
+    /// The auth token and the request's signature, or the refusal of a callback that cannot be authenticated:
+    /// callbacks not configured (404) or no signature (401). Checked before the body is read, and again with it.
+    func twilioToken(signature: String?) throws -> (token: String, signature: String) {
+        guard let token = settings.twilioAuthToken else {
+            throw VerityError(.notFound, "Twilio status callbacks are not configured.")
+        }
+        guard let signature else {
+            throw VerityError(.invalidSignature, "X-Twilio-Signature does not sign this request with the auth token.")
+        }
+        return (token, signature)
     }
 
     // MARK: The rule

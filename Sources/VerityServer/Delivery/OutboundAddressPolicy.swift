@@ -32,10 +32,11 @@ public struct OutboundAddressPolicy: Sendable, Equatable {
         "240.0.0.0/4", "::/128", "::1/128", "fc00::/7", "fe80::/10", "fec0::/10", "ff00::/8", "2001:db8::/32",
     ].compactMap(IPNetwork.init)
 
-    /// Whether `address` is on the public internet (an IPv6 address that carries an IPv4 one is judged by it).
+    /// Whether `address` is on the public internet: an IPv6 address that carries an IPv4 one (mapped, compatible,
+    /// NAT64) is judged by it, and a 6to4 or Teredo one also by the IPv4 addresses it tunnels to.
     static func isPublic(_ address: IPAddress) -> Bool {
-        let judged = address.embeddedIPv4 ?? address
-        return !nonPublic.contains { $0.contains(judged) }
+        let judged = address.embeddedIPv4.map { [$0] } ?? [address] + address.tunnelledIPv4
+        return judged.allSatisfy { candidate in !nonPublic.contains { $0.contains(candidate) } }
     }
 
     /// The longest webhook URL, in UTF-8 bytes: each event's outbox row is indexed by its URL, and PostgreSQL's
@@ -55,7 +56,10 @@ public struct OutboundAddressPolicy: Sendable, Equatable {
         if name == "localhost" || name.hasSuffix(".localhost") {
             return "must not point at this server (localhost)"
         }
-        if let addresses = Self.resolve(host, numericOnly: true), let refused = refusal(of: addresses) {
+        // A fully qualified name's root dot ("169.254.169.254.") is still the address the resolver will reach.
+        var numeric = host
+        while numeric.hasSuffix(".") { numeric.removeLast() }
+        if let addresses = Self.resolve(numeric, numericOnly: true), let refused = refusal(of: addresses) {
             return refused
         }
         return nil

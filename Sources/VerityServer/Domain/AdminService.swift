@@ -71,28 +71,37 @@ public struct AdminService: Sendable {
         try await projects.projects()
     }
 
-    /// Changes a project's name or settings; nil leaves a value as it is.
+    /// Changes a project's name or settings; nil leaves a value as it is. `settings` is applied to the stored
+    /// settings and written only if nobody changed them meanwhile (compare and set); otherwise it is applied again
+    /// to the newer ones, so concurrent changes all stay.
     public func updateProject(id: String, name: String?, settings: (inout ProjectSettings) -> Void) async throws
         -> Project
     {
-        var project = try await project(id: id)
-        if let name {
-            let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard (1...100).contains(trimmed.count) else {
-                throw ConfigurationError("A project name must be 1 to 100 characters.")
+        for _ in 0..<Self.updateTries {
+            guard var (project, version) = try await projects.projectForUpdate(id: id) else {
+                throw ConfigurationError("There is no project \(id).")
             }
-            project.name = trimmed
+            if let name {
+                let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+                guard (1...100).contains(trimmed.count) else {
+                    throw ConfigurationError("A project name must be 1 to 100 characters.")
+                }
+                project.name = trimmed
+            }
+            settings(&project.settings)
+            project.settings = try project.settings.validated()
+            do {
+                if try await projects.update(project, ifVersion: version) { return project }
+            } catch ProjectStore.WriteError.descopeProjectIdTaken {
+                throw ConfigurationError(
+                    "Another project has the Descope project id \(project.settings.descopeProjectId ?? "").")
+            }
         }
-        settings(&project.settings)
-        project.settings = try project.settings.validated()
-        do {
-            try await projects.update(project)
-        } catch ProjectStore.WriteError.descopeProjectIdTaken {
-            throw ConfigurationError(
-                "Another project has the Descope project id \(project.settings.descopeProjectId ?? "").")
-        }
-        return project
+        throw VerityError(.conflict, "The project's settings kept changing under this update; try again.")
     }
+
+    /// How many times ``updateProject(id:name:settings:)`` reads again after a concurrent change won.
+    static let updateTries = 20
 
     /// Points the project's challenge events at `url` (nil turns them off). A new signing secret is made when
     /// there is none yet, or when `rotateSecret` is set; it is returned so the operator can configure the receiver.

@@ -44,6 +44,15 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
         return IPAddress(bytes: Array(bytes.suffix(4)))
     }
 
+    /// The IPv4 addresses a tunnelled IPv6 address leads to: a 6to4 address's (2002::/16) gateway; a Teredo
+    /// address's (2001::/32) server and its client (stored inverted). Empty for any other address.
+    var tunnelledIPv4: [IPAddress] {
+        guard bytes.count == 16 else { return [] }
+        if bytes[0] == 0x20, bytes[1] == 0x02 { return [IPAddress(bytes: Array(bytes[2..<6]))] }
+        guard Array(bytes[0..<4]) == [0x20, 0x01, 0, 0] else { return [] }
+        return [IPAddress(bytes: Array(bytes[4..<8])), IPAddress(bytes: bytes[12...].map { $0 ^ 0xff })]
+    }
+
     /// The first `bits` bits, the rest zero: the network the address is in.
     func masked(to bits: Int) -> IPAddress {
         IPAddress(

@@ -56,6 +56,20 @@ public struct OperatorService: Sendable {
     public static let idleTimeout: TimeInterval = 30 * 60
     /// A session ends this long after it started, however busy.
     public static let maximumLifetime: TimeInterval = 12 * 60 * 60
+    /// How many authenticator codes one sign-in link takes; then it is spent, whatever the last code was.
+    public static let codesPerLink = 3
+    /// How many wrong codes in a row an operator, or a client address, may send before it is locked out.
+    public static let wrongCodesBeforeLockout = 5
+    /// A run of wrong codes is forgotten after this long without another.
+    public static let wrongCodeMemory: TimeInterval = 24 * 60 * 60
+
+    /// How long the `failures`th wrong code in a row locks its operator and its client address out: nothing before
+    /// ``wrongCodesBeforeLockout``, then one minute, doubling with every further one, up to an hour.
+    public static func lockout(afterFailures failures: Int) -> TimeInterval? {
+        guard failures >= wrongCodesBeforeLockout else { return nil }
+        let doublings = min(failures - wrongCodesBeforeLockout, 6)
+        return min(60 * Double(1 << doublings), 3600)
+    }
 
     /// A new operator, and the `otpauth://` URI to add to an authenticator app when `withTOTP` is set (shown once).
     public func create(name: String, withTOTP: Bool) async throws -> (ConsoleOperator, totpURI: String?) {
@@ -100,37 +114,46 @@ public struct OperatorService: Sendable {
     /// The operator a sign-in link is for, while it works; nil for a used, expired or unknown link.
     func linkOperator(_ token: String) async throws -> ConsoleOperator? {
         guard Self.isWellFormed(token, prefix: "vcl_") else { return nil }
-        return try await store.linkOperator(tokenHash: SecretHash.hex(token), now: clock.now())?.0
+        return try await store.linkOperator(
+            tokenHash: SecretHash.hex(token), codeAttempts: Self.codesPerLink, now: clock.now())?.0
     }
 
     /// Why a sign-in was refused.
     enum SignInRefusal: Error, Equatable {
-        /// The link is used, expired or unknown.
+        /// The link is used, expired, unknown or spent on wrong codes.
         case invalidLink
-        /// The operator has TOTP and the code is missing, wrong or used already.
-        case invalidCode
+        /// The operator has TOTP and the code is missing, wrong or used already; the link takes `codesLeft` more
+        /// (nil: none was counted, the code was missing).
+        case invalidCode(codesLeft: Int?)
+        /// Too many wrong codes in a row, for this operator or from this client address: no code is checked for
+        /// `retryAfter` seconds.
+        case lockedOut(retryAfter: Int)
     }
 
     /// Uses the link (and checks the TOTP code when the operator has one) and opens a session; returns the secret
-    /// for the session cookie.
-    func signIn(linkToken: String, totpCode: String?) async throws -> (token: String, session: ConsoleSession) {
+    /// for the session cookie. Every code tried counts against the link (``codesPerLink``), the operator and the
+    /// client address (``lockout(afterFailures:)``) before it is checked, and every refused one is audited.
+    func signIn(linkToken: String, totpCode: String?, clientAddress: String? = nil) async throws
+        -> (token: String, session: ConsoleSession)
+    {
         guard Self.isWellFormed(linkToken, prefix: "vcl_") else { throw SignInRefusal.invalidLink }
         let linkHash = SecretHash.hex(linkToken)
         let now = clock.now()
-        guard let (consoleOperator, sealed) = try await store.linkOperator(tokenHash: linkHash, now: now) else {
-            throw SignInRefusal.invalidLink
-        }
+        guard
+            let (consoleOperator, sealed) = try await store.linkOperator(
+                tokenHash: linkHash, codeAttempts: Self.codesPerLink, now: now)
+        else { throw SignInRefusal.invalidLink }
         var counter: UInt64?
+        var attempts = 0
+        var subjects: [String] = []
         if let sealed {
-            let secret = try totpSecrets.openText(sealed, context: consoleOperator.id)
-            guard let bytes = Base32.decode(secret), let code = totpCode?.filter({ !$0.isWhitespace }),
-                let matched = try TOTP(secret: bytes).matchingCounter(for: code, at: now)
-            else {
-                logger.notice(
-                    "Console sign-in refused: wrong TOTP code", metadata: ["operator": "\(consoleOperator.id)"])
-                throw SignInRefusal.invalidCode
-            }
-            counter = matched
+            subjects = ["operator:\(consoleOperator.id)"]
+            if let clientAddress { subjects.append("client:\(AuthService.clientBucket(clientAddress))") }
+            let checked = try await checkCode(
+                totpCode, sealed: sealed, of: consoleOperator, linkHash: linkHash, subjects: subjects,
+                clientAddress: clientAddress, now: now)
+            counter = checked.counter
+            attempts = checked.attempts
         }
         let token = "vcs_" + identifiers.secret(bytes: 32)
         let sessionId = identifiers.make("csn")
@@ -138,15 +161,77 @@ public struct OperatorService: Sendable {
         do {
             operatorId = try await store.signIn(
                 tokenHash: linkHash, sessionId: sessionId, sessionTokenHash: SecretHash.hex(token),
-                totpCounter: counter, now: now)
+                totpCounter: counter, clearing: subjects, now: now)
         } catch is OperatorStore.ReplayedStep {
-            throw SignInRefusal.invalidCode
+            try await refuseCode(
+                consoleOperator, "operator.sign_in.replayed_code", clientAddress: clientAddress,
+                codesLeft: Self.codesPerLink - attempts)
         }
         guard let operatorId else { throw SignInRefusal.invalidLink }
         let record = ConsoleSessionRecord(id: sessionId, operatorId: operatorId, operatorName: consoleOperator.name)
         try await audit(record, "operator.sign_in", target: consoleOperator.id)
         logger.info("Console sign-in", metadata: ["operator": "\(operatorId)", "session": "\(sessionId)"])
         return (token, ConsoleSession(record: record, csrfToken: Self.csrfToken(for: token)))
+    }
+
+    /// Counts the attempt and checks `code` against the operator's TOTP secret; the matching time step, or a
+    /// refusal (audited).
+    private func checkCode(
+        _ code: String?, sealed: String, of consoleOperator: ConsoleOperator, linkHash: String, subjects: [String],
+        clientAddress: String?, now: Date
+    ) async throws -> (counter: UInt64, attempts: Int) {
+        // An empty form is no guess: it is refused without spending anything.
+        guard let code = code?.filter({ !$0.isWhitespace }), !code.isEmpty else {
+            throw SignInRefusal.invalidCode(codesLeft: nil)
+        }
+        let attempt = try await store.takeCodeAttempt(
+            tokenHash: linkHash, subjects: subjects, perLink: Self.codesPerLink,
+            lockout: { Self.lockout(afterFailures: $0) }, forgetBefore: now.addingTimeInterval(-Self.wrongCodeMemory),
+            now: now)
+        switch attempt {
+        case .spentLink:
+            throw SignInRefusal.invalidLink
+        case .locked(let until):
+            let retryAfter = max(Int(until.timeIntervalSince(now).rounded(.up)), 1)
+            try await audit(
+                consoleOperator, "operator.sign_in.locked_out", clientAddress: clientAddress,
+                note: "retry in \(retryAfter) s")
+            logger.notice(
+                "Console sign-in refused: locked out after wrong codes",
+                metadata: ["operator": "\(consoleOperator.id)"])
+            throw SignInRefusal.lockedOut(retryAfter: retryAfter)
+        case .taken(let attempts):
+            let secret = try totpSecrets.openText(sealed, context: consoleOperator.id)
+            guard let bytes = Base32.decode(secret) else { throw StoreError.corruptValue(column: "totp_secret") }
+            guard let matched = try TOTP(secret: bytes).matchingCounter(for: code, at: now) else {
+                try await refuseCode(
+                    consoleOperator, "operator.sign_in.wrong_code", clientAddress: clientAddress,
+                    codesLeft: Self.codesPerLink - attempts)
+            }
+            return (matched, attempts)
+        }
+    }
+
+    /// Audits and throws the refusal of a wrong (or replayed) code, with the codes the link takes still.
+    private func refuseCode(
+        _ consoleOperator: ConsoleOperator, _ action: String, clientAddress: String?, codesLeft: Int
+    ) async throws -> Never {
+        try await audit(
+            consoleOperator, action, clientAddress: clientAddress,
+            note: codesLeft == 0 ? "link spent" : "\(codesLeft) more codes on this link")
+        logger.notice("Console sign-in refused: wrong TOTP code", metadata: ["operator": "\(consoleOperator.id)"])
+        throw SignInRefusal.invalidCode(codesLeft: codesLeft)
+    }
+
+    /// Writes a refused sign-in as the operator's to the audit trail: the operator's id, the client's address when
+    /// it is known, and `note`.
+    private func audit(_ consoleOperator: ConsoleOperator, _ action: String, clientAddress: String?, note: String)
+        async throws
+    {
+        let from = clientAddress.map { " from \($0)" } ?? ""
+        try await audit(
+            ConsoleSessionRecord(id: "", operatorId: consoleOperator.id, operatorName: consoleOperator.name), action,
+            target: "\(consoleOperator.id)\(from): \(note)")
     }
 
     /// The live session a cookie names (and it counts as activity); nil when it is signed out, idle too long or

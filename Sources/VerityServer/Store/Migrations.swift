@@ -658,7 +658,26 @@ enum Migrations {
                 """,
             ]),
         Migration(
-            version: 25, name: "possession flows allow test numbers only when asked",
+            version: 22, name: "console sign-in attempts, project settings version",
+            statements: [
+                // Codes tried with a sign-in link: after a few the link is spent, right code or not.
+                "ALTER TABLE console_sign_in_links ADD COLUMN code_attempts INTEGER NOT NULL DEFAULT 0",
+                // Runs of console sign-in codes without a right one, per operator and per client address, and the
+                // lock-out (back-off) the last of them earned.
+                """
+                CREATE TABLE console_sign_in_failures (
+                    subject TEXT PRIMARY KEY,
+                    failures INTEGER NOT NULL,
+                    last_failure_at DOUBLE PRECISION NOT NULL,
+                    locked_until DOUBLE PRECISION
+                )
+                """,
+                // Bumped by every settings write, which succeeds only on the version it read (compare and set), so
+                // two concurrent changes cannot undo one another.
+                "ALTER TABLE projects ADD COLUMN settings_version BIGINT NOT NULL DEFAULT 0",
+            ]),
+        Migration(
+            version: 23, name: "possession flows allow test numbers only when asked",
             statements: [
                 // Whether the backend's start let the app run the flow on a test number (`allowTestNumbers`).
                 "ALTER TABLE possession_flows ADD COLUMN allow_test_numbers INTEGER NOT NULL DEFAULT 0"

@@ -51,14 +51,18 @@ struct OperatorStore: Sendable {
         }
     }
 
-    /// The operator an unused, unexpired link signs in, with its sealed TOTP secret; nil for any other link.
-    func linkOperator(tokenHash: String, now: Date) async throws -> (ConsoleOperator, sealedTOTPSecret: String?)? {
+    /// The operator an unused, unexpired link signs in, with its sealed TOTP secret; nil for any other link, and for
+    /// one that has had `codeAttempts` codes tried with it.
+    func linkOperator(tokenHash: String, codeAttempts: Int, now: Date) async throws
+        -> (ConsoleOperator, sealedTOTPSecret: String?)?
+    {
         try await database.lookupConfirmingMiss { sql in
             try await sql.raw(
                 """
                 SELECT o.id, o.name, o.totp_secret, o.created_at
                 FROM console_sign_in_links l JOIN console_operators o ON o.id = l.operator_id
                 WHERE l.token_hash = \(bind: tokenHash) AND l.used_at IS NULL AND l.expires_at > \(bind: now.storedValue)
+                  AND l.code_attempts < \(bind: codeAttempts)
                 """
             ).first().map { row in
                 (try Self.consoleOperator(from: row), try row.decode(column: "totp_secret", as: String?.self))
@@ -66,11 +70,88 @@ struct OperatorStore: Sendable {
         }
     }
 
+    /// What ``takeCodeAttempt(tokenHash:subjects:perLink:lockout:forgetBefore:now:)`` found.
+    enum CodeAttempt: Equatable {
+        /// The attempt is counted: the link's `n`th code.
+        case taken(Int)
+        /// A subject is locked out until then; nothing was counted.
+        case locked(until: Date)
+        /// The link is used, expired, unknown or has had its codes; nothing was counted.
+        case spentLink
+    }
+
+    /// Counts one code tried with the link and against each of `subjects` (an operator, a client address), in one
+    /// transaction and before the code is checked, so concurrent guesses never pass a limit: the link takes at most
+    /// `perLink` codes; a subject's run of attempts without a right one grows (a run last added to before
+    /// `forgetBefore` starts again) and, once `lockout` of its length is not nil, locks the subject for that long.
+    /// A subject still locked refuses the attempt, and nothing is counted anywhere.
+    func takeCodeAttempt(
+        tokenHash: String, subjects: [String], perLink: Int, lockout: @escaping @Sendable (Int) -> TimeInterval?,
+        forgetBefore: Date, now: Date
+    ) async throws -> CodeAttempt {
+        do {
+            return try await database.transaction { sql in
+                for subject in subjects {
+                    guard
+                        let failures = try await sql.raw(
+                            """
+                            INSERT INTO console_sign_in_failures (subject, failures, last_failure_at)
+                            VALUES (\(bind: subject), 1, \(bind: now.storedValue))
+                            ON CONFLICT (subject) DO UPDATE SET
+                                failures = CASE WHEN console_sign_in_failures.last_failure_at < \(bind: forgetBefore.storedValue)
+                                           THEN 1 ELSE console_sign_in_failures.failures + 1 END,
+                                last_failure_at = \(bind: now.storedValue)
+                            WHERE console_sign_in_failures.locked_until IS NULL
+                               OR console_sign_in_failures.locked_until <= \(bind: now.storedValue)
+                            RETURNING failures
+                            """
+                        ).first(decodingColumn: "failures", as: Int.self)
+                    else {
+                        let until = try await sql.raw(
+                            "SELECT locked_until FROM console_sign_in_failures WHERE subject = \(bind: subject)"
+                        ).first(decodingColumn: "locked_until", as: Double.self)
+                        throw Refused(attempt: .locked(until: Date(timeIntervalSince1970: until ?? now.storedValue)))
+                    }
+                    if let duration = lockout(failures) {
+                        try await sql.raw(
+                            """
+                            UPDATE console_sign_in_failures
+                            SET locked_until = \(bind: now.addingTimeInterval(duration).storedValue)
+                            WHERE subject = \(bind: subject)
+                            """
+                        ).run()
+                    }
+                }
+                guard
+                    let attempt = try await sql.raw(
+                        """
+                        UPDATE console_sign_in_links SET code_attempts = code_attempts + 1
+                        WHERE token_hash = \(bind: tokenHash) AND used_at IS NULL
+                          AND expires_at > \(bind: now.storedValue) AND code_attempts < \(bind: perLink)
+                        RETURNING code_attempts
+                        """
+                    ).first(decodingColumn: "code_attempts", as: Int.self)
+                else { throw Refused(attempt: .spentLink) }
+                return .taken(attempt)
+            }
+        } catch let refused as Refused {
+            return refused.attempt
+        }
+    }
+
+    /// Thrown inside ``takeCodeAttempt(tokenHash:subjects:perLink:lockout:forgetBefore:now:)`` to roll back what
+    /// it counted.
+    private struct Refused: Error {
+        var attempt: CodeAttempt
+    }
+
     /// Uses the link and opens `session` for its operator, in one transaction; with `totpCounter`, also moves the
-    /// operator's last used TOTP step up to it. Nil (and nothing written) when the link is used, expired or unknown,
-    /// or that TOTP step (or a later one) signed in already.
+    /// operator's last used TOTP step up to it, and ends the runs of failed attempts of `clearing` (the code was
+    /// right). Nil (and nothing written) when the link is used, expired or unknown, or that TOTP step (or a later
+    /// one) signed in already.
     func signIn(
-        tokenHash: String, sessionId: String, sessionTokenHash: String, totpCounter: UInt64?, now: Date
+        tokenHash: String, sessionId: String, sessionTokenHash: String, totpCounter: UInt64?, clearing: [String] = [],
+        now: Date
     ) async throws -> String? {
         try await database.transaction { sql in
             guard
@@ -93,6 +174,9 @@ struct OperatorStore: Sendable {
                         """
                     ).first() != nil
                 else { throw ReplayedStep() }
+                for subject in clearing {
+                    try await sql.raw("DELETE FROM console_sign_in_failures WHERE subject = \(bind: subject)").run()
+                }
             }
             try await sql.raw(
                 """

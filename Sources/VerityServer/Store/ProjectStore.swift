@@ -43,6 +43,16 @@ struct ProjectStore: Sendable {
         }
     }
 
+    /// The project `id` and the version of its settings, for ``update(_:ifVersion:)``.
+    func projectForUpdate(id: String) async throws -> (Project, version: Int64)? {
+        try await database.lookupConfirmingMiss { sql in
+            try await sql.raw(
+                "SELECT \(unsafeRaw: Self.projectColumns), settings_version FROM projects WHERE id = \(bind: id)"
+            ).first().map { row in (try project(from: row), try row.decode(column: "settings_version", as: Int64.self))
+            }
+        }
+    }
+
     func project(id: String) async throws -> Project? {
         try await database.lookupConfirmingMiss { sql in
             try await sql.raw("SELECT \(unsafeRaw: Self.projectColumns) FROM projects WHERE id = \(bind: id)")
@@ -75,10 +85,12 @@ struct ProjectStore: Sendable {
         case descopeProjectIdTaken
     }
 
-    /// Writes the project's name and settings (its webhook has its own updates, so a change made from an older copy
-    /// of the project never undoes one to the webhook, nor the reverse). Throws
-    /// ``WriteError/descopeProjectIdTaken`` and writes nothing when another project has its Descope project id.
-    func update(_ project: Project) async throws {
+    /// Writes the project's name and settings when they are still at `version` (read with
+    /// ``projectForUpdate(id:)``); false, and nothing written, when another write came first. Its webhook has its
+    /// own updates, so a change made from an older copy of the project never undoes one to the webhook, nor the
+    /// reverse. Throws ``WriteError/descopeProjectIdTaken`` and writes nothing when another project has its Descope
+    /// project id.
+    func update(_ project: Project, ifVersion version: Int64) async throws -> Bool {
         let written = try await changing { sql in
             try await sql.raw(
                 """
@@ -94,8 +106,9 @@ struct ProjectStore: Sendable {
                     fallback_channel = \(bind: project.settings.fallbackChannel?.rawValue),
                     unusual_activity_response = \(bind: project.settings.unusualActivityResponse.rawValue),
                     descope_cookies = \(bind: project.settings.descopeCookies ? 1 : 0),
-                    descope_project_id = \(bind: project.settings.descopeProjectId)
-                WHERE id = \(bind: project.id) AND NOT EXISTS (
+                    descope_project_id = \(bind: project.settings.descopeProjectId),
+                    settings_version = settings_version + 1
+                WHERE id = \(bind: project.id) AND settings_version = \(bind: version) AND NOT EXISTS (
                     SELECT 1 FROM projects other
                     WHERE other.descope_project_id = \(bind: project.settings.descopeProjectId)
                       AND other.id <> \(bind: project.id))
@@ -103,7 +116,13 @@ struct ProjectStore: Sendable {
                 """
             ).first()
         }
-        if written == nil, project.settings.descopeProjectId != nil { throw WriteError.descopeProjectIdTaken }
+        guard written == nil else { return true }
+        if let descopeProjectId = project.settings.descopeProjectId,
+            let other = try await self.project(descopeProjectId: descopeProjectId), other.id != project.id
+        {
+            throw WriteError.descopeProjectIdTaken
+        }
+        return false
     }
 
     /// Points the project's challenge events at `url` (nil turns them off), leaving the rest of the row as it is.
