@@ -148,6 +148,40 @@ def redirect_case():
     ok("a webhook answered with a redirect to an inner address is not followed")
 
 
+def descope_step_up_without_proof_case():
+    """Round 2, finding 3: whoever reads a Descope step-up code and verifies it with only `Bearer projectId` (racing
+    the user's own verify) gets a sign-in with that code, never the session's factors on top of it."""
+    project, key = new_project("Step-up")
+    phone, email = "+14155550133", "step-up@example.com"
+    subprocess.run([VERITY, "admin", "user", "create", "--email", email, "--phone", phone, "--project", project,
+                    "--data-dir", DATA_DIR], check=True, capture_output=True)
+
+    def descope(path, body, bearer):
+        return call("POST", "/descope/v1/auth/" + path, body, headers={"Authorization": f"Bearer {bearer}"})
+
+    def claims(token):
+        payload = token.split(".")[1]
+        return json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+
+    status, _ = descope("otp/signup-in/sms", {"loginId": phone}, project)
+    expect(status == 200, f"the victim's SMS sign-in start answered {status}")
+    status, signed_in = descope("otp/verify/sms", {"loginId": phone, "code": wait_for_code(phone)}, project)
+    expect(status == 200, f"the victim's SMS sign-in answered {status} {signed_in}")
+    refresh = signed_in["refreshJwt"]
+    status, _ = descope("otp/signin/email", {"loginId": email, "loginOptions": {"stepup": True}},
+                        f"{project}:{refresh}")
+    expect(status == 200, f"the step-up start answered {status}")
+    status, taken = descope("otp/verify/email", {"loginId": email, "code": wait_for_code(email)}, project)
+    expect(status == 200, f"the code holder's verify answered {status} {taken}")
+    got = claims(taken["sessionJwt"])
+    expect("su" not in got and got.get("acr") != "mfa" and "sms" not in got.get("amr", []),
+           f"the code holder without the session's refresh JWT got {got}")
+    status, refreshed = descope("refresh", {}, f"{project}:{refresh}")
+    expect(status == 200 and "email" not in claims(refreshed["sessionJwt"]).get("amr", []),
+           f"the victim's session was stepped up by the code holder: {status} {refreshed}")
+    ok("a Descope step-up code verified without the session's refresh JWT signs in with that code only (no su, no mfa)")
+
+
 if ONLY_REDIRECT:
     redirect_case()
     print(f"attacks (redirect): {passed} passed, 0 failed")
@@ -230,5 +264,7 @@ for index in range(41):
 expect(statuses[:40] == [200] * 40 and statuses[40] == 429,
        f"41 starts with 41 spoofed X-Forwarded-For addresses answered {statuses}")
 ok("a spoofed X-Forwarded-For from an untrusted peer does not escape the per-client limit (the 41st start is 429)")
+
+descope_step_up_without_proof_case()
 
 print(f"attacks: {passed} passed, 0 failed")
