@@ -657,6 +657,13 @@ enum Migrations {
                 BEGIN UPDATE key_epoch SET epoch = epoch + 1; END
                 """,
             ]),
+        Migration(
+            version: 24, name: "firebase emulator admin per project",
+            statements: [
+                // Whether the Firebase face serves this project as the Auth emulator's admin side (`off`,
+                // `test_numbers` or `all_numbers`): a per-project opt-in, off for every project that exists.
+                "ALTER TABLE projects ADD COLUMN firebase_emulator_admin TEXT NOT NULL DEFAULT 'off'"
+            ]),
     ]
 
     /// Takes the migration lock of `schema` (nil: the current schema) until the transaction ends. Several nodes may
