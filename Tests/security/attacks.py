@@ -182,6 +182,37 @@ def descope_step_up_without_proof_case():
     ok("a Descope step-up code verified without the session's refresh JWT signs in with that code only (no su, no mfa)")
 
 
+def firebase_emulator_admin_case():
+    """Round 2, finding 4: with VERITY_FIREBASE_EMULATOR_ADMIN=true, the emulator's code list and Bearer owner are
+    refused to a project that did not opt in, and to a client that is not this machine (here: through a proxy)."""
+    project, _ = new_project("Emulator")
+    named = json.loads(subprocess.run([VERITY, "admin", "project", "firebase", project, "--firebase-project-id",
+                                       "emu-attack", "--data-dir", DATA_DIR, "--json"],
+                                      check=True, capture_output=True, text=True).stdout)
+    send = f"/identitytoolkit.googleapis.com/v1/accounts:sendVerificationCode?key={named['apiKey']}"
+    status, sent = call("POST", send, {"phoneNumber": "+14155550144"})
+    expect(status == 200, f"the Firebase send answered {status} {sent}")
+    codes = "/emulator/v1/projects/emu-attack/verificationCodes"
+    lookup = "/identitytoolkit.googleapis.com/v1/projects/emu-attack/accounts:lookup"
+
+    def refused(headers):
+        listed, body = call("GET", codes, headers=headers)
+        owner, _ = call("POST", lookup, {"localId": ["usr_x"]}, headers={**headers, "Authorization": "Bearer owner"})
+        return listed == 404 and owner == 401, (listed, body, owner)
+
+    quiet, seen = refused({})
+    expect(quiet, f"a project that did not opt in served the emulator admin: {seen}")
+    subprocess.run([VERITY, "admin", "project", "update", project, "--firebase-emulator-admin", "all_numbers",
+                    "--data-dir", DATA_DIR], check=True, capture_output=True)
+    for header in ({"X-Forwarded-For": "127.0.0.1"}, {"Forwarded": "for=127.0.0.1"}, {"X-Real-IP": "127.0.0.1"}):
+        quiet, seen = refused(header)
+        expect(quiet, f"a client through a proxy ({header}) was served the emulator admin: {seen}")
+    status, body = call("GET", codes)
+    expect(status == 200 and body["verificationCodes"][0]["sessionInfo"] == sent["sessionInfo"],
+           f"the opted-in project's own loopback client was not served: {status} {body}")
+    ok("the Firebase emulator codes and Bearer owner are refused to a project not opted in and through any proxy")
+
+
 if ONLY_REDIRECT:
     redirect_case()
     print(f"attacks (redirect): {passed} passed, 0 failed")
@@ -266,5 +297,6 @@ expect(statuses[:40] == [200] * 40 and statuses[40] == 429,
 ok("a spoofed X-Forwarded-For from an untrusted peer does not escape the per-client limit (the 41st start is 429)")
 
 descope_step_up_without_proof_case()
+firebase_emulator_admin_case()
 
 print(f"attacks: {passed} passed, 0 failed")
