@@ -27,6 +27,7 @@ extension Project {
               on "this wasn't me": \(settings.unusualActivityResponse.rawValue)
               Descope face tokens as DS/DSR cookies: \(settings.descopeCookies ? "on" : "off")
               Descope project id: \(settings.descopeProjectId ?? "none (the Verity project id only)")
+              Firebase emulator admin (Bearer owner, pending codes; loopback only): \(settings.firebaseEmulatorAdmin.rawValue)
             """
     }
 }
@@ -96,7 +97,19 @@ struct ProjectSettingsOptions: ParsableArguments {
             """)
     var descopeProjectId: String?
 
+    @Option(
+        help: """
+            Development only: the Firebase face serves this project as the Auth emulator's admin side to loopback \
+            clients, while VERITY_FIREBASE_EMULATOR_ADMIN=true: firebase-admin's Bearer owner, and the pending codes \
+            at /emulator/v1/projects/<id>/verificationCodes. off, test_numbers (codes of test numbers only) or \
+            all_numbers (live codes of every number) (default off).
+            """)
+    var firebaseEmulatorAdmin: String?
+
     func validate() throws {
+        if let firebaseEmulatorAdmin, FirebaseEmulatorAdmin(rawValue: firebaseEmulatorAdmin) == nil {
+            throw ValidationError("--firebase-emulator-admin must be off, test_numbers or all_numbers.")
+        }
         _ = try parsedDisabledChannels()
         _ = try parsedFallbackChannel()
         if let unusualActivityResponse, UnusualActivityResponse(rawValue: unusualActivityResponse) == nil {
@@ -136,6 +149,9 @@ struct ProjectSettingsOptions: ParsableArguments {
             settings.unusualActivityResponse = response
         }
         if let descopeCookies { settings.descopeCookies = descopeCookies }
+        if let admin = firebaseEmulatorAdmin.flatMap(FirebaseEmulatorAdmin.init(rawValue:)) {
+            settings.firebaseEmulatorAdmin = admin
+        }
         if let descopeProjectId {
             settings.descopeProjectId = descopeProjectId.lowercased() == "none" ? nil : descopeProjectId
         }

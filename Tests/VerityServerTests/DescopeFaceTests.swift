@@ -51,12 +51,12 @@ struct DescopeFaceTests {
 
     /// Starts a code at `/v1/auth/otp/{start}/{method}` and verifies the code it sends, returning the verify answer
     /// unchecked (its cookies, its body). `project` is what the bearer names (the project id or its Descope alias);
-    /// `session`, a refresh JWT sent with the start, as for a step-up or MFA. `count` is how many codes the login id
-    /// has been sent, this one included.
+    /// `session`, a refresh JWT sent with the start, as for a step-up or MFA; `proof`, a refresh JWT sent with the
+    /// verify too (what completes a step-up). `count` is how many codes the login id has been sent, this one included.
     static func verifyCode(
         _ loginId: String, method: String, start path: String = "signup-in", project: String? = nil,
-        session: String? = nil, loginOptions: String = "{}", node: TestNode, client: some TestClientProtocol,
-        count: Int = 1
+        session: String? = nil, proof: String? = nil, loginOptions: String = "{}", node: TestNode,
+        client: some TestClientProtocol, count: Int = 1
     ) async throws -> TestResponse {
         let project = project ?? node.project.id
         let start = try await client.descope(
@@ -66,7 +66,8 @@ struct DescopeFaceTests {
         #expect(try start.json()[method == "email" ? "maskedEmail" : "maskedPhone"] is String)
         let code = try await node.sender.code(to: loginId, count: count)
         return try await client.descope(
-            "/v1/auth/otp/verify/\(method)", bearer: project, json: #"{"loginId":"\#(loginId)","code":"\#(code)"}"#)
+            "/v1/auth/otp/verify/\(method)", bearer: proof.map { "\(project):\($0)" } ?? project,
+            json: #"{"loginId":"\#(loginId)","code":"\#(code)"}"#)
     }
 
     /// A token's claims after checking its ES256 signature against the face's `/v2/keys/{projectId}`.
@@ -185,7 +186,7 @@ struct DescopeFaceTests {
     }
 
     @Test(
-        "Step-up: a sign-in with loginOptions.stepup and the refresh JWT, verified by login id and code, sets su",
+        "Step-up: a sign-in with loginOptions.stepup and the refresh JWT, verified with the refresh JWT, sets su",
         arguments: TestEngine.available)
     func stepUp(engine: TestEngine) async throws {
         let node = try await TestNode.make(engine)
@@ -200,8 +201,8 @@ struct DescopeFaceTests {
                 json: #"{"loginId":"\#(Self.phone)","loginOptions":{"stepup":true}}"#)
             #expect(try withoutSession.descopeError() == "E011003")
             let verified = try await Self.verifyCode(
-                Self.phone, method: "sms", start: "signin", session: refreshJwt, loginOptions: #"{"stepup":true}"#,
-                node: node, client: client)
+                Self.phone, method: "sms", start: "signin", session: refreshJwt, proof: refreshJwt,
+                loginOptions: #"{"stepup":true}"#, node: node, client: client)
             #expect(verified.status == .ok)
             let claims = try await Self.verified(
                 try #require(try verified.json()["sessionJwt"] as? String), node: node, client: client)
@@ -226,6 +227,75 @@ struct DescopeFaceTests {
             // Each is still used once: the step-up's refresh JWT presented again revokes the session.
             let reused = try await client.descope("/v1/auth/refresh", bearer: "\(pid):\(issued)")
             #expect(reused.status == .unauthorized)
+        }
+    }
+
+    @Test(
+        "Step-up: a code holder who does not prove the session gets a sign-in with that code only; DSR can prove it",
+        arguments: TestEngine.available)
+    func stepUpWithoutSessionProof(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        let pid = node.project.id
+        _ = try await node.verity.users.create(
+            CreateUserRequest(loginIds: [Self.email, Self.phone]), in: node.project)
+        try await node.run { client in
+            let signedIn = try await Self.signIn(Self.email, method: "email", node: node, client: client)
+            let refreshJwt = try #require(signedIn["refreshJwt"] as? String)
+            let victimSid =
+                try await Self.verified(
+                    try #require(signedIn["sessionJwt"] as? String), node: node, client: client)["sid"] as? String
+            // Another session of the same user is no proof of this one.
+            let other = try await Self.signIn(Self.email, method: "email", node: node, client: client, count: 2)
+            let otherRefresh = try #require(other["refreshJwt"] as? String)
+            var count = 0
+            for (proof, cookie) in [(nil, nil), (otherRefresh, nil), ("not-a-jwt", nil), (nil, "DSR=\(refreshJwt)")] {
+                count += 1
+                let start = try await client.descope(
+                    "/v1/auth/otp/signin/sms", bearer: "\(pid):\(refreshJwt)",
+                    json: #"{"loginId":"\#(Self.phone)","loginOptions":{"stepup":true,"mfa":true}}"#)
+                #expect(start.status == .ok)
+                let code = try await node.sender.code(to: Self.phone, count: count)
+                let verified = try await client.descope(
+                    "/v1/auth/otp/verify/sms", bearer: proof.map { "\(pid):\($0)" } ?? pid,
+                    json: #"{"loginId":"\#(Self.phone)","code":"\#(code)"}"#, cookie: cookie)
+                #expect(verified.status == .ok)
+                let claims = try await Self.verified(
+                    try #require(try verified.json()["sessionJwt"] as? String), node: node, client: client)
+                #expect(claims["su"] == nil)
+                #expect(claims["acr"] == nil)
+                #expect(Set(claims["amr"] as? [String] ?? []) == ["otp", "sms"])
+                #expect(claims["sid"] as? String != victimSid)
+                let issued = try #require(try verified.json()["refreshJwt"] as? String)
+                let refreshed = try await client.descope("/v1/auth/refresh", bearer: "\(pid):\(issued)")
+                let next = try await Self.verified(
+                    try #require(try refreshed.json()["sessionJwt"] as? String), node: node, client: client)
+                #expect(Set(next["amr"] as? [String] ?? []) == ["otp", "sms"])
+                #expect(next["acr"] == nil)
+            }
+            // The code was spent on that sign-in: the session itself was not stepped up.
+            let unchanged = try await client.descope("/v1/auth/refresh", bearer: "\(pid):\(refreshJwt)")
+            let victim = try await Self.verified(
+                try #require(try unchanged.json()["sessionJwt"] as? String), node: node, client: client)
+            #expect(!(victim["amr"] as? [String] ?? []).contains("sms"))
+            #expect(victim["acr"] == nil)
+            let current = try #require(try unchanged.json()["refreshJwt"] as? String)
+
+            // A project that delivers tokens as cookies reads the proof from the DSR cookie too.
+            _ = try await node.verity.admin.updateProject(id: pid, name: nil) { $0.descopeCookies = true }
+            let start = try await client.descope(
+                "/v1/auth/otp/signin/sms", bearer: "\(pid):\(current)",
+                json: #"{"loginId":"\#(Self.phone)","loginOptions":{"stepup":true}}"#)
+            #expect(start.status == .ok)
+            let code = try await node.sender.code(to: Self.phone, count: count + 1)
+            let verified = try await client.descope(
+                "/v1/auth/otp/verify/sms", bearer: pid, json: #"{"loginId":"\#(Self.phone)","code":"\#(code)"}"#,
+                cookie: "DSR=\(current)")
+            #expect(verified.status == .ok)
+            let claims = try await Self.verified(
+                try #require(try verified.json()["sessionJwt"] as? String), node: node, client: client)
+            #expect(claims["su"] as? Bool == true)
+            #expect(claims["sid"] as? String == victimSid)
+            #expect(Set(claims["amr"] as? [String] ?? []).isSuperset(of: ["email", "sms"]))
         }
     }
 

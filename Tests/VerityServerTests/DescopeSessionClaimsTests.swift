@@ -137,7 +137,7 @@ extension DescopeFaceTests {
             #expect(try reserved.descopeError() == "E011003")
             #expect(node.sender.messages(to: Self.phone).isEmpty)
             let verified = try await Self.verifyCode(
-                Self.phone, method: "sms", start: "signin", session: refreshJwt,
+                Self.phone, method: "sms", start: "signin", session: refreshJwt, proof: refreshJwt,
                 loginOptions: #"{"mfa":true,"customClaims":{"level":"high"}}"#, node: node, client: client)
             #expect(verified.status == .ok)
             let steppedUp = try await Self.verified(

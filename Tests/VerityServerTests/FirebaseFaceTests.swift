@@ -301,7 +301,11 @@ struct FirebaseFaceTests {
         }
         let emulator = try await TestNode.make(engine, configure: { $0.firebaseEmulatorAdmin = true })
         let emulatorLink = try await Self.named(emulator)
-        try await emulator.run { client in
+        _ = try await emulator.verity.admin.updateProject(id: emulator.project.id, name: nil) {
+            $0.firebaseEmulatorAdmin = .allNumbers
+        }
+        // The emulator's admin side answers loopback clients only: over the real HTTP stack, from 127.0.0.1.
+        try await emulator.run(.live) { client in
             let owner = try await client.send(
                 .post, "/identitytoolkit.googleapis.com/v1/projects/acme-app/accounts:lookup", key: "owner",
                 json: #"{"localId":["usr_nobody"]}"#)
@@ -316,6 +320,77 @@ struct FirebaseFaceTests {
             #expect(code["sessionInfo"] == sessionInfo)
             #expect(code["phoneNumber"] == Self.phone)
             #expect(code["code"] == (try await emulator.sender.code(to: Self.phone)))
+        }
+    }
+
+    @Test(
+        "Emulator admin: per-project opt-in, loopback clients only (no proxy), test numbers' codes unless all_numbers",
+        arguments: TestEngine.available)
+    func emulatorAdminOptIn(engine: TestEngine) async throws {
+        let node = try await TestNode.make(
+            engine,
+            configure: {
+                $0.firebaseEmulatorAdmin = true
+                $0.trustedProxies = [IPNetwork("127.0.0.1/32")].compactMap { $0 }
+            })
+        let link = try await Self.named(node)
+        let testNumber = "+16505553434"
+        _ = try await node.verity.testNumbers.add(
+            CreateTestPhoneNumberRequest(phoneNumber: testNumber, code: "123456"), in: node.project)
+        let codes = "/emulator/v1/projects/acme-app/verificationCodes"
+        let lookup = "/identitytoolkit.googleapis.com/v1/projects/acme-app/accounts:lookup"
+        try await node.run(.live) { client in
+            for phone in [Self.phone, testNumber] {
+                let sent = try await client.firebase(
+                    "\(Self.v3)/sendVerificationCode", key: link.apiKey, json: #"{"phoneNumber":"\#(phone)"}"#)
+                #expect(sent.status == .ok)
+            }
+            func listed(headers: HTTPFields = [:]) async throws -> (HTTPResponse.Status, [String]) {
+                let answer = try await client.send(.get, codes, key: nil, headers: headers)
+                guard answer.status == .ok else { return (answer.status, []) }
+                let list = try answer.json()["verificationCodes"] as? [[String: String]] ?? []
+                return (answer.status, list.compactMap { $0["phoneNumber"] })
+            }
+            func owner(headers: HTTPFields = [:]) async throws -> HTTPResponse.Status {
+                try await client.send(.post, lookup, key: "owner", json: #"{"localId":["usr_x"]}"#, headers: headers)
+                    .status
+            }
+            // A project that did not opt in: no codes, and Bearer owner is no credential.
+            #expect(try await listed().0 == .notFound)
+            #expect(try await owner() == .unauthorized)
+
+            _ = try await node.verity.admin.updateProject(id: node.project.id, name: nil) {
+                $0.firebaseEmulatorAdmin = .testNumbers
+            }
+            let testOnly = try await listed()
+            #expect(testOnly.0 == .ok)
+            #expect(testOnly.1 == [testNumber])
+            #expect(try await owner() == .ok)
+
+            // Through a proxy (trusted, so the client is the forwarded address), or with any forwarding header, the
+            // client is not this machine.
+            for forwarded in ["203.0.113.9", "127.0.0.1"] {
+                let headers: HTTPFields = [HTTPField.Name("X-Forwarded-For")!: forwarded]
+                #expect(try await listed(headers: headers).0 == .notFound)
+                #expect(try await owner(headers: headers) == .unauthorized)
+            }
+
+            _ = try await node.verity.admin.updateProject(id: node.project.id, name: nil) {
+                $0.firebaseEmulatorAdmin = .allNumbers
+            }
+            #expect(Set(try await listed().1) == [Self.phone, testNumber])
+        }
+        // The project's opt-in alone serves nothing while the server's switch is off.
+        let off = try await TestNode.make(engine)
+        _ = try await Self.named(off)
+        _ = try await off.verity.admin.updateProject(id: off.project.id, name: nil) {
+            $0.firebaseEmulatorAdmin = .allNumbers
+        }
+        try await off.run(.live) { client in
+            let listed = try await client.send(.get, codes, key: nil)
+            #expect(listed.status == .notFound)
+            let owner = try await client.send(.post, lookup, key: "owner", json: #"{"localId":["usr_x"]}"#)
+            #expect(owner.status == .unauthorized)
         }
     }
 

@@ -185,21 +185,45 @@ def case_roles_and_permissions():
     assert app.get_matched_permissions(validated, ["docs.read", "billing"]) == ["docs.read"]
 
 
+def verify_proving_session(method, login_id, code, refresh):
+    """otp/verify with the session's refresh JWT in the bearer value, which a step-up's verify needs to step the
+    session up. python-sdk's verify_code never sends it, so this posts as the SDK does with it added; returns the
+    validated session token and the refresh JWT of the answer."""
+    answer = httpx.post(
+        f"{BASE}/v1/auth/otp/verify/{method.name.lower()}", json={"loginId": login_id, "code": code},
+        headers={"Authorization": f"Bearer {PROJECT}:{refresh}"}, timeout=10)
+    assert answer.status_code == 200, answer.text
+    body = answer.json()
+    remember_secret(body["refreshJwt"])
+    return app.validate_session(body["sessionJwt"])["sessionToken"], body["refreshJwt"]
+
+
 def case_step_up():
     admin.mgmt.user.create("lin@example.com", phone="+14155550177", display_name="Lin")
     signed_in = sign_in("lin@example.com", DeliveryMethod.EMAIL)
     refresh = signed_in["refreshSessionToken"]["jwt"]
     assert "su" not in signed_in["sessionToken"]
+    # verify_code sends no proof of the session (only the project id): whoever holds the code gets a sign-in with it,
+    # the code's one factor, and the session is not stepped up.
     masked = app.otp.sign_in(DeliveryMethod.SMS, "+14155550177", LoginOptions(stepup=True), refresh)
     assert masked, masked
-    stepped = app.otp.verify_code(DeliveryMethod.SMS, "+14155550177", code_sent("+14155550177"))
-    session = stepped["sessionToken"]
+    plain = app.otp.verify_code(DeliveryMethod.SMS, "+14155550177", code_sent("+14155550177"))
+    remember_secret(plain["refreshSessionToken"]["jwt"])
+    session = plain["sessionToken"]
+    assert "su" not in session and "email" not in session["amr"] and "sms" in session["amr"], session
+    assert session.get("acr") != "mfa", session
+    unchanged = app.refresh_session(refresh)
+    assert "sms" not in unchanged["sessionToken"]["amr"] and "su" not in unchanged["sessionToken"], unchanged
+    refresh = unchanged["refreshSessionToken"]["jwt"]
+    remember_secret(refresh)
+    # With the refresh JWT on the verify too, the session is stepped up.
+    app.otp.sign_in(DeliveryMethod.SMS, "+14155550177", LoginOptions(stepup=True), refresh)
+    session, issued = verify_proving_session(
+        DeliveryMethod.SMS, "+14155550177", code_sent("+14155550177", 2), refresh)
     assert session["su"] is True and {"email", "sms"} <= set(session["amr"]), session
-    assert app.validate_session(session["jwt"])["sessionToken"]["su"] is True
     # The answer carries a refresh JWT of the same session (descope-swift requires one); the session's earlier refresh
     # token still refreshes too.
-    issued = stepped["refreshSessionToken"]["jwt"]
-    assert issued != refresh and "su" not in stepped["refreshSessionToken"], stepped["refreshSessionToken"]
+    assert issued != refresh and "su" not in jwt.decode(issued, options={"verify_signature": False}), issued
     assert app.refresh_session(issued)["userId"] == signed_in["userId"]
     assert app.refresh_session(refresh)["userId"] == signed_in["userId"]
 
@@ -236,7 +260,7 @@ def case_custom_claims():
         lambda: app.otp.sign_in(DeliveryMethod.SMS, phone, LoginOptions(stepup=True, custom_claims={"su": False}),
                                 refresh), "E011003", 400)
     app.otp.sign_in(DeliveryMethod.SMS, phone, LoginOptions(stepup=True, custom_claims={"level": "high"}), refresh)
-    stepped = app.otp.verify_code(DeliveryMethod.SMS, phone, code_sent(phone))["sessionToken"]
+    stepped, _ = verify_proving_session(DeliveryMethod.SMS, phone, code_sent(phone), refresh)
     assert stepped["su"] is True and stepped["nsec"] == {"plan": "pro", "seats": 3, "level": "high"}, stepped
     after = app.refresh_session(refresh)
     remember_secret(after["refreshSessionToken"]["jwt"])
@@ -383,7 +407,7 @@ CASES = [
     ("me, logout (then refresh refused), logout_all", case_me_logout),
     ("a wrong code is E061102 and leaves the right one usable", case_wrong_code),
     ("validate_roles/permissions and get_matched_* agree with the claims", case_roles_and_permissions),
-    ("step-up: sign_in with LoginOptions(stepup=True) and the refresh JWT, then verify_code: su and both amr",
+    ("step-up: sign_in with LoginOptions(stepup=True) and the refresh JWT; verify_code signs in, verify with it: su",
      case_step_up),
     ("customClaims: under nsec in both JWTs, validate_session and refresh_session keep them, step-up adds more",
      case_custom_claims),

@@ -344,6 +344,71 @@ def console_totp_case():
     ok("console sign-in: 200 wrong TOTP codes from 16 threads spend the link after 3; the right code then fails")
 
 
+def descope_step_up_without_proof_case():
+    """Round 2, finding 3: whoever reads a Descope step-up code and verifies it with only `Bearer projectId` (racing
+    the user's own verify) gets a sign-in with that code, never the session's factors on top of it."""
+    project, key = new_project("Step-up")
+    phone, email = "+14155550133", "step-up@example.com"
+    subprocess.run([VERITY, "admin", "user", "create", "--email", email, "--phone", phone, "--project", project,
+                    "--data-dir", DATA_DIR], check=True, capture_output=True)
+
+    def descope(path, body, bearer):
+        return call("POST", "/descope/v1/auth/" + path, body, headers={"Authorization": f"Bearer {bearer}"})
+
+    def claims(token):
+        payload = token.split(".")[1]
+        return json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+
+    status, _ = descope("otp/signup-in/sms", {"loginId": phone}, project)
+    expect(status == 200, f"the victim's SMS sign-in start answered {status}")
+    status, signed_in = descope("otp/verify/sms", {"loginId": phone, "code": wait_for_code(phone)}, project)
+    expect(status == 200, f"the victim's SMS sign-in answered {status} {signed_in}")
+    refresh = signed_in["refreshJwt"]
+    status, _ = descope("otp/signin/email", {"loginId": email, "loginOptions": {"stepup": True}},
+                        f"{project}:{refresh}")
+    expect(status == 200, f"the step-up start answered {status}")
+    status, taken = descope("otp/verify/email", {"loginId": email, "code": wait_for_code(email)}, project)
+    expect(status == 200, f"the code holder's verify answered {status} {taken}")
+    got = claims(taken["sessionJwt"])
+    expect("su" not in got and got.get("acr") != "mfa" and "sms" not in got.get("amr", []),
+           f"the code holder without the session's refresh JWT got {got}")
+    status, refreshed = descope("refresh", {}, f"{project}:{refresh}")
+    expect(status == 200 and "email" not in claims(refreshed["sessionJwt"]).get("amr", []),
+           f"the victim's session was stepped up by the code holder: {status} {refreshed}")
+    ok("a Descope step-up code verified without the session's refresh JWT signs in with that code only (no su, no mfa)")
+
+
+def firebase_emulator_admin_case():
+    """Round 2, finding 4: with VERITY_FIREBASE_EMULATOR_ADMIN=true, the emulator's code list and Bearer owner are
+    refused to a project that did not opt in, and to a client that is not this machine (here: through a proxy)."""
+    project, _ = new_project("Emulator")
+    named = json.loads(subprocess.run([VERITY, "admin", "project", "firebase", project, "--firebase-project-id",
+                                       "emu-attack", "--data-dir", DATA_DIR, "--json"],
+                                      check=True, capture_output=True, text=True).stdout)
+    send = f"/identitytoolkit.googleapis.com/v1/accounts:sendVerificationCode?key={named['apiKey']}"
+    status, sent = call("POST", send, {"phoneNumber": "+14155550144"})
+    expect(status == 200, f"the Firebase send answered {status} {sent}")
+    codes = "/emulator/v1/projects/emu-attack/verificationCodes"
+    lookup = "/identitytoolkit.googleapis.com/v1/projects/emu-attack/accounts:lookup"
+
+    def refused(headers):
+        listed, body = call("GET", codes, headers=headers)
+        owner, _ = call("POST", lookup, {"localId": ["usr_x"]}, headers={**headers, "Authorization": "Bearer owner"})
+        return listed == 404 and owner == 401, (listed, body, owner)
+
+    quiet, seen = refused({})
+    expect(quiet, f"a project that did not opt in served the emulator admin: {seen}")
+    subprocess.run([VERITY, "admin", "project", "update", project, "--firebase-emulator-admin", "all_numbers",
+                    "--data-dir", DATA_DIR], check=True, capture_output=True)
+    for header in ({"X-Forwarded-For": "127.0.0.1"}, {"Forwarded": "for=127.0.0.1"}, {"X-Real-IP": "127.0.0.1"}):
+        quiet, seen = refused(header)
+        expect(quiet, f"a client through a proxy ({header}) was served the emulator admin: {seen}")
+    status, body = call("GET", codes)
+    expect(status == 200 and body["verificationCodes"][0]["sessionInfo"] == sent["sessionInfo"],
+           f"the opted-in project's own loopback client was not served: {status} {body}")
+    ok("the Firebase emulator codes and Bearer owner are refused to a project not opted in and through any proxy")
+
+
 if ONLY_REDIRECT:
     redirect_case()
     print(f"attacks (redirect): {passed} passed, 0 failed")
@@ -434,5 +499,9 @@ toll_fraud_case()
 
 
 console_totp_case()
+
+
+descope_step_up_without_proof_case()
+firebase_emulator_admin_case()
 
 print(f"attacks: {passed} passed, 0 failed")

@@ -9,10 +9,26 @@ public func buildApplication(
 ) async throws -> some ApplicationProtocol {
     let verity = try await Verity.open(configuration, dependencies: dependencies)
     do {
+        try await warnOfFirebaseEmulatorAdmin(configuration, verity: verity)
         return try buildApplication(configuration, verity: verity, senders: dependencies.senders)
     } catch {
         try? await verity.database.close()
         throw error
+    }
+}
+
+/// A warning at start for each project that opted in to the Firebase emulator's admin side (`Bearer owner` and the
+/// list of pending codes): it belongs on a development server only, and an operator must see it is on.
+func warnOfFirebaseEmulatorAdmin(_ configuration: ServerConfiguration, verity: Verity) async throws {
+    guard configuration.firebaseFace else { return }
+    for project in try await verity.admin.listProjects() where project.settings.firebaseEmulatorAdmin != .off {
+        verity.logger.warning(
+            """
+            Project \(project.id) has the Firebase emulator admin on (\(project.settings.firebaseEmulatorAdmin.rawValue)):\
+             loopback clients administer it with Bearer owner and read its pending codes\
+            \(configuration.firebaseEmulatorAdmin ? "" : " once VERITY_FIREBASE_EMULATOR_ADMIN=true (now off, so not served)").\
+             Development only: turn it off with verity admin project update \(project.id) --firebase-emulator-admin off
+            """)
     }
 }
 
@@ -105,7 +121,8 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
         ).addRoutes(to: router)
         FirebaseAdminFace(
             projects: verity.firebaseProjects, apiKeys: projects, users: verity.users, sessions: verity.sessions,
-            verifications: verity.verifications, acceptsEmulatorOwner: configuration.firebaseEmulatorAdmin,
+            verifications: verity.verifications, testNumbers: verity.testNumbers,
+            acceptsEmulatorOwner: configuration.firebaseEmulatorAdmin,
             logger: verity.logger
         ).addRoutes(to: router)
     }

@@ -139,9 +139,14 @@ struct DescopeFace {
         return Self.masked(started.maskedDestination, channel: started.channel)
     }
 
-    /// `otp/verify/{method}`: the code of a sign-in, or of a step-up started with the session's refresh JWT.
+    /// `otp/verify/{method}`: the code of a sign-in, or of a step-up started with the session's refresh JWT. The
+    /// step-up completes only for a caller who proves that session again here, by its refresh JWT in the bearer value
+    /// (or the `DSR` cookie of a project that sets it); anyone else gets the session a sign-in with the code gives.
+    /// Neither python-sdk's `verify_code` nor descope-swift's `otp.verify` sends the refresh JWT, so through them a
+    /// step-up by code signs in; descope-swift on Apple platforms sends back the `DSR` cookie its URLSession kept.
     @Sendable func verify(_ request: Request, context: VerityRequestContext) async throws -> DescopeTokens {
-        let project = try await projects.project(try DescopeBearer(request), request)
+        let bearer = try DescopeBearer(request)
+        let project = try await projects.project(bearer, request)
         _ = try Self.channel(context)
         let body = try await request.decodeDescope(VerifyBody.self, context: context)
         guard let loginId = body.loginId, !loginId.isEmpty else {
@@ -150,7 +155,8 @@ struct DescopeFace {
         guard let code = body.code, !code.isEmpty else { throw DescopeError.badRequest("`code` is required.") }
         let signedIn = try await auth.verify(
             OTPVerifyRequest(loginId: loginId, code: code), clientAddress: context.clientAddress,
-            dialect: .descope(project), sessionStepUps: true, in: project)
+            dialect: .descope(project), sessionStepUps: true,
+            sessionProof: Self.presentedRefreshJwt(bearer, request, in: project), in: project)
         return jwtResponse(signedIn, project: project)
     }
 
@@ -202,16 +208,22 @@ struct DescopeFace {
 
     // MARK: - Helpers
 
-    /// The refresh JWT of a session call: in the bearer value, or in the `DSR` cookie of a project that delivers
-    /// tokens as cookies (never another project's: the cookie is only read once the bearer named the project).
+    /// The refresh JWT of a session call and its project; refused when the request presents none.
     private func refreshJwt(_ request: Request) async throws -> (String, Project) {
         let bearer = try DescopeBearer(request)
         let project = try await projects.project(bearer, request)
-        let cookie = project.settings.descopeCookies ? DescopeTokens.refreshCookie(of: request) : nil
-        guard let refreshJwt = bearer.secret ?? cookie else {
+        guard let refreshJwt = Self.presentedRefreshJwt(bearer, request, in: project) else {
             throw DescopeError.unauthorized("Send `Authorization: Bearer <projectId>:<refreshJwt>`.")
         }
         return (refreshJwt, project)
+    }
+
+    /// The refresh JWT a request presents, if any: the bearer value's, else the `DSR` cookie of a project that
+    /// delivers tokens as cookies (never another project's: the cookie is only read once the bearer named it).
+    private static func presentedRefreshJwt(_ bearer: DescopeBearer, _ request: Request, in project: Project)
+        -> String?
+    {
+        bearer.secret ?? (project.settings.descopeCookies ? DescopeTokens.refreshCookie(of: request) : nil)
     }
 
     /// The delivery method of the path: `email`, `sms`, `voice` or `whatsapp`.

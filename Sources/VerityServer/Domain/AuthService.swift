@@ -97,9 +97,13 @@ struct AuthService: Sendable {
     /// Signs in with a code; with `sessionStepUps`, a code bound to a session by
     /// ``startStepUp(_:auth:clientAddress:appProof:boundToSession:in:)`` steps that session up instead (for clients
     /// whose one verify call serves both, naming only the login id and the code).
+    ///
+    /// - Parameter sessionProof: The refresh token the caller holds, if it sent one. A session-bound step-up code
+    ///   steps its session up only for a caller who proves that session with it: anyone else who holds the code (who
+    ///   reads the mailbox it went to) gets what a sign-in with that code gives, a new session of that one factor.
     func verify(
         _ request: OTPVerifyRequest, clientAddress: String?, dialect: SessionTokenDialect? = nil,
-        sessionStepUps: Bool = false, in project: Project
+        sessionStepUps: Bool = false, sessionProof: String? = nil, in project: Project
     ) async throws -> AuthResponse {
         try VerificationService.requireCodeFormat(request.code)
         let now = clock.now()
@@ -115,7 +119,16 @@ struct AuthService: Sendable {
                 let stepUp = try await verifications.pendingSessionStepUp(to: destination, in: project),
                 let sessionId = stepUp.purpose.steppedUpSession
             {
-                let auth = try await sessions.authenticate(sessionId: sessionId, in: project)
+                // Whoever holds the code without proving the session (one compromised mailbox racing the user's
+                // own verify) must not get the session's factors on top of the code's: the code signs them in.
+                guard let auth = try await provenSession(sessionId, by: sessionProof, dialect: dialect, in: project)
+                else {
+                    logger.notice(
+                        "Step-up code verified without proof of its session: answered as a sign-in",
+                        metadata: ["session": "\(sessionId)", "project": "\(project.id)"])
+                    verification = stepUp
+                    break
+                }
                 switch try await verifications.attempt(request.code, on: stepUp, fixedCode: fixedCode, now: now) {
                 case .wrong(let counted): throw Self.wrongCode(counted)
                 case .approved(let approved):
@@ -371,6 +384,22 @@ struct AuthService: Sendable {
         } else {
             try await limiter.take("project:\(project.id)", limits.perProject, now: now)
         }
+    }
+
+    /// The session `sessionId` when `proof` is one of its refresh tokens; nil when the caller sent none, or one that
+    /// is not that session's (unknown, revoked, another session's, or not a refresh token at all: python-sdk sends
+    /// its management key in the same place).
+    private func provenSession(
+        _ sessionId: String, by proof: String?, dialect: SessionTokenDialect?, in project: Project
+    ) async throws -> SessionAuth? {
+        guard let proof else { return nil }
+        let proven: SessionAuth
+        do {
+            proven = try await sessions.authenticate(refreshToken: proof, dialect: dialect, in: project)
+        } catch let error as VerityError where error.code == .invalidRefreshToken {
+            return nil
+        }
+        return proven.session.id == sessionId ? proven : nil
     }
 
     /// A sign-in code: a verification with the sign-in purpose (never the API's or a step-up's).

@@ -31,6 +31,12 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
 
     var isIPv4: Bool { bytes.count == 4 }
 
+    /// Whether the address is this machine's own: `127.0.0.0/8`, `::1`, or an IPv4 loopback carried in IPv6.
+    var isLoopback: Bool {
+        if let v4 = embeddedIPv4 { return v4.isLoopback }
+        return isIPv4 ? bytes[0] == 127 : bytes == Array(repeating: 0, count: 15) + [1]
+    }
+
     /// The IPv4 address an IPv6 address carries: IPv4-mapped (`::ffff:a.b.c.d`), IPv4-compatible (`::a.b.c.d`) or
     /// NAT64 (`64:ff9b::a.b.c.d`); nil for any other.
     var embeddedIPv4: IPAddress? {

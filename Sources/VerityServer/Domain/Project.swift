@@ -66,6 +66,10 @@ public struct ProjectSettings: Sendable, Equatable, Codable {
     /// (`P2…`) in its SDK configuration: the face accepts it in the bearer value and the keys route, and its tokens
     /// name it as `iss` and `aud`. Nil for none (the Verity project id only); unique across the server.
     public var descopeProjectId: String? = nil
+    /// Whether the Firebase face serves this project as the Auth emulator does for firebase-admin in development
+    /// (`Bearer owner`, and the list of pending codes), to loopback clients only and while the server's
+    /// `VERITY_FIREBASE_EMULATOR_ADMIN` is on too. Off by default.
+    public var firebaseEmulatorAdmin: FirebaseEmulatorAdmin = .off
 
     /// The channels a new project starts with turned off: `voice`.
     public static let newProjectDisabledChannels: [Channel] = [.voice]
@@ -83,8 +87,10 @@ public struct ProjectSettings: Sendable, Equatable, Codable {
         requiresAppVerification: Bool = false, disabledChannels: [Channel] = newProjectDisabledChannels,
         fallbackChannel: Channel? = nil,
         unusualActivityResponse: UnusualActivityResponse = .none,
-        descopeCookies: Bool = false, descopeProjectId: String? = nil
+        descopeCookies: Bool = false, descopeProjectId: String? = nil,
+        firebaseEmulatorAdmin: FirebaseEmulatorAdmin = .off
     ) {
+        self.firebaseEmulatorAdmin = firebaseEmulatorAdmin
         self.unusualActivityResponse = unusualActivityResponse
         self.codeLength = codeLength
         self.codeLifetime = codeLifetime
@@ -165,4 +171,15 @@ public struct APIKey: Sendable, Equatable, Codable {
     public var prefix: String
     public var createdAt: Date
     public var revokedAt: Date?
+}
+
+/// How much of the Auth emulator's admin side the Firebase face serves a project
+/// (``ProjectSettings/firebaseEmulatorAdmin``).
+public enum FirebaseEmulatorAdmin: String, Sendable, Codable, CaseIterable {
+    /// None: firebase-admin needs the project's API key, and no code is listed.
+    case off
+    /// `Bearer owner`, and the pending codes of the project's test numbers only (their codes are fixed anyway).
+    case testNumbers = "test_numbers"
+    /// `Bearer owner`, and the pending codes of every number: live codes of real people, for a development server.
+    case allNumbers = "all_numbers"
 }

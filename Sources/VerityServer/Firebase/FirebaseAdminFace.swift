@@ -8,14 +8,17 @@ import VerityCore
 /// uid and by phone number, the user list, custom claims, disabling, revoking refresh tokens and deleting, under
 /// `/identitytoolkit.googleapis.com/v1/projects/<Firebase project id>/accounts:…`.
 ///
-/// firebase-admin in emulator mode always sends `Authorization: Bearer owner`; Verity accepts that only when
-/// `firebaseEmulatorAdmin` is on (development), and otherwise wants the project's API key (`Bearer vk_…`).
+/// firebase-admin in emulator mode always sends `Authorization: Bearer owner`. Verity accepts that, and lists pending
+/// codes at `/emulator/v1/…/verificationCodes`, only for a project whose ``ProjectSettings/firebaseEmulatorAdmin`` is
+/// on, while the server's `VERITY_FIREBASE_EMULATOR_ADMIN` is on too, and only to a loopback client that came through
+/// no proxy; anything else wants the project's API key (`Bearer vk_…`).
 struct FirebaseAdminFace {
     let projects: FirebaseProjects
     let apiKeys: AdminService
     let users: UserService
     let sessions: SessionService
     let verifications: VerificationService
+    let testNumbers: TestNumberService
     let acceptsEmulatorOwner: Bool
     let logger: Logger
 
@@ -26,7 +29,7 @@ struct FirebaseAdminFace {
         group.get("accounts:batchGet", use: list)
         group.post("accounts:update", use: update)
         group.post("accounts:delete", use: delete)
-        if acceptsEmulatorOwner {
+        if acceptsEmulatorOwner {  // and, per request, the project's own opt-in and a loopback client
             router.group("emulator/v1/projects/:firebaseProjectId").add(
                 middleware: FaceErrorMiddleware.firebase(logger: logger)
             )
@@ -34,14 +37,20 @@ struct FirebaseAdminFace {
         }
     }
 
-    /// The emulator's list of the codes sent, which tests read instead of a phone: development only, with the
-    /// emulator's owner credential on, since it shows live codes.
+    /// The emulator's list of the codes sent, which tests read instead of a phone: development only, for a project
+    /// that opted in and a loopback client, since it shows live codes. Only the project's test numbers' codes unless
+    /// the project's setting is `all_numbers`.
     @Sendable func verificationCodes(_ request: Request, context: VerityRequestContext) async throws -> FirebaseJSON {
         guard
             let (_, project) = try await projects.project(
-                firebaseProjectId: try context.parameters.require("firebaseProjectId"))
+                firebaseProjectId: try context.parameters.require("firebaseProjectId")),
+            servesEmulator(project, request, context)
         else { throw FirebaseError(status: 404, message: "NOT_FOUND") }
-        let codes = try await verifications.pendingSignInCodes(in: project).filter { $0.destination.hasPrefix("+") }
+        var codes = try await verifications.pendingSignInCodes(in: project).filter { $0.destination.hasPrefix("+") }
+        if project.settings.firebaseEmulatorAdmin != .allNumbers {
+            let fixed = Set(try await testNumbers.list(in: project).map(\.phoneNumber))
+            codes = codes.filter { fixed.contains($0.destination) }
+        }
         return FirebaseJSON([
             "verificationCodes": .array(
                 codes.map {
@@ -120,6 +129,19 @@ struct FirebaseAdminFace {
         return FirebaseJSON(["kind": .string("identitytoolkit#DeleteAccountResponse")])
     }
 
+    /// Whether the emulator's admin side is served for `project` to this request: the server and the project opted in,
+    /// and the client is this machine, directly. The address is the one ClientAddressMiddleware settled on, so a
+    /// forwarding header from an untrusted peer cannot claim loopback; and a request that carries a forwarding header
+    /// at all came through a proxy (perhaps one on this machine that the operator did not list as trusted), so it is
+    /// not a local tool's.
+    private func servesEmulator(_ project: Project, _ request: Request, _ context: VerityRequestContext) -> Bool {
+        guard acceptsEmulatorOwner, project.settings.firebaseEmulatorAdmin != .off,
+            let address = context.clientAddress.flatMap(IPAddress.init), address.isLoopback
+        else { return false }
+        let forwarding = ["X-Forwarded-For", "Forwarded", "X-Real-IP"].compactMap { HTTPField.Name($0) }
+        return !forwarding.contains { request.headers[$0] != nil }
+    }
+
     /// The project the path names, once the caller proved it may administer it.
     private func project(_ request: Request, _ context: VerityRequestContext) async throws -> (FirebaseProject, Project)
     {
@@ -127,7 +149,7 @@ struct FirebaseAdminFace {
         guard let found = try await projects.project(firebaseProjectId: firebaseProjectId),
             let token = request.bearerToken
         else { throw FirebaseError.unauthenticated }
-        if acceptsEmulatorOwner && token == "owner" { return found }
+        if token == "owner", servesEmulator(found.1, request, context) { return found }
         guard let keyProject = try await apiKeys.project(forAPIKey: token), keyProject.id == found.1.id else {
             throw FirebaseError.unauthenticated
         }

@@ -682,6 +682,13 @@ enum Migrations {
                 // Whether the backend's start let the app run the flow on a test number (`allowTestNumbers`).
                 "ALTER TABLE possession_flows ADD COLUMN allow_test_numbers INTEGER NOT NULL DEFAULT 0"
             ]),
+        Migration(
+            version: 24, name: "firebase emulator admin per project",
+            statements: [
+                // Whether the Firebase face serves this project as the Auth emulator's admin side (`off`,
+                // `test_numbers` or `all_numbers`): a per-project opt-in, off for every project that exists.
+                "ALTER TABLE projects ADD COLUMN firebase_emulator_admin TEXT NOT NULL DEFAULT 'off'"
+            ]),
     ]
 
     /// Takes the migration lock of `schema` (nil: the current schema) until the transaction ends. Several nodes may

@@ -13,7 +13,7 @@ struct ProjectStore: Sendable {
         id, name, code_length, code_ttl_seconds, allowed_countries, created_at, webhook_url, webhook_secret, \
         session_ttl_seconds, refresh_ttl_seconds, possession_ttl_seconds, possession_code_ttl_seconds, \
         requires_app_verification, disabled_channels, fallback_channel, unusual_activity_response, descope_cookies, \
-        descope_project_id
+        descope_project_id, firebase_emulator_admin
         """
 
     /// ``projectColumns`` of `projects p` in a join.
@@ -27,7 +27,7 @@ struct ProjectStore: Sendable {
                                       session_ttl_seconds, refresh_ttl_seconds, possession_ttl_seconds,
                                       possession_code_ttl_seconds, requires_app_verification, disabled_channels,
                                       fallback_channel, unusual_activity_response, descope_cookies,
-                                      descope_project_id)
+                                      descope_project_id, firebase_emulator_admin)
                 VALUES (\(bind: project.id), \(bind: project.name), \(bind: project.settings.codeLength),
                         \(bind: project.settings.codeLifetime), \(bind: Self.encode(project.settings.allowedCountries)),
                         \(bind: project.createdAt.storedValue), \(bind: project.settings.sessionLifetime),
@@ -37,7 +37,8 @@ struct ProjectStore: Sendable {
                         \(bind: Self.encode(project.settings.disabledChannels)),
                         \(bind: project.settings.fallbackChannel?.rawValue),
                         \(bind: project.settings.unusualActivityResponse.rawValue),
-                        \(bind: project.settings.descopeCookies ? 1 : 0), \(bind: project.settings.descopeProjectId))
+                        \(bind: project.settings.descopeCookies ? 1 : 0), \(bind: project.settings.descopeProjectId),
+                        \(bind: project.settings.firebaseEmulatorAdmin.rawValue))
                 """
             ).run()
         }
@@ -107,6 +108,7 @@ struct ProjectStore: Sendable {
                     unusual_activity_response = \(bind: project.settings.unusualActivityResponse.rawValue),
                     descope_cookies = \(bind: project.settings.descopeCookies ? 1 : 0),
                     descope_project_id = \(bind: project.settings.descopeProjectId),
+                    firebase_emulator_admin = \(bind: project.settings.firebaseEmulatorAdmin.rawValue),
                     settings_version = settings_version + 1
                 WHERE id = \(bind: project.id) AND settings_version = \(bind: version) AND NOT EXISTS (
                     SELECT 1 FROM projects other
@@ -295,7 +297,8 @@ struct ProjectStore: Sendable {
                 unusualActivityResponse: try row.enumeration(
                     "unusual_activity_response", as: UnusualActivityResponse.self),
                 descopeCookies: try row.decode(column: "descope_cookies", as: Int.self) != 0,
-                descopeProjectId: try row.decode(column: "descope_project_id", as: String?.self)),
+                descopeProjectId: try row.decode(column: "descope_project_id", as: String?.self),
+                firebaseEmulatorAdmin: try row.enumeration("firebase_emulator_admin", as: FirebaseEmulatorAdmin.self)),
             createdAt: try row.date("created_at"),
             webhookURL: try row.decode(column: "webhook_url", as: String?.self),
             webhookSecret: try row.decode(column: "webhook_secret", as: String?.self).map {
