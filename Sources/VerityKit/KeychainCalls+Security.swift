@@ -5,7 +5,7 @@
     import Security
 
     extension KeychainCalls {
-        /// The real thing: each entry spells its ``KeychainQuery`` with Security's constants and calls the framework.
+        /// The real thing: each entry spells its `KeychainQuery` with Security's constants and calls the framework.
         static let system = KeychainCalls(
             add: { query in
                 KeychainStatus(code: SecItemAdd(query.attributes() as CFDictionary, nil))

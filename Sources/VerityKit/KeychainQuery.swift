@@ -2,7 +2,7 @@ import Foundation
 
 /// One request to the Keychain, in neutral values: what VerityKit asks of `SecItem…` and `SecKey…`.
 ///
-/// VerityKit builds every query as one of these and hands it to a ``KeychainCalls`` table. On Apple platforms the
+/// VerityKit builds every query as one of these and hands it to a `KeychainCalls` table. On Apple platforms the
 /// table's `system` entries turn it into the attribute dictionary with Security's constants (one `kSec…` key per
 /// field, named beside each) and call the framework; tests fill the table with a double that records each query and
 /// checks it against the rules Apple documents. So what the Keychain is asked is decided and tested here, and the

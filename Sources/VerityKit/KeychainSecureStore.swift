@@ -7,7 +7,7 @@ import Foundation
 /// with the factor keys; an app that adds the group later moves its existing items with
 /// ``moveItemsIntoAccessGroup(from:)``.
 ///
-/// Every query goes through a ``KeychainCalls`` table: Security's functions on Apple platforms, a recording double in
+/// Every query goes through a `KeychainCalls` table: Security's functions on Apple platforms, a recording double in
 /// VerityKit's tests (so the type exists everywhere, but only Apple platforms can create one).
 public struct KeychainSecureStore: SecureStore {
     /// The `kSecAttrService` of every item.

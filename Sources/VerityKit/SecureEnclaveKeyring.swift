@@ -5,7 +5,7 @@ import Foundation
 /// an application tag, and used only to sign.
 ///
 /// A user-verification key carries `.userPresence` access control, so each signature needs the owner; signing with
-/// the `LAContext` the owner just verified with (``AuthenticationContext``) uses that verification instead of asking
+/// the `LAContext` the owner just verified with (`AuthenticationContext`) uses that verification instead of asking
 /// again.
 struct SecureEnclaveKeyring: Sendable {
     /// The store's service, set as each key's label so a move between access groups finds them.

@@ -151,7 +151,7 @@ public final class ScriptedUserVerifier: UserVerifier, @unchecked Sendable {
     }
 
     /// Plays the next outcome and, when it is a verification, hands on a new context (as the system prompt does), which
-    /// ``contexts`` records.
+    /// `contexts` records.
     ///
     /// - Parameter reason: Why the app asks.
     /// - Returns: The next scripted outcome, or ``fallback``.

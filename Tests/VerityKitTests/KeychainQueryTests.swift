@@ -45,15 +45,21 @@ struct KeychainQueryTests {
                 pushToken: Fixture.pushToken, withUserVerification: withUserVerification)
             return try await push.verifyFactor(Fixture.factorId)
         }
+
+        /// Enrolls with a user-verification key and approves a `preferred` challenge, which prompts.
+        func enrollAndApprove() async throws -> PushFactor {
+            let factor = try await enroll(withUserVerification: true)
+            await transport.enqueue(try Fixture.json(Fixture.challenge()))
+            await transport.enqueue(try Fixture.json(Fixture.challenge(status: .approved)))
+            _ = try await push.approve(challengeId: Fixture.challengeId, factorId: factor.id)
+            return factor
+        }
     }
 
     @Test("every query VerityKit makes, from enrollment to an answer and deletion, follows Apple's rules")
     func everyQueryFollowsTheRules() async throws {
         let phone = try Phone(outcomes: [.verified(.face)])
-        let factor = try await phone.enroll(withUserVerification: true)
-        await phone.transport.enqueue(try Fixture.json(Fixture.challenge()))
-        await phone.transport.enqueue(try Fixture.json(Fixture.challenge(status: .approved)))
-        _ = try await phone.push.approve(challengeId: Fixture.challengeId, factorId: factor.id)
+        let factor = try await phone.enrollAndApprove()
         await phone.transport.enqueue(TransportResponse(status: 204, headers: [:], body: Data()))
         try await phone.push.deleteFactor(factor.id)
         try phone.store.removeAll()
@@ -117,10 +123,7 @@ struct KeychainQueryTests {
     @Test("one prompt: the verifier's context reaches the key, and the system does not ask again")
     func onePrompt() async throws {
         let phone = try Phone(outcomes: [.verified(.face)])
-        let factor = try await phone.enroll(withUserVerification: true)
-        await phone.transport.enqueue(try Fixture.json(Fixture.challenge()))
-        await phone.transport.enqueue(try Fixture.json(Fixture.challenge(status: .approved)))
-        _ = try await phone.push.approve(challengeId: Fixture.challengeId, factorId: factor.id)
+        let factor = try await phone.enrollAndApprove()
 
         #expect(phone.verifier.prompts.count == 1)
         #expect(phone.keychain.systemPrompts == 0)
