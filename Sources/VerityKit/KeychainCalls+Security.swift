@@ -25,8 +25,17 @@
                 KeychainStatus(code: SecItemDelete(query.attributes() as CFDictionary))
             },
             createRandomKey: { query in
+                // A key whose access control Security refuses is not made at all, rather than made without one.
+                var access: SecAccessControl?
+                if let control = query.privateKeyAccessControl {
+                    guard let made = control.secAccessControl() else {
+                        return .failure(KeychainStatus(code: errSecParam))
+                    }
+                    access = made
+                }
                 var error: Unmanaged<CFError>?
-                guard let key = SecKeyCreateRandomKey(query.attributes() as CFDictionary, &error) else {
+                guard let key = SecKeyCreateRandomKey(query.attributes(accessControl: access) as CFDictionary, &error)
+                else {
                     return .failure(KeychainStatus(error?.takeRetainedValue()))
                 }
                 return .success(KeychainKey(reference: key))
@@ -84,8 +93,9 @@
     }
 
     extension KeychainQuery {
-        /// The attribute dictionary Security takes for this query.
-        fileprivate func attributes() -> [String: Any] {
+        /// The attribute dictionary Security takes for this query; `accessControl` is the private key's, made from
+        /// `privateKeyAccessControl` by the caller.
+        fileprivate func attributes(accessControl: SecAccessControl? = nil) -> [String: Any] {
             var attributes: [String: Any] = [:]
             switch itemClass {
             case .genericPassword: attributes[kSecClass as String] = kSecClassGenericPassword
@@ -103,12 +113,10 @@
                 attributes[kSecAttrKeySizeInBits as String] = 256
             }
             if isInSecureEnclave { attributes[kSecAttrTokenID as String] = kSecAttrTokenIDSecureEnclave }
-            if let privateKeyAccessControl {
+            if privateKeyAccessControl != nil {
                 var privateKey: [String: Any] = [kSecAttrIsPermanent as String: true]
                 if let applicationTag { privateKey[kSecAttrApplicationTag as String] = applicationTag }
-                if let access = privateKeyAccessControl.secAccessControl() {
-                    privateKey[kSecAttrAccessControl as String] = access
-                }
+                if let accessControl { privateKey[kSecAttrAccessControl as String] = accessControl }
                 attributes[kSecPrivateKeyAttrs as String] = privateKey
             } else if let applicationTag {
                 attributes[kSecAttrApplicationTag as String] = applicationTag
@@ -134,7 +142,7 @@
     }
 
     extension KeychainQuery.AccessControl {
-        /// The `SecAccessControl`; `nil` only if Security refuses the flags, and then key generation fails with it.
+        /// The `SecAccessControl`, or `nil` when Security refuses the flags.
         fileprivate func secAccessControl() -> SecAccessControl? {
             var secFlags: SecAccessControlCreateFlags = []
             for flag in flags {

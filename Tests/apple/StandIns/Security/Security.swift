@@ -55,6 +55,7 @@ public var errSecUserCanceled: OSStatus { -128 }
 public var errSecAuthFailed: OSStatus { -25293 }
 public var errSecInteractionNotAllowed: OSStatus { -25308 }
 public var errSecMissingEntitlement: OSStatus { -34018 }
+public var errSecParam: OSStatus { -50 }
 
 // MARK: - Item attribute keys and values: each `let kSec…: CFString`. Swift does not check the concurrency safety of
 // constants imported from C; `nonisolated(unsafe)` gives the same here.
