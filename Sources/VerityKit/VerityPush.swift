@@ -132,7 +132,8 @@ public actor VerityPush {
             let body = CreatePushFactorRequest(
                 publicKey: key.publicKey.derBase64, friendlyName: name, pushPlatform: pushPlatform,
                 pushToken: pushToken, appId: configuration.appId, sdkVersion: VerityConfiguration.sdkVersion,
-                metadata: metadata, userVerificationKey: userVerificationKey?.publicKey.derBase64)
+                metadata: metadata, userVerificationKey: userVerificationKey?.publicKey.derBase64,
+                apnsEnvironment: pushPlatform == .apns ? configuration.apnsEnvironment : nil)
             let response = try await client.send(
                 .post, "v1/device/factors", body: try VerityAPIClient.encode(body), bearerToken: enrollmentToken)
             enrolled = try client.decode(EnrolledPushFactor.self, from: response, status: 201)

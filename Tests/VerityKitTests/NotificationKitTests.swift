@@ -134,4 +134,24 @@ struct NotificationKitTests {
         #expect(try await harness.push.updatePushToken("0abc").isEmpty)
         #expect(await harness.transport.requests.count == 3)
     }
+
+    @Test("an apns factor tells the server its APNs environment; other platforms send none")
+    func apnsEnvironment() async throws {
+        for platform in [PushPlatform.apns, .none] {
+            let transport = RecordingTransport()
+            var configuration = VerityConfiguration(baseURL: try Fixture.baseURL())
+            configuration.apnsEnvironment = .sandbox
+            let push = VerityPush(
+                configuration: configuration, transport: transport, store: InMemorySecureStore(),
+                installationMarker: TestInstallationMarker(present: true))
+            await transport.enqueue(
+                try Fixture.json(
+                    EnrolledPushFactor(factor: Fixture.factor(status: .unverified), nonce: Fixture.nonce), status: 201))
+            _ = try await push.createFactor(
+                enrollmentToken: Fixture.enrollmentToken, friendlyName: "Phone", pushPlatform: platform,
+                pushToken: platform == .none ? nil : Fixture.pushToken)
+            let body = try decodeBody(CreatePushFactorRequest.self, of: try #require(await transport.requests.first))
+            #expect(body.apnsEnvironment == (platform == .apns ? .sandbox : nil))
+        }
+    }
 }

@@ -657,6 +657,12 @@ enum Migrations {
                 BEGIN UPDATE key_epoch SET epoch = epoch + 1; END
                 """,
             ]),
+        Migration(
+            version: 26, name: "APNs environment per factor",
+            statements: [
+                // `production` or `sandbox`, as the device reported at enrollment; NULL for the server's configured one.
+                "ALTER TABLE factors ADD COLUMN apns_environment TEXT"
+            ]),
     ]
 
     /// Takes the migration lock of `schema` (nil: the current schema) until the transaction ends. Several nodes may
