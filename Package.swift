@@ -12,7 +12,10 @@ let server: TargetDependencyCondition? = .when(traits: ["Server"])
 
 let package = Package(
     name: "verity",
-    platforms: [.macOS(.v14), .iOS(.v17)],
+    // Every Apple platform VerityKit builds for, at the versions its `@Observable` state needs. On watchOS and tvOS the
+    // system prompt is not there (LocalAuthenticationUserVerifier), and on tvOS neither are the notification actions
+    // and extensions: that code is left out there on purpose.
+    platforms: [.macOS(.v14), .iOS(.v17), .watchOS(.v10), .tvOS(.v17), .visionOS(.v1)],
     products: [
         .executable(name: "verity", targets: ["verity"]),
         .library(name: "VerityCore", targets: ["VerityCore"]),

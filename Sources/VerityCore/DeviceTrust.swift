@@ -20,6 +20,8 @@ public enum UserVerificationMethod: String, WireEnum, Sendable {
     case fpt = "fpt"
     /// The device passcode.
     case pin
+    /// An iris scan (Optic ID).
+    case iris
 }
 
 /// What happened when the device asked its owner to verify, reported (and signed) with the answer.

@@ -48,6 +48,15 @@ public enum FactorStatus: String, WireEnum, Sendable {
     case verified
 }
 
+/// Which APNs servers a device token belongs to: an app built for development gets sandbox tokens, an App Store or
+/// TestFlight build production ones.
+public enum APNsEnvironment: String, WireEnum, Sendable {
+    /// `api.push.apple.com`.
+    case production
+    /// `api.sandbox.push.apple.com`.
+    case sandbox
+}
+
 /// `POST /v1/device/factors` (enrollment token): register a device key.
 public struct CreatePushFactorRequest: Codable, Sendable {
     /// The P-256 public key, base64 of its DER SubjectPublicKeyInfo.
@@ -63,13 +72,16 @@ public struct CreatePushFactorRequest: Codable, Sendable {
     /// An optional second P-256 public key whose use needs the owner (base64 DER SubjectPublicKeyInfo): the only
     /// key that approves a challenge with `userVerification: required`.
     public var userVerificationKey: String?
+    /// For `apns`, the APNs environment of `pushToken`; the server's configured environment when absent.
+    public var apnsEnvironment: APNsEnvironment?
 
     public init(
         publicKey: String, friendlyName: String, pushPlatform: PushPlatform, pushToken: String? = nil,
         appId: String? = nil, sdkVersion: String? = nil, metadata: [String: String]? = nil,
-        userVerificationKey: String? = nil
+        userVerificationKey: String? = nil, apnsEnvironment: APNsEnvironment? = nil
     ) {
         self.userVerificationKey = userVerificationKey
+        self.apnsEnvironment = apnsEnvironment
         self.publicKey = publicKey
         self.friendlyName = friendlyName
         self.pushPlatform = pushPlatform

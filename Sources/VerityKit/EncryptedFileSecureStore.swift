@@ -12,14 +12,20 @@ import VerityCore
 
 /// A ``SecureStore`` that keeps each item in its own AES-GCM-sealed file in a directory the app chooses.
 ///
-/// On first write the store creates the directory (permissions 0700) and, in it, a key file `store.key` holding 32
-/// random bytes, created with permissions 0600. Two keys are derived from it with HKDF-SHA256: one seals the items
+/// On first write the store creates the directory (permissions 0700) and a key file `store.key` holding 32 random
+/// bytes, created with permissions 0600: in the directory, or in a separate `keyDirectory`. Two keys are derived from it with HKDF-SHA256: one seals the items
 /// (AES-256-GCM, authenticated together with the item's name, so sealed files cannot be swapped), the other names
 /// their files (an HMAC of the item's name), so the directory shows neither names nor contents.
 ///
-/// - Important: The key file lies next to the data it protects. On Linux this guards against casual reads — backups
-///   or log collectors that pick up the data files, other users without access to the directory — not against
-///   anyone who can read the directory as the same user. On Apple platforms use `KeychainSecureStore`.
+/// On Apple platforms every file and directory gets the data protection class `completeUntilFirstUserAuthentication`
+/// (encrypted by the system until the phone is first unlocked after a restart, so a notification extension can still
+/// read while it is locked) and is excluded from backups, as Keychain items that stay on the device are.
+///
+/// - Important: Unless `keyDirectory` is given, the key file lies next to the data it protects. That guards against
+///   casual reads — backups or log collectors that pick up the data files, other users without access to the
+///   directory — not against anyone who can read the directory as the same user. On Apple platforms prefer
+///   `KeychainSecureStore`; an app-group fallback gives `keyDirectory` another directory of the group's container, so
+///   that what copies the data directory does not get its key.
 // @unchecked Sendable: the only mutable state, `cachedKeys`, is read and written only while holding `lock`, which
 // also serialises all file access of this instance.
 public final class EncryptedFileSecureStore: SecureStore, @unchecked Sendable {
@@ -28,8 +34,10 @@ public final class EncryptedFileSecureStore: SecureStore, @unchecked Sendable {
     private static let itemExtension = "sealed"
     private static let secretByteCount = 32
 
-    /// The directory holding the key file and the sealed items.
+    /// The directory holding the sealed items (and the key file, unless ``keyDirectory`` is another).
     public let directory: URL
+    /// The directory holding the key file.
+    public let keyDirectory: URL
 
     private let lock = NSLock()
     private var cachedKeys: Keys?
@@ -41,9 +49,12 @@ public final class EncryptedFileSecureStore: SecureStore, @unchecked Sendable {
 
     /// Creates a store over `directory`; nothing is created until the first write.
     ///
-    /// - Parameter directory: A directory for VerityKit alone, for example in Application Support.
-    public init(directory: URL) {
+    /// - Parameters:
+    ///   - directory: A directory for VerityKit alone, for example in Application Support.
+    ///   - keyDirectory: Where the key file goes, when not beside the data; `nil` for `directory`.
+    public init(directory: URL, keyDirectory: URL? = nil) {
         self.directory = directory
+        self.keyDirectory = keyDirectory ?? directory
     }
 
     /// The item under `key`, decrypted.
@@ -82,8 +93,8 @@ public final class EncryptedFileSecureStore: SecureStore, @unchecked Sendable {
                 guard let sealed = box.combined else {
                     throw VerityKitError.storage("An item could not be sealed.")
                 }
-                try sealed.write(to: file, options: .atomic)
-                try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+                try sealed.write(to: file, options: [.atomic, .completeFileProtectionUntilFirstUserAuthentication])
+                try Self.protect(file, permissions: 0o600)
             } catch let error as VerityKitError {
                 throw error
             } catch {
@@ -120,7 +131,7 @@ public final class EncryptedFileSecureStore: SecureStore, @unchecked Sendable {
                 try removeFile(at: directory.appendingPathComponent(name))
             }
             // The key file goes last, so a failure above leaves everything still readable.
-            try removeFile(at: directory.appendingPathComponent(Self.keyFileName))
+            try removeFile(at: keyDirectory.appendingPathComponent(Self.keyFileName))
             cachedKeys = nil
         }
     }
@@ -144,7 +155,7 @@ public final class EncryptedFileSecureStore: SecureStore, @unchecked Sendable {
     /// Reads the key file (creating it first when `creating` is set) and derives the keys. Call with `lock` held.
     private func loadKeys(creating: Bool) throws -> Keys? {
         if let cachedKeys { return cachedKeys }
-        let keyFile = directory.appendingPathComponent(Self.keyFileName)
+        let keyFile = keyDirectory.appendingPathComponent(Self.keyFileName)
         if !FileManager.default.fileExists(atPath: keyFile.path) {
             guard creating else { return nil }
             try createKeyFile(at: keyFile)
@@ -174,8 +185,11 @@ public final class EncryptedFileSecureStore: SecureStore, @unchecked Sendable {
     /// a file created meanwhile by another process is kept rather than overwritten.
     private func createKeyFile(at url: URL) throws {
         do {
-            try FileManager.default.createDirectory(
-                at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            for folder in Set([directory, keyDirectory]) {
+                try FileManager.default.createDirectory(
+                    at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                try Self.protect(folder, permissions: 0o700)
+            }
         } catch {
             throw VerityKitError.storage("The store's directory could not be created.")
         }
@@ -191,5 +205,22 @@ public final class EncryptedFileSecureStore: SecureStore, @unchecked Sendable {
             try? FileManager.default.removeItem(at: url)
             throw VerityKitError.storage("The store's key file could not be written.")
         }
+        do {
+            try Self.protect(url, permissions: 0o600)
+        } catch {
+            throw VerityKitError.storage("The store's key file could not be protected.")
+        }
+    }
+
+    /// Sets the permissions, the data protection class (on Apple platforms; elsewhere Foundation ignores it) and the
+    /// exclusion from backups.
+    private static func protect(_ url: URL, permissions: Int) throws {
+        try FileManager.default.setAttributes(
+            [.posixPermissions: permissions, .protectionKey: FileProtectionType.completeUntilFirstUserAuthentication],
+            ofItemAtPath: url.path)
+        var values = URLResourceValues()
+        values.isExcludedFromBackup = true
+        var url = url
+        try url.setResourceValues(values)
     }
 }

@@ -21,6 +21,16 @@ public protocol SecureStore: Sendable {
     /// - Throws: ``VerityKitError/storage(_:)`` when the item cannot be written.
     func set(_ data: Data, forKey key: String) throws
 
+    /// Stores `data` under `key`; a `deviceBound` item (a device key) must never leave this device, even where the
+    /// store lets other items migrate to a new one.
+    ///
+    /// - Parameters:
+    ///   - data: The bytes to keep.
+    ///   - key: The item's name.
+    ///   - deviceBound: Whether the item must stay on this device.
+    /// - Throws: ``VerityKitError/storage(_:)`` when the item cannot be written.
+    func set(_ data: Data, forKey key: String, deviceBound: Bool) throws
+
     /// Removes the item under `key`; does nothing when there is none.
     ///
     /// - Parameter key: The item's name.
@@ -31,6 +41,18 @@ public protocol SecureStore: Sendable {
     ///
     /// - Throws: ``VerityKitError/storage(_:)`` when the items cannot be removed.
     func removeAll() throws
+}
+
+extension SecureStore {
+    /// Stores `data` under `key`: a store whose items never leave the device keeps every item the same way.
+    ///
+    /// - Parameters:
+    ///   - data: The bytes to keep.
+    ///   - key: The item's name.
+    ///   - deviceBound: Whether the item must stay on this device; this store keeps every item so.
+    public func set(_ data: Data, forKey key: String, deviceBound: Bool) throws {
+        try set(data, forKey: key)
+    }
 }
 
 /// A ``SecureStore`` that keeps items in memory only, for tests, previews and apps that must persist nothing.

@@ -17,6 +17,10 @@ public struct VerityConfiguration: Sendable, Equatable {
     /// of its previous installation. A reinstall is detected with an ``InstallationMarker``, by default one in
     /// `UserDefaults`, which is removed with the app.
     public var clearStorageOnReinstall: Bool
+    /// The APNs environment of this build's device tokens, sent with each `apns` factor so the server pushes to the
+    /// right servers: `.sandbox` for a development build, `.production` for App Store and TestFlight builds; `nil`
+    /// for the server's configured environment.
+    public var apnsEnvironment: APNsEnvironment?
 
     /// Creates a configuration.
     ///

@@ -13,8 +13,12 @@ public actor VerityPush {
     /// Seconds a device token stays valid.
     public static let deviceTokenLifetime = 300
 
-    private static let factorsItem = "verity.factors"
-    private static let enrollmentItemPrefix = "verity.enrollment."
+    /// The storage namespace of an instance that is not given one: its items are `verity.factors`,
+    /// `verity.enrollment.…` and `verity.key.…`.
+    public static let defaultStorageNamespace = "verity"
+
+    private let factorsItem: String
+    private let enrollmentItemPrefix: String
 
     /// The configuration this instance was created with.
     public nonisolated let configuration: VerityConfiguration
@@ -45,6 +49,10 @@ public actor VerityPush {
     ///   - allowsSecureEnclave: Whether new device keys may go into the Secure Enclave, where there is one.
     ///   - userVerifier: Shows the biometric or passcode prompt before the user-verification key signs; `nil` for the
     ///     system's where there is one (`LocalAuthenticationUserVerifier`), elsewhere one that reports `unavailable`.
+    ///   - storageNamespace: The prefix of this instance's item names in `store`, so that two instances over one
+    ///     store (two environments, two apps in one group) keep apart.
+    ///   - allowsSoftwareUserVerificationKeysForTesting: Whether a user-verification key may be a software key where
+    ///     there is no Secure Enclave: tests and simulators only (see ``FactorKeyStore``).
     public init(
         configuration: VerityConfiguration,
         transport: any Transport = URLSessionTransport(),
@@ -53,19 +61,26 @@ public actor VerityPush {
         clock: @escaping @Sendable () -> Date = { Date() },
         installationMarker: any InstallationMarker = UserDefaultsInstallationMarker(),
         allowsSecureEnclave: Bool = true,
-        userVerifier: (any UserVerifier)? = nil
+        userVerifier: (any UserVerifier)? = nil,
+        storageNamespace: String = VerityPush.defaultStorageNamespace,
+        allowsSoftwareUserVerificationKeysForTesting: Bool = false
     ) {
         self.userVerifier = userVerifier ?? defaultUserVerifier()
         self.configuration = configuration
         self.client = VerityAPIClient(baseURL: configuration.baseURL, transport: transport, logger: logger)
         self.store = store
-        self.keys = FactorKeyStore(store: store, allowsSecureEnclave: allowsSecureEnclave)
+        self.factorsItem = "\(storageNamespace).factors"
+        self.enrollmentItemPrefix = "\(storageNamespace).enrollment."
+        self.keys = FactorKeyStore(
+            store: store, namespace: storageNamespace,
+            enclave: allowsSecureEnclave ? FactorKeyStore.secureEnclave(for: store) : nil,
+            allowsSoftwareUserVerificationKeys: allowsSoftwareUserVerificationKeysForTesting)
         self.logger = logger
         self.clock = clock
         self.installationMarker = installationMarker
         // The state shows the stored factors at once, unless this is a reinstall whose first use will clear them.
         let isCleared = configuration.clearStorageOnReinstall && !installationMarker.isPresent
-        let stored = try? store.data(forKey: Self.factorsItem).map {
+        let stored = try? store.data(forKey: "\(storageNamespace).factors").map {
             try VerityAPIClient.makeDecoder().decode([PushFactor].self, from: $0)
         }
         self.state = VerityPushState(factors: isCleared ? [] : stored ?? [])
@@ -117,7 +132,8 @@ public actor VerityPush {
             let body = CreatePushFactorRequest(
                 publicKey: key.publicKey.derBase64, friendlyName: name, pushPlatform: pushPlatform,
                 pushToken: pushToken, appId: configuration.appId, sdkVersion: VerityConfiguration.sdkVersion,
-                metadata: metadata, userVerificationKey: userVerificationKey?.publicKey.derBase64)
+                metadata: metadata, userVerificationKey: userVerificationKey?.publicKey.derBase64,
+                apnsEnvironment: pushPlatform == .apns ? configuration.apnsEnvironment : nil)
             let response = try await client.send(
                 .post, "v1/device/factors", body: try VerityAPIClient.encode(body), bearerToken: enrollmentToken)
             enrolled = try client.decode(EnrolledPushFactor.self, from: response, status: 201)
@@ -134,7 +150,7 @@ public actor VerityPush {
             factor: enrolled.factor, pushToken: pushToken, keyReference: key.reference,
             userVerificationKeyReference: userVerificationKey?.reference)
         let pending = PendingEnrollment(token: enrollmentToken, nonce: enrolled.nonce)
-        try storeItem(pending, forKey: Self.enrollmentItemPrefix + factor.id)
+        try storeItem(pending, forKey: enrollmentItemPrefix + factor.id)
         try saveFactor(factor)
         logger.log(.info, "enrolled push factor \(factor.id) (hardware key: \(key.isHardwareBacked))")
         return factor
@@ -154,7 +170,7 @@ public actor VerityPush {
         try prepare()
         var factor = try requireFactor(factorId)
         if factor.isVerified { return factor }
-        guard let pending = try loadItem(PendingEnrollment.self, forKey: Self.enrollmentItemPrefix + factorId) else {
+        guard let pending = try loadItem(PendingEnrollment.self, forKey: enrollmentItemPrefix + factorId) else {
             throw VerityKitError.authenticationToken(
                 "The enrollment token of this factor is no longer kept; delete the factor and enroll again.")
         }
@@ -173,7 +189,7 @@ public actor VerityPush {
         factor = try requireFactor(factorId)
         factor.update(from: verified)
         try saveFactor(factor)
-        try removeItem(forKey: Self.enrollmentItemPrefix + factorId)
+        try removeItem(forKey: enrollmentItemPrefix + factorId)
         logger.log(.info, "verified push factor \(factorId)")
         return factor
     }
@@ -204,6 +220,33 @@ public actor VerityPush {
         if let pushToken { record.pushToken = pushToken }
         try saveFactor(record)
         return record
+    }
+
+    /// Registers a new push token for every factor enrolled on this device that receives notifications: what the app
+    /// calls from `didRegisterForRemoteNotificationsWithDeviceToken`, whichever factors it has.
+    ///
+    /// - Parameter pushToken: The new token, as the system gives it (hex for APNs, the registration token for FCM).
+    /// - Returns: The factors, updated.
+    /// - Throws: ``VerityKitError``, as ``updateFactor(_:pushToken:friendlyName:metadata:)`` does; the factors before
+    ///   the failing one keep their new token.
+    @discardableResult
+    public func updatePushToken(_ pushToken: String) async throws -> [PushFactor] {
+        try prepare()
+        var updated: [PushFactor] = []
+        for factor in try loadFactors() where factor.pushPlatform != .none && factor.pushToken != pushToken {
+            updated.append(try await updateFactor(factor.id, pushToken: pushToken))
+        }
+        return updated
+    }
+
+    /// `updatePushToken(_:)` with a `String` for the APNs device token as the system hands it over.
+    ///
+    /// - Parameter deviceToken: The APNs device token.
+    /// - Returns: The factors, updated.
+    /// - Throws: ``VerityKitError``, as `updatePushToken(_:)` with a `String` does.
+    @discardableResult
+    public func updatePushToken(_ deviceToken: Data) async throws -> [PushFactor] {
+        try await updatePushToken(Hex.encode(deviceToken))
     }
 
     /// Adds a user-verification key to the factor (or replaces its key): a new key whose use needs the owner, registered
@@ -398,11 +441,13 @@ public actor VerityPush {
     ///   (`challenge_expired`) or was already answered (`challenge_already_answered`).
     ///
     /// When the challenge asks for user verification and the factor has a user-verification key, the owner is asked
-    /// first (the ``UserVerifier``) and that key signs. If they cancel or fail, a `preferred` challenge is approved
-    /// with the silent key (the result is reported), a `required` one is not approved at all.
+    /// first (the ``UserVerifier``, one prompt) and that key signs. When the device cannot verify its owner
+    /// (`unavailable`), a `preferred` challenge is approved with the silent key and the result is reported; when the
+    /// owner cancels or fails the prompt, nothing is approved (``resolve(challengeId:factorId:handler:)`` lets the app
+    /// approve a `preferred` one anyway, explicitly); a `required` one is never approved without the owner.
     ///
-    /// - Throws: also ``VerityKitError/userVerification(_:)`` when a `required` challenge could not be approved
-    ///   because the owner did not verify; the challenge then stays pending.
+    /// - Throws: also ``VerityKitError/userVerification(_:)`` when the challenge could not be approved because the
+    ///   owner did not verify; the challenge then stays pending.
     public func approve(challengeId: String, factorId: String) async throws -> DeviceChallenge {
         let resolution = try await resolve(challengeId: challengeId, factorId: factorId) { step in
             if case .consent = step { return .approve }
@@ -494,10 +539,12 @@ public actor VerityPush {
                 return ChallengeResolution(
                     challenge: ended.0, outcome: ended.1, userVerificationResult: nil, steps: steps)
             }
-            let outcome = await userVerifier.verifyUser(reason: challenge.message)
+            let verification = await userVerifier.verifyUserForSigning(reason: challenge.message)
+            let outcome = verification.outcome
             if case .verified(let method) = outcome {
                 let answered = try await send(
-                    .approved, to: challenge, factor: factor, userVerification: (reference, method))
+                    .approved, to: challenge, factor: factor,
+                    userVerification: (reference, method, verification))
                 return ChallengeResolution(
                     challenge: answered, outcome: .approved(.userVerification), userVerificationResult: .verified,
                     steps: steps)
@@ -515,8 +562,10 @@ public actor VerityPush {
             let answered = try await send(.denied, to: challenge, factor: factor, reason: reason, result: result)
             return ChallengeResolution(
                 challenge: answered, outcome: .denied(reason), userVerificationResult: result, steps: steps)
-        case .approve where !required, .proceed where !required:
-            // `preferred`: the silent key approves, and the answer says the owner's verification did not succeed.
+        case .approve where !required, .proceed where !required && result == .unavailable:
+            // `preferred`: the silent key approves, and the answer says the owner's verification did not succeed. A
+            // cancelled or failed prompt is the owner saying no, or someone else trying: only the app's explicit
+            // `.approve` goes on without it.
             let answered = try await send(.approved, to: challenge, factor: factor, result: result)
             return ChallengeResolution(
                 challenge: answered, outcome: .approved(.proofOfPossession), userVerificationResult: result,
@@ -540,9 +589,11 @@ public actor VerityPush {
         }
     }
 
-    /// Approves or denies the challenge a push notification announces, with no state of the app's own: what a
-    /// notification service or content extension calls for its action buttons. The extension's `VerityPush` must
-    /// share the app's store (a keychain access group or an app-group directory; see the documentation).
+    /// Approves or denies the challenge a push notification announces.
+    ///
+    /// Deprecated: the payload is not `Sendable`, so a caller on the main actor (a content extension) cannot hand it to
+    /// this actor. Read the response where it arrives with ``NotificationResponseDecision`` and call
+    /// ``respond(to:)``.
     ///
     /// - Parameters:
     ///   - userInfo: The notification's payload.
@@ -550,11 +601,49 @@ public actor VerityPush {
     ///   - reason: For a denial, why ("this wasn't me").
     /// - Returns: The challenge as the server now has it.
     /// - Throws: ``VerityKitError``, as ``parsePushPayload(_:)`` and ``approve(challengeId:factorId:)`` do.
+    @available(*, deprecated, message: "Read the response with NotificationResponseDecision, then call respond(to:)")
     public func respond(toNotification userInfo: [AnyHashable: Any], approve: Bool, reason: DenyReason? = nil)
         async throws -> DeviceChallenge
     {
         let notification = try parsePushPayload(userInfo)
         return try await respond(to: notification, approve: approve, reason: reason)
+    }
+
+    /// Carries out what the user chose on a notification: what a notification content extension, or the app's
+    /// notification delegate, calls for Verity's action buttons. An extension's `VerityPush` must share the app's store
+    /// (a Keychain access group or an app-group directory; see the documentation).
+    ///
+    /// Approving goes through ``approve(challengeId:factorId:)``: the challenge is fetched and checked again, and one
+    /// that asks for the owner shows the prompt.
+    ///
+    /// - Parameter decision: The response, read where it arrived.
+    /// - Returns: The challenge as the server now has it, or `nil` for ``NotificationResponseDecision/Action/open``
+    ///   (the app shows the challenge itself).
+    /// - Throws: ``VerityKitError``, as ``approve(challengeId:factorId:)`` and ``deny(challengeId:factorId:reason:)``
+    ///   do.
+    public func respond(to decision: NotificationResponseDecision) async throws -> DeviceChallenge? {
+        switch decision.action {
+        case .approve: try await respond(to: decision.notification, approve: true)
+        case .deny(let reason): try await respond(to: decision.notification, approve: false, reason: reason)
+        case .open: nil
+        }
+    }
+
+    /// What a notification service extension shows instead of the notification as sent: the challenge fetched from
+    /// the server and checked (its content hash matches what it shows), with the category that offers the right
+    /// actions. Nothing is answered: a service extension never hears what the user does.
+    ///
+    /// - Parameter notification: The notification, read with ``parsePushPayload(_:)``.
+    /// - Returns: The content to show.
+    /// - Throws: ``VerityKitError``, as ``getChallenge(id:factorId:)`` does; show
+    ///   ``ChallengeNotificationContent/unverified`` then.
+    public func notificationContent(for notification: PushChallengeNotification) async throws
+        -> ChallengeNotificationContent
+    {
+        let challenge = try await getChallenge(id: notification.challengeId, factorId: notification.factorId)
+        var content = ChallengeNotificationContent(challenge: challenge)
+        content.title = notification.title
+        return content
     }
 
     /// ``respond(toNotification:approve:reason:)`` for a notification already parsed.
@@ -613,7 +702,7 @@ public actor VerityPush {
     private func send(
         _ answer: ChallengeAnswer, to challenge: DeviceChallenge, factor: PushFactor, reason: DenyReason? = nil,
         result: UserVerificationResult? = nil,
-        userVerification: (reference: String, method: UserVerificationMethod)? = nil
+        userVerification: (reference: String, method: UserVerificationMethod, verification: OwnerVerification)? = nil
     ) async throws -> DeviceChallenge {
         let payload = ChallengeSigningPayload(
             challengeId: challenge.id, factorId: factor.id, contentHash: challenge.contentHash, status: answer,
@@ -621,7 +710,7 @@ public actor VerityPush {
             reason: reason, userVerificationResult: userVerification == nil ? result : .verified)
         let signature = try keys.signChallengeAnswer(
             payload, keyID: factor.id, reference: userVerification?.reference ?? factor.keyReference,
-            userVerified: userVerification != nil)
+            verification: userVerification?.verification)
         let body = try VerityAPIClient.encode(RespondChallengeRequest(signed: payload, signature: signature))
         let response = try await sendSigned(
             .post, "v1/device/factors/\(factor.id)/challenges/\(challenge.id)/respond", body: body, factor: factor)
@@ -712,9 +801,9 @@ public actor VerityPush {
         for factor in factors {
             try keys.deleteKey(reference: factor.keyReference)
             if let reference = factor.userVerificationKeyReference { try keys.deleteKey(reference: reference) }
-            try removeItem(forKey: Self.enrollmentItemPrefix + factor.id)
+            try removeItem(forKey: enrollmentItemPrefix + factor.id)
         }
-        try removeItem(forKey: Self.factorsItem)
+        try removeItem(forKey: factorsItem)
         publish([])
         clockOffset = 0
     }
@@ -727,7 +816,7 @@ public actor VerityPush {
     }
 
     private func loadFactors() throws -> [PushFactor] {
-        try loadItem([PushFactor].self, forKey: Self.factorsItem) ?? []
+        try loadItem([PushFactor].self, forKey: factorsItem) ?? []
     }
 
     private func saveFactor(_ factor: PushFactor) throws {
@@ -738,16 +827,16 @@ public actor VerityPush {
             factors.append(factor)
             factors.sort { $0.createdAt < $1.createdAt }
         }
-        try storeItem(factors, forKey: Self.factorsItem)
+        try storeItem(factors, forKey: factorsItem)
         publish(factors)
     }
 
     private func removeLocalFactor(_ factor: PushFactor) throws {
         try keys.deleteKey(reference: factor.keyReference)
         if let reference = factor.userVerificationKeyReference { try keys.deleteKey(reference: reference) }
-        try removeItem(forKey: Self.enrollmentItemPrefix + factor.id)
+        try removeItem(forKey: enrollmentItemPrefix + factor.id)
         let remaining = try loadFactors().filter { $0.id != factor.id }
-        try storeItem(remaining, forKey: Self.factorsItem)
+        try storeItem(remaining, forKey: factorsItem)
         publish(remaining)
     }
 

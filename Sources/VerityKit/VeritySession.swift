@@ -160,6 +160,25 @@ public actor VeritySession {
         try await requestCode(OTPStartRequest(loginId: loginId, channel: channel, locale: locale))
     }
 
+    /// ``startOTP(loginId:channel:locale:)`` for a session that is to carry claims of the app's choosing, as Descope's
+    /// `loginOptions.customClaims` does.
+    ///
+    /// - Parameters:
+    ///   - loginId: An email address or an E.164 phone number.
+    ///   - channel: The channel, or `nil` for SMS or email from the login id.
+    ///   - locale: A BCP 47 language tag for the message, or `nil` for the project's default.
+    ///   - sessionClaims: Claims every token of the session this code opens carries, beside the user's custom claims
+    ///     (which win a name both have): a JSON object of at most 4 KiB, with no registered claim name.
+    /// - Returns: Where the code went and the verification id.
+    /// - Throws: ``VerityKitError``, as ``startOTP(loginId:channel:locale:)`` does; the server refuses claims that do
+    ///   not fit.
+    public func startOTP(
+        loginId: String, channel: Channel? = nil, locale: String? = nil, sessionClaims: [String: JSONValue]
+    ) async throws -> OTPStartResponse {
+        try await requestCode(
+            OTPStartRequest(loginId: loginId, channel: channel, locale: locale, sessionClaims: sessionClaims))
+    }
+
     /// Signs in with the code sent to a login id by ``startOTP(loginId:channel:locale:)``.
     ///
     /// - Parameters:

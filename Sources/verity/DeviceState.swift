@@ -123,9 +123,11 @@ struct SimulatedPhone {
             configuration: VerityConfiguration(baseURL: server),
             store: EncryptedFileSecureStore(directory: directory),
             logger: verbose ? .standardError(minimumLevel: .debug) : .disabled,
-            // The point of the simulated phone is that its key lives in the state directory.
+            // The point of the simulated phone is that its key lives in the state directory; its user-verification
+            // key too, which only a simulator may do.
             allowsSecureEnclave: false,
-            userVerifier: ScriptedUserVerifier(fallback: userVerification))
+            userVerifier: ScriptedUserVerifier(fallback: userVerification),
+            allowsSoftwareUserVerificationKeysForTesting: true)
     }
 }
 

@@ -19,7 +19,9 @@ struct DeviceTrustEndToEndTests {
     ) async throws -> (push: VerityPush, factorId: String) {
         let push = VerityPush(
             configuration: VerityConfiguration(baseURL: server.baseURL, appId: "com.example.app"),
-            transport: URLSessionTransport(), store: store, userVerifier: verifier)
+            transport: URLSessionTransport(), store: store, userVerifier: verifier,
+            // Linux has no Secure Enclave: the user-verification key is a software one, which needs the switch.
+            allowsSoftwareUserVerificationKeysForTesting: true)
         let token = try await server.backend.enrollmentToken(userId: userId)
         let factor = try await push.createFactor(
             enrollmentToken: token, friendlyName: "Phone of \(userId)", pushPlatform: .apns, pushToken: "a1b2c3d4",
@@ -180,14 +182,24 @@ struct DeviceTrustEndToEndTests {
     }
 
     @Test(
-        "A preferred challenge falls back to the silent key when the prompt fails, and says so",
+        "A failed prompt approves a preferred challenge only when the app says so explicitly, and the answer says so",
         arguments: TestEngine.available)
     func preferredFallsBack(engine: TestEngine) async throws {
         try await LiveServer.run(engine) { server in
-            let phone = try await Self.phone(userId: "user-1", on: server, verifier: ScriptedUserVerifier([.failed]))
+            let phone = try await Self.phone(
+                userId: "user-1", on: server, verifier: ScriptedUserVerifier([.failed, .failed]))
             let created = try await server.backend.createChallenge(CreateChallengeRequest(userId: "user-1"))
             #expect(created.userVerification == .preferred)
-            _ = try await phone.push.approve(challengeId: created.id, factorId: phone.factorId)
+            // approve(…) goes on after the prompt only when the device cannot verify: a failed prompt approves nothing.
+            await #expect(throws: VerityKitError.userVerification(.failed)) {
+                try await phone.push.approve(challengeId: created.id, factorId: phone.factorId)
+            }
+            #expect(try await server.backend.challenge(id: created.id).status == .pending)
+            // The app's explicit `.approve` after the message approves with the silent key.
+            _ = try await phone.push.resolve(challengeId: created.id, factorId: phone.factorId) { step in
+                if case .userVerification = step { return .proceed }
+                return .approve
+            }
             let seen = try await server.backend.challenge(id: created.id)
             #expect(seen.status == .approved)
             #expect(seen.keyType == nil)
@@ -272,7 +284,9 @@ struct DeviceTrustEndToEndTests {
                 configuration: VerityConfiguration(baseURL: server.baseURL, appId: "com.example.app"),
                 transport: URLSessionTransport(), store: EncryptedFileSecureStore(directory: directory),
                 userVerifier: ScriptedUserVerifier())
-            let answered = try await extensionPush.respond(toNotification: userInfo, approve: true)
+            let decision = try NotificationResponseDecision(
+                actionIdentifier: VerityNotificationCategory.approveAction, userInfo: userInfo)
+            let answered = try #require(try await extensionPush.respond(to: decision))
             #expect(answered.status == .approved)
             let seen = try await server.backend.challenge(id: created.id)
             #expect(seen.status == .approved)

@@ -42,7 +42,10 @@ struct PrivacyManifestTests {
         for (category, codes) in reasons {
             #expect(!codes.isEmpty, "\(category) needs a reason")
         }
-        #expect(reasons["NSPrivacyAccessedAPICategoryUserDefaults"] == ["CA92.1"])
+        // The app's own defaults (CA92.1) and, since the marker takes an App Group suite for the app and its
+        // extensions, the group's (1C8F.1).
+        let groupSuite = code.contains("UserDefaults(suiteName:")
+        #expect(reasons["NSPrivacyAccessedAPICategoryUserDefaults"] == ["CA92.1"] + (groupSuite ? ["1C8F.1"] : []))
 
         let collected = try #require(manifest["NSPrivacyCollectedDataTypes"] as? [[String: Any]])
         for entry in collected {

@@ -113,4 +113,25 @@ struct SecureStoreTests {
         await transport.enqueue(try Fixture.json(Fixture.factor(status: .verified)))
         #expect(try await restarted.verifyFactor(factor.id).isVerified)
     }
+
+    @Test("an EncryptedFileSecureStore can keep its key apart from the data it seals")
+    func keyApartFromData() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("verity-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let data = root.appendingPathComponent("data")
+        let keys = root.appendingPathComponent("keys")
+        try EncryptedFileSecureStore(directory: data, keyDirectory: keys).set(Data("secret".utf8), forKey: "a")
+
+        let dataFiles = try FileManager.default.contentsOfDirectory(atPath: data.path)
+        #expect(!dataFiles.contains(EncryptedFileSecureStore.keyFileName))
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: keys.path) == [EncryptedFileSecureStore.keyFileName])
+        let keyFile = keys.appendingPathComponent(EncryptedFileSecureStore.keyFileName)
+        let attributes = try FileManager.default.attributesOfItem(atPath: keyFile.path)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        // Another instance (the extension) over the same two directories reads it; one without the key cannot.
+        #expect(
+            try EncryptedFileSecureStore(directory: data, keyDirectory: keys).data(forKey: "a") == Data("secret".utf8))
+        #expect(try EncryptedFileSecureStore(directory: data).data(forKey: "a") == nil)
+    }
 }

@@ -5,6 +5,17 @@ import VerityKit
 
 @Suite("Signing in with one-time codes")
 struct SessionSignInTests {
+    @Test("startOTP sends the session claims the app chose, for the session the code opens")
+    func startOTPWithSessionClaims() async throws {
+        let harness = try SessionHarness()
+        try await harness.enqueue(SessionFixture.otpStarted(channel: .email))
+        let claims: [String: JSONValue] = ["tenant": .string("acme"), "plan": .integer(2)]
+        _ = try await harness.verity.startOTP(loginId: SessionFixture.email, sessionClaims: claims)
+        #expect(
+            try decodeBody(OTPStartRequest.self, of: try await harness.request(0))
+                == OTPStartRequest(loginId: SessionFixture.email, sessionClaims: claims))
+    }
+
     @Test("startOTP and verifyOTP send the project header and the request bodies, and sign in")
     func signInWithOTP() async throws {
         let harness = try SessionHarness()

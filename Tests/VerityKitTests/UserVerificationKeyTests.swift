@@ -10,9 +10,12 @@ struct UserVerificationKeyTests {
         challengeId: "chl_1", factorId: "fac_1", contentHash: "h", status: .approved, keyType: .userVerification,
         amr: [.face], userVerificationResult: .verified)
 
-    @Test("a software user-verification key signs only after the owner verified")
+    @Test("a software user-verification key (tests only) signs only after the owner verified")
     func signsOnlyAfterVerification() throws {
-        let keys = FactorKeyStore(store: InMemorySecureStore(), allowsSecureEnclave: false)
+        // Only the explicit testing switch allows a user-verification key outside the Secure Enclave.
+        let keys = FactorKeyStore(
+            store: InMemorySecureStore(), allowsSecureEnclave: false, allowsSoftwareUserVerificationKeysForTesting: true
+        )
         let key = try keys.createKey(requiringUserVerification: true)
         #expect(key.requiresUserVerification)
         #expect(throws: VerityKitError.self) {

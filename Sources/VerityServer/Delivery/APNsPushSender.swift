@@ -65,7 +65,17 @@ public struct APNsConfiguration: Sendable, CustomStringConvertible {
 
     /// The origin requests go to: ``baseURL`` when set, otherwise the ``environment``'s, without a trailing slash.
     public var resolvedBaseURL: String {
-        ProviderHTTP.trimmed(baseURL ?? environment.baseURL)
+        resolvedBaseURL(for: nil)
+    }
+
+    /// The origin requests for a device token of `deviceEnvironment` go to: ``baseURL`` when set, else that
+    /// environment's servers, else ``environment``'s.
+    ///
+    /// - Parameter deviceEnvironment: The environment the device reported at enrollment, or `nil`.
+    /// - Returns: The origin, without a trailing slash.
+    public func resolvedBaseURL(for deviceEnvironment: APNsEnvironment?) -> String {
+        let chosen = deviceEnvironment.map { Environment(rawValue: $0.rawValue) ?? environment } ?? environment
+        return ProviderHTTP.trimmed(baseURL ?? chosen.baseURL)
     }
 
     /// Checks that the IDs are present and the key is a P-256 private key, so a server can refuse to start with a
@@ -161,7 +171,8 @@ public struct APNsPushSender: PushSender {
         logger[metadataKey: "apns.id"] = "\(apnsID)"
 
         let providerToken = try await self.providerToken(now: now, key: key)
-        var request = HTTPClientRequest(url: "\(configuration.resolvedBaseURL)/3/device/\(notification.token)")
+        let origin = configuration.resolvedBaseURL(for: notification.apnsEnvironment)
+        var request = HTTPClientRequest(url: "\(origin)/3/device/\(notification.token)")
         request.method = .POST
         if !configuration.certificateVerification {
             var tls = TLSConfiguration.makeClientConfiguration()

@@ -227,6 +227,7 @@ struct OutboxWorker: Service {
             notification.platform = platform
             notification.token = token
             notification.appId = factor.appId
+            notification.apnsEnvironment = factor.apnsEnvironment
             return .push(notification)
         case .appVerification:
             var notification = try JSONDecoder().decode(PushNotification.self, from: Data((message.payload ?? "").utf8))

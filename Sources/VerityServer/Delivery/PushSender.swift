@@ -11,6 +11,8 @@ public struct PushNotification: Codable, Sendable, Equatable {
     public var token: String
     /// The app's bundle id (APNs topic) or package name, when the device reported one.
     public var appId: String?
+    /// The APNs environment the device token belongs to, when the device reported one.
+    public var apnsEnvironment: APNsEnvironment?
     public var title: String
     public var body: String
     public var challengeId: String

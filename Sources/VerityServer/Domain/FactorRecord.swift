@@ -30,6 +30,8 @@ struct FactorRecord: Sendable, Equatable {
     var userVerificationKey: String? = nil
     /// When the factor was suspended after a report of unusual activity.
     var suspendedAt: Date? = nil
+    /// An `apns` factor's APNs environment, when the device said; the server's configured one otherwise.
+    var apnsEnvironment: APNsEnvironment? = nil
 
     /// The device's public key, for checking its signatures.
     func signingKey() throws -> P256.Signing.PublicKey {

@@ -138,7 +138,8 @@ struct FactorService: Sendable {
             pushPlatform: request.pushPlatform, pushToken: request.pushPlatform == .none ? nil : request.pushToken,
             appId: request.appId, sdkVersion: request.sdkVersion,
             metadata: request.metadata?.isEmpty == false ? request.metadata : nil, nonce: identifiers.secret(bytes: 32),
-            enrollmentTokenHash: tokenHash, createdAt: now, userVerificationKey: userVerificationKey)
+            enrollmentTokenHash: tokenHash, createdAt: now, userVerificationKey: userVerificationKey,
+            apnsEnvironment: request.pushPlatform == .apns ? request.apnsEnvironment : nil)
         guard try await store.insertEnrolledFactor(factor, tokenHash: tokenHash) else {
             throw VerityError(
                 .conflict, "This enrollment token already enrolled a device; ask the backend for a new one.")

@@ -9,7 +9,7 @@ struct FactorStore: Sendable {
     static let columns = """
         id, project_id, user_id, type, status, friendly_name, public_key, push_platform, push_token, app_id, \
         sdk_version, nonce, enrollment_token_hash, totp_secret, totp_algorithm, totp_digits, totp_period, \
-        totp_last_counter, created_at, verified_at, metadata, user_verification_key, suspended_at
+        totp_last_counter, created_at, verified_at, metadata, user_verification_key, suspended_at, apns_environment
         """
     private static let table = RecordTable(
         name: "factors", columns: columns, key: "id", scope: "project_id", record: record(from:))
@@ -83,7 +83,8 @@ struct FactorStore: Sendable {
                     \(bind: factor.totpSecret), \(bind: factor.totpAlgorithm), \(bind: factor.totpDigits),
                     \(bind: factor.totpPeriod), \(bind: factor.totpLastCounter), \(bind: factor.createdAt.storedValue),
                     \(bind: factor.verifiedAt?.storedValue), \(bind: try Self.stored(factor.metadata)),
-                    \(bind: factor.userVerificationKey), \(bind: factor.suspendedAt?.storedValue))
+                    \(bind: factor.userVerificationKey), \(bind: factor.suspendedAt?.storedValue),
+                    \(bind: factor.apnsEnvironment?.rawValue))
             """
         ).run()
     }
@@ -367,7 +368,9 @@ struct FactorStore: Sendable {
             totpLastCounter: try row.decode(column: "totp_last_counter", as: Int64?.self),
             createdAt: try row.date("created_at"), verifiedAt: try row.optionalDate("verified_at"),
             userVerificationKey: try row.decode(column: "user_verification_key", as: String?.self),
-            suspendedAt: try row.optionalDate("suspended_at"))
+            suspendedAt: try row.optionalDate("suspended_at"),
+            apnsEnvironment: try row.decode(column: "apns_environment", as: String?.self).flatMap(
+                APNsEnvironment.init(rawValue:)))
     }
 
     /// Metadata as stored: a JSON object, or NULL for none.

@@ -689,6 +689,12 @@ enum Migrations {
                 // `test_numbers` or `all_numbers`): a per-project opt-in, off for every project that exists.
                 "ALTER TABLE projects ADD COLUMN firebase_emulator_admin TEXT NOT NULL DEFAULT 'off'"
             ]),
+        Migration(
+            version: 25, name: "APNs environment per factor",
+            statements: [
+                // `production` or `sandbox`, as the device reported at enrollment; NULL for the server's configured one.
+                "ALTER TABLE factors ADD COLUMN apns_environment TEXT"
+            ]),
     ]
 
     /// Takes the migration lock of `schema` (nil: the current schema) until the transaction ends. Several nodes may
