@@ -76,7 +76,7 @@ struct TwilioPushTests {
             #expect(fetched.status == .ok)
             let header = try #require(HTTPFields.Element.Name("Twilio-Verify-Signature-Fields"))
             let fields = try #require(fetched.headers[header])
-            #expect(fields == TwilioPush.signatureFields.joined(separator: ","))
+            #expect(fields == FactorDialect.twilio.answerFields.joined(separator: ","))
             let body = try fetched.json()
 
             // Claims that differ from what the server holds, or a signature by another key: 60324.
@@ -555,8 +555,8 @@ struct TwilioTestDevice {
     func answer(_ challengeSid: String, _ status: String, client: some TestClientProtocol) async throws -> TestResponse
     {
         let fetched = try await client.twilio(.get, path("/Challenges/\(challengeSid)"), auth: auth())
-        let signed = try sign(
-            try claims(try fetched.json(), fields: TwilioPush.signatureFields.joined(separator: ","), status: status))
+        let fields = FactorDialect.twilio.answerFields.joined(separator: ",")
+        let signed = try sign(try claims(try fetched.json(), fields: fields, status: status))
         return try await client.twilio(
             .post, path("/Challenges/\(challengeSid)"), auth: auth(), form: ["AuthPayload": signed])
     }

@@ -29,21 +29,22 @@ struct ChallengeService: Sendable {
     /// - Parameters:
     ///   - pushStyle: The keys the app reads in the push (the Twilio face's apps read Twilio's).
     ///   - totpWindow: Time steps a TOTP code may be early or late (a Twilio factor's `Config.Skew`).
+    ///   - dialect: The protocol the request speaks, for its shortest lifetime (the default and longest are one).
     ///   - reserved: Hidden details only Verity sets (keys under ``reservedDetailPrefix``), added to the request's own
     ///     once those are checked.
     ///   - events: Queues the caller's own events about a TOTP challenge's answer, in the same transaction (as
     ///     ``answer(id:_:factor:challenge:spending:events:)`` does for a push answer).
     func create(
         _ request: CreateChallengeRequest, in project: Project, pushStyle: PushNotification.Style? = nil,
-        totpWindow: Int = 1, shortestLifetime: Int = ChallengeService.shortestLifetime,
+        totpWindow: Int = 1, dialect: FactorDialect = .verity,
         reserved: [String: String] = [:], events: ChallengeStore.AnswerEvents? = nil
     ) async throws -> Challenge {
         let now = clock.now()
         let lifetime = request.expiresIn ?? Self.defaultLifetime
-        guard (shortestLifetime...Self.longestLifetime).contains(lifetime) else {
+        let shortest = dialect.shortestChallengeLifetime
+        guard (shortest...Self.longestLifetime).contains(lifetime) else {
             throw VerityError(
-                .invalidRequest,
-                "`expiresIn` must be between \(shortestLifetime) and \(Self.longestLifetime) seconds.")
+                .invalidRequest, "`expiresIn` must be between \(shortest) and \(Self.longestLifetime) seconds.")
         }
         let message = request.message ?? "Approve sign-in to \(project.name)?"
         let details = request.details ?? []
@@ -381,9 +382,15 @@ struct ChallengeService: Sendable {
                     keyType: request.keyType, amr: request.amr, reason: request.reason,
                     userVerificationResult: request.userVerificationResult),
                 reason: request.reason)
-        case .shownClaims(let token, let shown):
+        case .shownClaims(let token, let shown, let dialect):
+            guard token.count <= dialect.longestAnswer else {
+                throw VerityError(.invalidSignature, "The answer is longer than \(dialect.longestAnswer) characters.")
+            }
             let claims = try FactorService.verifiedPayload(token, as: [String: JSONValue].self, factor: factor)
-            guard !shown.isEmpty, shown.allSatisfy({ claims[$0.key] == $0.value }) else {
+            // Every field the dialect signs, as the device was shown it: a field left out is no match.
+            guard !dialect.answerFields.isEmpty,
+                dialect.answerFields.allSatisfy({ field in shown[field].map { claims[field] == $0 } ?? false })
+            else {
                 throw VerityError(.invalidSignature, "The signed claims do not match the challenge as it was shown.")
             }
             let status: ChallengeAnswer
@@ -439,7 +446,7 @@ struct ChallengeService: Sendable {
             throw FactorService.replayed
         case .refused(let current):
             if (current ?? challenge).status(at: now) == .expired {
-                throw VerityError(.challengeExpired, "The challenge expired before it was answered.")
+                throw Self.expired
             }
             throw VerityError(.challengeAlreadyAnswered, "The challenge was already answered.")
         }
@@ -475,11 +482,15 @@ struct ChallengeService: Sendable {
         return expired.count
     }
 
-    /// Pushes a pending challenge to its factor's device again (the Twilio face's `Notifications`).
+    /// Pushes a pending push challenge to its factor's device again (the Twilio face's `Notifications`).
     func pushAgain(
         _ challenge: ChallengeRecord, to factor: FactorRecord, in project: Project, style: PushNotification.Style? = nil
     ) async throws {
-        guard challenge.status(at: clock.now()) == .pending else {
+        switch challenge.status(at: clock.now()) {
+        case .pending where factor.type == .push: break
+        case .pending: throw VerityError(.invalidRequest, "Only a push challenge is pushed again.")
+        case .expired: throw Self.expired
+        case .approved, .denied:
             throw VerityError(.challengeAlreadyAnswered, "Only a pending challenge can be pushed again.")
         }
         try await store.queue(
@@ -509,6 +520,8 @@ struct ChallengeService: Sendable {
         return ChallengeStore.QueuedMessage(
             id: identifiers.make("msg"), channel: .webhook, destination: url, payload: try Self.json(event))
     }
+
+    private static let expired = VerityError(.challengeExpired, "The challenge expired before it was answered.")
 
     private static func requireVerified(_ factor: FactorRecord) throws {
         guard factor.status == .verified else {

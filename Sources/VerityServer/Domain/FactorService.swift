@@ -27,13 +27,17 @@ struct FactorService: Sendable {
 
     // MARK: - Backend
 
-    func createEnrollmentToken(_ request: CreateEnrollmentTokenRequest, in project: Project) async throws
-        -> EnrollmentToken
-    {
-        let userId = try Self.validUserId(request.userId)
-        let lifetime = request.expiresIn ?? 600
-        guard (60...3600).contains(lifetime) else {
-            throw VerityError(.invalidRequest, "`expiresIn` must be between 60 and 3600 seconds.")
+    /// - Parameter dialect: The protocol whose user ids and token lifetimes the request speaks of.
+    func createEnrollmentToken(
+        _ request: CreateEnrollmentTokenRequest, in project: Project, dialect: FactorDialect = .verity
+    ) async throws -> EnrollmentToken {
+        let userId = try dialect.validUserId(request.userId)
+        let lifetime = request.expiresIn ?? dialect.defaultEnrollmentLifetime
+        guard dialect.enrollmentLifetimes.contains(lifetime) else {
+            throw VerityError(
+                .invalidRequest,
+                "`\(dialect.enrollmentLifetimeName)` must be between \(dialect.enrollmentLifetimes.lowerBound) and "
+                    + "\(dialect.enrollmentLifetimes.upperBound) seconds.")
         }
         let now = clock.now()
         let token = Self.enrollmentTokenPrefix + identifiers.secret(bytes: 32)
@@ -98,6 +102,58 @@ struct FactorService: Sendable {
             throw VerityError(.factorNotFound)
         }
         logger.info("Push factor deleted by its device", metadata: ["factor": "\(factor.id)"])
+    }
+
+    /// Deletes the project's factors `ids` in the caller's unit of work (a face's own records of them go with them),
+    /// their pending challenges expiring now; returns those that were there.
+    func delete(ids: [String], projectId: String, in work: UnitOfWork) async throws -> [String] {
+        let now = clock.now()
+        var deleted: [String] = []
+        for id in ids where try await store.delete(id: id, projectId: projectId, now: now, in: work) {
+            deleted.append(id)
+        }
+        return deleted
+    }
+
+    /// Revokes the project's enrollment tokens with these hashes in the caller's unit of work (a face's own tokens
+    /// are deleted beside them), so none enrolls a device any more.
+    func revokeEnrollmentTokens(hashes: [String], projectId: String, in work: UnitOfWork) async throws {
+        for hash in hashes { try await store.deleteEnrollmentToken(hash: hash, projectId: projectId, in: work) }
+    }
+
+    /// How a device or its user proves an unverified factor outside an enrollment (Twilio's factor update).
+    enum Proof: Sendable {
+        /// Base64 of the factor key's DER ECDSA signature over `message` (how a Twilio SDK proves its key).
+        case derSignature(String, over: Data)
+        /// The factor's current TOTP code, `window` steps early or late.
+        case totp(String, window: Int)
+    }
+
+    /// Verifies an unverified factor by `proof`, counted under the one lock-out (``attempt(_:_:)``), and marks it
+    /// verified in one unit of work with the caller's `events`. A proof that is not a code at all is as wrong as a
+    /// wrong one: `invalid_code`; `factor_locked` after too many. A factor verified meanwhile stays as it is.
+    func verify(
+        _ factor: FactorRecord, by proof: Proof, events: @Sendable (UnitOfWork) async throws -> Void
+    ) async throws -> FactorRecord {
+        let proven: Bool
+        do {
+            proven =
+                switch proof {
+                case .derSignature(let signature, let message):
+                    try await attempt(factor) { Self.isDERSignature(signature, by: factor, over: message) }
+                case .totp(let code, let window):
+                    try await checkTOTP(code, factor: factor, window: window)
+                }
+        } catch let error as VerityError where error.code == .invalidCode {
+            proven = false
+        }
+        guard proven else { throw VerityError(.invalidCode, "The proof does not verify this factor.") }
+        let (store, now) = (store, clock.now())
+        return try await store.unitOfWork { work in
+            guard let verified = try await store.markVerified(id: factor.id, now: now, in: work) else { return factor }
+            try await events(work)
+            return verified
+        }
     }
 
     // MARK: - Push enrollment (enrollment token)
@@ -506,10 +562,7 @@ struct FactorService: Sendable {
     // MARK: - Validation
 
     static func validUserId(_ userId: String) throws -> String {
-        guard (1...128).contains(userId.count), !userId.contains(where: { $0.isNewline || $0 == "\0" }) else {
-            throw VerityError(.invalidRequest, "`userId` must be 1 to 128 characters on one line.")
-        }
-        return userId
+        try FactorDialect.verity.validUserId(userId)
     }
 
     static func validName(_ name: String) throws -> String {
@@ -522,7 +575,7 @@ struct FactorService: Sendable {
 
     /// Whether `base64` is base64 of the factor key's DER ECDSA signature over `message` (how a Twilio SDK proves
     /// its key when it verifies a factor).
-    static func isDERSignature(_ base64: String, by factor: FactorRecord, over message: Data) -> Bool {
+    private static func isDERSignature(_ base64: String, by factor: FactorRecord, over message: Data) -> Bool {
         guard base64.count <= 512, let der = Data(base64Encoded: base64),
             let signature = try? P256.Signing.ECDSASignature(derRepresentation: der),
             let key = try? factor.signingKey()

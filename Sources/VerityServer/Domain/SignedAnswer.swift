@@ -8,8 +8,9 @@ import VerityCore
 enum SignedAnswer: Sendable {
     /// VerityKit's: the answer's statements, signed over a ``ChallengeSigningPayload`` by the key they name.
     case statements(RespondChallengeRequest)
-    /// A JWS by the factor's device key whose claims repeat every one of `shown` (the challenge as the device was
-    /// shown it, in its protocol's words; it names the challenge) and state `status` `approved` or `denied`. Such a
-    /// protocol has one key per device, so the answer is by the proof-of-possession key and states nothing else.
-    case shownClaims(token: String, shown: [String: JSONValue])
+    /// A JWS by the factor's device key, at most `dialect`'s longest answer, whose claims repeat every one of the
+    /// dialect's answer fields as `shown` has it (the challenge as the device was shown it, in its protocol's words;
+    /// it names the challenge) and state `status` `approved` or `denied`. Such a protocol has one key per device, so
+    /// the answer is by the proof-of-possession key and states nothing else.
+    case shownClaims(token: String, shown: [String: JSONValue], dialect: FactorDialect)
 }

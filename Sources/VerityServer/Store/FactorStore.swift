@@ -30,6 +30,13 @@ struct FactorStore: Sendable {
         }
     }
 
+    /// Forgets the project's enrollment token with this hash, in the caller's unit of work.
+    func deleteEnrollmentToken(hash: String, projectId: String, in work: UnitOfWork) async throws {
+        try await work.sql.raw(
+            "DELETE FROM enrollment_tokens WHERE token_hash = \(bind: hash) AND project_id = \(bind: projectId)"
+        ).run()
+    }
+
     /// The project and user of an unexpired enrollment token, and the factor it enrolled, if any.
     func enrollmentToken(hash: String, now: Date) async throws -> (
         projectId: String, userId: String, factorId: String?
@@ -123,19 +130,23 @@ struct FactorStore: Sendable {
     }
 
     /// Marks an unverified factor verified; nil when it was not unverified.
-    func markVerified(id: String, now: Date) async throws -> FactorRecord? {
-        try await database.execute { sql in try await Self.markVerified(id: id, now: now, in: sql) }
+    /// Marks an unverified factor verified, in the caller's unit of work when given (a face's events commit with
+    /// it); nil when it was not unverified.
+    func markVerified(id: String, now: Date, in work: UnitOfWork? = nil) async throws -> FactorRecord? {
+        try await database.execute(in: work) { sql in
+            try await sql.raw(
+                """
+                UPDATE factors SET status = 'verified', verified_at = \(bind: now.storedValue), nonce = NULL
+                WHERE id = \(bind: id) AND status = 'unverified'
+                RETURNING \(unsafeRaw: Self.columns)
+                """
+            ).first().map(Self.record(from:))
+        }
     }
 
-    /// ``markVerified(id:now:)`` in the caller's transaction (the Twilio face queues its events with it).
-    static func markVerified(id: String, now: Date, in sql: any SQLDatabase) async throws -> FactorRecord? {
-        try await sql.raw(
-            """
-            UPDATE factors SET status = 'verified', verified_at = \(bind: now.storedValue), nonce = NULL
-            WHERE id = \(bind: id) AND status = 'unverified'
-            RETURNING \(unsafeRaw: Self.columns)
-            """
-        ).first().map(Self.record(from:))
+    /// Runs `body` as one unit of work, for a factor change that other aggregates' changes join.
+    func unitOfWork<T: Sendable>(_ body: @Sendable (UnitOfWork) async throws -> T) async throws -> T {
+        try await database.unitOfWork(body)
     }
 
     /// Changes the given settings; nil leaves one as it is, and empty metadata removes it.
@@ -252,25 +263,25 @@ struct FactorStore: Sendable {
 
     /// Deletes a factor and, in the same transaction, expires its pending challenges now (housekeeping then
     /// reports them as it reports any expiry); false when the project has no such factor.
-    func delete(id: String, projectId: String, now: Date) async throws -> Bool {
-        try await database.transaction { sql in try await Self.delete(id: id, projectId: projectId, now: now, in: sql) }
-    }
-
-    /// ``delete(id:projectId:now:)`` in the caller's transaction.
-    static func delete(id: String, projectId: String, now: Date, in sql: any SQLDatabase) async throws -> Bool {
-        guard
+    ///
+    /// - Parameter work: The caller's unit of work, when the factor goes with other aggregates' changes (a Twilio
+    ///   entity or service deleted with its factors).
+    func delete(id: String, projectId: String, now: Date, in work: UnitOfWork? = nil) async throws -> Bool {
+        try await database.transaction(joining: work) { sql in
+            guard
+                try await sql.raw(
+                    "DELETE FROM factors WHERE id = \(bind: id) AND project_id = \(bind: projectId) RETURNING id"
+                ).first() != nil
+            else { return false }
             try await sql.raw(
-                "DELETE FROM factors WHERE id = \(bind: id) AND project_id = \(bind: projectId) RETURNING id"
-            ).first() != nil
-        else { return false }
-        try await sql.raw(
-            """
-            UPDATE challenges SET expires_at = \(bind: now.storedValue)
-            WHERE factor_id = \(bind: id) AND project_id = \(bind: projectId) AND status = 'pending'
-              AND expires_at > \(bind: now.storedValue)
-            """
-        ).run()
-        return true
+                """
+                UPDATE challenges SET expires_at = \(bind: now.storedValue)
+                WHERE factor_id = \(bind: id) AND project_id = \(bind: projectId) AND status = 'pending'
+                  AND expires_at > \(bind: now.storedValue)
+                """
+            ).run()
+            return true
+        }
     }
 
     /// Takes a TOTP time step: only a step later than the last one used passes, so a code works once.

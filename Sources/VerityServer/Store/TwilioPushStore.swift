@@ -60,19 +60,20 @@ struct TwilioPushStore: Sendable {
         }
     }
 
-    /// Deletes the entity with its factors and their pending challenges; false when there was none.
-    func deleteEntity(serviceSid: String, identity: String, projectId: String, now: Date) async throws -> Bool {
-        try await database.transaction { sql in
-            try await Self.deleteFactors(
-                "service_sid = \(bind: serviceSid) AND identity = \(bind: identity)", projectId: projectId, now: now,
-                in: sql)
-            return try await sql.raw(
-                """
-                DELETE FROM twilio_entities WHERE service_sid = \(bind: serviceSid) AND identity = \(bind: identity)
-                RETURNING sid
-                """
-            ).first() != nil
-        }
+    /// Runs `body` as one unit of work, for a change of Twilio records that Verity's factors join.
+    func unitOfWork<T: Sendable>(_ body: @Sendable (UnitOfWork) async throws -> T) async throws -> T {
+        try await database.unitOfWork(body)
+    }
+
+    /// Deletes the entity in the caller's unit of work (its factors are unlinked beside it,
+    /// ``unlinkFactors(serviceSid:identity:in:)``); false when there was none.
+    func deleteEntity(serviceSid: String, identity: String, in work: UnitOfWork) async throws -> Bool {
+        try await work.sql.raw(
+            """
+            DELETE FROM twilio_entities WHERE service_sid = \(bind: serviceSid) AND identity = \(bind: identity)
+            RETURNING sid
+            """
+        ).first() != nil
     }
 
     private static func entity(from row: any SQLRow) throws -> TwilioEntity {
@@ -97,15 +98,6 @@ struct TwilioPushStore: Sendable {
                 """
             ).run()
             try await events.enqueue(in: sql)
-        }
-    }
-
-    /// Marks an unverified factor verified, with its events; nil when it was not unverified.
-    func markVerified(factorId: String, now: Date, events: TwilioEventQueue) async throws -> FactorRecord? {
-        try await database.transaction { sql in
-            guard let verified = try await FactorStore.markVerified(id: factorId, now: now, in: sql) else { return nil }
-            try await events.enqueue(in: sql)
-            return verified
         }
     }
 
@@ -156,33 +148,25 @@ struct TwilioPushStore: Sendable {
         }
     }
 
-    /// Deletes a factor and its Twilio side, with its events; false when it was not there.
-    func deleteFactor(id: String, projectId: String, now: Date, events: TwilioEventQueue) async throws -> Bool {
-        try await database.transaction { sql in
-            guard
-                try await !Self.deleteFactors("factor_id = \(bind: id)", projectId: projectId, now: now, in: sql)
-                    .isEmpty
-            else { return false }
-            try await events.enqueue(in: sql)
-            return true
-        }
+    /// Deletes the Twilio side of the factor `id` in the caller's unit of work; returns the Verity factor ids it
+    /// linked (the Verity factors go beside it).
+    func unlinkFactor(id: String, in work: UnitOfWork) async throws -> [String] {
+        try await unlinkFactors("factor_id = \(bind: id)", in: work)
     }
 
-    /// Deletes the Twilio factors that `filter` (over `twilio_factors`) selects and the project's Verity factors
-    /// behind them, so their device JWTs no longer sign in anywhere, in the caller's transaction. Their pending
-    /// challenges expire now (housekeeping then reports them as it reports any expiry). Returns the ids of the
-    /// Verity factors deleted.
-    @discardableResult
-    static func deleteFactors(_ filter: SQLQueryString, projectId: String, now: Date, in sql: any SQLDatabase)
-        async throws -> [String]
-    {
-        let linked = try await sql.raw("DELETE FROM twilio_factors WHERE \(filter) RETURNING factor_id").all()
+    /// ``unlinkFactor(id:in:)`` for every factor of the entity.
+    func unlinkFactors(serviceSid: String, identity: String, in work: UnitOfWork) async throws -> [String] {
+        try await unlinkFactors("service_sid = \(bind: serviceSid) AND identity = \(bind: identity)", in: work)
+    }
+
+    /// ``unlinkFactor(id:in:)`` for every factor of the service.
+    func unlinkFactors(serviceSid: String, in work: UnitOfWork) async throws -> [String] {
+        try await unlinkFactors("service_sid = \(bind: serviceSid)", in: work)
+    }
+
+    private func unlinkFactors(_ filter: SQLQueryString, in work: UnitOfWork) async throws -> [String] {
+        try await work.sql.raw("DELETE FROM twilio_factors WHERE \(filter) RETURNING factor_id").all()
             .map { try $0.decode(column: "factor_id", as: String.self) }
-        var deleted: [String] = []
-        for id in linked where try await FactorStore.delete(id: id, projectId: projectId, now: now, in: sql) {
-            deleted.append(id)
-        }
-        return deleted
     }
 
     private static func link(from row: any SQLRow) throws -> TwilioFactorLink {
@@ -257,6 +241,17 @@ struct TwilioPushStore: Sendable {
                 """
             ).run()
         }
+    }
+
+    /// Deletes the service's access tokens in the caller's unit of work; returns the hashes of the enrollment tokens
+    /// behind them.
+    func deleteAccessTokens(serviceSid: String, projectId: String, in work: UnitOfWork) async throws -> [String] {
+        try await work.sql.raw(
+            """
+            DELETE FROM twilio_access_tokens WHERE service_sid = \(bind: serviceSid) AND project_id = \(bind: projectId)
+            RETURNING token_hash
+            """
+        ).all().map { try $0.decode(column: "token_hash", as: String.self) }
     }
 
     func accessToken(sid: String, serviceSid: String) async throws -> TwilioAccessToken? {

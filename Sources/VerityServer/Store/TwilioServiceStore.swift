@@ -57,32 +57,15 @@ struct TwilioServiceStore: Sendable {
         }
     }
 
-    /// Deletes a service with everything of it, in one transaction: its entities and webhooks (by cascade), its
-    /// factors with the Verity factors behind them (see ``TwilioPushStore/deleteFactors(_:projectId:now:in:)``), and
-    /// its access tokens with their enrollment tokens. False when the project has no such service.
-    func delete(sid: String, projectId: String, now: Date) async throws -> Bool {
-        try await database.transaction { sql in
-            guard
-                try await sql.raw(
-                    """
-                    DELETE FROM twilio_services WHERE sid = \(bind: sid) AND project_id = \(bind: projectId)
-                    RETURNING sid
-                    """
-                ).first() != nil
-            else { return false }
-            try await TwilioPushStore.deleteFactors(
-                "service_sid = \(bind: sid)", projectId: projectId, now: now, in: sql)
-            try await sql.raw(
-                """
-                DELETE FROM enrollment_tokens WHERE project_id = \(bind: projectId) AND token_hash IN
-                    (SELECT token_hash FROM twilio_access_tokens WHERE service_sid = \(bind: sid))
-                """
-            ).run()
-            try await sql.raw(
-                "DELETE FROM twilio_access_tokens WHERE service_sid = \(bind: sid) AND project_id = \(bind: projectId)"
-            ).run()
-            return true
-        }
+    /// Deletes the service in the caller's unit of work, its entities and webhooks by cascade (its factors and
+    /// access tokens go beside it, ``TwilioPush/deleteService(_:in:)``); false when the project has no such service.
+    func delete(sid: String, projectId: String, in work: UnitOfWork) async throws -> Bool {
+        try await work.sql.raw(
+            """
+            DELETE FROM twilio_services WHERE sid = \(bind: sid) AND project_id = \(bind: projectId)
+            RETURNING sid
+            """
+        ).first() != nil
     }
 
     private static func service(from row: any SQLRow) throws -> TwilioVerifyService {

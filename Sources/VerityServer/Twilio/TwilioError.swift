@@ -33,6 +33,13 @@ struct TwilioError: Error, Sendable, Equatable {
         TwilioError(code: 20404, message: "The requested resource \(resource) was not found", status: 404)
     }
 
+    /// 403 60311: the proof sent to verify a factor (a signature, a TOTP code) does not verify it.
+    static let factorVerificationFailed = TwilioError(code: 60311, message: "Factor verification failed", status: 403)
+
+    /// 403 60324: an answer to a challenge, or a TOTP challenge's code, does not verify it.
+    static let challengeVerificationFailed = TwilioError(
+        code: 60324, message: "Challenge verification failed", status: 403)
+
     /// The one table from Verity's error codes to Twilio's.
     ///
     /// - Parameter resource: The requested path without the face's prefix and version, for 404 messages.
@@ -67,7 +74,9 @@ struct TwilioError: Error, Sendable, Equatable {
         case .challengeAlreadyAnswered:
             self.init(code: 60322, message: "Challenge already responded", status: 403)
         case .invalidSignature, .wrongFactor:
-            self.init(code: 60324, message: "Challenge verification failed", status: 403)
+            self = .challengeVerificationFailed
+        case .factorLocked:
+            self.init(code: 60310, message: "Max factor verification attempts reached", status: 429)
         case .methodNotAllowed:
             self.init(code: 20004, message: "Method not allowed", status: 405)
         // Every other code, by its HTTP status: Twilio has no code of its own for these.
@@ -83,7 +92,7 @@ struct TwilioError: Error, Sendable, Equatable {
             .possessionExpired,
             .payloadTooLarge,
             .unsupportedMediaType,
-            .resendLimitReached, .retryLimitReached, .numberChangeLimitReached, .factorLocked,
+            .resendLimitReached, .retryLimitReached, .numberChangeLimitReached,
             .internalError, .serviceUnavailable:
             let status = error.code.httpStatus
             switch status {

@@ -26,7 +26,7 @@ struct TwilioFace {
             )
             .add(middleware: TwilioAuthenticator(projects: projects, push: push))
         let baseURL = publicURL + prefix
-        TwilioServiceController(services: services, baseURL: baseURL).addRoutes(to: group)
+        TwilioServiceController(services: services, push: push, baseURL: baseURL).addRoutes(to: group)
         TwilioVerificationController(
             services: services, verifications: verifications, clock: clock, baseURL: baseURL
         ).addRoutes(to: group)

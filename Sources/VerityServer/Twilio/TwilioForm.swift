@@ -48,6 +48,13 @@ struct TwilioForm: Sendable {
     }
 
     /// A whole number in `range`, if sent; anything else is `Invalid parameter`.
+    /// A whole number, if sent; its bounds are the rule's that reads it.
+    func integer(_ name: String) throws -> Int? {
+        guard let text = string(name) else { return nil }
+        guard let value = Int(text) else { throw TwilioError.invalidParameter(name, "must be a whole number") }
+        return value
+    }
+
     func integer(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
         guard let text = string(name) else { return nil }
         guard let value = Int(text), range.contains(value) else {

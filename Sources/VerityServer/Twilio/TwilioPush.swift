@@ -43,12 +43,6 @@ enum TwilioCaller: Sendable {
 /// The rules of the Verify Push and TOTP face, over Verity's own factors and challenges: Twilio's entities, access
 /// tokens, factor verification by signature or code, device JWTs and answers signed over listed fields.
 struct TwilioPush: Sendable {
-    /// The top-level keys of a challenge that a device signs with its answer (`Twilio-Verify-Signature-Fields`).
-    static let signatureFields = [
-        "sid", "account_sid", "service_sid", "entity_sid", "identity", "factor_sid", "date_created",
-        "expiration_date", "details", "hidden_details",
-    ]
-
     let store: TwilioPushStore
     let webhooks: TwilioWebhookStore
     let services: TwilioServices
@@ -59,18 +53,26 @@ struct TwilioPush: Sendable {
     let random: any RandomSource
     let clock: any TimeSource
 
-    // MARK: - Entities
+    // MARK: - Services
 
-    /// Twilio's identity rule: 8 to 64 characters, letters, digits and dashes (a UUID fits).
-    static func validIdentity(_ identity: String) throws -> String {
-        guard (8...64).contains(identity.count),
-            identity.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") })
-        else { throw TwilioError.invalidParameter("Identity", "8 to 64 letters, digits and dashes") }
-        return identity
+    /// Deletes the service with everything of it, in one unit of work: its entities and webhooks, its factors with
+    /// the Verity factors behind them (their pending challenges expire now), and its access tokens with their
+    /// enrollment tokens. Its verifications stay in the project, out of reach of the face, and expire on their own.
+    func deleteService(_ sid: String, in project: Project) async throws {
+        let (store, services, factors) = (store, services, factors)
+        try await store.unitOfWork { work in
+            try await services.delete(sid, in: project, work: work)
+            let linked = try await store.unlinkFactors(serviceSid: sid, in: work)
+            _ = try await factors.delete(ids: linked, projectId: project.id, in: work)
+            let tokens = try await store.deleteAccessTokens(serviceSid: sid, projectId: project.id, in: work)
+            try await factors.revokeEnrollmentTokens(hashes: tokens, projectId: project.id, in: work)
+        }
     }
 
+    // MARK: - Entities
+
     func createEntity(identity: String, in service: TwilioVerifyService) async throws -> TwilioEntity {
-        try await store.entity(creating: newEntity(try Self.validIdentity(identity), in: service))
+        try await store.entity(creating: newEntity(try FactorDialect.twilio.validUserId(identity), in: service))
     }
 
     func entity(_ identity: String, in service: TwilioVerifyService) async throws -> TwilioEntity {
@@ -90,11 +92,15 @@ struct TwilioPush: Sendable {
         try await store.entities(serviceSid: service.sid, after: after, limit: limit)
     }
 
+    /// Deletes the entity with its factors, in one unit of work; their pending challenges expire now.
     func deleteEntity(_ identity: String, in service: TwilioVerifyService, project: Project) async throws {
-        guard
-            try await store.deleteEntity(
-                serviceSid: service.sid, identity: identity, projectId: project.id, now: clock.now())
-        else {
+        let (store, factors) = (store, factors)
+        let deleted = try await store.unitOfWork { work in
+            let linked = try await store.unlinkFactors(serviceSid: service.sid, identity: identity, in: work)
+            _ = try await factors.delete(ids: linked, projectId: project.id, in: work)
+            return try await store.deleteEntity(serviceSid: service.sid, identity: identity, in: work)
+        }
+        guard deleted else {
             throw TwilioError.notFound("/Services/\(service.sid)/Entities/\(identity)")
         }
     }
@@ -108,22 +114,24 @@ struct TwilioPush: Sendable {
 
     // MARK: - Access tokens
 
-    /// A single-use token for the app to create one push factor for `Identity` (60 to 300 seconds, 60 by default).
+    /// A single-use token for the app to create one push factor for `Identity`, living `Ttl` seconds (the bounds and
+    /// default are ``FactorDialect/twilio``'s).
     func createAccessToken(_ form: TwilioForm, in service: TwilioVerifyService, project: Project) async throws
         -> (TwilioAccessToken, token: String)
     {
-        let identity = try Self.validIdentity(try form.requiredString("Identity"))
+        let identity = try form.requiredString("Identity")
         guard try form.requiredString("FactorType") == "push" else {
             throw TwilioError.invalidParameter("FactorType", "only push factors are enrolled with access tokens")
         }
         let name = try Self.friendlyName(form.string("FactorFriendlyName"), "FactorFriendlyName")
-        let ttl = try form.integer("Ttl", in: 60...300) ?? 60
+        let now = clock.now()
         let enrollment = try await factors.createEnrollmentToken(
-            CreateEnrollmentTokenRequest(userId: identity, expiresIn: ttl), in: project)
+            CreateEnrollmentTokenRequest(userId: identity, expiresIn: try form.integer("Ttl")), in: project,
+            dialect: .twilio)
         let token = TwilioAccessToken(
             sid: TwilioSID.make("YK", random: random), projectId: project.id, serviceSid: service.sid,
-            identity: identity, factorFriendlyName: name, tokenHash: SecretHash.hex(enrollment.token), ttl: ttl,
-            createdAt: clock.now())
+            identity: identity, factorFriendlyName: name, tokenHash: SecretHash.hex(enrollment.token),
+            ttl: Int(enrollment.expiresAt.timeIntervalSince(now).rounded()), createdAt: now)
         try await store.insert(token)
         return (token, enrollment.token)
     }
@@ -161,9 +169,8 @@ struct TwilioPush: Sendable {
     func createPushForBackend(
         _ form: TwilioForm, identity: String, in service: TwilioVerifyService, project: Project
     ) async throws -> (FactorRecord, TwilioFactorLink) {
-        let identity = try Self.validIdentity(identity)
         let token = try await factors.createEnrollmentToken(
-            CreateEnrollmentTokenRequest(userId: identity, expiresIn: 60), in: project)
+            CreateEnrollmentTokenRequest(userId: identity, expiresIn: nil), in: project, dialect: .twilio)
         return try await createPush(
             form, enrollmentToken: token.token, identity: identity, defaultName: nil, in: service, project: project)
     }
@@ -211,7 +218,7 @@ struct TwilioPush: Sendable {
     func createTOTP(_ form: TwilioForm, identity: String, in service: TwilioVerifyService, project: Project)
         async throws -> (FactorRecord, TwilioFactorLink, CreatedTOTPFactor)
     {
-        let identity = try Self.validIdentity(identity)
+        let identity = try FactorDialect.twilio.validUserId(identity)
         let name = try Self.friendlyName(form.string("FriendlyName"), "FriendlyName") ?? identity
         let secret = try form.string("Binding.Secret").map { text in
             guard let bytes = Base32.decode(text.uppercased()), !bytes.isEmpty else {
@@ -279,30 +286,17 @@ struct TwilioPush: Sendable {
     ) async throws -> (FactorRecord, TwilioFactorLink) {
         var (factor, link) = try await factor(sid, identity: identity, in: service, project: project, caller: caller)
         if let payload = form.string("AuthPayload"), factor.status == .unverified {
-            // Failed verifications lock the factor under FactorService's one rule.
-            let proven: Bool
+            let proof: FactorService.Proof =
+                switch factor.type {
+                case .push: .derSignature(payload, over: Data(sid.utf8))
+                case .totp: .totp(payload, window: link.totpSkew ?? 1)
+                }
+            let verified = events([Self.event("factor.verified", factor, link)], service: service)
             do {
-                proven =
-                    switch factor.type {
-                    case .push:
-                        try await factors.attempt(factor) {
-                            FactorService.isDERSignature(payload, by: factor, over: Data(sid.utf8))
-                        }
-                    case .totp:
-                        try await factors.checkTOTP(payload, factor: factor, window: link.totpSkew ?? 1)
-                    }
-            } catch let error as VerityError where error.code == .factorLocked {
-                throw Self.tooManyFailures
+                factor = try await factors.verify(factor, by: proof) { work in try await verified.enqueue(in: work) }
             } catch let error as VerityError where error.code == .invalidCode {
-                proven = false  // not a code at all: as wrong as a wrong one
+                throw TwilioError.factorVerificationFailed
             }
-            guard proven else {
-                throw TwilioError(code: 60311, message: "Factor verification failed", status: 403)
-            }
-            factor =
-                try await store.markVerified(
-                    factorId: factor.id, now: clock.now(),
-                    events: events([Self.event("factor.verified", factor, link)], service: service)) ?? factor
         }
         let name = try Self.friendlyName(form.string("FriendlyName"), "FriendlyName")
         let pushToken = form.string("Config.NotificationToken")
@@ -326,16 +320,19 @@ struct TwilioPush: Sendable {
         async throws
     {
         let (factor, link) = try await factor(sid, identity: identity, in: service, project: project, caller: caller)
-        let deleted = try await store.deleteFactor(
-            id: factor.id, projectId: project.id, now: clock.now(),
-            events: events([Self.event("factor.deleted", factor, link)], service: service))
+        let (store, factors) = (store, factors)
+        let queue = events([Self.event("factor.deleted", factor, link)], service: service)
+        // The factor, its Twilio side and its event, in one unit of work.
+        let deleted = try await store.unitOfWork { work in
+            let linked = try await store.unlinkFactor(id: factor.id, in: work)
+            guard try await !factors.delete(ids: linked, projectId: project.id, in: work).isEmpty else { return false }
+            try await queue.enqueue(in: work)
+            return true
+        }
         guard deleted else {
             throw TwilioError.notFound("/Services/\(service.sid)/Entities/\(identity)/Factors/\(sid)")
         }
     }
-
-    private static let tooManyFailures = TwilioError(
-        code: 60310, message: "Max factor verification attempts reached", status: 429)
 
     // MARK: - Device authentication
 
@@ -375,13 +372,11 @@ struct TwilioPush: Sendable {
     {
         let (factor, link) = try await factor(
             try form.requiredString("FactorSid"), identity: identity, in: service, project: project, caller: .backend)
-        let now = clock.now()
-        var lifetime = 300
-        if let text = form.string("ExpirationDate") {
+        let lifetime = try form.string("ExpirationDate").map { text in
             guard let date = try? Date(text, strategy: .iso8601) else {
                 throw TwilioError.invalidParameter("ExpirationDate", "an ISO 8601 date")
             }
-            lifetime = Int(date.timeIntervalSince(now).rounded())
+            return Int(date.timeIntervalSince(clock.now()).rounded())
         }
         let message = form.string("Details.Message")
         if factor.type == .push, message == nil { throw TwilioError.missingParameter("Details.Message") }
@@ -401,17 +396,13 @@ struct TwilioPush: Sendable {
                     details: details,
                     hiddenDetails: try Self.stringObject(form.string("HiddenDetails"), "HiddenDetails"),
                     expiresIn: lifetime, code: factor.type == .totp ? code : nil),
-                in: project, pushStyle: .twilio, totpWindow: link.totpSkew ?? 1,
-                // Twilio documents only a latest `ExpirationDate` (60 minutes ahead): any later second is allowed.
-                shortestLifetime: 1, events: answerEvents(factor, link, service: service))
+                in: project, pushStyle: .twilio, totpWindow: link.totpSkew ?? 1, dialect: .twilio,
+                events: answerEvents(factor, link, service: service))
         } catch let error as VerityError where error.code == .invalidCode {
-            throw TwilioError(code: 60324, message: "Challenge verification failed", status: 403)
-        } catch let error as VerityError where error.code == .factorLocked {
-            throw Self.tooManyFailures
+            // A TOTP challenge's code that is not a code at all fails as the challenge's verification.
+            throw TwilioError.challengeVerificationFailed
         } catch let error as VerityError where error.code == .invalidRequest {
-            guard form.string("ExpirationDate") == nil || (1...ChallengeService.longestLifetime).contains(lifetime)
-            else { throw TwilioError.invalidParameter("ExpirationDate", "a time up to 60 minutes from now") }
-            throw TwilioError(code: 60200, message: "Invalid parameter: \(error.detail ?? "")", status: 400)
+            throw TwilioError.invalidParameter(error.detail ?? error.code.title)
         }
         return try await challenges.current(id: created.id, in: project)
     }
@@ -433,8 +424,8 @@ struct TwilioPush: Sendable {
     }
 
     /// Records a device's answer: a JWS by the factor's key whose claims repeat `expected` (the challenge as the
-    /// device fetched it) for every signature field, plus `status` `approved` or `denied`. TOTP challenges were
-    /// answered by their code when created.
+    /// device fetched it) for every signature field, plus `status` `approved` or `denied`, under the one answer rule
+    /// in Twilio's dialect. TOTP challenges were answered by their code when created.
     func answer(
         _ sid: String, authPayload: String, expected: [String: JSONValue], identity: String,
         in service: TwilioVerifyService, project: Project, caller: TwilioCaller
@@ -442,21 +433,9 @@ struct TwilioPush: Sendable {
         let (challenge, factor) = try await challenge(
             sid, identity: identity, in: service, project: project, caller: caller)
         guard let link = try await store.link(factorId: factor.id) else { throw VerityError(.factorNotFound) }
-        switch challenge.status(at: clock.now()) {
-        case .pending: break
-        case .expired: throw Self.expired
-        case .approved, .denied: throw Self.alreadyResponded
-        }
-        // Every signature field, as the device fetched it; the Domain checks the signature, the factor and the rules.
-        var shown = [String: JSONValue]()
-        for field in Self.signatureFields {
-            guard let value = expected[field] else { throw VerityError(.invalidSignature) }
-            shown[field] = value
-        }
-        guard authPayload.count <= 5456 else { throw VerityError(.invalidSignature) }
         return try await challenges.answer(
-            id: challenge.id, .shownClaims(token: authPayload, shown: shown), factor: factor, challenge: challenge,
-            events: answerEvents(factor, link, service: service))
+            id: challenge.id, .shownClaims(token: authPayload, shown: expected, dialect: .twilio), factor: factor,
+            challenge: challenge, events: answerEvents(factor, link, service: service))
     }
 
     /// Pushes a pending push challenge to its device again.
@@ -465,12 +444,6 @@ struct TwilioPush: Sendable {
     {
         let (challenge, factor) = try await challenge(
             sid, identity: identity, in: service, project: project, caller: .backend)
-        switch challenge.status(at: clock.now()) {
-        case .pending where factor.type == .push: break
-        case .pending: throw TwilioError.invalidParameter("ChallengeSid", "only push challenges are notified")
-        case .expired: throw Self.expired
-        case .approved, .denied: throw Self.alreadyResponded
-        }
         try await challenges.pushAgain(challenge, to: factor, in: project, style: .twilio)
         return challenge
     }
@@ -605,9 +578,6 @@ struct TwilioPush: Sendable {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
-
-    private static let expired = TwilioError(code: 60323, message: "Challenge expired", status: 403)
-    private static let alreadyResponded = TwilioError(code: 60322, message: "Challenge already responded", status: 403)
 
     // MARK: - Parameters
 

@@ -207,7 +207,7 @@ struct TwilioPushController {
         let body = try await body(challenge, identity, scope)
         var response = try TwilioJSON.response(object: body)
         if body["status"] == .string(ChallengeStatus.pending.rawValue) {
-            response.headers[Self.signatureFieldsHeader] = TwilioPush.signatureFields.joined(separator: ",")
+            response.headers[Self.signatureFieldsHeader] = FactorDialect.twilio.answerFields.joined(separator: ",")
         }
         return response
     }

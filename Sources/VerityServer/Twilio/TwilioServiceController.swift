@@ -4,6 +4,7 @@ import Hummingbird
 /// `/v2/Services`: create, list, fetch, update and delete Twilio Verify services.
 struct TwilioServiceController {
     let services: TwilioServices
+    let push: TwilioPush
     /// The face's absolute base URL (`https://verity.example/twilio`), for `url` and `links`.
     let baseURL: String
 
@@ -44,7 +45,7 @@ struct TwilioServiceController {
 
     @Sendable func delete(_ request: Request, context: VerityRequestContext) async throws -> Response {
         let account = try TwilioAccount(context)
-        try await services.delete(try context.parameters.require("serviceSid"), in: account.project)
+        try await push.deleteService(try context.parameters.require("serviceSid"), in: account.project)
         return Response(status: .noContent)
     }
 

@@ -106,11 +106,10 @@ struct TwilioServices: Sendable {
         try await store.services(projectId: project.id, after: after, limit: limit)
     }
 
-    /// Deletes the service with its entities, factors (and the Verity factors behind them), access tokens and
-    /// webhooks; its verifications stay in the project, out of reach of the face, and expire on their own.
-    func delete(_ sid: String, in project: Project) async throws {
-        guard TwilioSID.isValid(sid, prefix: "VA"),
-            try await store.delete(sid: sid, projectId: project.id, now: clock.now())
+    /// Deletes the service in the caller's unit of work, its entities and webhooks with it
+    /// (``TwilioPush/deleteService(_:in:)`` deletes its factors and access tokens beside); 20404 when there is none.
+    func delete(_ sid: String, in project: Project, work: UnitOfWork) async throws {
+        guard TwilioSID.isValid(sid, prefix: "VA"), try await store.delete(sid: sid, projectId: project.id, in: work)
         else {
             throw TwilioError.notFound("/Services/\(sid)")
         }

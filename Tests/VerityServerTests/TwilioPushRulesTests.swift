@@ -1,0 +1,170 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import SQLKit
+import Testing
+import VerityCore
+
+@testable import VerityServer
+
+/// The rules the Twilio push face used to hold itself, now in the Domain with Twilio's differences named in
+/// ``FactorDialect/twilio``: each seen on every face that has it.
+@Suite("Twilio push rules live in the Domain")
+struct TwilioPushRulesTests {
+    let identity = "user-0042-rule"
+
+    @Test("Enrollment lifetimes and user ids: Twilio's Ttl 60-300 (60 by default) and Identity 8-64; native 60-3600")
+    func enrollmentRules() async throws {
+        try await TestNode.withTwilioDevice(.sqlite, identity: identity) { node, auth, client, service, _ in
+            let tokens = "/Services/\(service)/AccessTokens"
+            for ttl in ["59", "301", "ten"] {
+                let refused = try await client.twilio(
+                    .post, tokens, auth: auth, form: ["Identity": identity, "FactorType": "push", "Ttl": ttl])
+                #expect(refused.status == .badRequest)
+                #expect(try refused.json()["code"] as? Int == 60200)
+            }
+            let standard = try await client.twilio(
+                .post, tokens, auth: auth, form: ["Identity": identity, "FactorType": "push"])
+            #expect(try standard.json()["ttl"] as? Int == 60)
+            for bad in ["short", String(repeating: "a", count: 65), "user_0042_rule"] {
+                let refused = try await client.twilio(
+                    .post, tokens, auth: auth, form: ["Identity": bad, "FactorType": "push"])
+                #expect(try refused.json()["code"] as? Int == 60200)
+                let entity = try await client.twilio(
+                    .post, "/Services/\(service)/Entities", auth: auth, form: ["Identity": bad])
+                #expect(try entity.json()["code"] as? Int == 60200)
+            }
+
+            for body in [
+                #"{"userId":"user-1","expiresIn":59}"#, #"{"userId":"user-1","expiresIn":3601}"#,
+                #"{"userId":"\#(String(repeating: "u", count: 129))"}"#,
+            ] {
+                let refused = try await client.send(.post, "/v1/enrollment-tokens", key: node.apiKey, json: body)
+                #expect(refused.status == .badRequest)
+                #expect(try refused.problem().code == "invalid_request")
+            }
+            let native = try await client.send(
+                .post, "/v1/enrollment-tokens", key: node.apiKey, json: #"{"userId":"user-1","expiresIn":3600}"#)
+            #expect(native.status == .created)
+        }
+    }
+
+    @Test("Challenge lifetimes: 300 seconds by default and at most 3600, on the Twilio face and the native API")
+    func challengeLifetimes() async throws {
+        try await TestNode.withTwilioDevice(.sqlite, identity: identity) { node, auth, client, _, device in
+            let created = try await client.twilio(
+                .post, device.path("/Challenges"), auth: auth,
+                form: ["FactorSid": device.factorSid, "Details.Message": "Sign in?"])
+            #expect(try created.json()["expiration_date"] as? String == (node.clock.now() + 300).formatted(.iso8601))
+            let late = try await client.twilio(
+                .post, device.path("/Challenges"), auth: auth,
+                form: [
+                    "FactorSid": device.factorSid, "Details.Message": "Sign in?",
+                    "ExpirationDate": (node.clock.now() + 3601).formatted(.iso8601),
+                ])
+            #expect(late.status == .badRequest)
+            #expect(try late.json()["code"] as? Int == 60200)
+
+            let native = try await TestDevice.enrolled(node: node, client: client)
+            let standard = try await client.createChallenge(
+                #"{"factorId":"\#(native.factorId)"}"#, key: node.apiKey
+            ).decode(Challenge.self)
+            #expect(standard.expiresAt == node.clock.now() + 300)
+            let tooLong = try await client.createChallenge(
+                #"{"factorId":"\#(native.factorId)","expiresIn":3601}"#, key: node.apiKey)
+            #expect(tooLong.status == .badRequest)
+            #expect(try tooLong.problem().code == "invalid_request")
+        }
+    }
+
+    @Test("A Twilio answer over 5456 characters, or leaving out a signed field, is 403 60324; the challenge waits")
+    func answerShape() async throws {
+        try await TestNode.withTwilioDevice(.sqlite, identity: identity) { node, auth, client, _, device in
+            let created = try await client.twilio(
+                .post, device.path("/Challenges"), auth: auth,
+                form: ["FactorSid": device.factorSid, "Details.Message": "Sign in?"])
+            let sid = try #require(try created.json()["sid"] as? String)
+            let fetched = try await client.twilio(.get, device.path("/Challenges/\(sid)"), auth: device.auth())
+            let fields = FactorDialect.twilio.answerFields.joined(separator: ",")
+            var claims = try device.claims(try fetched.json(), fields: fields, status: "approved")
+            // A valid signature over every field, padded past Twilio's longest AuthPayload with an extra claim.
+            claims["padding"] = String(repeating: "p", count: 5456)
+            let long = try device.sign(claims)
+            claims["padding"] = nil
+            claims["hidden_details"] = nil
+            let partial = try device.sign(claims)
+            for payload in [long, partial] {
+                let refused = try await client.twilio(
+                    .post, device.path("/Challenges/\(sid)"), auth: device.auth(), form: ["AuthPayload": payload])
+                #expect(refused.status == .forbidden)
+                #expect(try refused.json()["code"] as? Int == 60324)
+            }
+            let after = try await client.twilio(.get, device.path("/Challenges/\(sid)"), auth: auth)
+            #expect(try after.json()["status"] as? String == "pending")
+            #expect(try await device.answer(sid, "approved", client: client).status == .ok)
+        }
+    }
+
+    @Test(
+        "Deleting a Twilio service is one unit of work: a failure injected at its last step leaves it all in place",
+        arguments: TestEngine.available)
+    func serviceDeletionIsAtomic(engine: TestEngine) async throws {
+        try await TestNode.withTwilioDevice(engine, identity: identity) { node, auth, client, service, device in
+            let token = try await client.twilio(
+                .post, "/Services/\(service)/AccessTokens", auth: auth,
+                form: ["Identity": identity, "FactorType": "push"])
+            let tokenSid = try #require(try token.json()["sid"] as? String)
+            try await Self.failDeletes(of: "enrollment_tokens", engine: engine, node: node)
+            let failed = try await client.twilio(.delete, "/Services/\(service)", auth: auth)
+            #expect(failed.status.code >= 500)
+            #expect(try await client.twilio(.get, "/Services/\(service)", auth: auth).status == .ok)
+            #expect(try await client.twilio(.get, device.path(""), auth: auth).status == .ok)
+            let factor = try await client.twilio(.get, device.path("/Factors/\(device.factorSid)"), auth: device.auth())
+            #expect(try factor.json()["status"] as? String == "verified")
+            let kept = try await client.twilio(.get, "/Services/\(service)/AccessTokens/\(tokenSid)", auth: auth)
+            #expect(kept.status == .ok)
+
+            try await Self.allowDeletes(of: "enrollment_tokens", engine: engine, node: node)
+            #expect(try await client.twilio(.delete, "/Services/\(service)", auth: auth).status == .noContent)
+            let gone = try await client.twilio(.get, device.path("/Factors/\(device.factorSid)"), auth: device.auth())
+            #expect(gone.status == .unauthorized)
+        }
+    }
+
+    /// Makes every delete from `table` fail, as a crash or a lost connection in the middle of a change would.
+    static func failDeletes(of table: String, engine: TestEngine, node: TestNode) async throws {
+        try await node.verity.database.execute { sql in
+            switch engine {
+            case .sqlite, .sqliteFile:
+                try await sql.raw(
+                    """
+                    CREATE TRIGGER injected_failure BEFORE DELETE ON \(unsafeRaw: table)
+                    BEGIN SELECT RAISE(ABORT, 'injected failure'); END
+                    """
+                ).run()
+            case .postgres:
+                try await sql.raw(
+                    """
+                    CREATE FUNCTION injected_failure() RETURNS trigger LANGUAGE plpgsql
+                    AS $$ BEGIN RAISE EXCEPTION 'injected failure'; END $$
+                    """
+                ).run()
+                try await sql.raw(
+                    """
+                    CREATE TRIGGER injected_failure BEFORE DELETE ON \(unsafeRaw: table)
+                    FOR EACH ROW EXECUTE FUNCTION injected_failure()
+                    """
+                ).run()
+            }
+        }
+    }
+
+    static func allowDeletes(of table: String, engine: TestEngine, node: TestNode) async throws {
+        try await node.verity.database.execute { sql in
+            switch engine {
+            case .sqlite, .sqliteFile: try await sql.raw("DROP TRIGGER injected_failure").run()
+            case .postgres: try await sql.raw("DROP TRIGGER injected_failure ON \(unsafeRaw: table)").run()
+            }
+        }
+    }
+}
