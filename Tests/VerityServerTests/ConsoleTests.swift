@@ -421,12 +421,15 @@ struct ConsoleTests {
         try settings.apply(environment: ["VERITY_CONSOLE": "false"])
         #expect(settings.console == false)
 
-        let secure = try await TestNode.make(.sqlite, configure: { $0.publicURL = "https://verity.example" })
-        _ = try await secure.verity.operators.create(name: "ada", withTOTP: false)
-        let (token, _) = try await secure.verity.operators.signInLink(operatorName: "ada")
-        try await secure.run { client in
-            let signedIn = try await client.post("/console/sign-in", form: ["token": token])
-            #expect(signedIn.headers[.setCookie]?.hasSuffix("; Secure") == true)
+        // The scheme in any letter case, as the Descope face's cookies judge it (one rule, HTTPCookie.isSecure).
+        for publicURL in ["https://verity.example", "HTTPS://verity.example"] {
+            let secure = try await TestNode.make(.sqlite, configure: { $0.publicURL = publicURL })
+            _ = try await secure.verity.operators.create(name: "ada", withTOTP: false)
+            let (token, _) = try await secure.verity.operators.signInLink(operatorName: "ada")
+            try await secure.run { client in
+                let signedIn = try await client.post("/console/sign-in", form: ["token": token])
+                #expect(signedIn.headers[.setCookie]?.contains("; Secure;") == true, "\(publicURL)")
+            }
         }
 
         let off = try await TestNode.make(.sqlite, configure: { $0.console = false })

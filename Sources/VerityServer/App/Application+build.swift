@@ -112,7 +112,7 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
             auth: verity.auth, sessions: verity.sessions, users: verity.users, roles: verity.roles,
             signingKeys: verity.signingKeys, projects: DescopeProjects(projects: projects), clock: verity.clock,
             logger: verity.logger, prefix: prefix,
-            secureCookies: configuration.resolvedPublicURL.lowercased().hasPrefix("https://")
+            secureCookies: HTTPCookie.isSecure(publicURL: configuration.resolvedPublicURL)
         ).addRoutes(to: router)
     }
     if configuration.firebaseFace {
@@ -131,7 +131,7 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
             middleware: FaceErrorMiddleware<VerityRequestContext, ConsoleWording>(
                 wording: ConsoleWording(), logger: verity.logger))
         let front = ConsoleController(
-            operators: verity.operators, secureCookies: configuration.resolvedPublicURL.hasPrefix("https://"))
+            operators: verity.operators, secureCookies: HTTPCookie.isSecure(publicURL: configuration.resolvedPublicURL))
         front.addRoutes(to: console)
         ConsoleOperationsController(console: front, verifications: verity.verifications, outbox: verity.outboxService)
             .addRoutes(to: console)

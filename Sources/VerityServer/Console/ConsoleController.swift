@@ -141,17 +141,14 @@ struct ConsoleController: Sendable {
     /// The session cookie: only for the console's paths, never sent by another site's requests, never readable by
     /// scripts, and only over HTTPS when the server is reached over HTTPS.
     func cookie(value: String, maxAge: Int?) -> String {
-        var cookie = "\(Self.cookieName)=\(value); Path=/console; HttpOnly; SameSite=Strict"
-        if let maxAge { cookie += "; Max-Age=\(maxAge)" }
-        if secureCookies { cookie += "; Secure" }
-        return cookie
+        HTTPCookie.setCookie(Self.cookieName, value, path: "/console", maxAge: maxAge, secure: secureCookies)
     }
 
     // MARK: - What every other page goes through
 
     /// The signed-in session the request's cookie names, if any.
     func session(_ request: Request) async throws -> ConsoleSession? {
-        guard let token = Self.cookie(Self.cookieName, in: request) else { return nil }
+        guard let token = HTTPCookie.value(Self.cookieName, in: request) else { return nil }
         return try await operators.session(cookie: token)
     }
 
@@ -184,19 +181,6 @@ struct ConsoleController: Sendable {
             }
             return try await body(request, session, form)
         }
-    }
-
-    /// A cookie's value from the request's `Cookie` headers.
-    static func cookie(_ name: String, in request: Request) -> String? {
-        for header in request.headers[values: .cookie] {
-            for pair in header.split(separator: ";") {
-                let parts = pair.split(separator: "=", maxSplits: 1)
-                if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == name {
-                    return String(parts[1]).trimmingCharacters(in: .whitespaces)
-                }
-            }
-        }
-        return nil
     }
 }
 

@@ -283,22 +283,12 @@ struct DescopeTokens: ResponseGenerator {
     /// so the refresh and logout calls that accept `DSR` cannot be forged from another site; python-sdk's own
     /// cookie helper uses Strict too), `Secure` when the server is reached over HTTPS.
     static func cookie(_ name: String, _ value: String, until expiry: Date, now: Date, secure: Bool) -> String {
-        let maxAge = max(0, Int(expiry.timeIntervalSince(now)))
-        return "\(name)=\(value); Path=/; Max-Age=\(maxAge); HttpOnly\(secure ? "; Secure" : ""); SameSite=Strict"
+        HTTPCookie.setCookie(name, value, path: "/", maxAge: max(0, Int(expiry.timeIntervalSince(now))), secure: secure)
     }
 
     /// The value of the request's `DSR` cookie, if any.
     static func refreshCookie(of request: Request) -> String? {
-        for header in request.headers[values: .cookie] {
-            for pair in header.split(separator: ";") {
-                let parts = pair.split(separator: "=", maxSplits: 1)
-                if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == "DSR" {
-                    let value = parts[1].trimmingCharacters(in: .whitespaces)
-                    return value.isEmpty ? nil : value
-                }
-            }
-        }
-        return nil
+        HTTPCookie.value("DSR", in: request)
     }
 }
 
