@@ -41,7 +41,7 @@ struct Outbox: AsyncParsableCommand {
         func run() async throws {
             guard (1...1000).contains(limit) else { throw ValidationError("--limit must be between 1 and 1000.") }
             let entries = try await withVerity(storage) { verity in
-                try await verity.outboxMessages(destination: to, limit: limit).map { message, rendered in
+                try await verity.outbox.messages(destination: to, limit: limit).map { message, rendered in
                     Entry(
                         id: message.id, channel: message.channel.rawValue, to: message.destination,
                         status: message.status.rawValue, attempts: message.attempts, sender: message.sender,

@@ -35,7 +35,7 @@ struct DeviceTrustEndToEndTests {
 
     /// The events queued for the project's webhook.
     static func webhookPayloads(_ server: LiveServer) async throws -> [String] {
-        try await server.verity.outboxMessages(destination: webhookURL).compactMap(\.message.payload)
+        try await server.verity.outbox.messages(destination: webhookURL).compactMap(\.message.payload)
     }
 
     @Test(
@@ -273,7 +273,7 @@ struct DeviceTrustEndToEndTests {
             // What APNs hands the extension: the payload the server queued for this factor, as the APNs sender
             // encodes it.
             let queued = try #require(
-                try await server.verity.outboxMessages(destination: app.factorId).compactMap(\.message.payload).first)
+                try await server.verity.outbox.messages(destination: app.factorId).compactMap(\.message.payload).first)
             let notification = try JSONDecoder().decode(PushNotification.self, from: Data(queued.utf8))
             let userInfo = try #require(
                 try JSONSerialization.jsonObject(with: Data(try APNsPushSender.payload(notification)))

@@ -252,7 +252,7 @@ struct AppVerificationEndToEndTests {
             // the worker would add (the server tests check that the APNs and FCM stand-ins carry it).
             let device = Task {
                 for _ in 0..<200 {
-                    let queued = try await server.verity.outboxMessages().filter {
+                    let queued = try await server.verity.outbox.messages().filter {
                         $0.message.channel == .appVerification
                     }
                     if let message = queued.first?.message {

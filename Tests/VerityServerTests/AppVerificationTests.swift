@@ -161,7 +161,7 @@ struct AppVerificationTests {
         let secret = try #require(data[AppVerificationPush.secretKey])
         LeakWatch.secret(secret)
         // The outbox keeps the id, never the secret.
-        let stored = try await node.verity.outboxMessages(destination: id)
+        let stored = try await node.verity.outbox.messages(destination: id)
         #expect(stored.count == 1)
         #expect(stored.first?.message.payload?.contains(secret) == false)
         return (id, secret)

@@ -375,11 +375,11 @@ struct ConsoleTests {
             let day = Int((node.clock.now().timeIntervalSince1970 / 86_400).rounded(.down))
             node.clock.advance(by: 3 * 86_400)
             let verifications = node.verity.verifications
-            #expect(try await verifications.store.dayCounts(from: day, to: day).days.isEmpty)
+            #expect(try await verifications.recordedDays(from: day, to: day).isEmpty)
 
             let (counted, _) = try await verifications.recordFinishedDays()
             #expect(counted.filter { $0.day == day }.map(\.count).reduce(0, +) == 2)
-            #expect(try await verifications.store.dayCounts(from: day, to: day).days == [day])
+            #expect(try await verifications.recordedDays(from: day, to: day) == [day])
             #expect(try await verifications.activity().total(day: 10).started == 2)
         }
     }

@@ -65,8 +65,8 @@ struct DeliveryStatusCallbackTests {
         node.sender.answerNext(providerMessageIds: wamid)
         let id = try await client.startVerification(phone, channel: "whatsapp", key: node.apiKey)
             .decode(VerificationResponse.self).id
-        try await waitUntil { try await node.verity.outboxMessages().first?.message.status == .sent }
-        let stored = try #require(try await node.verity.outboxMessages().first?.message)
+        try await waitUntil { try await node.verity.outbox.messages().first?.message.status == .sent }
+        let stored = try #require(try await node.verity.outbox.messages().first?.message)
         #expect(stored.providerMessageId == wamid)
         return id
     }
@@ -87,7 +87,7 @@ struct DeliveryStatusCallbackTests {
             let sms = try #require(try await node.sender.waitForMessages(to: phone, count: 2).last)
             #expect(sms.channel == .sms)
             #expect(RecordingSender.code(in: sms) == RecordingSender.code(in: whatsapp))
-            let stored = try await node.verity.outboxMessages().map(\.message)
+            let stored = try await node.verity.outbox.messages().map(\.message)
             let failed = try #require(stored.first { $0.channel == .whatsapp })
             #expect(failed.status == .dead && failed.lastError == "meta failed 131026")
             let verification = try await client.send(.get, "/v1/verifications/\(id)", key: node.apiKey)
@@ -121,7 +121,7 @@ struct DeliveryStatusCallbackTests {
             try await node.sender.waitForMessages(to: phone, count: 2)
             try await Task.sleep(for: .milliseconds(100))
             #expect(node.sender.messages(to: phone).count == 2)
-            let stored = try await node.verity.outboxMessages().map(\.message)
+            let stored = try await node.verity.outbox.messages().map(\.message)
             #expect(stored.count == 2)
             #expect(stored.filter { $0.channel == .sms }.count == 1)
         }
@@ -147,7 +147,7 @@ struct DeliveryStatusCallbackTests {
                 body, signature: Self.metaSignature(body + " "), client: client)
             #expect(otherBody.status == .badRequest)
             try await Task.sleep(for: .milliseconds(100))
-            let stored = try await node.verity.outboxMessages().map(\.message)
+            let stored = try await node.verity.outbox.messages().map(\.message)
             #expect(stored.count == 1 && stored.first?.status == .sent)
             #expect(node.sender.messages(to: phone).count == 1)
         }
@@ -171,7 +171,7 @@ struct DeliveryStatusCallbackTests {
                 #expect(response.status == .ok)
             }
             try await Task.sleep(for: .milliseconds(100))
-            let stored = try await node.verity.outboxMessages().map(\.message)
+            let stored = try await node.verity.outbox.messages().map(\.message)
             #expect(stored.count == 1 && stored.first?.status == .sent)
             #expect(node.sender.messages(to: phone).count == 1)
         }
@@ -187,7 +187,7 @@ struct DeliveryStatusCallbackTests {
             _ = try await sentWhatsApp(node: node, client: client, wamid: wamid)
             let body = Self.metaStatus(id: wamid, status: "failed", errorCode: 131026)
             #expect(try await Self.postMeta(body, signature: Self.metaSignature(body), client: client).status == .ok)
-            let stored = try await node.verity.outboxMessages().map(\.message)
+            let stored = try await node.verity.outbox.messages().map(\.message)
             #expect(stored.count == 1 && stored.first?.status == .dead)
             try await Task.sleep(for: .milliseconds(100))
             #expect(node.sender.messages(to: phone).count == 1)
@@ -297,7 +297,7 @@ struct DeliveryStatusCallbackTests {
                     parameters, signature: Self.twilioSignature(parameters), client: client)
                 #expect(response.status == .ok)
             }
-            #expect(try await node.verity.outboxMessages().first?.message.status == .sent)
+            #expect(try await node.verity.outbox.messages().first?.message.status == .sent)
 
             let undelivered = Self.messageStatus(sid: sid, status: "undelivered", errorCode: "63024")
             let badlySigned = try await Self.postTwilio(
@@ -306,7 +306,7 @@ struct DeliveryStatusCallbackTests {
             #expect(try badlySigned.problem().code == ErrorCode.invalidSignature.rawValue)
             let unsigned = try await Self.postTwilio(undelivered, signature: nil, client: client)
             #expect(unsigned.status == .badRequest)
-            #expect(try await node.verity.outboxMessages().first?.message.status == .sent)
+            #expect(try await node.verity.outbox.messages().first?.message.status == .sent)
 
             for _ in 0..<2 {
                 let response = try await Self.postTwilio(
@@ -316,7 +316,7 @@ struct DeliveryStatusCallbackTests {
             let sms = try #require(try await node.sender.waitForMessages(to: phone, count: 2).last)
             #expect(sms.channel == .sms)
             try await Task.sleep(for: .milliseconds(100))
-            let stored = try await node.verity.outboxMessages().map(\.message)
+            let stored = try await node.verity.outbox.messages().map(\.message)
             #expect(stored.count == 2)
             #expect(stored.first { $0.channel == .whatsapp }?.lastError == "twilio undelivered 63024")
         }
@@ -329,7 +329,7 @@ struct DeliveryStatusCallbackTests {
             let sid = "CA2c5cd2bd5fd1f7b9b4d4c4ad1c0b5d4e"
             node.sender.answerNext(providerMessageIds: sid)
             _ = try await client.startVerification(phone, channel: "voice", key: node.apiKey)
-            try await waitUntil { try await node.verity.outboxMessages().first?.message.status == .sent }
+            try await waitUntil { try await node.verity.outbox.messages().first?.message.status == .sent }
             let parameters = [
                 ("AccountSid", "ACXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX"), ("CallSid", sid), ("CallStatus", "no-answer"),
                 ("Direction", "outbound-api"), ("To", phone),

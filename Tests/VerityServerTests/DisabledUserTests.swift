@@ -18,7 +18,7 @@ struct DisabledUserTests {
             let unknown = "+14155551170"
             let user = try await client.signIn(disabled, node: node).user
             #expect(try await client.send(.post, "/v1/users/\(user.id)/disable", key: node.apiKey).status == .ok)
-            let queuedBefore = try await node.verity.outboxMessages(destination: disabled).count
+            let queuedBefore = try await node.verity.outbox.messages(destination: disabled).count
 
             var starts: [TestResponse] = []
             for number in [disabled, unknown] {
@@ -31,7 +31,7 @@ struct DisabledUserTests {
             #expect(bodies.map(\.sent) == [true, true])
             #expect(bodies[0].maskedDestination == bodies[1].maskedDestination)
             #expect(Set(starts.map(AbuseTests.headerNames)).count == 1)
-            #expect(try await node.verity.outboxMessages(destination: disabled).count == queuedBefore)
+            #expect(try await node.verity.outbox.messages(destination: disabled).count == queuedBefore)
 
             var wrong: [TestResponse] = []
             for number in [disabled, unknown] {

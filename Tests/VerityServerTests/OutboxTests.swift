@@ -20,14 +20,14 @@ struct OutboxTests {
         try await node.run { client in
             _ = try await client.startVerification(phone, key: node.apiKey)
             // First attempt fails at once; the retry waits for the back-off (2 s, then 4 s) on the test clock.
-            try await waitUntil { try await node.verity.outboxMessages().first?.message.lastError == "busy 1" }
+            try await waitUntil { try await node.verity.outbox.messages().first?.message.lastError == "busy 1" }
             #expect(node.sender.messages(to: phone).isEmpty)
             node.clock.advance(by: 2)
-            try await waitUntil { try await node.verity.outboxMessages().first?.message.lastError == "busy 2" }
+            try await waitUntil { try await node.verity.outbox.messages().first?.message.lastError == "busy 2" }
             node.clock.advance(by: 4)
             try await node.sender.waitForMessages(to: phone)
-            try await waitUntil { try await node.verity.outboxMessages().first?.message.status == .sent }
-            let stored = try #require(try await node.verity.outboxMessages().first)
+            try await waitUntil { try await node.verity.outbox.messages().first?.message.status == .sent }
+            let stored = try #require(try await node.verity.outbox.messages().first)
             #expect(stored.message.status == .sent)
             #expect(stored.message.attempts == 3)
             #expect(stored.message.sender == "recording")
@@ -43,8 +43,8 @@ struct OutboxTests {
         node.sender.failNext(DeliveryError(.permanent, "twilio 400 21211"))
         try await node.run { client in
             _ = try await client.startVerification(phone, key: node.apiKey)
-            try await waitUntil { try await node.verity.outboxMessages().first?.message.status == .dead }
-            let stored = try #require(try await node.verity.outboxMessages().first)
+            try await waitUntil { try await node.verity.outbox.messages().first?.message.status == .dead }
+            let stored = try #require(try await node.verity.outbox.messages().first)
             #expect(stored.message.lastError == "twilio 400 21211")
             #expect(stored.message.attempts == 1)
         }
@@ -56,9 +56,9 @@ struct OutboxTests {
         node.sender.failNext(DeliveryError(.transient, "down"), DeliveryError(.transient, "down"))
         try await node.run { client in
             _ = try await client.startVerification(phone, key: node.apiKey)
-            try await waitUntil { try await node.verity.outboxMessages().first?.message.lastError == "down" }
+            try await waitUntil { try await node.verity.outbox.messages().first?.message.lastError == "down" }
             node.clock.advance(by: 2)
-            try await waitUntil { try await node.verity.outboxMessages().first?.message.status == .dead }
+            try await waitUntil { try await node.verity.outbox.messages().first?.message.status == .dead }
             #expect(node.sender.messages().isEmpty)
         }
     }
@@ -90,7 +90,10 @@ struct OutboxTests {
                 .init(to: "+1415555\(String(format: "%04d", index + 1000))", channel: .sms), in: node.project)
         }
         let now = node.clock.now()
-        let outbox = node.verity.outbox
+        // The worker's claims, straight from the store the outbox service builds its worker over.
+        let outbox = OutboxStore(
+            database: node.verity.database,
+            webhookSecrets: SecretSealer(masterKey: TestNode.masterKey, purpose: "webhook-secrets"))
         func claim(_ limit: Int, at time: Date) async throws -> [OutboxMessage] {
             try await outbox.claimDue(
                 channels: OutboxLane.messages.channels, limit: limit, perProject: perProject, lease: 60, now: time)
@@ -127,7 +130,10 @@ struct OutboxTests {
             }
         }
         let now = node.clock.now()
-        let outbox = node.verity.outbox
+        // The worker's claims, straight from the store the outbox service builds its worker over.
+        let outbox = OutboxStore(
+            database: node.verity.database,
+            webhookSecrets: SecretSealer(masterKey: TestNode.masterKey, purpose: "webhook-secrets"))
         #expect(
             try await outbox.claimDue(channels: OutboxLane.webhooks.channels, limit: 20, lease: 60, now: now).isEmpty)
         let capped = try await outbox.claimDue(

@@ -335,8 +335,7 @@ extension TestFlow {
     /// The flow as the server stores it, read the way a step reads it when it starts.
     func record() async throws -> PossessionRecord {
         try #require(
-            try await node.verity.possession.store.flow(
-                id: started.correlationId, projectId: node.project.id))
+            try await node.verity.possession.storedFlow(id: started.correlationId, in: node.project))
     }
 }
 
@@ -387,11 +386,8 @@ extension PossessionAPITests {
             let code = try await node.sender.code(to: "+14155550123")
             let before = try await mobile.record()
             // The flow's own number-change step, caught before the old code is cancelled in the same unit of work.
-            _ = try await service.store.unitOfWork { work in
-                try await service.store.send(
-                    .changeNumber(to: "+14155550124", limit: 3), id: before.id, from: [.otpSent], sent: .code,
-                    testNumber: false, now: node.clock.now(), in: work)
-            }
+            try await service.moveOnly(
+                .changeNumber(to: "+14155550124", limit: 3), id: before.id, from: [.otpSent], sent: .code)
             await #expect(throws: VerityError.self) {
                 try await service.finishOTP(before, code: code, in: node.project)
             }
@@ -401,11 +397,9 @@ extension PossessionAPITests {
 
             let desktop = try await TestFlow.sent(to: "+14155550125", flow: .desktop, node: node, client: client)
             let path = try await desktop.linkPath(to: "+14155550125")
-            _ = try await service.store.unitOfWork { work in
-                try await service.store.send(
-                    .changeNumber(to: "+14155550126", limit: 3), id: desktop.started.correlationId,
-                    from: [.linkSent], sent: .link, testNumber: false, now: node.clock.now(), in: work)
-            }
+            try await service.moveOnly(
+                .changeNumber(to: "+14155550126", limit: 3), id: desktop.started.correlationId, from: [.linkSent],
+                sent: .link)
             #expect(try await client.send(.get, path, key: nil).status == .notFound)
             #expect(try await client.send(.post, path, key: nil).status == .notFound)
             #expect(try await desktop.state(client: client).status == .linkSent)

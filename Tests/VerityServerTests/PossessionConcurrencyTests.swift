@@ -28,7 +28,7 @@ struct PossessionConcurrencyTests {
     }
 
     static func outboxCount(_ node: TestNode, to phone: String) async throws -> Int {
-        try await node.verity.outboxMessages(destination: phone).count
+        try await node.verity.outbox.messages(destination: phone).count
     }
 
     @Test(

@@ -73,7 +73,7 @@ struct PushAnswerTokenTests {
 
             // One answer recorded, so one webhook event queued with it (and none for the refusals). Housekeeping may
             // meanwhile expire `brief` and fire its challenge.expired, which is no answer's: it is not counted.
-            let events = try await node.verity.outboxMessages().filter {
+            let events = try await node.verity.outbox.messages().filter {
                 $0.message.channel == .webhook && $0.message.payload?.contains(#""challenge.expired""#) != true
             }
             #expect(events.count == (webhook ? 1 : 0))

@@ -78,10 +78,10 @@ struct PushChallengeTests {
                 .id
             // The worker forgets the token, then gives the message up: wait for both.
             try await waitUntil {
-                let push = try await node.verity.outboxMessages().first { $0.message.channel == .push }
+                let push = try await node.verity.outbox.messages().first { $0.message.channel == .push }
                 return push?.message.status == .dead
             }
-            #expect(try await node.verity.factors.store.factor(id: device.factorId)?.pushToken == nil)
+            #expect(try await node.verity.factors.findFactor(id: device.factorId, in: node.project)?.pushToken == nil)
             #expect(try await device.pending(client: client).map(\.id) == [id])
             #expect(node.sender.pushes.isEmpty)
         }
@@ -117,7 +117,7 @@ struct PushChallengeTests {
             #expect(late.status == .gone)
             #expect(try late.problem().code == "challenge_expired")
             try await waitUntil {
-                try await node.verity.challenges.store.challenge(id: id, projectId: node.project.id)?.status == .expired
+                try await node.verity.challenges.current(id: id, in: node.project).status == .expired
             }
             let seen = try await client.send(.get, "/v1/challenges/\(id)", key: node.apiKey).decode(Challenge.self)
             #expect(seen.status == .expired)

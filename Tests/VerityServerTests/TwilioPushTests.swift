@@ -276,7 +276,7 @@ extension TwilioPushTests {
                 try await client.twilio(.delete, device.path("/Factors/\(device.factorSid)"), auth: auth).status
                     == .noContent)
 
-            let events = try await node.verity.outboxMessages().map(\.message).filter { $0.channel == .twilioWebhook }
+            let events = try await node.verity.outbox.messages().map(\.message).filter { $0.channel == .twilioWebhook }
                 .sorted { $0.createdAt < $1.createdAt }
             let params = try events.map {
                 try JSONDecoder().decode([String: String].self, from: Data(($0.payload ?? "").utf8))
@@ -623,7 +623,7 @@ extension TwilioPushTests {
                 form: ["FactorSid": strict.sid, "AuthPayload": strict.totp.code(at: node.clock.now())])
             #expect(try strictNow.json()["status"] as? String == "approved")
 
-            let events = try await node.verity.outboxMessages().map(\.message).filter { $0.channel == .twilioWebhook }
+            let events = try await node.verity.outbox.messages().map(\.message).filter { $0.channel == .twilioWebhook }
             let params = try events.map {
                 try JSONDecoder().decode([String: String].self, from: Data(($0.payload ?? "").utf8))
             }

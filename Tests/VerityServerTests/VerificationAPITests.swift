@@ -107,8 +107,8 @@ struct VerificationAPITests {
             // By destination there is no pending verification any more; by id the limit is reported.
             let byTo = try await client.check(to: phone, code: code, key: node.apiKey)
             #expect(byTo.status == .notFound)
-            let fetched = try await node.verity.verifications.store.pendingVerification(
-                destinationKey: phone, purpose: .api, projectId: node.project.id)
+            let fetched = try await node.verity.verifications.pending(
+                to: try Destination(loginId: phone), purpose: .api, in: node.project)
             #expect(fetched == nil)
         }
     }

@@ -102,16 +102,16 @@ struct VoiceWhatsAppChannelTests {
             let started = try await client.startVerification(phone, channel: "whatsapp", key: node.apiKey)
             let id = try started.decode(VerificationResponse.self).id
             try await waitUntil {
-                try await node.verity.outboxMessages().filter { $0.message.status == .dead }.count == 2
+                try await node.verity.outbox.messages().filter { $0.message.status == .dead }.count == 2
             }
-            let stored = try await node.verity.outboxMessages().map(\.message)
+            let stored = try await node.verity.outbox.messages().map(\.message)
             let byChannel = Dictionary(stored.map { ($0.channel, $0) }) { first, _ in first }
             #expect(stored.count == 2 && byChannel.count == 2)
             #expect(byChannel[.whatsapp]?.lastError == "meta 400 131026")
             #expect(byChannel[.sms]?.lastError == "twilio 400 21610")
             #expect(stored.allSatisfy { $0.verificationId == id })
             try await Task.sleep(for: .milliseconds(100))
-            #expect(try await node.verity.outboxMessages().count == 2)
+            #expect(try await node.verity.outbox.messages().count == 2)
             let verification = try await client.send(.get, "/v1/verifications/\(id)", key: node.apiKey)
                 .decode(VerificationResponse.self)
             #expect(verification.channel == .sms && verification.sendAttempts == 2)
@@ -142,9 +142,9 @@ struct VoiceWhatsAppChannelTests {
         node.sender.failNext(DeliveryError(.permanent, "twilio 400 21610"))
         try await node.run { client in
             _ = try await client.startVerification(phone, channel: "sms", key: node.apiKey)
-            try await waitUntil { try await node.verity.outboxMessages().first?.message.status == .dead }
+            try await waitUntil { try await node.verity.outbox.messages().first?.message.status == .dead }
             try await Task.sleep(for: .milliseconds(100))
-            #expect(try await node.verity.outboxMessages().count == 1)
+            #expect(try await node.verity.outbox.messages().count == 1)
             #expect(node.sender.messages().isEmpty)
         }
     }
@@ -158,9 +158,9 @@ struct VoiceWhatsAppChannelTests {
             let flow = try await TestFlow.start(
                 #"{"phoneNumber":"\#(phone)","flow":"desktop"}"#, node: node, client: client)
             #expect(try await flow.step("link/start", client: client).status == .ok)
-            try await waitUntil { try await node.verity.outboxMessages().first?.message.status == .dead }
+            try await waitUntil { try await node.verity.outbox.messages().first?.message.status == .dead }
             try await Task.sleep(for: .milliseconds(100))
-            #expect(try await node.verity.outboxMessages().count == 1)
+            #expect(try await node.verity.outbox.messages().count == 1)
             #expect(node.sender.messages().isEmpty)
         }
     }

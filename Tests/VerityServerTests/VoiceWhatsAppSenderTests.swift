@@ -361,11 +361,11 @@ struct VoiceWhatsAppSenderTests {
                 try await app.test(.router) { client in
                     _ = try await client.startVerification(Self.phone, channel: "whatsapp", key: node.apiKey)
                     try await waitUntil {
-                        try await node.verity.outboxMessages().first?.message.lastError == "meta 503"
+                        try await node.verity.outbox.messages().first?.message.lastError == "meta 503"
                     }
                     node.clock.advance(by: 2)
-                    try await waitUntil { try await node.verity.outboxMessages().first?.message.status == .sent }
-                    let stored = try #require(try await node.verity.outboxMessages().first?.message)
+                    try await waitUntil { try await node.verity.outbox.messages().first?.message.status == .sent }
+                    let stored = try #require(try await node.verity.outbox.messages().first?.message)
                     #expect(stored.sender == "meta" && stored.attempts == 2)
                 }
             }
@@ -396,7 +396,7 @@ struct VoiceWhatsAppSenderTests {
                     let code = try #require(RecordingSender.code(in: sms))
                     let checked = try await client.check(id: id, code: code, key: node.apiKey)
                     #expect(try checked.decode(CheckVerificationResponse.self).valid)
-                    let dead = try await node.verity.outboxMessages().map(\.message).filter { $0.channel == .whatsapp }
+                    let dead = try await node.verity.outbox.messages().map(\.message).filter { $0.channel == .whatsapp }
                     #expect(dead.map(\.status) == [.dead] && dead.map(\.lastError) == ["meta 400 131026"])
                 }
             }

@@ -133,7 +133,7 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
         let front = ConsoleController(
             operators: verity.operators, secureCookies: HTTPCookie.isSecure(publicURL: configuration.resolvedPublicURL))
         front.addRoutes(to: console)
-        ConsoleOperationsController(console: front, verifications: verity.verifications, outbox: verity.outboxService)
+        ConsoleOperationsController(console: front, verifications: verity.verifications, outbox: verity.outbox)
             .addRoutes(to: console)
         ConsoleProjectsController(
             console: front, admin: projects, users: verity.users, sessions: verity.sessions, roles: verity.roles,

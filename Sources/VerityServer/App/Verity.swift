@@ -53,10 +53,8 @@ public struct Verity: Sendable {
     let challenges: ChallengeService
     let twilioServices: TwilioServices
     let twilioPush: TwilioPush
-    let outbox: OutboxStore
-    /// The outbox as operators see it (the worker has its own view, ``outboxWorker(senders:configuration:)``).
-    let outboxService: OutboxService
-    let renderer: MessageRenderer
+    /// The outbox: what was (or will be) sent, and the workers that send it.
+    public let outbox: OutboxService
     let signal: OutboxSignal
     /// The node's long polls (challenge and possession `?wait=`), capped.
     let longPolls: LongPollGate
@@ -167,13 +165,13 @@ public struct Verity: Sendable {
             store: TwilioPushStore(database: database), webhooks: TwilioWebhookStore(database: database),
             services: twilioServices, factors: factors, challenges: challenges, projects: admin,
             webhookAddresses: configuration.webhookAddresses, random: random, clock: clock)
-        self.outbox = OutboxStore(database: database, webhookSecrets: webhookSecrets)
-        self.outboxService = OutboxService(store: outbox, signal: signal, clock: clock, logger: logger)
+        self.outbox = OutboxService(
+            store: OutboxStore(database: database, webhookSecrets: webhookSecrets), renderer: renderer, signal: signal,
+            clock: clock, logger: logger)
         self.operators = OperatorService(
             store: OperatorStore(database: database),
             totpSecrets: SecretSealer(masterKey: masterKey, purpose: "console-totp"), identifiers: identifiers,
             random: random, clock: clock, logger: logger)
-        self.renderer = renderer
         self.signal = signal
         self.longPolls = longPolls
         self.clock = clock
@@ -190,30 +188,14 @@ public struct Verity: Sendable {
 
     /// The outbox worker that delivers through `senders`.
     func outboxWorker(senders: Senders, configuration: OutboxConfiguration) -> OutboxWorker {
-        OutboxWorker(
-            store: outbox, verifications: verifications, factors: factors, appVerifications: appVerifications,
-            renderer: renderer, senders: senders,
-            configuration: configuration,
-            clock: clock, metrics: metrics, signal: signal, logger: logger)
+        outbox.worker(
+            senders: senders, configuration: configuration, verifications: verifications, factors: factors,
+            appVerifications: appVerifications, metrics: metrics)
     }
 
     /// What reads providers' delivery-status callbacks, authenticated by `settings`.
     func deliveryStatus(settings: DeliveryStatusSettings) -> DeliveryStatusReceiver {
-        DeliveryStatusReceiver(
-            settings: settings, store: outbox,
-            fallback: CodeFallback(store: outbox, verifications: verifications), metrics: metrics, logger: logger)
-    }
-
-    /// Outbox messages, newest first, with the text as it was (or will be) delivered.
-    public func outboxMessages(destination: String? = nil, limit: Int = 50) async throws -> [(
-        message: OutboxMessage, rendered: OutgoingMessage?
-    )] {
-        // Codes are rendered from their verification; push and webhook messages carry their JSON in `payload`.
-        var result: [(OutboxMessage, OutgoingMessage?)] = []
-        for message in try await outbox.messages(destination: destination, limit: limit) {
-            result.append((message, try await outbox.delivery(for: message).flatMap(renderer.render)))
-        }
-        return result
+        outbox.deliveryStatus(settings: settings, verifications: verifications, metrics: metrics)
     }
 }
 

@@ -21,12 +21,24 @@ struct AppVerificationService: Sendable {
     /// most one.
     private static let perProof = RateLimitPolicy(capacity: maxSends, period: lifetime * Double(maxSends))
 
-    let store: AppVerificationStore
+    private let store: AppVerificationStore
     let key: SymmetricKey
     let limiter: RateLimiter
     let identifiers: Identifiers
     let clock: any TimeSource
     let outboxSignal: OutboxSignal
+
+    init(
+        store: AppVerificationStore, key: SymmetricKey, limiter: RateLimiter, identifiers: Identifiers,
+        clock: any TimeSource, outboxSignal: OutboxSignal
+    ) {
+        self.store = store
+        self.key = key
+        self.limiter = limiter
+        self.identifiers = identifiers
+        self.clock = clock
+        self.outboxSignal = outboxSignal
+    }
 
     /// Queues the silent push that carries a new proof's secret to the app.
     func start(_ request: AppVerificationRequest, clientAddress: String?, in project: Project) async throws

@@ -166,7 +166,7 @@ struct AuthService: Sendable {
             request.code, on: verification, fixedCode: fixedCode, now: now,
             proving: { work, approved in
                 try await sessions.open(
-                    logins, amr: amr, claims: approved.sessionClaims ?? [:], in: project, joining: work)
+                    logins, amr: amr, claims: approved.sessionClaims ?? [:], in: project, in: work)
             })
         {
         case (.wrong(let counted), _):
@@ -220,7 +220,7 @@ struct AuthService: Sendable {
         let users = users
         switch try await verifications.attempt(
             code, on: update, fixedCode: fixedCode, now: now,
-            proving: { work, _ in try await users.replaceLogin(destination, of: auth.user, joining: work, in: project) }
+            proving: { work, _ in try await users.replaceLogin(destination, of: auth.user, in: work, in: project) }
         )
         {
         case (.wrong(let counted), _):

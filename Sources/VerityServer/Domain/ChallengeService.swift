@@ -14,7 +14,7 @@ struct ChallengeService: Sendable {
     /// binds a step-up to its session): a backend's request may not set them.
     static let reservedDetailPrefix = "verity."
 
-    let store: ChallengeStore
+    private let store: ChallengeStore
     let factors: FactorService
     let identifiers: Identifiers
     let clock: any TimeSource
@@ -23,6 +23,22 @@ struct ChallengeService: Sendable {
     let longPolls: LongPollGate
     let metrics: VerityMetrics
     let logger: Logger
+
+    init(
+        store: ChallengeStore, factors: FactorService, identifiers: Identifiers, clock: any TimeSource,
+        outboxSignal: OutboxSignal, changes: ChangeSignal, longPolls: LongPollGate, metrics: VerityMetrics,
+        logger: Logger
+    ) {
+        self.store = store
+        self.factors = factors
+        self.identifiers = identifiers
+        self.clock = clock
+        self.outboxSignal = outboxSignal
+        self.changes = changes
+        self.longPolls = longPolls
+        self.metrics = metrics
+        self.logger = logger
+    }
 
     // MARK: - Backend
 

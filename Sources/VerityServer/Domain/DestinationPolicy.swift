@@ -90,10 +90,10 @@ extension RateLimiter {
     /// Takes the limit on starts to the 1,000-number block of a phone destination; email destinations have none.
     func takeNumberBlock(
         _ destination: Destination, _ policy: RateLimitPolicy, in project: Project, now: Date,
-        transaction: UnitOfWork? = nil
+        in work: UnitOfWork? = nil
     ) async throws {
         guard case .phone(let number) = destination else { return }
         try await take(
-            "block:\(project.id):\(DestinationPolicy.numberBlock(of: number))", policy, now: now, in: transaction)
+            "block:\(project.id):\(DestinationPolicy.numberBlock(of: number))", policy, now: now, in: work)
     }
 }

@@ -19,11 +19,19 @@ struct FactorService: Sendable {
         .factorLocked,
         "Too many wrong codes for this factor; try again in 15 minutes, or enroll an unverified one again.")
 
-    let store: FactorStore
+    private let store: FactorStore
     let identifiers: Identifiers
     let sealer: SecretSealer
     let clock: any TimeSource
     let logger: Logger
+
+    init(store: FactorStore, identifiers: Identifiers, sealer: SecretSealer, clock: any TimeSource, logger: Logger) {
+        self.store = store
+        self.identifiers = identifiers
+        self.sealer = sealer
+        self.clock = clock
+        self.logger = logger
+    }
 
     // MARK: - Backend
 

@@ -2,13 +2,56 @@ import Foundation
 import Logging
 import VerityCore
 
-/// What operators may see and do with the outbox: read it, page by page, and send a message that was given up
-/// once more. Delivery itself is the worker's (``OutboxWorker``).
-struct OutboxService: Sendable {
-    let store: OutboxStore
+/// The outbox's one owner: what operators may see and do with it (read it, page by page, send a message that was
+/// given up once more), and the parts that deliver from it, the worker (``OutboxWorker``) and the receiver of
+/// providers' status reports (``DeliveryStatusReceiver``), which it builds over its store.
+public struct OutboxService: Sendable {
+    private let store: OutboxStore
+    let renderer: MessageRenderer
     let signal: OutboxSignal
     let clock: any TimeSource
     let logger: Logger
+
+    init(store: OutboxStore, renderer: MessageRenderer, signal: OutboxSignal, clock: any TimeSource, logger: Logger) {
+        self.store = store
+        self.renderer = renderer
+        self.signal = signal
+        self.clock = clock
+        self.logger = logger
+    }
+
+    /// Messages, newest first (only those to `destination` when given, as stored), with the text as it was (or
+    /// will be) delivered: what `verity outbox` prints and what tests read codes from.
+    public func messages(destination: String? = nil, limit: Int = 50) async throws -> [(
+        message: OutboxMessage, rendered: OutgoingMessage?
+    )] {
+        // Codes are rendered from their verification; push and webhook messages carry their JSON in `payload`.
+        var result: [(OutboxMessage, OutgoingMessage?)] = []
+        for message in try await store.messages(destination: destination, limit: limit) {
+            result.append((message, try await store.delivery(for: message).flatMap(renderer.render)))
+        }
+        return result
+    }
+
+    /// The worker that delivers through `senders`.
+    func worker(
+        senders: Senders, configuration: OutboxConfiguration, verifications: VerificationService,
+        factors: FactorService, appVerifications: AppVerificationService, metrics: VerityMetrics
+    ) -> OutboxWorker {
+        OutboxWorker(
+            store: store, verifications: verifications, factors: factors, appVerifications: appVerifications,
+            renderer: renderer, senders: senders, configuration: configuration, clock: clock, metrics: metrics,
+            signal: signal, logger: logger)
+    }
+
+    /// What reads providers' delivery-status callbacks, authenticated by `settings`.
+    func deliveryStatus(
+        settings: DeliveryStatusSettings, verifications: VerificationService, metrics: VerityMetrics
+    ) -> DeliveryStatusReceiver {
+        DeliveryStatusReceiver(
+            settings: settings, store: store, fallback: CodeFallback(store: store, verifications: verifications),
+            metrics: metrics, logger: logger)
+    }
 
     /// A page of messages of every project, newest first; `search` is a destination (a phone number or an email
     /// address, normalised; a factor id or a URL as stored).

@@ -27,7 +27,7 @@ public struct PossessionService: Sendable {
     public static let maxNumberChanges = 3
     static let tokenPrefix = "vpt_"
 
-    let store: PossessionStore
+    private let store: PossessionStore
     let verifications: VerificationService
     let testNumbers: TestNumberService
     let appVerifications: AppVerificationService
@@ -40,6 +40,27 @@ public struct PossessionService: Sendable {
     let longPolls: LongPollGate
     let metrics: VerityMetrics
     let logger: Logger
+
+    init(
+        store: PossessionStore, verifications: VerificationService, testNumbers: TestNumberService,
+        appVerifications: AppVerificationService, renderer: MessageRenderer, silent: (any SilentPossessionProvider)?,
+        identifiers: Identifiers, random: any RandomSource, clock: any TimeSource, changes: ChangeSignal,
+        longPolls: LongPollGate, metrics: VerityMetrics, logger: Logger
+    ) {
+        self.store = store
+        self.verifications = verifications
+        self.testNumbers = testNumbers
+        self.appVerifications = appVerifications
+        self.renderer = renderer
+        self.silent = silent
+        self.identifiers = identifiers
+        self.random = random
+        self.clock = clock
+        self.changes = changes
+        self.longPolls = longPolls
+        self.metrics = metrics
+        self.logger = logger
+    }
 
     // MARK: - Backend
 
@@ -368,15 +389,15 @@ public struct PossessionService: Sendable {
                     step, id: flow.id, from: from, sent: sent, testNumber: fixed != nil, now: now, in: work)
             else { return nil }
             try await verifications.cancelPending(
-                purpose: purpose, keeping: instant ? nil : destination, in: project, now: now, work: work)
+                purpose: purpose, keeping: instant ? nil : destination, in: project, now: now, in: work)
             guard !instant else { return moved }
             if fixed == nil {
                 try await verifications.admitSend(
-                    to: destination, channel: channel, in: project, now: now, transaction: work)
+                    to: destination, channel: channel, in: project, now: now, in: work)
             }
             _ = try await verifications.send(
                 to: destination, channel: channel, language: flow.locale, purpose: purpose, in: project,
-                deliver: fixed == nil, lifetime: lifetime, now: now, transaction: work)
+                deliver: fixed == nil, lifetime: lifetime, now: now, in: work)
             return moved
         }
         guard let moved else { throw try await whyNot(flow, now: now, limit: limit) }
@@ -471,4 +492,25 @@ public struct PossessionService: Sendable {
 
     private static let notFound = VerityError(.possessionNotFound, "No possession check with this id in this project.")
 
+}
+
+// MARK: - Test seams
+
+extension PossessionService {
+    /// The flow `id` as stored, read the way a step reads it when it starts. Tests only: the API reads a flow through
+    /// its token.
+    func storedFlow(id: String, in project: Project) async throws -> PossessionRecord? {
+        try await store.flow(id: id, projectId: project.id)
+    }
+
+    /// Moves flow `id` by `step` in a unit of work of its own, without the verification work that the step's
+    /// service method joins to it. Tests only: it stages the moment between a number change and the cancellation of
+    /// the old code.
+    func moveOnly(_ step: PossessionStore.SendingStep, id: String, from: [PossessionStatus], sent: PossessionStore.Sent)
+        async throws
+    {
+        _ = try await store.unitOfWork { work in
+            try await store.send(step, id: id, from: from, sent: sent, testNumber: false, now: clock.now(), in: work)
+        }
+    }
 }

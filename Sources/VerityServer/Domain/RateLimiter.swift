@@ -47,15 +47,19 @@ public struct RateLimits: Sendable, Equatable {
 
 /// Takes tokens and turns an empty bucket into a 429 with `Retry-After`.
 struct RateLimiter: Sendable {
-    let store: RateLimitStore
+    private let store: RateLimitStore
 
-    /// Takes a token from `bucket`; with `transaction`, inside it, so a rollback gives the token back.
-    func take(_ bucket: String, _ policy: RateLimitPolicy, now: Date, in transaction: UnitOfWork? = nil)
+    init(store: RateLimitStore) {
+        self.store = store
+    }
+
+    /// Takes a token from `bucket`; with `work`, inside it, so a rollback gives the token back.
+    func take(_ bucket: String, _ policy: RateLimitPolicy, now: Date, in work: UnitOfWork? = nil)
         async throws
     {
         let (allowed, tokens) = try await store.take(
             bucket: bucket, capacity: Double(policy.capacity), refillPerSecond: policy.refillPerSecond, now: now,
-            in: transaction)
+            in: work)
         guard allowed else {
             let wait = Int(((1 - tokens) / policy.refillPerSecond).rounded(.up))
             throw VerityError(

@@ -8,9 +8,15 @@ public struct RoleService: Sendable {
     /// The most permissions one role may grant.
     public static let maxPermissions = 100
 
-    let store: RoleStore
+    private let store: RoleStore
     let clock: any TimeSource
     let logger: Logger
+
+    init(store: RoleStore, clock: any TimeSource, logger: Logger) {
+        self.store = store
+        self.clock = clock
+        self.logger = logger
+    }
 
     /// Every permission the user's roles grant, for their session token.
     func permissions(userId: String, in project: Project) async throws -> [String] {

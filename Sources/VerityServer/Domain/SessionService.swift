@@ -11,7 +11,7 @@ struct SessionService: Sendable {
     /// Clock difference tolerated when checking a session token's expiry.
     static let leeway: TimeInterval = 5
 
-    let store: SessionStore
+    private let store: SessionStore
     let users: UserService
     let roles: RoleService
     let signingKeys: SigningKeyService
@@ -21,6 +21,23 @@ struct SessionService: Sendable {
     let metrics: VerityMetrics
     let publicURL: String
     let logger: Logger
+
+    init(
+        store: SessionStore, users: UserService, roles: RoleService, signingKeys: SigningKeyService,
+        identifiers: Identifiers, random: any RandomSource, clock: any TimeSource, metrics: VerityMetrics,
+        publicURL: String, logger: Logger
+    ) {
+        self.store = store
+        self.users = users
+        self.roles = roles
+        self.signingKeys = signingKeys
+        self.identifiers = identifiers
+        self.random = random
+        self.clock = clock
+        self.metrics = metrics
+        self.publicURL = publicURL
+        self.logger = logger
+    }
 
     /// The `iss` of a project's session tokens.
     func issuer(projectId: String) -> String {
@@ -52,7 +69,7 @@ struct SessionService: Sendable {
     ///   when the client asked for them).
     func open(
         _ logins: UserLogins, amr: [String], claims: [String: JSONValue] = [:], in project: Project,
-        joining work: UnitOfWork? = nil
+        in work: UnitOfWork? = nil
     ) async throws -> OpenedSession {
         let now = clock.now()
         guard let loginKey = logins.keys.first else { throw VerityError(.invalidLoginId) }

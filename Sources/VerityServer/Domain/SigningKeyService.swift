@@ -15,11 +15,21 @@ public struct SigningKeyService: Sendable {
     /// verifiers' clock leeway, so that the last token the key signed expires before the key leaves.
     public static let retiredKeyPublication = TimeInterval(ProjectSettings.sessionLifetimeRange.upperBound) + 3600
 
-    let store: SigningKeyStore
+    private let store: SigningKeyStore
     let sealer: SecretSealer
     let identifiers: Identifiers
     let clock: any TimeSource
     let logger: Logger
+
+    init(
+        store: SigningKeyStore, sealer: SecretSealer, identifiers: Identifiers, clock: any TimeSource, logger: Logger
+    ) {
+        self.store = store
+        self.sealer = sealer
+        self.identifiers = identifiers
+        self.clock = clock
+        self.logger = logger
+    }
     /// What this node last read of each project's keys.
     let cache = SigningKeyCache()
 

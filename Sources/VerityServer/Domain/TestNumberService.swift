@@ -8,9 +8,15 @@ public struct TestNumberService: Sendable {
     /// The most test numbers a project may have.
     public static let maxNumbers = 10
 
-    let store: TestNumberStore
+    private let store: TestNumberStore
     let clock: any TimeSource
     let logger: Logger
+
+    init(store: TestNumberStore, clock: any TimeSource, logger: Logger) {
+        self.store = store
+        self.clock = clock
+        self.logger = logger
+    }
 
     /// The fixed code of `phone` (E.164) when it is one of the project's test numbers.
     func fixedCode(phone: String, in project: Project) async throws -> String? {

@@ -12,10 +12,17 @@ public struct UserService: Sendable {
     /// The largest page of users.
     public static let maxPageSize = 100
 
-    let store: UserStore
+    private let store: UserStore
     let identifiers: Identifiers
     let clock: any TimeSource
     let logger: Logger
+
+    init(store: UserStore, identifiers: Identifiers, clock: any TimeSource, logger: Logger) {
+        self.store = store
+        self.identifiers = identifiers
+        self.clock = clock
+        self.logger = logger
+    }
 
     /// Creates a user.
     public func create(_ request: CreateUserRequest, in project: Project) async throws -> User {
@@ -90,7 +97,7 @@ public struct UserService: Sendable {
     /// Makes a proven address `user`'s login id of its kind, adding it or replacing the one of that kind (a user has
     /// at most one email address and one phone number), as part of `work`. A login id of another user is refused
     /// (`login_id_taken`) and nothing changes.
-    func replaceLogin(_ destination: Destination, of user: User, joining work: UnitOfWork? = nil, in project: Project)
+    func replaceLogin(_ destination: Destination, of user: User, in work: UnitOfWork? = nil, in project: Project)
         async throws -> User
     {
         let isPhone = if case .phone = destination { true } else { false }
@@ -99,7 +106,7 @@ public struct UserService: Sendable {
         let updated: User?
         do {
             updated = try await store.update(
-                id: user.id, projectId: project.id, displayName: nil, customClaims: nil, logins: logins, joining: work)
+                id: user.id, projectId: project.id, displayName: nil, customClaims: nil, logins: logins, in: work)
         } catch UserStore.WriteError.loginIdTaken {
             throw Self.taken
         }

@@ -9,7 +9,7 @@ struct VerificationService: Sendable {
     /// Wrong codes before a verification is dead.
     static let maxChecks = 5
 
-    let store: VerificationStore
+    private let store: VerificationStore
     let limiter: RateLimiter
     let limits: RateLimits
     let codes: CodeGenerator
@@ -18,6 +18,22 @@ struct VerificationService: Sendable {
     let metrics: VerityMetrics
     let outboxSignal: OutboxSignal
     let logger: Logger
+
+    init(
+        store: VerificationStore, limiter: RateLimiter, limits: RateLimits, codes: CodeGenerator,
+        identifiers: Identifiers, clock: any TimeSource, metrics: VerityMetrics, outboxSignal: OutboxSignal,
+        logger: Logger
+    ) {
+        self.store = store
+        self.limiter = limiter
+        self.limits = limits
+        self.codes = codes
+        self.identifiers = identifiers
+        self.clock = clock
+        self.metrics = metrics
+        self.outboxSignal = outboxSignal
+        self.logger = logger
+    }
 
     func start(_ request: StartVerificationRequest, in project: Project) async throws -> VerificationResponse {
         let now = clock.now()
@@ -47,14 +63,14 @@ struct VerificationService: Sendable {
     /// destination's (keyed on its canonical key, shared by SMS, calls and WhatsApp) and its block of 1,000 numbers';
     /// with `transaction`, inside it, so a rollback gives the tokens back.
     func admitSend(
-        to destination: Destination, channel: Channel, in project: Project, now: Date, transaction: UnitOfWork? = nil
+        to destination: Destination, channel: Channel, in project: Project, now: Date, in work: UnitOfWork? = nil
     ) async throws {
         try DestinationPolicy.requireAllowed(destination, channel: channel, in: project)
-        try await limiter.take("project:\(project.id)", limits.perProject, now: now, in: transaction)
+        try await limiter.take("project:\(project.id)", limits.perProject, now: now, in: work)
         try await limiter.take(
-            "destination:\(project.id):\(destination.key)", limits.perDestination, now: now, in: transaction)
+            "destination:\(project.id):\(destination.key)", limits.perDestination, now: now, in: work)
         try await limiter.takeNumberBlock(
-            destination, limits.perNumberBlock, in: project, now: now, transaction: transaction)
+            destination, limits.perNumberBlock, in: project, now: now, in: work)
     }
 
     /// Sends a new code to `destination`, or the pending one again, for `purpose`; the caller has taken the rate
@@ -67,12 +83,12 @@ struct VerificationService: Sendable {
     ///   - lifetime: How long the code works; the project's code lifetime when nil.
     ///   - codeLength: Digits in a new code; the project's code length when nil.
     ///   - sessionClaims: Claims for the session the code opens or steps up; they replace a pending code's.
-    ///   - transaction: A transaction the caller runs and commits (it then notifies the outbox after the commit).
+    ///   - work: A unit of work the caller runs and commits (it then notifies the outbox after the commit).
     /// - Returns: The pending verification and whether a message was queued.
     func send(
         to destination: Destination, channel: Channel, language: String, purpose: VerificationPurpose,
         in project: Project, resend: Bool = true, deliver: Bool = true, lifetime: TimeInterval? = nil,
-        codeLength: Int? = nil, sessionClaims: [String: JSONValue]? = nil, now: Date, transaction: UnitOfWork? = nil
+        codeLength: Int? = nil, sessionClaims: [String: JSONValue]? = nil, now: Date, in work: UnitOfWork? = nil
     ) async throws -> (VerificationRecord, sent: Bool) {
         let candidate = VerificationRecord(
             id: identifiers.make("ver"), projectId: project.id, channel: channel,
@@ -85,7 +101,7 @@ struct VerificationService: Sendable {
             sessionClaims: sessionClaims)
         let outcome = try await store.startOrResend(
             new: candidate, maxSends: Self.maxSends, messageId: identifiers.make("msg"), resend: resend,
-            deliver: deliver, now: now, in: transaction)
+            deliver: deliver, now: now, in: work)
         switch outcome {
         case .created(let record, _), .resent(let record, _):
             if deliver { outboxSignal.notify() }
@@ -287,7 +303,7 @@ struct VerificationService: Sendable {
 
     /// Cancels the pending codes of `purpose` except the one to `keeping`, as part of `work`.
     func cancelPending(
-        purpose: VerificationPurpose, keeping: Destination?, in project: Project, now: Date, work: UnitOfWork
+        purpose: VerificationPurpose, keeping: Destination?, in project: Project, now: Date, in work: UnitOfWork
     ) async throws {
         try await store.cancelPending(
             purpose: purpose, projectId: project.id, keeping: keeping?.key, now: now, in: work)
@@ -396,5 +412,124 @@ struct VerificationService: Sendable {
             return error
         }
         return Self.notFound
+    }
+}
+
+extension VerificationService {
+    /// The last `days` days of verifications of every project, for the console's dashboard.
+    ///
+    /// A past day whose verifications have all expired can no longer change, so it is counted once and recorded;
+    /// only today (and yesterday, until its last code expires) is counted from the verifications each time.
+    func activity(days: Int = Self.activityDays) async throws -> VerificationActivityReport {
+        let now = clock.now()
+        let today = Int((now.timeIntervalSince1970 / 86_400).rounded(.down))
+        let firstDay = today - days + 1
+        let (counts, lastFinal) = try await recordFinishedDays(days: days, now: now)
+        var all = counts
+        all += Self.dayCounts(
+            try await store.groups(
+                from: Self.start(of: max(firstDay, lastFinal + 1)), to: Self.start(of: today + 1)))
+        return Self.report(all, firstDay: firstDay, days: days)
+    }
+
+    /// How many days the console's dashboard shows.
+    static let activityDays = 14
+
+    /// Counts and records each finished day of the last `days` not recorded yet (housekeeping does it, so the
+    /// dashboard's first view need not count a fortnight of verifications): the counts of the finished days, and the
+    /// last finished day.
+    @discardableResult
+    func recordFinishedDays(days: Int = Self.activityDays, now: Date? = nil) async throws
+        -> (counts: [VerificationDayCount], lastFinal: Int)
+    {
+        let now = now ?? clock.now()
+        let today = Int((now.timeIntervalSince1970 / 86_400).rounded(.down))
+        let firstDay = today - days + 1
+        func start(of day: Int) -> Date { Self.start(of: day) }
+        let (recorded, stored) = try await store.dayCounts(from: firstDay, to: today - 1)
+        var counts = stored
+        // A code lives at most a day: the day before yesterday is final; yesterday once its last code expired.
+        var lastFinal = today - 2
+        if recorded.contains(today - 1) {
+            lastFinal = today - 1
+        } else if let latest = try await store.latestExpiry(from: start(of: today - 1), to: start(of: today)) {
+            if latest <= now { lastFinal = today - 1 }
+        } else {
+            lastFinal = today - 1
+        }
+        let missing = firstDay <= lastFinal ? (firstDay...lastFinal).filter { !recorded.contains($0) } : []
+        if let first = missing.first, let last = missing.last {
+            let fresh = Self.dayCounts(try await store.groups(from: start(of: first), to: start(of: last + 1)))
+                .filter { missing.contains($0.day) }
+            try await store.recordDayCounts(fresh, days: missing)
+            counts += fresh
+        }
+        return (counts, lastFinal)
+    }
+
+    private static func start(of day: Int) -> Date { Date(timeIntervalSince1970: Double(day) * 86_400) }
+
+    private static func report(_ counts: [VerificationDayCount], firstDay: Int, days: Int)
+        -> VerificationActivityReport
+    {
+        var byChannel: [Channel: [VerificationActivityReport.Counts]] = [:]
+        var byRegion: [String: VerificationActivityReport.Counts] = [:]
+        for count in counts where (0..<days).contains(count.day - firstDay) {
+            byChannel[count.channel, default: Array(repeating: .init(), count: days)][count.day - firstDay].add(
+                count.status, count.count)
+            if !count.region.isEmpty { byRegion[count.region, default: .init()].add(count.status, count.count) }
+        }
+        return VerificationActivityReport(
+            firstDay: firstDay, days: days, byChannel: byChannel,
+            byCountry: byRegion.sorted { ($0.value.started, $1.key) > ($1.value.started, $0.key) }.map {
+                ($0.key, $0.value)
+            })
+    }
+
+    /// Groups counted by region: a phone number's region, read from one number of its group (the group shares the
+    /// calling code and the digits that decide the region); none for email.
+    static func dayCounts(_ groups: [VerificationGroup]) -> [VerificationDayCount] {
+        var regions: [Substring: String] = [:]
+        var merged: [String: VerificationDayCount] = [:]
+        for group in groups {
+            var region = ""
+            if group.channel != .email {
+                let prefix = group.sample.prefix(6)
+                if let known = regions[prefix] {
+                    region = known
+                } else {
+                    region = (try? PhoneNumber(parsing: group.sample))?.regionCode ?? "?"
+                    regions[prefix] = region
+                }
+            }
+            let key = "\(group.day) \(group.channel.rawValue) \(group.status.rawValue) \(region)"
+            merged[
+                key,
+                default: .init(day: group.day, channel: group.channel, status: group.status, region: region, count: 0)
+            ].count += group.count
+        }
+        return Array(merged.values)
+    }
+
+    /// A page of verifications of every project (or of `projectId`), newest first; `search` is a destination (a
+    /// phone number or an email address) or a verification id.
+    func recent(projectId: String?, search: String?, cursor: String?, limit: Int = 50) async throws
+        -> (items: [VerificationRecord], nextCursor: String?)
+    {
+        try Paging.requireCursor(cursor, prefix: "ver_")
+        if let search, search.hasPrefix("ver_") {
+            let found = try await store.verification(id: search)
+            return (found.map { [$0] } ?? [], nil)
+        }
+        let key = try search.map { try Destination(loginId: $0).key }
+        let fetched = try await store.recent(
+            projectId: projectId, destinationKey: key, after: cursor, limit: limit + 1)
+        let items = Array(fetched.prefix(limit))
+        return (items, fetched.count > limit ? items.last?.id : nil)
+    }
+
+    /// The days of `from...to` (days since 1970) whose counts are recorded.
+    func recordedDays(from: Int, to: Int) async throws -> Set<Int> {
+        try await store.dayCounts(from: from, to: to).days
     }
 }

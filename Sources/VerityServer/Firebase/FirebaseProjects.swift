@@ -13,10 +13,17 @@ public struct FirebaseProject: Sendable, Equatable {
 
 /// Names projects for the Firebase face and finds them by key.
 public struct FirebaseProjects: Sendable {
-    let store: FirebaseProjectStore
+    private let store: FirebaseProjectStore
     let projects: AdminService
     let random: any RandomSource
     let clock: any TimeSource
+
+    init(store: FirebaseProjectStore, projects: AdminService, random: any RandomSource, clock: any TimeSource) {
+        self.store = store
+        self.projects = projects
+        self.random = random
+        self.clock = clock
+    }
 
     /// Names a project for the Firebase face (its Verity id when `firebaseProjectId` is nil), keeping its API key
     /// when it has one.

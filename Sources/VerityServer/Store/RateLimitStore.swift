@@ -9,14 +9,14 @@ struct RateLimitStore: Sendable {
     /// Returns whether a token was taken and how many are left. With `transaction`, the statement runs in it (and
     /// rolls back with it).
     func take(
-        bucket: String, capacity: Double, refillPerSecond: Double, now: Date, in transaction: UnitOfWork? = nil
+        bucket: String, capacity: Double, refillPerSecond: Double, now: Date, in work: UnitOfWork? = nil
     ) async throws -> (allowed: Bool, tokens: Double) {
         // The refilled level, bound rather than written into the text, so that every take is the same statement
         // (prepared once) whatever the clock says.
         let elapsed: SQLQueryString = "(\(bind: now.storedValue) - rate_buckets.updated_at)"
         let level: SQLQueryString = "rate_buckets.tokens + \(elapsed) * \(bind: refillPerSecond)"
         let refilled: SQLQueryString = "\(unsafeRaw: database.leastFunction)(\(bind: capacity), \(level))"
-        return try await database.execute(in: transaction) { sql in
+        return try await database.execute(in: work) { sql in
             try await sql.raw(
                 """
                 INSERT INTO rate_buckets (bucket, tokens, allowed, updated_at)

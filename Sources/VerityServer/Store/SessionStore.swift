@@ -45,7 +45,7 @@ struct SessionStore: Sendable {
         in work: UnitOfWork? = nil
     ) async throws -> SignInOutcome {
         let engine = database.engine
-        return try await database.transaction(joining: work) { sql in
+        return try await database.transaction(in: work) { sql in
             if engine == .postgres,
                 let known = try await Self.signInKnownUser(
                     loginKey: loginKey, session: session, refreshHash: refreshHash, now: now, in: sql)

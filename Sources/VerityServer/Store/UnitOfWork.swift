@@ -26,7 +26,7 @@ extension Database {
 
     /// Runs `body` in the caller's unit of work when there is one, otherwise in a transaction of its own.
     func transaction<T: Sendable>(
-        joining work: UnitOfWork?, _ body: @Sendable (any SQLDatabase) async throws -> T
+        in work: UnitOfWork?, _ body: @Sendable (any SQLDatabase) async throws -> T
     ) async throws -> T {
         if let work { return try await body(work.sql) }
         return try await transaction(body)

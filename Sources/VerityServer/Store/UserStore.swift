@@ -94,10 +94,10 @@ struct UserStore: Sendable {
     /// or nothing (in `work` when given). Nil when there is no such user; throws ``WriteError/loginIdTaken`` when a login id is taken.
     func update(
         id: String, projectId: String, displayName: String??, customClaims: [String: JSONValue]?,
-        logins: UserLogins?, joining work: UnitOfWork? = nil
+        logins: UserLogins?, in work: UnitOfWork? = nil
     ) async throws -> User? {
         let claims = try customClaims.map(Self.encodedClaims)
-        return try await database.transaction(joining: work) { sql in
+        return try await database.transaction(in: work) { sql in
             // Touching the row first locks it (PostgreSQL), so concurrent updates of one user take turns.
             guard
                 let current = try await sql.raw(

@@ -31,10 +31,10 @@ struct VerificationStore: Sendable {
     /// - Parameters:
     ///   - resend: Whether a pending verification is sent again; when false it is returned untouched.
     ///   - deliver: Whether to queue a message at all (false for test numbers, whose code is fixed).
-    ///   - transaction: A transaction the caller runs, to do this as part of it; nil for a transaction of its own.
+    ///   - work: A unit of work the caller runs, to do this as part of it; nil for a transaction of its own.
     func startOrResend(
         new candidate: VerificationRecord, maxSends: Int, messageId: String, resend: Bool = true,
-        deliver: Bool = true, now: Date, in transaction: UnitOfWork? = nil
+        deliver: Bool = true, now: Date, in work: UnitOfWork? = nil
     ) async throws -> StartOutcome {
         let purpose = candidate.purpose.rawValue
         // A start replaces the claims of a pending code, and one without claims clears them: a code carries what
@@ -44,7 +44,7 @@ struct VerificationStore: Sendable {
         // Most starts are to a destination with nothing pending: insert first, and go on to the look-ups only when a
         // pending verification (perhaps one past its lifetime) is in the way. On PostgreSQL, without a caller's
         // transaction, that insert and its message are one statement on their own: one round trip.
-        let insertedAlone = transaction == nil && engine == .postgres
+        let insertedAlone = work == nil && engine == .postgres
         if insertedAlone,
             let record = try await database.execute({ sql in
                 try await Self.insert(
@@ -53,7 +53,7 @@ struct VerificationStore: Sendable {
         {
             return .created(record, messageId: messageId)
         }
-        return try await database.transaction(joining: transaction) { sql in
+        return try await database.transaction(in: work) { sql in
             if !insertedAlone,
                 let record = try await Self.insert(
                     candidate, messageId: deliver ? messageId : nil, now: now, engine: engine, in: sql)

@@ -67,7 +67,7 @@ struct LiveServer: Sendable {
     /// `count` messages.
     func code(to destination: String, count: Int = 1) async throws -> String {
         for _ in 0..<200 {
-            let sent = try await verity.outboxMessages(destination: destination).compactMap(\.rendered)
+            let sent = try await verity.outbox.messages(destination: destination).compactMap(\.rendered)
             sent.forEach { LeakWatch.secrets(inMessage: $0.body) }
             if sent.count >= count, let text = sent.first?.body,
                 let range = text.range(of: #"\d{4,10}"#, options: .regularExpression)
@@ -82,7 +82,7 @@ struct LiveServer: Sendable {
     /// The text of the newest message to `destination`, waiting up to 10 s for one.
     func latestMessage(to destination: String) async throws -> String {
         for _ in 0..<200 {
-            if let text = try await verity.outboxMessages(destination: destination).first?.rendered?.body {
+            if let text = try await verity.outbox.messages(destination: destination).first?.rendered?.body {
                 LeakWatch.secrets(inMessage: text)
                 return text
             }
@@ -93,7 +93,7 @@ struct LiveServer: Sendable {
 
     /// How many messages the outbox holds for `destination`.
     func messageCount(to destination: String) async throws -> Int {
-        try await verity.outboxMessages(destination: destination).count
+        try await verity.outbox.messages(destination: destination).count
     }
 
     struct CodeNotSent: Error {

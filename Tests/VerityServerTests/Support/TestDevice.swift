@@ -123,7 +123,7 @@ extension TestNode {
     /// Waits until a webhook event was delivered.
     func webhookDelivered() async throws {
         try await waitUntil {
-            try await verity.outboxMessages().contains { $0.message.channel == .webhook && $0.message.status == .sent }
+            try await verity.outbox.messages().contains { $0.message.channel == .webhook && $0.message.status == .sent }
         }
     }
 }
