@@ -267,7 +267,7 @@ struct FactorStore: Sendable {
     /// - Parameter work: The caller's unit of work, when the factor goes with other aggregates' changes (a Twilio
     ///   entity or service deleted with its factors).
     func delete(id: String, projectId: String, now: Date, in work: UnitOfWork? = nil) async throws -> Bool {
-        try await database.transaction(joining: work) { sql in
+        try await database.transaction(in: work) { sql in
             guard
                 try await sql.raw(
                     "DELETE FROM factors WHERE id = \(bind: id) AND project_id = \(bind: projectId) RETURNING id"
