@@ -352,7 +352,7 @@ struct ChallengeService: Sendable {
                             data: .init(
                                 securityEventId: eventId, reason: reason, response: applied,
                                 factorId: factor.id, challenge: challenge.response(at: now)))
-                        return ChallengeStore.QueuedMessage(
+                        return QueuedMessage(
                             id: messageId, channel: .webhook, destination: url, payload: try Self.json(event))
                     }, in: work, now: now)
             }
@@ -531,8 +531,8 @@ struct ChallengeService: Sendable {
 
     private func push(
         of challenge: ChallengeRecord, to factor: FactorRecord, in project: Project, style: PushNotification.Style?
-    ) throws -> ChallengeStore.QueuedMessage {
-        ChallengeStore.QueuedMessage(
+    ) throws -> QueuedMessage {
+        QueuedMessage(
             id: identifiers.make("msg"), channel: .push, destination: factor.id,
             payload: try Self.json(
                 PushNotification(
@@ -542,11 +542,11 @@ struct ChallengeService: Sendable {
     }
 
     /// The event message for the project's webhook endpoint at `url`.
-    @Sendable private func webhook(for challenge: ChallengeRecord, url: String) throws -> ChallengeStore.QueuedMessage {
+    @Sendable private func webhook(for challenge: ChallengeRecord, url: String) throws -> QueuedMessage {
         let event = ChallengeEvent(
             id: identifiers.make("evt"), type: "challenge.\(challenge.status.rawValue)", createdAt: clock.now(),
             data: challenge.response(at: clock.now()))
-        return ChallengeStore.QueuedMessage(
+        return QueuedMessage(
             id: identifiers.make("msg"), channel: .webhook, destination: url, payload: try Self.json(event))
     }
 
