@@ -105,7 +105,7 @@ struct UserCommand: AsyncParsableCommand {
         @OptionGroup var project: ProjectOptions
 
         func run() async throws {
-            _ = try await withUsers(project) { try await $0.setDisabled(true, id: id, in: $1) }
+            _ = try await withProject(project) { try await $0.accounts.setDisabled(true, id: id, in: $1) }
             print("Disabled \(id).")
         }
     }
@@ -117,7 +117,7 @@ struct UserCommand: AsyncParsableCommand {
         @OptionGroup var project: ProjectOptions
 
         func run() async throws {
-            _ = try await withUsers(project) { try await $0.setDisabled(false, id: id, in: $1) }
+            _ = try await withProject(project) { try await $0.accounts.setDisabled(false, id: id, in: $1) }
             print("Enabled \(id).")
         }
     }

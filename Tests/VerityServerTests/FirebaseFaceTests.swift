@@ -178,7 +178,7 @@ struct FirebaseFaceTests {
                 CreateTestPhoneNumberRequest(phoneNumber: "+15005550198", code: "246802"), in: node.project)
             _ = try await node.verity.users.update(
                 id: userId, UpdateUserRequest(loginIds: ["+15005550198"]), in: node.project)
-            _ = try await node.verity.users.setDisabled(true, id: userId, in: node.project)
+            _ = try await node.verity.accounts.setDisabled(true, id: userId, in: node.project)
             let ended = try await client.firebase(
                 Self.token, key: key, json: #"{"grantType":"refresh_token","refreshToken":"\#(refreshToken)"}"#)
             #expect(try ended.googleError() == "INVALID_REFRESH_TOKEN")

@@ -191,7 +191,7 @@ struct OutboxTests {
                 let url = "http://127.0.0.1:\(port)/\(tenant)"
                 _ = try await node.verity.admin.setWebhook(projectId: project.id, url: url)
                 let events = (0..<count).map {
-                    ChallengeStore.QueuedMessage(
+                    QueuedMessage(
                         id: "msg_\(tenant)\($0)", channel: .webhook, destination: url, payload: "{}")
                 }
                 try await store.queue(events, projectId: project.id, now: node.clock.now())

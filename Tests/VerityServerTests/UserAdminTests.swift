@@ -309,7 +309,7 @@ struct UserAdminTests {
         await #expect(throws: VerityError.self) {
             try await users.create(CreateUserRequest(loginIds: ["+14155550100"]), in: node.project)
         }
-        #expect(try await users.setDisabled(true, id: user.id, in: node.project).disabled)
+        #expect(try await node.verity.accounts.setDisabled(true, id: user.id, in: node.project).disabled)
         try await users.delete(id: user.id, in: node.project)
         #expect(try await users.list(in: node.project).items.isEmpty)
         try await node.verity.database.close()

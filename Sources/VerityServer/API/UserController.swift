@@ -6,6 +6,8 @@ extension User: ResponseEncodable {}
 /// The backend's admin API for a project's users (API key).
 struct UserController {
     let users: UserService
+    /// Disabling and enabling, which end a user's sessions with it.
+    let accounts: UserAccounts
 
     func addRoutes(to group: RouterGroup<VerityRequestContext>) {
         // `:userId`, as in `users/:userId/factors`, so the two share one path segment in the router.
@@ -47,10 +49,10 @@ struct UserController {
     }
 
     @Sendable func disable(_ request: Request, context: VerityRequestContext) async throws -> User {
-        try await users.setDisabled(true, id: try context.pathParameter("userId"), in: try context.requireProject())
+        try await accounts.setDisabled(true, id: try context.pathParameter("userId"), in: try context.requireProject())
     }
 
     @Sendable func enable(_ request: Request, context: VerityRequestContext) async throws -> User {
-        try await users.setDisabled(false, id: try context.pathParameter("userId"), in: try context.requireProject())
+        try await accounts.setDisabled(false, id: try context.pathParameter("userId"), in: try context.requireProject())
     }
 }

@@ -78,7 +78,7 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
     let authenticated = router.group("v1").add(middleware: APIKeyAuthenticator(projects: projects))
     VerificationController(service: verity.verifications).addRoutes(to: authenticated.group("verifications"))
     FactorController(factors: verity.factors, challenges: verity.challenges).addRoutes(to: authenticated)
-    UserController(users: verity.users).addRoutes(to: authenticated)
+    UserController(users: verity.users, accounts: verity.accounts).addRoutes(to: authenticated)
     ProjectController(projects: projects).addRoutes(to: authenticated)
     RoleController(roles: verity.roles, testNumbers: verity.testNumbers, sessions: verity.sessions).addRoutes(
         to: authenticated)
@@ -110,6 +110,7 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
     if let prefix = configuration.descopePrefix {
         DescopeFace(
             auth: verity.auth, sessions: verity.sessions, users: verity.users, roles: verity.roles,
+            accounts: verity.accounts,
             signingKeys: verity.signingKeys, projects: DescopeProjects(projects: projects), clock: verity.clock,
             logger: verity.logger, prefix: prefix,
             secureCookies: HTTPCookie.isSecure(publicURL: configuration.resolvedPublicURL)
@@ -120,8 +121,8 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
             projects: verity.firebaseProjects, auth: verity.auth, sessions: verity.sessions, logger: verity.logger
         ).addRoutes(to: router)
         FirebaseAdminFace(
-            projects: verity.firebaseProjects, apiKeys: projects, users: verity.users, sessions: verity.sessions,
-            verifications: verity.verifications, testNumbers: verity.testNumbers,
+            projects: verity.firebaseProjects, apiKeys: projects, users: verity.users, accounts: verity.accounts,
+            sessions: verity.sessions, verifications: verity.verifications, testNumbers: verity.testNumbers,
             acceptsEmulatorOwner: configuration.firebaseEmulatorAdmin,
             logger: verity.logger
         ).addRoutes(to: router)
@@ -136,7 +137,8 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
         ConsoleOperationsController(console: front, verifications: verity.verifications, outbox: verity.outbox)
             .addRoutes(to: console)
         ConsoleProjectsController(
-            console: front, admin: projects, users: verity.users, sessions: verity.sessions, roles: verity.roles,
+            console: front, admin: projects, users: verity.users, accounts: verity.accounts, sessions: verity.sessions,
+            roles: verity.roles,
             testNumbers: verity.testNumbers, factors: verity.factors
         ).addRoutes(to: console)
         ConsoleFacesController(

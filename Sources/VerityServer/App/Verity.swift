@@ -37,6 +37,8 @@ public struct Verity: Sendable {
     public let users: UserService
     /// A project's roles and who holds them.
     public let roles: RoleService
+    /// Users with their roles, status and sessions: the changes that touch several at once.
+    public let accounts: UserAccounts
     /// A project's test phone numbers.
     public let testNumbers: TestNumberService
     /// Projects' names for the Firebase face.
@@ -117,7 +119,7 @@ public struct Verity: Sendable {
             logger: logger)
         let users = UserService(
             store: UserStore(database: database), identifiers: identifiers, clock: clock, logger: logger)
-        let roles = RoleService(store: RoleStore(database: database), clock: clock, logger: logger)
+        let roles = RoleService(store: RoleStore(database: database), users: users, clock: clock, logger: logger)
         let testNumbers = TestNumberService(store: testNumberStore, clock: clock, logger: logger)
         let verifications = VerificationService(
             store: VerificationStore(database: database), limiter: limiter, limits: limits, codes: codes,
@@ -126,12 +128,14 @@ public struct Verity: Sendable {
             store: SessionStore(database: database), users: users, roles: roles, signingKeys: signingKeys,
             identifiers: identifiers, random: random, clock: clock, metrics: metrics,
             publicURL: configuration.resolvedPublicURL, logger: logger)
+        let accounts = UserAccounts(users: users, roles: roles, sessions: sessions, logger: logger)
         let factors = FactorService(
             store: FactorStore(database: database), identifiers: identifiers, sealer: sealer, clock: clock,
             logger: logger)
         let challenges = ChallengeService(
-            store: ChallengeStore(database: database), factors: factors, identifiers: identifiers, clock: clock,
-            outboxSignal: signal, changes: changes, longPolls: longPolls, metrics: metrics, logger: logger)
+            store: ChallengeStore(database: database), factors: factors, accounts: accounts, identifiers: identifiers,
+            clock: clock, outboxSignal: signal, changes: changes, longPolls: longPolls, metrics: metrics,
+            logger: logger)
         let twilioServices = TwilioServices(store: TwilioServiceStore(database: database), random: random, clock: clock)
         let appVerifications = AppVerificationService(
             store: AppVerificationStore(database: database), key: masterKey.derived(for: "app-verification"),
@@ -143,6 +147,7 @@ public struct Verity: Sendable {
         self.signingKeys = signingKeys
         self.users = users
         self.roles = roles
+        self.accounts = accounts
         self.testNumbers = testNumbers
         self.firebaseProjects = FirebaseProjects(
             store: FirebaseProjectStore(database: database), projects: admin, random: random, clock: clock)

@@ -9,6 +9,7 @@ struct ConsoleProjectsController: Sendable {
     let console: ConsoleController
     let admin: AdminService
     let users: UserService
+    let accounts: UserAccounts
     let sessions: SessionService
     let roles: RoleService
     let testNumbers: TestNumberService
@@ -374,7 +375,7 @@ struct ConsoleProjectsController: Sendable {
 
     private func setDisabled(_ disabled: Bool, _ request: Request, _ session: ConsoleSession) async throws -> Response {
         let project = try await admin.project(of: request)
-        let user = try await users.setDisabled(disabled, id: try Self.parameter("user", of: request), in: project)
+        let user = try await accounts.setDisabled(disabled, id: try Self.parameter("user", of: request), in: project)
         try await operators.audit(session.record, disabled ? "user.disable" : "user.enable", target: user.id)
         return ConsoleHTML.redirect(Self.path(project, "/users/" + PercentEncoding.encode(user.id)))
     }

@@ -17,6 +17,7 @@ struct DescopeFace {
     let sessions: SessionService
     let users: UserService
     let roles: RoleService
+    let accounts: UserAccounts
     let signingKeys: SigningKeyService
     let projects: DescopeProjects
     let clock: any TimeSource
@@ -41,7 +42,7 @@ struct DescopeFace {
         group.get("v1/auth/me", use: me)
         group.post("v1/auth/logout", use: logout)
         group.post("v1/auth/logoutall", use: logoutAll)
-        DescopeManagement(users: users, roles: roles, projects: projects).addRoutes(to: group)
+        DescopeManagement(users: users, roles: roles, accounts: accounts, projects: projects).addRoutes(to: group)
         router.add(middleware: DescopeUnmatchedRoutes(prefix: prefix))
     }
 

@@ -12,6 +12,8 @@ import VerityCore
 struct DescopeManagement {
     let users: UserService
     let roles: RoleService
+    /// Users changed with their roles and status, all or nothing.
+    let accounts: UserAccounts
     let projects: DescopeProjects
 
     /// The most users one search answers.
@@ -39,19 +41,14 @@ struct DescopeManagement {
         let project = try await projects.managedProject(request)
         let body = try await request.decodeDescope(UserBody.self, context: context)
         let (logins, roleNames) = try await validated(body, in: project)
-        var user = try await users.create(
-            CreateUserRequest(
-                loginIds: logins, displayName: body.displayName ?? body.name,
-                customClaims: body.customAttributes),
+        let user = try await accounts.save(
+            UserAccounts.Change(
+                .create(
+                    CreateUserRequest(
+                        loginIds: logins, displayName: body.displayName ?? body.name,
+                        customClaims: body.customAttributes)),
+                roles: roleNames, disabled: body.status == "disabled" ? true : nil),
             in: project)
-        do {
-            if !roleNames.isEmpty { user = try await roles.assign(roleNames, toUser: user.id, in: project) }
-            if body.status == "disabled" { user = try await users.setDisabled(true, id: user.id, in: project) }
-        } catch {
-            // A role deleted between the check and the grant: no half-made user stays.
-            try? await users.delete(id: user.id, in: project)
-            throw error
-        }
         return DescopeJSON(["user": DescopeUser.json(user)])
     }
 
@@ -117,18 +114,15 @@ struct DescopeManagement {
         let body = try await request.decodeDescope(UserBody.self, context: context)
         let (logins, roleNames) = try await validated(body, in: project)
         let existing = try await user(loginId: body.loginId ?? "", in: project)
-        var user = try await users.update(
-            id: existing.id,
-            UpdateUserRequest(
-                displayName: body.displayName ?? body.name ?? "", customClaims: body.customAttributes ?? [:],
-                loginIds: logins),
+        let user = try await accounts.save(
+            UserAccounts.Change(
+                .update(
+                    id: existing.id,
+                    UpdateUserRequest(
+                        displayName: body.displayName ?? body.name ?? "", customClaims: body.customAttributes ?? [:],
+                        loginIds: logins)),
+                roles: roleNames),
             in: project)
-        let wanted = Set(roleNames)
-        let added = roleNames.filter { !user.roles.contains($0) }
-        if !added.isEmpty { user = try await roles.assign(added, toUser: user.id, in: project) }
-        for name in user.roles where !wanted.contains(name) {
-            user = try await roles.remove(name, fromUser: user.id, in: project)
-        }
         return DescopeJSON(["user": DescopeUser.json(user)])
     }
 
@@ -140,7 +134,7 @@ struct DescopeManagement {
             throw DescopeError.badRequest("`status` is enabled or disabled.")
         }
         let user = try await user(loginId: body.loginId ?? "", in: project)
-        let updated = try await users.setDisabled(status == "disabled", id: user.id, in: project)
+        let updated = try await accounts.setDisabled(status == "disabled", id: user.id, in: project)
         return DescopeJSON(["user": DescopeUser.json(updated)])
     }
 

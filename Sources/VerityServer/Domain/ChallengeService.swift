@@ -16,6 +16,8 @@ struct ChallengeService: Sendable {
 
     private let store: ChallengeStore
     let factors: FactorService
+    /// Who a report of unusual activity may disable.
+    let accounts: UserAccounts
     let identifiers: Identifiers
     let clock: any TimeSource
     let outboxSignal: OutboxSignal
@@ -25,12 +27,13 @@ struct ChallengeService: Sendable {
     let logger: Logger
 
     init(
-        store: ChallengeStore, factors: FactorService, identifiers: Identifiers, clock: any TimeSource,
-        outboxSignal: OutboxSignal, changes: ChangeSignal, longPolls: LongPollGate, metrics: VerityMetrics,
-        logger: Logger
+        store: ChallengeStore, factors: FactorService, accounts: UserAccounts, identifiers: Identifiers,
+        clock: any TimeSource, outboxSignal: OutboxSignal, changes: ChangeSignal, longPolls: LongPollGate,
+        metrics: VerityMetrics, logger: Logger
     ) {
         self.store = store
         self.factors = factors
+        self.accounts = accounts
         self.identifiers = identifiers
         self.clock = clock
         self.outboxSignal = outboxSignal
@@ -336,11 +339,12 @@ struct ChallengeService: Sendable {
             let messageId = identifiers.make("msg")
             let now = clock.now()
             return { answered, work in
-                let applied = try await UnusualActivityStore.report(
+                let applied = try await UnusualActivityStore.record(
                     UnusualActivityStore.Report(
                         eventId: eventId, projectId: answered.projectId, userId: answered.userId, factorId: factor.id,
                         challengeId: answered.id, reason: reason, at: now),
                     in: work)
+                try await respond(to: applied, on: answered, by: factor, in: work)
                 try await ChallengeStore.enqueueWebhook(
                     for: answered,
                     webhook: { challenge, url in
@@ -349,7 +353,7 @@ struct ChallengeService: Sendable {
                             data: .init(
                                 securityEventId: eventId, reason: reason, response: applied,
                                 factorId: factor.id, challenge: challenge.response(at: now)))
-                        return ChallengeStore.QueuedMessage(
+                        return QueuedMessage(
                             id: messageId, channel: .webhook, destination: url, payload: try Self.json(event))
                     }, in: work, now: now)
             }
@@ -357,6 +361,26 @@ struct ChallengeService: Sendable {
         return Answer(
             challenge: challenge, status: stated.status == .approved ? .approved : .denied,
             statement: stated.statement, report: report)
+    }
+
+    /// Applies the project's response to a report of unusual activity, in the denial's unit of work. Revoking
+    /// sessions and disabling the user touch only a Verity user of that id (`usr_…`); for a backend's own user id
+    /// they change nothing.
+    private func respond(
+        to response: UnusualActivityResponse, on challenge: ChallengeRecord, by factor: FactorRecord,
+        in work: UnitOfWork
+    ) async throws {
+        let reason = UnusualActivity.eventType
+        switch response {
+        case .none: break
+        case .revokeSessions:
+            try await accounts.endSessions(
+                userId: challenge.userId, reason: reason, projectId: challenge.projectId, in: work)
+        case .suspendFactor: try await factors.suspend(id: factor.id, in: work)
+        case .disableUser:
+            try await accounts.disableIfKnown(
+                userId: challenge.userId, reason: reason, projectId: challenge.projectId, in: work)
+        }
     }
 
     /// The statements of `signed`, an answer to `challenge` by `factor`, once its signature holds in its dialect.
@@ -518,8 +542,8 @@ struct ChallengeService: Sendable {
 
     private func push(
         of challenge: ChallengeRecord, to factor: FactorRecord, in project: Project, style: PushNotification.Style?
-    ) throws -> ChallengeStore.QueuedMessage {
-        ChallengeStore.QueuedMessage(
+    ) throws -> QueuedMessage {
+        QueuedMessage(
             id: identifiers.make("msg"), channel: .push, destination: factor.id,
             payload: try Self.json(
                 PushNotification(
@@ -529,11 +553,11 @@ struct ChallengeService: Sendable {
     }
 
     /// The event message for the project's webhook endpoint at `url`.
-    @Sendable private func webhook(for challenge: ChallengeRecord, url: String) throws -> ChallengeStore.QueuedMessage {
+    @Sendable private func webhook(for challenge: ChallengeRecord, url: String) throws -> QueuedMessage {
         let event = ChallengeEvent(
             id: identifiers.make("evt"), type: "challenge.\(challenge.status.rawValue)", createdAt: clock.now(),
             data: challenge.response(at: clock.now()))
-        return ChallengeStore.QueuedMessage(
+        return QueuedMessage(
             id: identifiers.make("msg"), channel: .webhook, destination: url, payload: try Self.json(event))
     }
 

@@ -334,6 +334,11 @@ struct FactorService: Sendable {
         try await store.purgeExpired(before: clock.now())
     }
 
+    /// Suspends factor `id` in `work` (a report of unusual activity); an earlier suspension stands.
+    func suspend(id: String, in work: UnitOfWork) async throws {
+        try await store.suspend(id: id, now: clock.now(), in: work)
+    }
+
     /// Forgets a push token the platform declared dead, unless the device has sent a new one since.
     func forgetPushToken(_ token: String, of factorId: String) async throws {
         try await store.clearPushToken(id: factorId, token: token)

@@ -9,11 +9,14 @@ public struct RoleService: Sendable {
     public static let maxPermissions = 100
 
     private let store: RoleStore
+    /// Whose roles they are: a user is read in the unit of work that changes its roles.
+    let users: UserService
     let clock: any TimeSource
     let logger: Logger
 
-    init(store: RoleStore, clock: any TimeSource, logger: Logger) {
+    init(store: RoleStore, users: UserService, clock: any TimeSource, logger: Logger) {
         self.store = store
+        self.users = users
         self.clock = clock
         self.logger = logger
     }
@@ -59,28 +62,60 @@ public struct RoleService: Sendable {
 
     /// Gives roles to a user (all or nothing).
     public func assign(_ names: [String], toUser userId: String, in project: Project) async throws -> User {
+        try await store.unitOfWork { work in try await assign(names, toUser: userId, in: project, in: work) }
+    }
+
+    /// Gives roles to a user as part of `work`.
+    func assign(_ names: [String], toUser userId: String, in project: Project, in work: UnitOfWork) async throws
+        -> User
+    {
         guard (1...Self.maxPermissions).contains(names.count) else {
             throw VerityError(.invalidRole, "Name 1 to \(Self.maxPermissions) roles.")
         }
+        guard try await users.findUser(id: userId, in: project, in: work) != nil else {
+            throw Self.userNotFound(userId)
+        }
         do {
-            return try await store.assign(names, userId: userId, projectId: project.id)
-        } catch RoleStore.WriteError.userNotFound {
-            throw VerityError(.userNotFound, "No user \(userId) in this project.")
+            try await store.grant(names, userId: userId, projectId: project.id, in: work)
         } catch RoleStore.WriteError.roleNotFound {
             throw VerityError(.roleNotFound, "A named role does not exist in this project; create it first.")
         }
+        return try await held(by: userId, in: project, in: work)
     }
 
     /// Takes a role from a user.
     public func remove(_ name: String, fromUser userId: String, in project: Project) async throws -> User {
-        do {
-            return try await store.remove(name, userId: userId, projectId: project.id)
-        } catch RoleStore.WriteError.userNotFound {
-            throw VerityError(.userNotFound, "No user \(userId) in this project.")
-        }
+        try await store.unitOfWork { work in try await remove(name, fromUser: userId, in: project, in: work) }
     }
 
-    // MARK: - Validation
+    /// Takes a role from a user as part of `work`.
+    func remove(_ name: String, fromUser userId: String, in project: Project, in work: UnitOfWork) async throws
+        -> User
+    {
+        try await store.take(name, userId: userId, projectId: project.id, in: work)
+        return try await held(by: userId, in: project, in: work)
+    }
+
+    /// Makes `names` exactly the roles of `user`, as part of `work`: the missing ones given, the others taken.
+    func replace(rolesOf user: User, with names: [String], in project: Project, in work: UnitOfWork) async throws
+        -> User
+    {
+        var user = user
+        let added = names.filter { !user.roles.contains($0) }
+        if !added.isEmpty { user = try await assign(added, toUser: user.id, in: project, in: work) }
+        for name in user.roles where !names.contains(name) {
+            user = try await remove(name, fromUser: user.id, in: project, in: work)
+        }
+        return user
+    }
+
+    /// The user `userId` with the roles it holds now, in `work`.
+    private func held(by userId: String, in project: Project, in work: UnitOfWork) async throws -> User {
+        guard let user = try await users.findUser(id: userId, in: project, in: work) else {
+            throw Self.userNotFound(userId)
+        }
+        return user
+    }
 
     /// Role and permission names: 1 to 100 letters, digits and `_ . : -`, starting with a letter or digit.
     static func validName(_ name: String, what: String) throws -> String {
@@ -103,6 +138,10 @@ public struct RoleService: Sendable {
         }
         var seen = Set<String>()
         return try permissions.map { try validName($0, what: "permission") }.filter { seen.insert($0).inserted }
+    }
+
+    private static func userNotFound(_ id: String) -> VerityError {
+        VerityError(.userNotFound, "No user \(id) in this project.")
     }
 
     private static func notFound(_ name: String) -> VerityError {

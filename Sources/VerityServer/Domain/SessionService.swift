@@ -267,8 +267,14 @@ struct SessionService: Sendable {
     /// Ends every session of a user: the user's own "sign out everywhere", or the backend's
     /// (firebase-admin's `revoke_refresh_tokens`).
     func revokeAll(userId: String, in project: Project) async throws {
-        try await store.revokeAll(userId: userId, projectId: project.id, now: clock.now())
+        try await revokeAll(userId: userId, reason: "logout_all", projectId: project.id)
         logger.info("All sessions ended", metadata: ["user": "\(userId)", "project": "\(project.id)"])
+    }
+
+    /// Revokes every session of `userId` for `reason` (a security event's type, `user_disabled`), in `work` when
+    /// given.
+    func revokeAll(userId: String, reason: String, projectId: String, in work: UnitOfWork? = nil) async throws {
+        try await store.revokeAll(userId: userId, projectId: projectId, reason: reason, now: clock.now(), in: work)
     }
 
     /// A user's active (unrevoked, unexpired) sessions, newest first: the latest 50.

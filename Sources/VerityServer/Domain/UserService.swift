@@ -24,15 +24,26 @@ public struct UserService: Sendable {
         self.logger = logger
     }
 
+    /// Runs `body` as one unit of work: a change of a user with what the caller joins to it (roles, status,
+    /// sessions) commits together or not at all.
+    func unitOfWork<T: Sendable>(_ body: @Sendable (UnitOfWork) async throws -> T) async throws -> T {
+        try await store.unitOfWork(body)
+    }
+
     /// Creates a user.
     public func create(_ request: CreateUserRequest, in project: Project) async throws -> User {
+        try await create(request, in: project, in: nil)
+    }
+
+    /// Creates a user, in `work` when given.
+    func create(_ request: CreateUserRequest, in project: Project, in work: UnitOfWork?) async throws -> User {
         let logins = try UserLogins(request.loginIds)
         let user = User(
             id: identifiers.make("usr"), loginIds: logins.ids,
             displayName: try Self.validDisplayName(request.displayName),
             customClaims: try Self.validClaims(request.customClaims ?? [:]), createdAt: clock.now())
         do {
-            try await store.insert(user, logins: logins, projectId: project.id)
+            try await store.insert(user, logins: logins, projectId: project.id, in: work)
         } catch UserStore.WriteError.loginIdTaken {
             throw Self.taken
         }
@@ -51,6 +62,11 @@ public struct UserService: Sendable {
     /// The user `id`, or nil when the project has none (a session naming a deleted user).
     func findUser(id: String, in project: Project) async throws -> User? {
         try await store.user(id: id, projectId: project.id)
+    }
+
+    /// The user `id` as `work` sees it, or nil.
+    func findUser(id: String, in project: Project, in work: UnitOfWork) async throws -> User? {
+        try await store.user(id: id, projectId: project.id, in: work)
     }
 
     /// Whether the user holding the login id with canonical key `loginKey` is disabled (false when nobody holds
@@ -78,6 +94,13 @@ public struct UserService: Sendable {
 
     /// Changes what the request names; an absent field stays as it is.
     public func update(id: String, _ request: UpdateUserRequest, in project: Project) async throws -> User {
+        try await update(id: id, request, in: project, in: nil)
+    }
+
+    /// Changes what the request names, in `work` when given.
+    func update(id: String, _ request: UpdateUserRequest, in project: Project, in work: UnitOfWork?) async throws
+        -> User
+    {
         guard id.hasPrefix("usr_") else { throw Self.notFound(id) }
         let logins = try request.loginIds.map(UserLogins.init)
         let claims = try request.customClaims.map(Self.validClaims)
@@ -85,7 +108,8 @@ public struct UserService: Sendable {
         let updated: User?
         do {
             updated = try await store.update(
-                id: id, projectId: project.id, displayName: displayName, customClaims: claims, logins: logins)
+                id: id, projectId: project.id, displayName: displayName, customClaims: claims, logins: logins,
+                in: work)
         } catch UserStore.WriteError.loginIdTaken {
             throw Self.taken
         }
@@ -115,15 +139,11 @@ public struct UserService: Sendable {
         return updated
     }
 
-    /// Disables (or enables again) a user; a disabled user cannot sign in.
-    public func setDisabled(_ disabled: Bool, id: String, in project: Project) async throws -> User {
-        guard id.hasPrefix("usr_"),
-            let user = try await store.setDisabled(
-                disabled, id: id, projectId: project.id, now: clock.now())
-        else { throw Self.notFound(id) }
-        logger.info(
-            disabled ? "User disabled" : "User enabled", metadata: ["user": "\(id)", "project": "\(project.id)"])
-        return user
+    /// Sets a user's disabled flag in `work`, nothing else; nil when there is no such user. Disabling a user also
+    /// ends its sessions: ``UserAccounts/setDisabled(_:id:in:)`` does both.
+    func setDisabledFlag(_ disabled: Bool, id: String, projectId: String, in work: UnitOfWork) async throws -> User? {
+        guard id.hasPrefix("usr_") else { return nil }
+        return try await store.setDisabled(disabled, id: id, projectId: projectId, in: work)
     }
 
     /// Deletes a user and frees its login ids.
@@ -192,7 +212,7 @@ public struct UserService: Sendable {
 
     private static let taken = VerityError(.loginIdTaken, "A login id already belongs to another user of this project.")
 
-    private static func notFound(_ id: String) -> VerityError {
+    static func notFound(_ id: String) -> VerityError {
         VerityError(.userNotFound, "No user \(id) in this project.")
     }
 }

@@ -16,6 +16,7 @@ struct FirebaseAdminFace {
     let projects: FirebaseProjects
     let apiKeys: AdminService
     let users: UserService
+    let accounts: UserAccounts
     let sessions: SessionService
     let verifications: VerificationService
     let testNumbers: TestNumberService
@@ -108,15 +109,14 @@ struct FirebaseAdminFace {
         }
         guard try await users.findUser(id: id, in: project) != nil else { throw FirebaseError.userNotFound }
         do {
-            if claims != nil || body.displayName != nil {
-                _ = try await users.update(
-                    id: id, UpdateUserRequest(displayName: body.displayName, customClaims: claims), in: project)
-            }
+            _ = try await accounts.save(
+                UserAccounts.Change(
+                    .update(id: id, UpdateUserRequest(displayName: body.displayName, customClaims: claims)),
+                    disabled: body.disableUser, endSessions: body.validSince != nil),
+                in: project)
         } catch let error as VerityError where error.code == .invalidClaims {
             throw FirebaseError.badRequest("INVALID_CLAIMS : \(error.detail ?? "")")
         }
-        if let disable = body.disableUser { _ = try await users.setDisabled(disable, id: id, in: project) }
-        if body.validSince != nil { try await sessions.revokeAll(userId: id, in: project) }
         return FirebaseJSON(["kind": .string("identitytoolkit#SetAccountInfoResponse"), "localId": .string(id)])
     }
 

@@ -8,11 +8,8 @@ struct AppVerificationStore: Sendable {
     /// Queues the silent push of the proof `proofId`; `payload` is its notification without the secret.
     func queuePush(id: String, proofId: String, payload: String, projectId: String, now: Date) async throws {
         try await database.transaction { sql in
-            try await ChallengeStore.enqueue(
-                [
-                    ChallengeStore.QueuedMessage(
-                        id: id, channel: .appVerification, destination: proofId, payload: payload)
-                ],
+            try await QueuedMessage.enqueue(
+                [QueuedMessage(id: id, channel: .appVerification, destination: proofId, payload: payload)],
                 projectId: projectId, in: sql, now: now)
         }
     }

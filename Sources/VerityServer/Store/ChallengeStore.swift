@@ -17,15 +17,6 @@ struct ChallengeStore: Sendable {
     /// Queues events about an answered challenge inside the answer's transaction.
     typealias AnswerEvents = @Sendable (ChallengeRecord, UnitOfWork) async throws -> Void
 
-    /// A message to queue with a challenge change, in the same transaction.
-    struct QueuedMessage: Sendable {
-        var id: String
-        var channel: OutboxChannel
-        /// The factor id for a push, the URL for a webhook.
-        var destination: String
-        var payload: String
-    }
-
     /// Stores a push challenge and queues its notifications (a TOTP challenge, answered on creation, goes through
     /// ``insertAnswered(_:now:webhook:events:)``).
     ///
@@ -35,12 +26,12 @@ struct ChallengeStore: Sendable {
         guard database.engine == .postgres, !messages.isEmpty else {
             return try await database.transaction { sql in
                 try await insert(challenge, in: sql)
-                try await Self.enqueue(messages, projectId: challenge.projectId, in: sql, now: now)
+                try await QueuedMessage.enqueue(messages, projectId: challenge.projectId, in: sql, now: now)
             }
         }
         let statement: SQLQueryString = """
             WITH challenge AS (\(try Self.insertion(challenge)))
-            \(Self.outboxInsertion(messages, projectId: challenge.projectId, now: now))
+            \(QueuedMessage.insertion(messages, projectId: challenge.projectId, now: now))
             """
         try await database.execute { sql in try await sql.raw(statement).run() }
     }
@@ -175,7 +166,8 @@ struct ChallengeStore: Sendable {
             if let url = try row.decode(column: "webhook_url", as: String?.self),
                 try row.decode(column: "webhook_secret", as: String?.self) != nil
             {
-                try await Self.enqueue([try webhook(answered, url)], projectId: answered.projectId, in: sql, now: now)
+                try await QueuedMessage.enqueue(
+                    [try webhook(answered, url)], projectId: answered.projectId, in: sql, now: now)
             }
             try await events?(answered, UnitOfWork(sql: sql))
             return outcome
@@ -337,7 +329,8 @@ struct ChallengeStore: Sendable {
             let url = try project.decode(column: "webhook_url", as: String?.self),
             try project.decode(column: "webhook_secret", as: String?.self) != nil
         else { return }
-        try await enqueue([try webhook(challenge, url)], projectId: challenge.projectId, in: sql, now: now)
+        try await QueuedMessage.enqueue(
+            [try webhook(challenge, url)], projectId: challenge.projectId, in: sql, now: now)
     }
 
     /// ``enqueueWebhook(for:webhook:in:now:)`` as part of a caller's unit of work (an answer's events).
@@ -351,7 +344,7 @@ struct ChallengeStore: Sendable {
     /// Queues messages about an existing challenge (a push sent again).
     func queue(_ messages: [QueuedMessage], projectId: String, now: Date) async throws {
         try await database.transaction { sql in
-            try await Self.enqueue(messages, projectId: projectId, in: sql, now: now)
+            try await QueuedMessage.enqueue(messages, projectId: projectId, in: sql, now: now)
         }
     }
 
@@ -366,28 +359,6 @@ struct ChallengeStore: Sendable {
             try await Self.enqueueWebhook(for: challenge, webhook: webhook, in: sql, now: now)
             try await events?(challenge, UnitOfWork(sql: sql))
         }
-    }
-
-    /// Queues `messages` in one statement.
-    static func enqueue(_ messages: [QueuedMessage], projectId: String, in sql: any SQLDatabase, now: Date)
-        async throws
-    {
-        guard !messages.isEmpty else { return }
-        try await sql.raw(outboxInsertion(messages, projectId: projectId, now: now)).run()
-    }
-
-    private static func outboxInsertion(_ messages: [QueuedMessage], projectId: String, now: Date) -> SQLQueryString {
-        let rows = messages.map { message -> SQLQueryString in
-            """
-            (\(bind: message.id), \(bind: projectId), \(bind: message.channel.rawValue), \(bind: message.destination), 'en',
-             'pending', 0, \(bind: now.storedValue), \(bind: now.storedValue), \(bind: message.payload))
-            """
-        }
-        return """
-            INSERT INTO outbox (id, project_id, channel, destination, locale, status, attempts, next_attempt_at,
-                                created_at, payload)
-            VALUES \(rows.joined(separator: ", "))
-            """
     }
 
     private static func json(_ value: some Encodable) throws -> String {

@@ -245,11 +245,16 @@ struct FactorStore: Sendable {
         }
     }
 
-    /// Suspends a factor in the caller's transaction (a report of unusual activity), keeping an earlier suspension.
-    static func suspend(id: String, now: Date, in sql: any SQLDatabase) async throws {
-        try await sql.raw(
-            "UPDATE factors SET suspended_at = COALESCE(suspended_at, \(bind: now.storedValue)) WHERE id = \(bind: id)"
-        ).run()
+    /// Suspends a factor in the caller's unit of work (a report of unusual activity), keeping an earlier suspension.
+    func suspend(id: String, now: Date, in work: UnitOfWork) async throws {
+        try await database.execute(in: work) { sql in
+            try await sql.raw(
+                """
+                UPDATE factors SET suspended_at = COALESCE(suspended_at, \(bind: now.storedValue))
+                WHERE id = \(bind: id)
+                """
+            ).run()
+        }
     }
 
     /// Forgets a push token the platform declared dead, unless the device has sent a new one since.

@@ -10,7 +10,6 @@ struct RoleStore: Sendable {
     enum WriteError: Error {
         case roleExists
         case roleNotFound
-        case userNotFound
     }
 
     func insert(_ role: Role, projectId: String) async throws {
@@ -80,12 +79,15 @@ struct RoleStore: Sendable {
         }
     }
 
-    /// Gives roles to a user, all or nothing; a role the user holds already is kept.
-    func assign(_ names: [String], userId: String, projectId: String) async throws -> User {
-        try await database.transaction { sql in
-            guard try await UserStore.user(id: userId, projectId: projectId, in: sql) != nil else {
-                throw WriteError.userNotFound
-            }
+    /// Runs `body` as one unit of work: a user's roles change with what the caller joins to it.
+    func unitOfWork<T: Sendable>(_ body: @Sendable (UnitOfWork) async throws -> T) async throws -> T {
+        try await database.unitOfWork(body)
+    }
+
+    /// Gives roles to user `userId`, all or nothing, in `work`; a role the user holds already is kept. Throws
+    /// ``WriteError/roleNotFound`` when the project has no role of a name.
+    func grant(_ names: [String], userId: String, projectId: String, in work: UnitOfWork) async throws {
+        try await database.execute(in: work) { sql in
             for name in names {
                 guard
                     try await sql.raw(
@@ -100,26 +102,18 @@ struct RoleStore: Sendable {
                     """
                 ).run()
             }
-            guard let user = try await UserStore.user(id: userId, projectId: projectId, in: sql) else {
-                throw WriteError.userNotFound
-            }
-            return user
         }
     }
 
-    /// Takes a role from a user (nothing happens when the user does not hold it).
-    func remove(_ name: String, userId: String, projectId: String) async throws -> User {
-        try await database.transaction { sql in
+    /// Takes a role from user `userId` in `work` (nothing happens when the user does not hold it).
+    func take(_ name: String, userId: String, projectId: String, in work: UnitOfWork) async throws {
+        try await database.execute(in: work) { sql in
             try await sql.raw(
                 """
                 DELETE FROM user_roles
                 WHERE project_id = \(bind: projectId) AND user_id = \(bind: userId) AND role_name = \(bind: name)
                 """
             ).run()
-            guard let user = try await UserStore.user(id: userId, projectId: projectId, in: sql) else {
-                throw WriteError.userNotFound
-            }
-            return user
         }
     }
 

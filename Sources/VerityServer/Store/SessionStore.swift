@@ -355,10 +355,12 @@ struct SessionStore: Sendable {
         }
     }
 
-    /// Revokes every session of a user (logout everywhere).
-    func revokeAll(userId: String, projectId: String, now: Date) async throws {
-        try await database.transaction { sql in
-            try await Self.revokeAll(userId: userId, projectId: projectId, reason: "logout_all", now: now, in: sql)
+    /// Revokes every session of a user and their refresh tokens, for `reason` (in `work` when given).
+    func revokeAll(userId: String, projectId: String, reason: String, now: Date, in work: UnitOfWork? = nil)
+        async throws
+    {
+        try await database.transaction(in: work) { sql in
+            try await Self.revokeAll(userId: userId, projectId: projectId, reason: reason, now: now, in: sql)
         }
     }
 

@@ -43,7 +43,7 @@ struct TwilioEventQueue: Sendable {
             WHERE service_sid = \(bind: serviceSid) AND status = 'enabled'
             """
         ).all().map(TwilioWebhookStore.webhook(from:))
-        var messages: [ChallengeStore.QueuedMessage] = []
+        var messages: [QueuedMessage] = []
         for event in events {
             for webhook in webhooks where webhook.eventTypes.contains(event.type) || webhook.eventTypes.contains("*") {
                 let id = messageId()
@@ -59,7 +59,7 @@ struct TwilioEventQueue: Sendable {
                         payload: String(decoding: try encoder.encode(params), as: UTF8.self)))
             }
         }
-        try await ChallengeStore.enqueue(messages, projectId: projectId, in: sql, now: now)
+        try await QueuedMessage.enqueue(messages, projectId: projectId, in: sql, now: now)
     }
 }
 

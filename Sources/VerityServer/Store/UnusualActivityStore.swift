@@ -2,8 +2,8 @@ import Foundation
 import SQLKit
 import VerityCore
 
-/// A device's report of unusual activity: the security event and the project's response, recorded in the caller's
-/// transaction (the one that records the signed denial).
+/// A device's report of unusual activity: the security event, recorded in the caller's unit of work (the one that
+/// records the signed denial), and the project's chosen response.
 enum UnusualActivityStore {
     struct Report: Sendable {
         var eventId: String
@@ -15,10 +15,9 @@ enum UnusualActivityStore {
         var at: Date
     }
 
-    /// Records the security event and applies the project's ``UnusualActivityResponse``; returns the response
-    /// applied. Revoking sessions and disabling the user touch only a Verity user of that id (`usr_…`); for a
-    /// backend's own user id they change nothing.
-    static func report(_ report: Report, in work: UnitOfWork) async throws -> UnusualActivityResponse {
+    /// Records the security event and answers the project's ``UnusualActivityResponse``, which the caller applies
+    /// in the same unit of work (``ChallengeService``).
+    static func record(_ report: Report, in work: UnitOfWork) async throws -> UnusualActivityResponse {
         let sql = work.sql
         try await sql.raw(
             """
@@ -29,30 +28,9 @@ enum UnusualActivityStore {
                     \(bind: report.challengeId))
             """
         ).run()
-        let response =
-            try await sql.raw(
-                "SELECT unusual_activity_response FROM projects WHERE id = \(bind: report.projectId)"
-            ).first(decodingColumn: "unusual_activity_response", as: String.self)
+        return try await sql.raw(
+            "SELECT unusual_activity_response FROM projects WHERE id = \(bind: report.projectId)"
+        ).first(decodingColumn: "unusual_activity_response", as: String.self)
             .flatMap(UnusualActivityResponse.init(rawValue:)) ?? .none
-        switch response {
-        case .none: break
-        case .revokeSessions:
-            try await SessionStore.revokeAll(
-                userId: report.userId, projectId: report.projectId, reason: UnusualActivity.eventType, now: report.at,
-                in: sql)
-        case .suspendFactor:
-            try await FactorStore.suspend(id: report.factorId, now: report.at, in: sql)
-        case .disableUser:
-            try await sql.raw(
-                """
-                UPDATE users SET disabled = 1
-                WHERE id = \(bind: report.userId) AND project_id = \(bind: report.projectId)
-                """
-            ).run()
-            try await SessionStore.revokeAll(
-                userId: report.userId, projectId: report.projectId, reason: UnusualActivity.eventType, now: report.at,
-                in: sql)
-        }
-        return response
     }
 }

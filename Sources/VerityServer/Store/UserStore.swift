@@ -15,9 +15,15 @@ struct UserStore: Sendable {
         case loginIdTaken
     }
 
-    /// Inserts a user with its login ids, all or nothing; throws ``WriteError/loginIdTaken`` when one is taken.
-    func insert(_ user: User, logins: UserLogins, projectId: String) async throws {
-        try await database.transaction { sql in
+    /// Runs `body` as one unit of work: a user's change with what the caller joins to it.
+    func unitOfWork<T: Sendable>(_ body: @Sendable (UnitOfWork) async throws -> T) async throws -> T {
+        try await database.unitOfWork(body)
+    }
+
+    /// Inserts a user with its login ids, all or nothing (in `work` when given); throws ``WriteError/loginIdTaken``
+    /// when one is taken.
+    func insert(_ user: User, logins: UserLogins, projectId: String, in work: UnitOfWork? = nil) async throws {
+        try await database.transaction(in: work) { sql in
             try await Self.insert(user, logins: logins, projectId: projectId, in: sql)
         }
     }
@@ -39,6 +45,11 @@ struct UserStore: Sendable {
 
     func user(id: String, projectId: String) async throws -> User? {
         try await database.lookupConfirmingMiss { sql in try await Self.user(id: id, projectId: projectId, in: sql) }
+    }
+
+    /// The user `id` as `work` sees it.
+    func user(id: String, projectId: String, in work: UnitOfWork) async throws -> User? {
+        try await database.execute(in: work) { sql in try await Self.user(id: id, projectId: projectId, in: sql) }
     }
 
     static func user(id: String, projectId: String, in sql: any SQLDatabase) async throws -> User? {
@@ -132,9 +143,9 @@ struct UserStore: Sendable {
         }
     }
 
-    /// Sets the disabled flag; nil when there is no such user. Disabling also revokes the user's sessions.
-    func setDisabled(_ disabled: Bool, id: String, projectId: String, now: Date) async throws -> User? {
-        try await database.transaction { sql in
+    /// Sets the disabled flag in `work`; nil when there is no such user.
+    func setDisabled(_ disabled: Bool, id: String, projectId: String, in work: UnitOfWork) async throws -> User? {
+        try await database.execute(in: work) { sql in
             guard
                 let user = try await sql.raw(
                     """
@@ -144,10 +155,6 @@ struct UserStore: Sendable {
                     """
                 ).first().map(Self.user(from:))
             else { return nil }
-            if disabled {
-                try await SessionStore.revokeAll(
-                    userId: id, projectId: projectId, reason: "user_disabled", now: now, in: sql)
-            }
             return try await Self.withRoles(user, in: sql)
         }
     }
