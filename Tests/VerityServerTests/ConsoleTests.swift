@@ -245,6 +245,25 @@ struct ConsoleTests {
         }
     }
 
+    @Test("At start, the server's emulator admin switch with no project opted in is one warning")
+    func emulatorSwitchWithoutOptIn() async throws {
+        let node = try await TestNode.make(.sqlite)
+        var configuration = node.configuration
+        configuration.firebaseFace = true
+        configuration.firebaseEmulatorAdmin = true
+        try await warnOfFirebaseEmulatorAdmin(configuration, verity: node.verity)
+        let unused = "VERITY_FIREBASE_EMULATOR_ADMIN is on but no project has opted in"
+        #expect(node.logs.lines.filter { $0.contains(unused) }.count == 1)
+
+        _ = try await node.verity.admin.updateProject(id: node.project.id, name: nil) {
+            $0.firebaseEmulatorAdmin = .testNumbers
+        }
+        try await warnOfFirebaseEmulatorAdmin(configuration, verity: node.verity)
+        #expect(node.logs.lines.filter { $0.contains(unused) }.count == 1)
+        #expect(node.logs.text.contains("Project \(node.project.id) has the Firebase emulator admin on (test_numbers)"))
+        try await node.verity.database.close()
+    }
+
     @Test(
         "A dead message is sent again from the messages page; destinations are masked",
         arguments: TestEngine.available)
