@@ -32,40 +32,41 @@ extension Project {
     }
 }
 
-/// Project settings flags, shared by `create` and `update`.
+/// Project settings flags, shared by `create` and `update`. Their text is read by ``ProjectSettingsChange``, as the
+/// console's settings form is.
 struct ProjectSettingsOptions: ParsableArguments {
     @Option(help: "Digits in a code, 4 to 10 (default 6).")
-    var codeLength: Int?
+    var codeLength: String?
 
     @Option(help: "How long a code stays valid, in seconds, 60 to 86400 (default 600).")
-    var codeLifetime: Int?
+    var codeLifetime: String?
 
     @Option(help: "Comma-separated ISO region codes SMS may go to, e.g. US,CA,GB; `all` allows every region.")
     var allowedCountries: String?
 
     @Option(help: "How long a session token lives, in seconds, 60 to 86400 (default 600).")
-    var sessionLifetime: Int?
+    var sessionLifetime: String?
 
     @Option(help: "How long an unused refresh token lives, in seconds, 3600 to 31536000 (default 2592000: 30 days).")
-    var refreshLifetime: Int?
+    var refreshLifetime: String?
 
     @Option(help: "How long a possession check lives, in seconds, 60 to 3600 (default 900).")
-    var possessionLifetime: Int?
+    var possessionLifetime: String?
 
     @Option(help: "How long a possession check's code or instant link works, in seconds, 30 to 600 (default 120).")
-    var possessionCodeLifetime: Int?
+    var possessionCodeLifetime: String?
 
     @Option(
         help: """
             Whether sign-in, step-up and possession codes go only to apps that proved they are the project's app \
             (a secret delivered by silent push): true or false (default false).
             """)
-    var requireAppVerification: Bool?
+    var requireAppVerification: String?
 
     @Option(
         help: """
             Comma-separated channels the project does not send codes by (sms, email, voice, whatsapp), e.g. voice; \
-            `none` turns every channel on (default none).
+            `none` turns every channel on (default voice).
             """)
     var disabledChannels: String?
 
@@ -88,7 +89,7 @@ struct ProjectSettingsOptions: ParsableArguments {
             Whether the Descope face delivers tokens as DS/DSR cookies too (the refresh JWT then only as the \
             HttpOnly DSR cookie) and accepts the DSR cookie on its session calls: true or false (default false).
             """)
-    var descopeCookies: Bool?
+    var descopeCookies: String?
 
     @Option(
         help: """
@@ -106,65 +107,27 @@ struct ProjectSettingsOptions: ParsableArguments {
             """)
     var firebaseEmulatorAdmin: String?
 
+    /// The options given, by the setting they change.
+    private var text: [ProjectSettingsChange.Setting: String] {
+        let given: [(ProjectSettingsChange.Setting, String?)] = [
+            (.codeLength, codeLength), (.codeLifetime, codeLifetime), (.allowedCountries, allowedCountries),
+            (.sessionLifetime, sessionLifetime), (.refreshLifetime, refreshLifetime),
+            (.possessionLifetime, possessionLifetime), (.possessionCodeLifetime, possessionCodeLifetime),
+            (.requiresAppVerification, requireAppVerification), (.disabledChannels, disabledChannels),
+            (.fallbackChannel, fallbackChannel), (.unusualActivityResponse, unusualActivityResponse),
+            (.descopeCookies, descopeCookies), (.descopeProjectId, descopeProjectId),
+            (.firebaseEmulatorAdmin, firebaseEmulatorAdmin),
+        ]
+        return Dictionary(uniqueKeysWithValues: given.compactMap { setting, value in value.map { (setting, $0) } })
+    }
+
     func validate() throws {
-        if let firebaseEmulatorAdmin, FirebaseEmulatorAdmin(rawValue: firebaseEmulatorAdmin) == nil {
-            throw ValidationError("--firebase-emulator-admin must be off, test_numbers or all_numbers.")
-        }
-        _ = try parsedDisabledChannels()
-        _ = try parsedFallbackChannel()
-        if let unusualActivityResponse, UnusualActivityResponse(rawValue: unusualActivityResponse) == nil {
-            throw ValidationError(
-                "--unusual-activity-response must be none, revoke_sessions, suspend_factor or disable_user.")
-        }
+        do { _ = try ProjectSettingsChange(text) } catch { throw ValidationError(error.description) }
     }
 
-    private func parsedDisabledChannels() throws -> [Channel]? {
-        guard let disabledChannels else { return nil }
-        if disabledChannels.lowercased() == "none" { return [] }
-        return try disabledChannels.split(separator: ",").map { name in
-            let trimmed = name.trimmingCharacters(in: .whitespaces).lowercased()
-            guard let channel = Channel(rawValue: trimmed) else {
-                throw ValidationError("'\(trimmed)' is not a channel: use sms, email, voice or whatsapp.")
-            }
-            return channel
-        }
-    }
-
-    /// nil when the flag is absent; `.some(nil)` for `none`.
-    private func parsedFallbackChannel() throws -> Channel?? {
-        guard let fallbackChannel else { return nil }
-        if fallbackChannel.lowercased() == "none" { return .some(nil) }
-        guard let channel = Channel(rawValue: fallbackChannel.lowercased()) else {
-            throw ValidationError("--fallback-channel must be sms, voice, whatsapp or none.")
-        }
-        return .some(channel)
-    }
-
-    func apply(to settings: inout ProjectSettings) {
-        // validate() has refused anything that does not parse.
-        if let disabled = try? parsedDisabledChannels() { settings.disabledChannels = disabled }
-        if let fallback = try? parsedFallbackChannel() { settings.fallbackChannel = fallback }
-        if let requireAppVerification { settings.requiresAppVerification = requireAppVerification }
-        if let response = unusualActivityResponse.flatMap(UnusualActivityResponse.init(rawValue:)) {
-            settings.unusualActivityResponse = response
-        }
-        if let descopeCookies { settings.descopeCookies = descopeCookies }
-        if let admin = firebaseEmulatorAdmin.flatMap(FirebaseEmulatorAdmin.init(rawValue:)) {
-            settings.firebaseEmulatorAdmin = admin
-        }
-        if let descopeProjectId {
-            settings.descopeProjectId = descopeProjectId.lowercased() == "none" ? nil : descopeProjectId
-        }
-        if let codeLength { settings.codeLength = codeLength }
-        if let codeLifetime { settings.codeLifetime = codeLifetime }
-        if let sessionLifetime { settings.sessionLifetime = sessionLifetime }
-        if let refreshLifetime { settings.refreshLifetime = refreshLifetime }
-        if let possessionLifetime { settings.possessionLifetime = possessionLifetime }
-        if let possessionCodeLifetime { settings.possessionCodeLifetime = possessionCodeLifetime }
-        if let allowedCountries {
-            settings.allowedCountries =
-                allowedCountries.lowercased() == "all" ? nil : allowedCountries.split(separator: ",").map(String.init)
-        }
+    /// The change the options ask for; validate() has refused any that does not parse.
+    func change() throws -> ProjectSettingsChange {
+        try ProjectSettingsChange(text)
     }
 }
 
@@ -197,7 +160,7 @@ struct ProjectCommand: AsyncParsableCommand {
 
         func run() async throws {
             var projectSettings = ProjectSettings()
-            settings.apply(to: &projectSettings)
+            try settings.change().apply(to: &projectSettings)
             let (project, key) = try await withVerity(storage, creating: true) { verity in
                 try await verity.admin.createProject(name: name, settings: projectSettings)
             }
@@ -255,8 +218,9 @@ struct ProjectCommand: AsyncParsableCommand {
         @Flag(help: "Print JSON.") var json = false
 
         func run() async throws {
+            let change = try settings.change()
             let project = try await withVerity(storage) { verity in
-                try await verity.admin.updateProject(id: id, name: name) { settings.apply(to: &$0) }
+                try await verity.admin.updateProject(id: id, name: name, settings: change.apply(to:))
             }
             if json { return try printJSON(project) }
             print(project.summary)

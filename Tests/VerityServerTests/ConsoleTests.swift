@@ -200,6 +200,71 @@ struct ConsoleTests {
     }
 
     @Test(
+        "The settings form reads text as `verity admin project update` does: none and empty alike, trimmed, any case",
+        arguments: TestEngine.available)
+    func settingsTextAsTheCLIReadsIt(engine: TestEngine) async throws {
+        try await Self.onProjectPage(engine) { node, client, session, projectPath, token in
+            // The same words Tests/cli/quickstart.sh gives the CLI; before one parser, `none` here was refused and a
+            // Descope project id of `none` was stored as the id.
+            let saved = try await client.post(
+                projectPath + "/settings",
+                form: [
+                    "csrf": token, "disabledChannels": "none", "fallbackChannel": "NONE", "descopeProjectId": "none",
+                    "allowedCountries": " us , ca ", "unusualActivityResponse": " Revoke_Sessions ",
+                    "firebaseEmulatorAdmin": "test_numbers",
+                ], session: session)
+            #expect(saved.status == .seeOther)
+            var settings = try await node.verity.admin.project(id: node.project.id).settings
+            #expect(settings.disabledChannels == [])
+            #expect(settings.fallbackChannel == nil)
+            #expect(settings.descopeProjectId == nil)
+            #expect(settings.allowedCountries == ["CA", "US"])
+            #expect(settings.unusualActivityResponse == .revokeSessions)
+            #expect(settings.firebaseEmulatorAdmin == .testNumbers)
+            let page = String(buffer: try await client.get(projectPath, session: session).body)
+            #expect(page.contains(#"<option value="test_numbers" selected>"#))
+
+            // Empty means what none means; an empty SMS allow-list is refused rather than stopping every SMS.
+            _ = try await client.post(
+                projectPath + "/settings",
+                form: ["csrf": token, "disabledChannels": "voice", "descopeProjectId": "P2acme"], session: session)
+            _ = try await client.post(
+                projectPath + "/settings",
+                form: ["csrf": token, "disabledChannels": "", "descopeProjectId": "", "firebaseEmulatorAdmin": "off"],
+                session: session)
+            settings = try await node.verity.admin.project(id: node.project.id).settings
+            #expect(settings.disabledChannels == [])
+            #expect(settings.descopeProjectId == nil)
+            #expect(settings.firebaseEmulatorAdmin == .off)
+            for (name, value) in [("allowedCountries", ""), ("firebaseEmulatorAdmin", "everyone")] {
+                let refused = try await client.post(
+                    projectPath + "/settings", form: ["csrf": token, name: value], session: session)
+                #expect(refused.status == .badRequest, "\(name)=\(value)")
+            }
+            #expect(try await node.verity.admin.project(id: node.project.id).settings == settings)
+        }
+    }
+
+    @Test("At start, the server's emulator admin switch with no project opted in is one warning")
+    func emulatorSwitchWithoutOptIn() async throws {
+        let node = try await TestNode.make(.sqlite)
+        var configuration = node.configuration
+        configuration.firebaseFace = true
+        configuration.firebaseEmulatorAdmin = true
+        try await warnOfFirebaseEmulatorAdmin(configuration, verity: node.verity)
+        let unused = "VERITY_FIREBASE_EMULATOR_ADMIN is on but no project has opted in"
+        #expect(node.logs.lines.filter { $0.contains(unused) }.count == 1)
+
+        _ = try await node.verity.admin.updateProject(id: node.project.id, name: nil) {
+            $0.firebaseEmulatorAdmin = .testNumbers
+        }
+        try await warnOfFirebaseEmulatorAdmin(configuration, verity: node.verity)
+        #expect(node.logs.lines.filter { $0.contains(unused) }.count == 1)
+        #expect(node.logs.text.contains("Project \(node.project.id) has the Firebase emulator admin on (test_numbers)"))
+        try await node.verity.database.close()
+    }
+
+    @Test(
         "A dead message is sent again from the messages page; destinations are masked",
         arguments: TestEngine.available)
     func retryDeadMessage(engine: TestEngine) async throws {

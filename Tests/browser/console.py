@@ -248,17 +248,19 @@ class Run:
         self.fill("Response to unusual activity", "revoke_sessions")
         self.fill("Descope cookies", "on")
         self.fill("Descope project id", "P2globex")
+        self.fill("Firebase emulator admin", "test_numbers")
         self.click_and_load("Save settings")
         shown = self.driver.execute("const e = document.getElementById('f-descopeProjectId'); return e && e.value;")
         check(shown == "P2globex", f"after saving, the page shows the Descope project id {shown!r}")
         self.check_page("project-settings")
         settings = json.loads(self.cli("admin", "project", "show", self.globex, "--json"))["settings"]
         expected = {"disabledChannels": [], "fallbackChannel": "voice", "unusualActivityResponse": "revoke_sessions",
-                    "descopeCookies": True, "descopeProjectId": "P2globex", "requiresAppVerification": False}
+                    "descopeCookies": True, "descopeProjectId": "P2globex", "requiresAppVerification": False,
+                    "firebaseEmulatorAdmin": "test_numbers"}
         seen = {name: settings.get(name) for name in expected}
         check(seen == expected, f"the saved settings are {seen}")
-        ok("the project page turns calls on and changes the fallback channel, the response to unusual activity and the "
-           "Descope settings")
+        ok("the project page turns calls on and changes the fallback channel, the response to unusual activity, the "
+           "Descope settings and the Firebase emulator admin")
 
     def api_keys(self):
         self.open(f"/console/projects/{self.args.project}")

@@ -126,6 +126,29 @@ echo "$CALL" | grep -c '"code":"channel_disabled"' >/dev/null || fail "a turned-
 "$VERITY" admin project update "$PROJECT" --disabled-channels none --fallback-channel none >/dev/null
 ok "admin project update turns channels off and sets the fallback channel"
 
+# The same words ConsoleTests gives the console's settings form, read by the same parser: none and empty alike,
+# trimmed, any case. An empty Descope project id once failed here while the console took it as none.
+SETTINGS=$("$VERITY" admin project update "$PROJECT" --json --disabled-channels none --fallback-channel NONE \
+    --descope-project-id none --allowed-countries " us , ca " --unusual-activity-response " Revoke_Sessions " \
+    --firebase-emulator-admin test_numbers) || fail "settings text refused"
+echo "$SETTINGS" | python3 -c '
+import json, sys
+s = json.load(sys.stdin)["settings"]
+assert s["disabledChannels"] == [] and s.get("fallbackChannel") is None and s.get("descopeProjectId") is None, s
+assert s["allowedCountries"] == ["CA", "US"] and s["unusualActivityResponse"] == "revoke_sessions", s
+assert s["firebaseEmulatorAdmin"] == "test_numbers", s' || fail "settings text read as $SETTINGS"
+"$VERITY" admin project update "$PROJECT" --disabled-channels voice --descope-project-id P2acme >/dev/null
+EMPTIED=$("$VERITY" admin project update "$PROJECT" --json --disabled-channels "" --descope-project-id "" \
+    --firebase-emulator-admin off) || fail "empty settings refused"
+echo "$EMPTIED" | python3 -c '
+import json, sys
+s = json.load(sys.stdin)["settings"]
+assert s["disabledChannels"] == [] and s.get("descopeProjectId") is None and s["firebaseEmulatorAdmin"] == "off", s' \
+    || fail "empty read unlike none: $EMPTIED"
+"$VERITY" admin project update "$PROJECT" --allowed-countries "" 2>/dev/null && fail "an empty SMS allow-list accepted"
+"$VERITY" admin project update "$PROJECT" --allowed-countries US --unusual-activity-response none >/dev/null
+ok "admin project update reads settings text as the console does"
+
 USER_ID=$("$VERITY" admin user create --project "$PROJECT" --email jane@example.com --json | json "['id']")
 FOUND=$(curl -sf "$BASE/v1/users?loginId=JANE@example.com" -H "Authorization: Bearer $KEY" | json "['items'][0]['id']")
 [ "$FOUND" = "$USER_ID" ] || fail "user search answered $FOUND for $USER_ID"

@@ -18,10 +18,19 @@ public func buildApplication(
 }
 
 /// A warning at start for each project that opted in to the Firebase emulator's admin side (`Bearer owner` and the
-/// list of pending codes): it belongs on a development server only, and an operator must see it is on.
+/// list of pending codes): it belongs on a development server only, and an operator must see it is on. With the
+/// server's switch on and no project opted in, one warning says the switch serves nothing yet.
 func warnOfFirebaseEmulatorAdmin(_ configuration: ServerConfiguration, verity: Verity) async throws {
     guard configuration.firebaseFace else { return }
-    for project in try await verity.admin.listProjects() where project.settings.firebaseEmulatorAdmin != .off {
+    let optedIn = try await verity.admin.listProjects().filter { $0.settings.firebaseEmulatorAdmin != .off }
+    if configuration.firebaseEmulatorAdmin, optedIn.isEmpty {
+        verity.logger.warning(
+            """
+            VERITY_FIREBASE_EMULATOR_ADMIN is on but no project has opted in, so it serves nothing until one does:\
+             verity admin project update <id> --firebase-emulator-admin test_numbers (or the console's project page)
+            """)
+    }
+    for project in optedIn {
         verity.logger.warning(
             """
             Project \(project.id) has the Firebase emulator admin on (\(project.settings.firebaseEmulatorAdmin.rawValue)):\

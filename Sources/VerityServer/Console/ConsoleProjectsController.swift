@@ -141,12 +141,13 @@ struct ConsoleProjectsController: Sendable {
             \(ConsoleHTML.field("Code length (digits)", name: "codeLength", value: "\(settings.codeLength)", type: "number", hint: "4 to 10", extra: #"min="4" max="10""#))
             \(ConsoleHTML.field("Code lifetime (seconds)", name: "codeLifetime", value: "\(settings.codeLifetime)", type: "number", hint: "60 to 86400", extra: #"min="60" max="86400""#))
             \(ConsoleHTML.field("Allowed countries for SMS", name: "allowedCountries", value: settings.allowedCountries?.joined(separator: ",") ?? "all", hint: "ISO region codes separated by commas, such as US,CA,GB; all for every region"))
-            \(ConsoleHTML.field("Channels turned off", name: "disabledChannels", value: settings.disabledChannels.map(\.rawValue).joined(separator: ","), hint: "Any of \(channels), separated by commas; empty for none"))
+            \(ConsoleHTML.field("Channels turned off", name: "disabledChannels", value: settings.disabledChannels.map(\.rawValue).joined(separator: ","), hint: "Any of \(channels), separated by commas; none (or empty) turns every channel on"))
             \(ConsoleHTML.select("Fallback channel", name: "fallbackChannel", options: ["none"] + Channel.allCases.filter(\.reachesPhone).map(\.rawValue), selected: settings.fallbackChannel?.rawValue ?? "none", hint: "The phone channel a code goes by once more when delivery by another phone channel fails for good"))
             \(ConsoleHTML.select("App verification", name: "requiresAppVerification", options: ["optional", "required"], selected: settings.requiresAppVerification ? "required" : "optional", hint: "Required: sign-in, step-up and possession codes go only to requests that prove they come from the project's app"))
             \(ConsoleHTML.select("Response to unusual activity", name: "unusualActivityResponse", options: UnusualActivityResponse.allCases.map(\.rawValue), selected: settings.unusualActivityResponse.rawValue, hint: "What a device's \u{201C}this wasn't me\u{201D} does besides the security event and the webhook"))
             \(ConsoleHTML.select("Descope cookies", name: "descopeCookies", options: ["off", "on"], selected: settings.descopeCookies ? "on" : "off", hint: "On: the Descope face also delivers its tokens as DS/DSR cookies"))
-            \(ConsoleHTML.field("Descope project id", name: "descopeProjectId", value: settings.descopeProjectId ?? "", hint: "A project id the Descope face also answers to, such as the app's Descope project id (P2…); empty for none. Changing it signs Descope users out."))
+            \(ConsoleHTML.field("Descope project id", name: "descopeProjectId", value: settings.descopeProjectId ?? "", hint: "A project id the Descope face also answers to, such as the app's Descope project id (P2…); none (or empty) for none. Changing it signs Descope users out."))
+            \(ConsoleHTML.select("Firebase emulator admin", name: "firebaseEmulatorAdmin", options: FirebaseEmulatorAdmin.allCases.map(\.rawValue), selected: settings.firebaseEmulatorAdmin.rawValue, hint: "Development only: the Firebase face serves firebase-admin's Bearer owner and the pending codes (test_numbers: of test numbers only; all_numbers: live codes of every number) to loopback clients, while the server's VERITY_FIREBASE_EMULATOR_ADMIN is on"))
             <p><button type="submit">Save settings</button></p></form>
             <h2>Webhook</h2>
             <form method="post" action="\(Self.path(project, "/webhook"))">\(ConsoleHTML.csrfField(session))
@@ -177,68 +178,14 @@ struct ConsoleProjectsController: Sendable {
         -> Response
     {
         let project = try await admin.project(of: request)
-        let codeLength = try form["codeLength"].map { try Self.integer($0, "Code length") }
-        let codeLifetime = try form["codeLifetime"].map { try Self.integer($0, "Code lifetime") }
-        let countries = form["allowedCountries"]
-        var disabled: [Channel] = []
-        for name in (form["disabledChannels"] ?? "").split(separator: ",") {
-            let trimmed = name.trimmingCharacters(in: .whitespaces).lowercased()
-            guard let channel = Channel(rawValue: trimmed) else {
-                throw ConfigurationError("'\(trimmed)' is not a channel.")
-            }
-            disabled.append(channel)
+        var text: [ProjectSettingsChange.Setting: String] = [:]
+        for setting in ProjectSettingsChange.Setting.allCases {
+            text[setting] = form.present(setting.rawValue)
         }
-        let fallback = try form["fallbackChannel"].map { name -> Channel? in
-            if name == "none" { return nil }
-            // The project's own rules (a phone channel, one that is turned on) are checked when it is saved.
-            guard let channel = Channel(rawValue: name) else {
-                throw ConfigurationError("'\(name)' is not a channel.")
-            }
-            return channel
-        }
-        let response = try form["unusualActivityResponse"].map { name in
-            guard let response = UnusualActivityResponse(rawValue: name) else {
-                throw ConfigurationError("'\(name)' is not a response to unusual activity.")
-            }
-            return response
-        }
-        let appVerification = try form["requiresAppVerification"].map {
-            try Self.choice($0, off: "optional", on: "required")
-        }
-        let cookies = try form["descopeCookies"].map { try Self.choice($0, off: "off", on: "on") }
-        let descopeProjectId = form.present("descopeProjectId")
-        _ = try await admin.updateProject(id: project.id, name: form["name"]) { settings in
-            if let codeLength { settings.codeLength = codeLength }
-            if let codeLifetime { settings.codeLifetime = codeLifetime }
-            if let countries {
-                settings.allowedCountries =
-                    countries.lowercased() == "all"
-                    ? nil
-                    : countries.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).uppercased() }
-            }
-            settings.disabledChannels = disabled
-            if let fallback { settings.fallbackChannel = fallback }
-            if let response { settings.unusualActivityResponse = response }
-            if let appVerification { settings.requiresAppVerification = appVerification }
-            if let cookies { settings.descopeCookies = cookies }
-            if let descopeProjectId { settings.descopeProjectId = descopeProjectId.isEmpty ? nil : descopeProjectId }
-        }
+        let change = try ProjectSettingsChange(text)
+        _ = try await admin.updateProject(id: project.id, name: form["name"], settings: change.apply(to:))
         try await operators.audit(session.record, "project.update", target: project.id)
         return ConsoleHTML.redirect(Self.path(project))
-    }
-
-    /// A two-way choice of the form: false for `off`, true for `on`.
-    private static func choice(_ value: String, off: String, on: String) throws -> Bool {
-        switch value {
-        case off: return false
-        case on: return true
-        default: throw ConfigurationError("'\(value)' is neither \(off) nor \(on).")
-        }
-    }
-
-    private static func integer(_ text: String, _ what: String) throws -> Int {
-        guard let value = Int(text) else { throw ConfigurationError("\(what) must be a whole number.") }
-        return value
     }
 
     private func setWebhook(_ request: Request, _ session: ConsoleSession, _ form: ConsoleForm) async throws
