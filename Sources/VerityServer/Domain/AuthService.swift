@@ -64,10 +64,11 @@ struct AuthService: Sendable {
     // MARK: - Sign-in codes
 
     /// Sends a sign-in code. The session it opens carries `request.sessionClaims`, checked for `dialect`, the
-    /// wording of the tokens the face answers the code with (Verity's when nil).
+    /// wording of the tokens the face answers the code with (Verity's when nil). `startedBy` names the face when what
+    /// may read the code back depends on it (the Firebase emulator's list); a re-sent pending code keeps its own.
     func start(
         _ request: OTPStartRequest, clientAddress: String?, appProof: String? = nil,
-        dialect: SessionTokenDialect? = nil, in project: Project
+        dialect: SessionTokenDialect? = nil, startedBy: StartingFace? = nil, in project: Project
     ) async throws -> OTPStartResponse {
         let (destination, channel) = try Self.destination(request.loginId, channel: request.channel)
         try DestinationPolicy.requireAllowed(destination, channel: channel, in: project)
@@ -86,7 +87,7 @@ struct AuthService: Sendable {
         let (record, sent) = try await verifications.send(
             to: destination, channel: channel, language: language, purpose: .signIn, in: project,
             resend: fixedCode == nil && request.resend ?? true, deliver: fixedCode == nil && !disabled,
-            sessionClaims: claims, now: now)
+            sessionClaims: claims, startedBy: startedBy, now: now)
         return OTPStartResponse(
             verificationId: record.id, channel: channel, maskedDestination: destination.masked,
             expiresAt: record.expiresAt,
