@@ -70,6 +70,26 @@ struct DescopeFaceTests {
             json: #"{"loginId":"\#(loginId)","code":"\#(code)"}"#)
     }
 
+    /// An email session (the victim of a code holder) with its refresh JWT, `sid` and user id, and the ways a verify
+    /// fails to prove it: no refresh JWT, another session's, garbage, and its own in a `DSR` cookie of a project
+    /// without cookie delivery (each as the bearer's refresh JWT and the cookie to send).
+    static func victimSession(node: TestNode, client: some TestClientProtocol) async throws -> (
+        refreshJwt: String, sid: String?, userId: String?, unproven: [(proof: String?, cookie: String?)]
+    ) {
+        let signedIn = try await signIn(email, method: "email", node: node, client: client)
+        let refreshJwt = try #require(signedIn["refreshJwt"] as? String)
+        let sid =
+            try await verified(try #require(signedIn["sessionJwt"] as? String), node: node, client: client)["sid"]
+            as? String
+        // Another session of the same user is no proof of this one.
+        let other = try await signIn(email, method: "email", node: node, client: client, count: 2)
+        let otherRefresh = try #require(other["refreshJwt"] as? String)
+        return (
+            refreshJwt, sid, (signedIn["user"] as? [String: Any])?["userId"] as? String,
+            [(nil, nil), (otherRefresh, nil), ("not-a-jwt", nil), (nil, "DSR=\(refreshJwt)")]
+        )
+    }
+
     /// A token's claims after checking its ES256 signature against the face's `/v2/keys/{projectId}`.
     static func verified(_ token: String, node: TestNode, client: some TestClientProtocol) async throws
         -> [String: Any]
@@ -239,16 +259,9 @@ struct DescopeFaceTests {
         _ = try await node.verity.users.create(
             CreateUserRequest(loginIds: [Self.email, Self.phone]), in: node.project)
         try await node.run { client in
-            let signedIn = try await Self.signIn(Self.email, method: "email", node: node, client: client)
-            let refreshJwt = try #require(signedIn["refreshJwt"] as? String)
-            let victimSid =
-                try await Self.verified(
-                    try #require(signedIn["sessionJwt"] as? String), node: node, client: client)["sid"] as? String
-            // Another session of the same user is no proof of this one.
-            let other = try await Self.signIn(Self.email, method: "email", node: node, client: client, count: 2)
-            let otherRefresh = try #require(other["refreshJwt"] as? String)
+            let (refreshJwt, victimSid, _, unproven) = try await Self.victimSession(node: node, client: client)
             var count = 0
-            for (proof, cookie) in [(nil, nil), (otherRefresh, nil), ("not-a-jwt", nil), (nil, "DSR=\(refreshJwt)")] {
+            for (proof, cookie) in unproven {
                 count += 1
                 let start = try await client.descope(
                     "/v1/auth/otp/signin/sms", bearer: "\(pid):\(refreshJwt)",
@@ -402,17 +415,10 @@ struct DescopeFaceTests {
         let node = try await TestNode.make(engine)
         let pid = node.project.id
         try await node.run { client in
-            let signedIn = try await Self.signIn(Self.email, method: "email", node: node, client: client)
-            let refreshJwt = try #require(signedIn["refreshJwt"] as? String)
-            let victimId = try #require((signedIn["user"] as? [String: Any])?["userId"] as? String)
-            let victimSid =
-                try await Self.verified(
-                    try #require(signedIn["sessionJwt"] as? String), node: node, client: client)["sid"] as? String
-            // Another session of the same user is no proof of this one.
-            let other = try await Self.signIn(Self.email, method: "email", node: node, client: client, count: 2)
-            let otherRefresh = try #require(other["refreshJwt"] as? String)
+            let (refreshJwt, victimSid, victim, unproven) = try await Self.victimSession(node: node, client: client)
+            let victimId = try #require(victim)
             var count = 0
-            for (proof, cookie) in [(nil, nil), (otherRefresh, nil), ("not-a-jwt", nil), (nil, "DSR=\(refreshJwt)")] {
+            for (proof, cookie) in unproven {
                 count += 1
                 let start = try await client.descope(
                     "/v1/auth/otp/update/phone/sms", bearer: "\(pid):\(refreshJwt)",
