@@ -14,7 +14,9 @@ if ! python3 -c 'import descope' 2>/dev/null; then
     exit 1
 fi
 source Tests/lib/serve.sh
-start_verity descope
+# Every case runs from 127.0.0.1 within a minute: the per-client limit (60 a minute) is raised so that the cases count
+# none of it; the limits have their own tests.
+start_verity descope VERITY_RATE_LIMIT_CLIENT_IP=600/m
 
 python3 Tests/descope/test_compat.py || fail "a Descope compatibility case failed"
 
