@@ -90,6 +90,28 @@ struct DescopeFaceTests {
         )
     }
 
+    /// For each of `unproven` (from ``victimSession(node:client:)``), starts a session-bound code to ``phone`` at
+    /// `/v1/auth/otp/{start}` with `json` and the session's refresh JWT, and verifies it that way; the verify
+    /// answers, each checked to be 200.
+    static func verifyUnproven(
+        start path: String, _ json: String, session refreshJwt: String, _ unproven: [(proof: String?, cookie: String?)],
+        node: TestNode, client: some TestClientProtocol
+    ) async throws -> [TestResponse] {
+        let pid = node.project.id
+        var answers: [TestResponse] = []
+        for (proof, cookie) in unproven {
+            let start = try await client.descope("/v1/auth/otp/\(path)", bearer: "\(pid):\(refreshJwt)", json: json)
+            #expect(start.status == .ok)
+            let code = try await node.sender.code(to: phone, count: answers.count + 1)
+            let verified = try await client.descope(
+                "/v1/auth/otp/verify/sms", bearer: proof.map { "\(pid):\($0)" } ?? pid,
+                json: #"{"loginId":"\#(phone)","code":"\#(code)"}"#, cookie: cookie)
+            #expect(verified.status == .ok)
+            answers.append(verified)
+        }
+        return answers
+    }
+
     /// A token's claims after checking its ES256 signature against the face's `/v2/keys/{projectId}`.
     static func verified(_ token: String, node: TestNode, client: some TestClientProtocol) async throws
         -> [String: Any]
@@ -260,18 +282,11 @@ struct DescopeFaceTests {
             CreateUserRequest(loginIds: [Self.email, Self.phone]), in: node.project)
         try await node.run { client in
             let (refreshJwt, victimSid, _, unproven) = try await Self.victimSession(node: node, client: client)
-            var count = 0
-            for (proof, cookie) in unproven {
-                count += 1
-                let start = try await client.descope(
-                    "/v1/auth/otp/signin/sms", bearer: "\(pid):\(refreshJwt)",
-                    json: #"{"loginId":"\#(Self.phone)","loginOptions":{"stepup":true,"mfa":true}}"#)
-                #expect(start.status == .ok)
-                let code = try await node.sender.code(to: Self.phone, count: count)
-                let verified = try await client.descope(
-                    "/v1/auth/otp/verify/sms", bearer: proof.map { "\(pid):\($0)" } ?? pid,
-                    json: #"{"loginId":"\#(Self.phone)","code":"\#(code)"}"#, cookie: cookie)
-                #expect(verified.status == .ok)
+            let answers = try await Self.verifyUnproven(
+                start: "signin/sms", #"{"loginId":"\#(Self.phone)","loginOptions":{"stepup":true,"mfa":true}}"#,
+                session: refreshJwt, unproven, node: node, client: client)
+            let count = answers.count
+            for verified in answers {
                 let claims = try await Self.verified(
                     try #require(try verified.json()["sessionJwt"] as? String), node: node, client: client)
                 #expect(claims["su"] == nil)
@@ -417,18 +432,11 @@ struct DescopeFaceTests {
         try await node.run { client in
             let (refreshJwt, victimSid, victim, unproven) = try await Self.victimSession(node: node, client: client)
             let victimId = try #require(victim)
-            var count = 0
-            for (proof, cookie) in unproven {
-                count += 1
-                let start = try await client.descope(
-                    "/v1/auth/otp/update/phone/sms", bearer: "\(pid):\(refreshJwt)",
-                    json: #"{"loginId":"\#(Self.email)","phone":"\#(Self.phone)","addToLoginIDs":true}"#)
-                #expect(start.status == .ok)
-                let code = try await node.sender.code(to: Self.phone, count: count)
-                let verified = try await client.descope(
-                    "/v1/auth/otp/verify/sms", bearer: proof.map { "\(pid):\($0)" } ?? pid,
-                    json: #"{"loginId":"\#(Self.phone)","code":"\#(code)"}"#, cookie: cookie)
-                #expect(verified.status == .ok)
+            let answers = try await Self.verifyUnproven(
+                start: "update/phone/sms",
+                #"{"loginId":"\#(Self.email)","phone":"\#(Self.phone)","addToLoginIDs":true}"#, session: refreshJwt,
+                unproven, node: node, client: client)
+            for verified in answers {
                 // A session of the new number's own user, as a sign-in with the code gives: never the victim's.
                 let user = try #require(try verified.json()["user"] as? [String: Any])
                 #expect(user["loginIds"] as? [String] == [Self.phone])
