@@ -70,6 +70,48 @@ struct DescopeFaceTests {
             json: #"{"loginId":"\#(loginId)","code":"\#(code)"}"#)
     }
 
+    /// An email session (the victim of a code holder) with its refresh JWT, `sid` and user id, and the ways a verify
+    /// fails to prove it: no refresh JWT, another session's, garbage, and its own in a `DSR` cookie of a project
+    /// without cookie delivery (each as the bearer's refresh JWT and the cookie to send).
+    static func victimSession(node: TestNode, client: some TestClientProtocol) async throws -> (
+        refreshJwt: String, sid: String?, userId: String?, unproven: [(proof: String?, cookie: String?)]
+    ) {
+        let signedIn = try await signIn(email, method: "email", node: node, client: client)
+        let refreshJwt = try #require(signedIn["refreshJwt"] as? String)
+        let sid =
+            try await verified(try #require(signedIn["sessionJwt"] as? String), node: node, client: client)["sid"]
+            as? String
+        // Another session of the same user is no proof of this one.
+        let other = try await signIn(email, method: "email", node: node, client: client, count: 2)
+        let otherRefresh = try #require(other["refreshJwt"] as? String)
+        return (
+            refreshJwt, sid, (signedIn["user"] as? [String: Any])?["userId"] as? String,
+            [(nil, nil), (otherRefresh, nil), ("not-a-jwt", nil), (nil, "DSR=\(refreshJwt)")]
+        )
+    }
+
+    /// For each of `unproven` (from ``victimSession(node:client:)``), starts a session-bound code to ``phone`` at
+    /// `/v1/auth/otp/{start}` with `json` and the session's refresh JWT, and verifies it that way; the verify
+    /// answers, each checked to be 200.
+    static func verifyUnproven(
+        start path: String, _ json: String, session refreshJwt: String, _ unproven: [(proof: String?, cookie: String?)],
+        node: TestNode, client: some TestClientProtocol
+    ) async throws -> [TestResponse] {
+        let pid = node.project.id
+        var answers: [TestResponse] = []
+        for (proof, cookie) in unproven {
+            let start = try await client.descope("/v1/auth/otp/\(path)", bearer: "\(pid):\(refreshJwt)", json: json)
+            #expect(start.status == .ok)
+            let code = try await node.sender.code(to: phone, count: answers.count + 1)
+            let verified = try await client.descope(
+                "/v1/auth/otp/verify/sms", bearer: proof.map { "\(pid):\($0)" } ?? pid,
+                json: #"{"loginId":"\#(phone)","code":"\#(code)"}"#, cookie: cookie)
+            #expect(verified.status == .ok)
+            answers.append(verified)
+        }
+        return answers
+    }
+
     /// A token's claims after checking its ES256 signature against the face's `/v2/keys/{projectId}`.
     static func verified(_ token: String, node: TestNode, client: some TestClientProtocol) async throws
         -> [String: Any]
@@ -239,26 +281,12 @@ struct DescopeFaceTests {
         _ = try await node.verity.users.create(
             CreateUserRequest(loginIds: [Self.email, Self.phone]), in: node.project)
         try await node.run { client in
-            let signedIn = try await Self.signIn(Self.email, method: "email", node: node, client: client)
-            let refreshJwt = try #require(signedIn["refreshJwt"] as? String)
-            let victimSid =
-                try await Self.verified(
-                    try #require(signedIn["sessionJwt"] as? String), node: node, client: client)["sid"] as? String
-            // Another session of the same user is no proof of this one.
-            let other = try await Self.signIn(Self.email, method: "email", node: node, client: client, count: 2)
-            let otherRefresh = try #require(other["refreshJwt"] as? String)
-            var count = 0
-            for (proof, cookie) in [(nil, nil), (otherRefresh, nil), ("not-a-jwt", nil), (nil, "DSR=\(refreshJwt)")] {
-                count += 1
-                let start = try await client.descope(
-                    "/v1/auth/otp/signin/sms", bearer: "\(pid):\(refreshJwt)",
-                    json: #"{"loginId":"\#(Self.phone)","loginOptions":{"stepup":true,"mfa":true}}"#)
-                #expect(start.status == .ok)
-                let code = try await node.sender.code(to: Self.phone, count: count)
-                let verified = try await client.descope(
-                    "/v1/auth/otp/verify/sms", bearer: proof.map { "\(pid):\($0)" } ?? pid,
-                    json: #"{"loginId":"\#(Self.phone)","code":"\#(code)"}"#, cookie: cookie)
-                #expect(verified.status == .ok)
+            let (refreshJwt, victimSid, _, unproven) = try await Self.victimSession(node: node, client: client)
+            let answers = try await Self.verifyUnproven(
+                start: "signin/sms", #"{"loginId":"\#(Self.phone)","loginOptions":{"stepup":true,"mfa":true}}"#,
+                session: refreshJwt, unproven, node: node, client: client)
+            let count = answers.count
+            for verified in answers {
                 let claims = try await Self.verified(
                     try #require(try verified.json()["sessionJwt"] as? String), node: node, client: client)
                 #expect(claims["su"] == nil)
@@ -337,7 +365,7 @@ struct DescopeFaceTests {
                 json: #"{"loginId":"\#(Self.phone)","code":"\#(code == "000000" ? "111111" : "000000")"}"#)
             #expect(try wrong.descopeError() == "E061102")
             let verified = try await client.descope(
-                "/v1/auth/otp/verify/sms", bearer: pid, json: #"{"loginId":"\#(Self.phone)","code":"\#(code)"}"#)
+                "/v1/auth/otp/verify/sms", bearer: bearer, json: #"{"loginId":"\#(Self.phone)","code":"\#(code)"}"#)
             #expect(verified.status == .ok)
             let user = try #require(try verified.json()["user"] as? [String: Any])
             #expect(Set(user["loginIds"] as? [String] ?? []) == [Self.email, Self.phone])
@@ -356,7 +384,7 @@ struct DescopeFaceTests {
             #expect(replace.status == .ok)
             let replaceCode = try await node.sender.code(to: other)
             let replaced = try await client.descope(
-                "/v1/auth/otp/verify/whatsapp", bearer: pid,
+                "/v1/auth/otp/verify/whatsapp", bearer: bearer,
                 json: #"{"loginId":"\#(other)","code":"\#(replaceCode)"}"#)
             #expect(replaced.status == .ok)
             let replacedUser = try #require(try replaced.json()["user"] as? [String: Any])
@@ -371,13 +399,14 @@ struct DescopeFaceTests {
             #expect(try taken.json()["maskedEmail"] is String)
             let takenCode = try await node.sender.code(to: "grace@example.com")
             let refused = try await client.descope(
-                "/v1/auth/otp/verify/email", bearer: pid,
+                "/v1/auth/otp/verify/email", bearer: bearer,
                 json: #"{"loginId":"grace@example.com","code":"\#(takenCode)"}"#)
             #expect(try refused.descopeError() == "E062107")
             let after = try await client.descope("/v1/auth/me", method: .get, bearer: bearer)
             #expect(Set(try after.json()["loginIds"] as? [String] ?? []) == [Self.email, other])
 
-            // After logout the pending code changes nothing.
+            // After logout the pending code changes nothing of that user: the logged-out refresh JWT proves no
+            // session, so the code signs in the address it went to, as any sign-in code to it would.
             let again = try await client.descope(
                 "/v1/auth/otp/update/email", bearer: bearer,
                 json: #"{"loginId":"\#(Self.email)","email":"ada@example.org"}"#)
@@ -385,9 +414,61 @@ struct DescopeFaceTests {
             let lateCode = try await node.sender.code(to: "ada@example.org")
             _ = try await client.descope("/v1/auth/logout", bearer: bearer)
             let late = try await client.descope(
-                "/v1/auth/otp/verify/email", bearer: pid, json: #"{"loginId":"ada@example.org","code":"\#(lateCode)"}"#)
-            #expect(late.status.code >= 400 && late.status.code < 500)
-            _ = try late.descopeError()
+                "/v1/auth/otp/verify/email", bearer: bearer,
+                json: #"{"loginId":"ada@example.org","code":"\#(lateCode)"}"#)
+            #expect(late.status == .ok)
+            let lateUser = try #require(try late.json()["user"] as? [String: Any])
+            #expect(lateUser["loginIds"] as? [String] == ["ada@example.org"])
+            #expect(lateUser["userId"] as? String != (signedIn["user"] as? [String: Any])?["userId"] as? String)
+        }
+    }
+
+    @Test(
+        "otp/update: a code holder who does not prove the session gets a sign-in of the new address only; DSR proves it",
+        arguments: TestEngine.available)
+    func updateWithoutSessionProof(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        let pid = node.project.id
+        try await node.run { client in
+            let (refreshJwt, victimSid, victim, unproven) = try await Self.victimSession(node: node, client: client)
+            let victimId = try #require(victim)
+            let answers = try await Self.verifyUnproven(
+                start: "update/phone/sms",
+                #"{"loginId":"\#(Self.email)","phone":"\#(Self.phone)","addToLoginIDs":true}"#, session: refreshJwt,
+                unproven, node: node, client: client)
+            for verified in answers {
+                // A session of the new number's own user, as a sign-in with the code gives: never the victim's.
+                let user = try #require(try verified.json()["user"] as? [String: Any])
+                #expect(user["loginIds"] as? [String] == [Self.phone])
+                #expect(user["userId"] as? String != victimId)
+                let claims = try await Self.verified(
+                    try #require(try verified.json()["sessionJwt"] as? String), node: node, client: client)
+                #expect(claims["sid"] as? String != victimSid)
+                #expect(claims["sub"] as? String != victimId)
+                #expect(Set(claims["amr"] as? [String] ?? []) == ["otp", "sms"])
+            }
+            // The victim's user kept its login ids, and its session goes on as it was.
+            let me = try await client.descope("/v1/auth/me", method: .get, bearer: "\(pid):\(refreshJwt)")
+            #expect(try me.json()["loginIds"] as? [String] == [Self.email])
+
+            // A project that delivers tokens as cookies reads the proof from the DSR cookie: the update applies.
+            _ = try await node.verity.admin.updateProject(id: pid, name: nil) { $0.descopeCookies = true }
+            let newNumber = "+14155550177"
+            let start = try await client.descope(
+                "/v1/auth/otp/update/phone/sms", bearer: "\(pid):\(refreshJwt)",
+                json: #"{"loginId":"\#(Self.email)","phone":"\#(newNumber)"}"#)
+            #expect(start.status == .ok)
+            let code = try await node.sender.code(to: newNumber)
+            let verified = try await client.descope(
+                "/v1/auth/otp/verify/sms", bearer: pid, json: #"{"loginId":"\#(newNumber)","code":"\#(code)"}"#,
+                cookie: "DSR=\(refreshJwt)")
+            #expect(verified.status == .ok)
+            let user = try #require(try verified.json()["user"] as? [String: Any])
+            #expect(user["userId"] as? String == victimId)
+            #expect(Set(user["loginIds"] as? [String] ?? []) == [Self.email, newNumber])
+            let claims = try await Self.verified(
+                try #require(try verified.json()["sessionJwt"] as? String), node: node, client: client)
+            #expect(claims["sid"] as? String == victimSid)
         }
     }
 

@@ -394,6 +394,38 @@ struct FirebaseFaceTests {
         }
     }
 
+    @Test(
+        "Emulator admin lists only the codes the Firebase face started, never a native or Descope sign-in's",
+        arguments: TestEngine.available)
+    func emulatorListsOnlyFirebaseCodes(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine, configure: { $0.firebaseEmulatorAdmin = true })
+        let link = try await Self.named(node)
+        _ = try await node.verity.admin.updateProject(id: node.project.id, name: nil) {
+            $0.firebaseEmulatorAdmin = .allNumbers
+        }
+        let (native, descope, firebase) = ("+14155550101", "+14155550102", "+14155550103")
+        try await node.run(.live) { client in
+            var headers = HTTPFields()
+            headers[try #require(HTTPField.Name(AuthHeaders.project))] = node.project.id
+            let nativeStart = try await client.send(
+                .post, "/v1/auth/otp/start", key: nil, json: #"{"loginId":"\#(native)"}"#, headers: headers)
+            #expect(nativeStart.status == .ok)
+            let descopeStart = try await client.descope(
+                "/v1/auth/otp/signup-in/sms", bearer: node.project.id, json: #"{"loginId":"\#(descope)"}"#)
+            #expect(descopeStart.status == .ok)
+            for phone in [firebase, native] {  // the native sign-in's pending code, asked again through Firebase
+                let sent = try await client.firebase(
+                    "\(Self.v3)/sendVerificationCode", key: link.apiKey, json: #"{"phoneNumber":"\#(phone)"}"#)
+                #expect(sent.status == .ok)
+            }
+            let answer = try await client.send(.get, "/emulator/v1/projects/acme-app/verificationCodes", key: nil)
+            #expect(answer.status == .ok)
+            let listed = try answer.json()["verificationCodes"] as? [[String: String]] ?? []
+            #expect(listed.map { $0["phoneNumber"] } == [firebase])
+            #expect(listed.first?["code"] == (try await node.sender.code(to: firebase)))
+        }
+    }
+
     @Test("Hostile input gets a 4xx in Google's shape, never a 5xx", arguments: TestEngine.available)
     func hostileInput(engine: TestEngine) async throws {
         let node = try await TestNode.make(engine)

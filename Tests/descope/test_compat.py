@@ -185,17 +185,21 @@ def case_roles_and_permissions():
     assert app.get_matched_permissions(validated, ["docs.read", "billing"]) == ["docs.read"]
 
 
-def verify_proving_session(method, login_id, code, refresh):
-    """otp/verify with the session's refresh JWT in the bearer value, which a step-up's verify needs to step the
-    session up. python-sdk's verify_code never sends it, so this posts as the SDK does with it added; returns the
-    validated session token and the refresh JWT of the answer."""
+def verify_proving_session(method, login_id, code, refresh, status=200):
+    """otp/verify with the session's refresh JWT in the bearer value, which a step-up's or login update's verify needs
+    to act on the session. python-sdk's verify_code never sends it, so this posts as the SDK does with it added;
+    returns the validated session token and the refresh JWT of the answer (None when it carries none, as a login
+    update's does), or the error body when `status` is not 200."""
     answer = httpx.post(
         f"{BASE}/v1/auth/otp/verify/{method.name.lower()}", json={"loginId": login_id, "code": code},
         headers={"Authorization": f"Bearer {PROJECT}:{refresh}"}, timeout=10)
-    assert answer.status_code == 200, answer.text
+    assert answer.status_code == status, answer.text
     body = answer.json()
-    remember_secret(body["refreshJwt"])
-    return app.validate_session(body["sessionJwt"])["sessionToken"], body["refreshJwt"]
+    if status != 200:
+        return body
+    if "refreshJwt" in body:
+        remember_secret(body["refreshJwt"])
+    return app.validate_session(body["sessionJwt"])["sessionToken"], body.get("refreshJwt")
 
 
 def case_step_up():
@@ -288,23 +292,29 @@ def case_update_phone_and_email():
     admin.mgmt.user.create("taken@example.com")
     signed_in = sign_in("noor@example.com", DeliveryMethod.EMAIL)
     refresh = signed_in["refreshSessionToken"]["jwt"]
+    # verify_code sends no proof of the session (only the project id): whoever holds the code gets a sign-in of the
+    # new number as its own user, and noor's account is left as it was.
     masked = app.otp.update_user_phone(
-        DeliveryMethod.SMS, "noor@example.com", "+14155550199", refresh, add_to_login_ids=True)
+        DeliveryMethod.SMS, "noor@example.com", "+14155550198", refresh, add_to_login_ids=True)
     assert "*" in masked, masked
-    updated = app.otp.verify_code(DeliveryMethod.SMS, "+14155550199", code_sent("+14155550199"))
-    assert sorted(updated["user"]["loginIds"]) == ["+14155550199", "noor@example.com"], updated["user"]
-    assert updated["userId"] == signed_in["userId"]
-    assert app.validate_session(updated["sessionToken"]["jwt"])["userId"] == signed_in["userId"]
+    plain = app.otp.verify_code(DeliveryMethod.SMS, "+14155550198", code_sent("+14155550198"))
+    remember_secret(plain["refreshSessionToken"]["jwt"])
+    assert plain["userId"] != signed_in["userId"] and plain["user"]["loginIds"] == ["+14155550198"], plain["user"]
+    assert app.me(refresh)["loginIds"] == ["noor@example.com"]
+    # With the session's refresh JWT on the verify, the number becomes noor's login id.
+    app.otp.update_user_phone(DeliveryMethod.SMS, "noor@example.com", "+14155550199", refresh, add_to_login_ids=True)
+    updated, _ = verify_proving_session(DeliveryMethod.SMS, "+14155550199", code_sent("+14155550199"), refresh)
+    assert updated["sub"] == signed_in["userId"], updated
     assert sorted(app.me(refresh)["loginIds"]) == ["+14155550199", "noor@example.com"]
     # An address another user holds: refused with Descope's "user already exists" once the code proves it.
     app.otp.update_user_email("noor@example.com", "taken@example.com", refresh, add_to_login_ids=True)
-    expect_refused(
-        lambda: app.otp.verify_code(DeliveryMethod.EMAIL, "taken@example.com", code_sent("taken@example.com")),
-        "E062107", 400)
+    refused = verify_proving_session(
+        DeliveryMethod.EMAIL, "taken@example.com", code_sent("taken@example.com"), refresh, status=400)
+    assert refused["errorCode"] == "E062107", refused
     # Replacing the email address: the new one is proven, the old one is no longer a login id.
     app.otp.update_user_email("noor@example.com", "noor@example.org", refresh)
-    replaced = app.otp.verify_code(DeliveryMethod.EMAIL, "noor@example.org", code_sent("noor@example.org"))
-    assert sorted(replaced["user"]["loginIds"]) == ["+14155550199", "noor@example.org"], replaced["user"]
+    verify_proving_session(DeliveryMethod.EMAIL, "noor@example.org", code_sent("noor@example.org"), refresh)
+    assert sorted(app.me(refresh)["loginIds"]) == ["+14155550199", "noor@example.org"]
     expect_refused(
         lambda: app.otp.update_user_email("nobody@example.com", "x@example.com", refresh), "E011003", 400)
 
@@ -412,7 +422,8 @@ CASES = [
     ("customClaims: under nsec in both JWTs, validate_session and refresh_session keep them, step-up adds more",
      case_custom_claims),
     ("voice and WhatsApp sign-up-or-in", case_voice_and_whatsapp),
-    ("otp.update_user_phone/email then verify_code: the new address is a login id; another user's is E062107",
+    ("otp.update_user_phone/email: verify_code alone signs in; with the refresh JWT the address is a login id, "
+     "another user's is E062107",
      case_update_phone_and_email),
     ("cookie delivery: DS/DSR cookies, the SDK takes the refresh JWT from DSR, refresh by the DSR cookie",
      case_cookie_delivery),

@@ -409,6 +409,33 @@ def firebase_emulator_admin_case():
     ok("the Firebase emulator codes and Bearer owner are refused to a project not opted in and through any proxy")
 
 
+def descope_update_without_proof_case():
+    """Issue 33 leftover: whoever reads the code of a Descope login-address update (otp/update/phone) and verifies it
+    with only `Bearer projectId` gets a sign-in of that number, never a token of the user's session or their account."""
+    project, _ = new_project("Update")
+    email, phone = "update-victim@example.com", "+14155550166"
+
+    def descope(path, body, bearer, method="POST"):
+        return call(method, "/descope/v1/auth/" + path, body, headers={"Authorization": f"Bearer {bearer}"})
+
+    status, _ = descope("otp/signup-in/email", {"loginId": email}, project)
+    expect(status == 200, f"the victim's email sign-in start answered {status}")
+    status, signed_in = descope("otp/verify/email", {"loginId": email, "code": wait_for_code(email)}, project)
+    expect(status == 200, f"the victim's email sign-in answered {status} {signed_in}")
+    refresh, victim = signed_in["refreshJwt"], signed_in["user"]["userId"]
+    status, _ = descope("otp/update/phone/sms", {"loginId": email, "phone": phone, "addToLoginIDs": True},
+                        f"{project}:{refresh}")
+    expect(status == 200, f"the update start answered {status}")
+    status, taken = descope("otp/verify/sms", {"loginId": phone, "code": wait_for_code(phone)}, project)
+    expect(status == 200, f"the code holder's verify answered {status} {taken}")
+    expect(taken["user"]["userId"] != victim and taken["user"]["loginIds"] == [phone],
+           f"the code holder without the session's refresh JWT got the victim's account: {taken['user']}")
+    status, me = descope("me", None, f"{project}:{refresh}", method="GET")
+    expect(status == 200 and me["loginIds"] == [email], f"the victim's login ids changed: {status} {me}")
+    ok("a Descope login-update code verified without the session's refresh JWT signs in that number only")
+
+
+
 if ONLY_REDIRECT:
     redirect_case()
     print(f"attacks (redirect): {passed} passed, 0 failed")
@@ -503,5 +530,6 @@ console_totp_case()
 
 descope_step_up_without_proof_case()
 firebase_emulator_admin_case()
+descope_update_without_proof_case()
 
 print(f"attacks: {passed} passed, 0 failed")

@@ -112,10 +112,10 @@ struct DescopeFace {
     }
 
     /// `otp/update/phone/{method}` and `otp/update/email`: sends a code to a new address of the refresh JWT's user;
-    /// `otp/verify` with the new address and the code then makes it the user's login id of its kind (added, or
-    /// replacing the one they had: a Verity user has at most one of each, and its login ids are its addresses, so
-    /// `addToLoginIDs` changes nothing). An address another user holds is refused (E062107) once the code proves
-    /// it, whatever `onMergeUseExisting` says: Verity never merges users.
+    /// `otp/verify` with the new address, the code and that refresh JWT then makes it the user's login id of its kind
+    /// (added, or replacing the one they had: a Verity user has at most one of each, and its login ids are its
+    /// addresses, so `addToLoginIDs` changes nothing). An address another user holds is refused (E062107) once the
+    /// code proves it, whatever `onMergeUseExisting` says: Verity never merges users.
     func update(_ request: Request, _ context: VerityRequestContext, email: Bool) async throws -> DescopeJSON {
         let (refreshJwt, project) = try await refreshJwt(request)
         let channel = email ? Channel.email : try Self.channel(context)
@@ -140,11 +140,12 @@ struct DescopeFace {
         return Self.masked(started.maskedDestination, channel: started.channel)
     }
 
-    /// `otp/verify/{method}`: the code of a sign-in, or of a step-up started with the session's refresh JWT. The
-    /// step-up completes only for a caller who proves that session again here, by its refresh JWT in the bearer value
-    /// (or the `DSR` cookie of a project that sets it); anyone else gets the session a sign-in with the code gives.
-    /// Neither python-sdk's `verify_code` nor descope-swift's `otp.verify` sends the refresh JWT, so through them a
-    /// step-up by code signs in; descope-swift on Apple platforms sends back the `DSR` cookie its URLSession kept.
+    /// `otp/verify/{method}`: the code of a sign-in, or of a step-up or login update (`otp/update/…`) started with the
+    /// session's refresh JWT. The step-up or update completes only for a caller who proves that session again here, by
+    /// its refresh JWT in the bearer value (or the `DSR` cookie of a project that sets it); anyone else gets the
+    /// session a sign-in with the code gives. Neither python-sdk's `verify_code` nor descope-swift's `otp.verify`
+    /// sends the refresh JWT, so through them a step-up or update by code signs in; descope-swift on Apple platforms
+    /// sends back the `DSR` cookie its URLSession kept.
     @Sendable func verify(_ request: Request, context: VerityRequestContext) async throws -> DescopeTokens {
         let bearer = try DescopeBearer(request)
         let project = try await projects.project(bearer, request)

@@ -64,10 +64,11 @@ struct AuthService: Sendable {
     // MARK: - Sign-in codes
 
     /// Sends a sign-in code. The session it opens carries `request.sessionClaims`, checked for `dialect`, the
-    /// wording of the tokens the face answers the code with (Verity's when nil).
+    /// wording of the tokens the face answers the code with (Verity's when nil). `startedBy` names the face when what
+    /// may read the code back depends on it (the Firebase emulator's list); a re-sent pending code keeps its own.
     func start(
         _ request: OTPStartRequest, clientAddress: String?, appProof: String? = nil,
-        dialect: SessionTokenDialect? = nil, in project: Project
+        dialect: SessionTokenDialect? = nil, startedBy: StartingFace? = nil, in project: Project
     ) async throws -> OTPStartResponse {
         let (destination, channel) = try Self.destination(request.loginId, channel: request.channel)
         try DestinationPolicy.requireAllowed(destination, channel: channel, in: project)
@@ -86,7 +87,7 @@ struct AuthService: Sendable {
         let (record, sent) = try await verifications.send(
             to: destination, channel: channel, language: language, purpose: .signIn, in: project,
             resend: fixedCode == nil && request.resend ?? true, deliver: fixedCode == nil && !disabled,
-            sessionClaims: claims, now: now)
+            sessionClaims: claims, startedBy: startedBy, now: now)
         return OTPStartResponse(
             verificationId: record.id, channel: channel, maskedDestination: destination.masked,
             expiresAt: record.expiresAt,
@@ -99,8 +100,10 @@ struct AuthService: Sendable {
     /// whose one verify call serves both, naming only the login id and the code).
     ///
     /// - Parameter sessionProof: The refresh token the caller holds, if it sent one. A session-bound step-up code
-    ///   steps its session up only for a caller who proves that session with it: anyone else who holds the code (who
-    ///   reads the mailbox it went to) gets what a sign-in with that code gives, a new session of that one factor.
+    ///   steps its session up, and a login-update code (``startLoginUpdate(_:channel:auth:locale:clientAddress:appProof:
+    ///   in:)``) changes its session's user, only for a caller who proves that session with it: anyone else who holds
+    ///   the code (who reads the mailbox it went to) gets what a sign-in with that code gives, a new session of that
+    ///   one address, and the session that asked is left as it was.
     func verify(
         _ request: OTPVerifyRequest, clientAddress: String?, dialect: SessionTokenDialect? = nil,
         sessionStepUps: Bool = false, sessionProof: String? = nil, in project: Project
@@ -115,21 +118,24 @@ struct AuthService: Sendable {
             let (destination, _) = try Self.destination(loginId, channel: nil)
             fixedCode = try await limitGuesses(destination, clientAddress: clientAddress, in: project, now: now)
             let signIn = try await verifications.pending(to: destination, purpose: .signIn, in: project)
-            if signIn == nil, sessionStepUps,
-                let stepUp = try await verifications.pendingSessionStepUp(to: destination, in: project),
-                let sessionId = stepUp.purpose.steppedUpSession
-            {
-                // Whoever holds the code without proving the session (one compromised mailbox racing the user's
-                // own verify) must not get the session's factors on top of the code's: the code signs them in.
-                guard let auth = try await provenSession(sessionId, by: sessionProof, dialect: dialect, in: project)
+            if signIn == nil, sessionStepUps, let bound = try await pendingSessionBound(to: destination, in: project) {
+                // Whoever holds the code without proving its session (one compromised mailbox racing the user's own
+                // verify) must get nothing of that session (its factors, its user's new login id, a token of it):
+                // the code signs them in, as a sign-in code to that address would.
+                guard let auth = try await provenSession(bound.session, by: sessionProof, dialect: dialect, in: project)
                 else {
                     logger.notice(
-                        "Step-up code verified without proof of its session: answered as a sign-in",
-                        metadata: ["session": "\(sessionId)", "project": "\(project.id)"])
-                    verification = stepUp
+                        "Session-bound code verified without proof of its session: answered as a sign-in",
+                        metadata: ["session": "\(bound.session)", "project": "\(project.id)"])
+                    verification = bound.code
                     break
                 }
-                switch try await verifications.attempt(request.code, on: stepUp, fixedCode: fixedCode, now: now) {
+                guard bound.code.purpose.steppedUpSession != nil else {
+                    return try await verifyLoginUpdate(
+                        request.code, on: bound.code, to: destination, auth: auth, fixedCode: fixedCode,
+                        dialect: dialect, in: project, now: now)
+                }
+                switch try await verifications.attempt(request.code, on: bound.code, fixedCode: fixedCode, now: now) {
                 case .wrong(let counted): throw Self.wrongCode(counted)
                 case .approved(let approved):
                     // The verify names only the login id and the code, so the client may hold no refresh token
@@ -138,14 +144,6 @@ struct AuthService: Sendable {
                         auth, method: approved.channel.rawValue, claims: approved.sessionClaims,
                         issuingRefreshToken: true, dialect: dialect, in: project)
                 }
-            }
-            if signIn == nil, sessionStepUps,
-                let update = try await verifications.pendingLoginUpdate(to: destination, in: project),
-                let sessionId = update.purpose.loginUpdateSession
-            {
-                return try await verifyLoginUpdate(
-                    request.code, on: update, to: destination, sessionId: sessionId, fixedCode: fixedCode,
-                    dialect: dialect, in: project, now: now)
             }
             verification = try Self.signInCode(signIn)
         case (nil, let id?):
@@ -213,10 +211,9 @@ struct AuthService: Sendable {
     /// Checks a login-update code; the approval and the new login id commit together, so a login id another user
     /// holds leaves the code pending and the user unchanged. Answers a new session token naming the new login id.
     private func verifyLoginUpdate(
-        _ code: String, on update: VerificationRecord, to destination: Destination, sessionId: String,
+        _ code: String, on update: VerificationRecord, to destination: Destination, auth: SessionAuth,
         fixedCode: String?, dialect: SessionTokenDialect?, in project: Project, now: Date
     ) async throws -> AuthResponse {
-        let auth = try await sessions.authenticate(sessionId: sessionId, in: project)
         let users = users
         switch try await verifications.attempt(
             code, on: update, fixedCode: fixedCode, now: now,
@@ -384,6 +381,24 @@ struct AuthService: Sendable {
         } else {
             try await limiter.take("project:\(project.id)", limits.perProject, now: now)
         }
+    }
+
+    /// The newest pending code bound to a session that goes to `destination` (a session-bound step-up's, else a
+    /// login update's), with that session's id.
+    private func pendingSessionBound(to destination: Destination, in project: Project) async throws -> (
+        code: VerificationRecord, session: String
+    )? {
+        if let stepUp = try await verifications.pendingSessionStepUp(to: destination, in: project),
+            let session = stepUp.purpose.steppedUpSession
+        {
+            return (stepUp, session)
+        }
+        if let update = try await verifications.pendingLoginUpdate(to: destination, in: project),
+            let session = update.purpose.loginUpdateSession
+        {
+            return (update, session)
+        }
+        return nil
     }
 
     /// The session `sessionId` when `proof` is one of its refresh tokens; nil when the caller sent none, or one that

@@ -23,6 +23,9 @@ struct VerificationRecord: Sendable, Equatable {
     /// Claims the session a sign-in or step-up code opens (or steps up) is to carry in its tokens, as the client
     /// asked when it started the code (Descope's `loginOptions.customClaims`); nil for none.
     var sessionClaims: [String: JSONValue]? = nil
+    /// The face the verification was started through, where that decides who may read its code back; nil for any
+    /// other. A later start that re-sends the pending code leaves it as it was.
+    var startedBy: StartingFace? = nil
 
     /// The status a client sees: a pending verification past its lifetime is expired.
     func status(at now: Date) -> VerificationStatus {
@@ -34,6 +37,12 @@ struct VerificationRecord: Sendable, Equatable {
             id: id, to: destination, channel: channel, status: status(at: now), locale: locale,
             sendAttempts: sendAttempts, checkAttempts: checkAttempts, createdAt: createdAt, expiresAt: expiresAt)
     }
+}
+
+/// A face that records that it started a verification: the Firebase emulator's code list shows only the codes its
+/// own face started, never a sign-in another face (native, Descope) started for the same project.
+enum StartingFace: String, Sendable, Equatable {
+    case firebase
 }
 
 /// What a code proves; codes of one purpose never pass for another.

@@ -88,7 +88,8 @@ struct VerificationService: Sendable {
     func send(
         to destination: Destination, channel: Channel, language: String, purpose: VerificationPurpose,
         in project: Project, resend: Bool = true, deliver: Bool = true, lifetime: TimeInterval? = nil,
-        codeLength: Int? = nil, sessionClaims: [String: JSONValue]? = nil, now: Date, in work: UnitOfWork? = nil
+        codeLength: Int? = nil, sessionClaims: [String: JSONValue]? = nil, startedBy: StartingFace? = nil, now: Date,
+        in work: UnitOfWork? = nil
     ) async throws -> (VerificationRecord, sent: Bool) {
         let candidate = VerificationRecord(
             id: identifiers.make("ver"), projectId: project.id, channel: channel,
@@ -98,7 +99,7 @@ struct VerificationService: Sendable {
             checkAttempts: 0, createdAt: now, updatedAt: now,
             expiresAt: now.addingTimeInterval(lifetime ?? TimeInterval(project.settings.codeLifetime)),
             purpose: purpose,
-            sessionClaims: sessionClaims)
+            sessionClaims: sessionClaims, startedBy: startedBy)
         let outcome = try await store.startOrResend(
             new: candidate, maxSends: Self.maxSends, messageId: identifiers.make("msg"), resend: resend,
             deliver: deliver, now: now, in: work)
@@ -280,15 +281,18 @@ struct VerificationService: Sendable {
             projectId: project.id)
     }
 
-    /// The codes of a project's pending sign-ins, newest first, with where they went: what an auth emulator lists
-    /// for tests (the Firebase face's development helper). Never for production: it reveals live codes.
-    func pendingSignInCodes(in project: Project, limit: Int = 100) async throws -> [(
+    /// The codes of a project's pending sign-ins that `face` started, newest first, with where they went: what an
+    /// auth emulator lists for tests (the Firebase face's development helper), never another face's sign-ins. Never
+    /// for production: it reveals live codes.
+    func pendingSignInCodes(startedBy face: StartingFace, in project: Project, limit: Int = 100) async throws -> [(
         destination: String, code: String, verificationId: String
     )] {
-        try await store.pendingVerifications(purpose: .signIn, projectId: project.id, now: clock.now(), limit: limit)
-            .map {
-                ($0.destination, codes.code(verificationId: $0.id, salt: $0.codeSalt, length: $0.codeLength), $0.id)
-            }
+        try await store.pendingVerifications(
+            purpose: .signIn, startedBy: face, projectId: project.id, now: clock.now(), limit: limit
+        )
+        .map {
+            ($0.destination, codes.code(verificationId: $0.id, salt: $0.codeSalt, length: $0.codeLength), $0.id)
+        }
     }
 
     /// A verification by id alone, for links that carry it (an instant link names its flow and project).

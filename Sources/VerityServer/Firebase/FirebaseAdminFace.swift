@@ -39,15 +39,18 @@ struct FirebaseAdminFace {
     }
 
     /// The emulator's list of the codes sent, which tests read instead of a phone: development only, for a project
-    /// that opted in and a loopback client, since it shows live codes. Only the project's test numbers' codes unless
-    /// the project's setting is `all_numbers`.
+    /// that opted in and a loopback client, since it shows live codes. Only codes the Firebase face started (never a
+    /// sign-in through the native API or the Descope face), and only the project's test numbers' codes unless the
+    /// project's setting is `all_numbers`.
     @Sendable func verificationCodes(_ request: Request, context: VerityRequestContext) async throws -> FirebaseJSON {
         guard
             let (_, project) = try await projects.project(
                 firebaseProjectId: try context.parameters.require("firebaseProjectId")),
             servesEmulator(project, request, context)
         else { throw FirebaseError(status: 404, message: "NOT_FOUND") }
-        var codes = try await verifications.pendingSignInCodes(in: project).filter { $0.destination.hasPrefix("+") }
+        var codes = try await verifications.pendingSignInCodes(startedBy: .firebase, in: project).filter {
+            $0.destination.hasPrefix("+")
+        }
         if project.settings.firebaseEmulatorAdmin != .allNumbers {
             let fixed = Set(try await testNumbers.list(in: project).map(\.phoneNumber))
             codes = codes.filter { fixed.contains($0.destination) }

@@ -43,7 +43,7 @@ struct FirebaseFace {
         // The SDKs do not deduplicate: asking again while a code is pending answers it without a second message.
         let started = try await auth.start(
             OTPStartRequest(loginId: phoneNumber, channel: .sms, locale: Self.locale(request), resend: false),
-            clientAddress: context.clientAddress, in: project)
+            clientAddress: context.clientAddress, startedBy: .firebase, in: project)
         return FirebaseJSON(["sessionInfo": .string(started.verificationId)])
     }
 

@@ -695,6 +695,12 @@ enum Migrations {
                 // `production` or `sandbox`, as the device reported at enrollment; NULL for the server's configured one.
                 "ALTER TABLE factors ADD COLUMN apns_environment TEXT"
             ]),
+        Migration(
+            version: 26, name: "the face that started a verification",
+            statements: [
+                // `firebase` for a code the Firebase face started (its emulator lists only those); NULL otherwise.
+                "ALTER TABLE verifications ADD COLUMN started_by TEXT"
+            ]),
     ]
 
     /// Takes the migration lock of `schema` (nil: the current schema) until the transaction ends. Several nodes may

@@ -11,7 +11,7 @@ struct VerificationStore: Sendable {
 
     static let columns = """
         id, project_id, channel, destination, destination_key, locale, status, code_salt, code_length, send_attempts, \
-        check_attempts, created_at, updated_at, expires_at, purpose, session_claims
+        check_attempts, created_at, updated_at, expires_at, purpose, session_claims, started_by
         """
     static let table = RecordTable(
         name: "verifications", columns: columns, key: "id", scope: "project_id", record: record(from:))
@@ -168,7 +168,8 @@ struct VerificationStore: Sendable {
                     \(bind: candidate.destination), \(bind: candidate.destinationKey), \(bind: candidate.locale),
                     'pending', \(bind: candidate.codeSalt), \(bind: candidate.codeLength), 1, 0,
                     \(bind: now.storedValue), \(bind: now.storedValue), \(bind: candidate.expiresAt.storedValue),
-                    \(bind: candidate.purpose.rawValue), \(bind: try candidate.sessionClaims.map(storedJSON)))
+                    \(bind: candidate.purpose.rawValue), \(bind: try candidate.sessionClaims.map(storedJSON)),
+                    \(bind: candidate.startedBy?.rawValue))
             ON CONFLICT (project_id, purpose, destination_key) WHERE status = 'pending' DO NOTHING
             RETURNING \(unsafeRaw: Self.columns)
             """
@@ -248,15 +249,15 @@ struct VerificationStore: Sendable {
     /// The verification a check by destination refers to: the pending one (which may have just expired), by the
     /// destination's canonical key.
     /// Up to `limit` pending verifications of a purpose in a project, newest first.
-    func pendingVerifications(purpose: VerificationPurpose, projectId: String, now: Date, limit: Int) async throws
-        -> [VerificationRecord]
-    {
+    func pendingVerifications(
+        purpose: VerificationPurpose, startedBy face: StartingFace, projectId: String, now: Date, limit: Int
+    ) async throws -> [VerificationRecord] {
         try await database.lookup { sql in
             try await sql.raw(
                 """
                 SELECT \(unsafeRaw: Self.columns) FROM verifications
                 WHERE project_id = \(bind: projectId) AND purpose = \(bind: purpose.rawValue) AND status = 'pending'
-                  AND expires_at > \(bind: now.storedValue)
+                  AND started_by = \(bind: face.rawValue) AND expires_at > \(bind: now.storedValue)
                 ORDER BY created_at DESC, id DESC LIMIT \(bind: limit)
                 """
             ).all().map(Self.record(from:))
@@ -404,6 +405,8 @@ struct VerificationStore: Sendable {
             createdAt: try row.date("created_at"), updatedAt: try row.date("updated_at"),
             expiresAt: try row.date("expires_at"),
             purpose: try row.enumeration("purpose", as: VerificationPurpose.self),
-            sessionClaims: try row.json("session_claims", as: [String: JSONValue].self))
+            sessionClaims: try row.json("session_claims", as: [String: JSONValue].self),
+            startedBy: try row.decodeNil(column: "started_by")
+                ? nil : try row.enumeration("started_by", as: StartingFace.self))
     }
 }
