@@ -25,7 +25,7 @@ public enum RemediationMessage: Sendable, Equatable {
     /// verify its owner (`unavailable`) does it approve as `approve` does.
     case userVerificationFailed(UserVerificationResult)
     /// The challenge requires user verification and this factor has no user-verification key
-    /// (``VerityPush/addUserVerificationKey(factorId:)`` adds one).
+    /// (``VerityPush/addUserVerificationKey(factorId:enrollmentToken:)`` adds one).
     case userVerificationKeyMissing
 }
 
