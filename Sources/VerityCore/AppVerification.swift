@@ -20,31 +20,3 @@ public struct AppVerificationRequest: Codable, Sendable, Equatable {
         self.appId = appId
     }
 }
-
-/// The answer to ``AppVerificationRequest``: the secret is on its way in a silent push.
-public struct AppVerificationStarted: Codable, Sendable, Equatable {
-    /// The verification's id (`apv_…`); the silent push names it too.
-    public var id: String
-    /// Until when the proof works.
-    public var expiresAt: Date
-
-    public init(id: String, expiresAt: Date) {
-        self.id = id
-        self.expiresAt = expiresAt
-    }
-}
-
-/// What the silent push carries and what the app sends back.
-public enum AppVerificationPush {
-    /// The value of the push's `type` key.
-    public static let type = "verity.app_verification"
-    /// The key of the verification's id in the push.
-    public static let idKey = "appVerificationId"
-    /// The key of the secret in the push.
-    public static let secretKey = "secret"
-
-    /// The ``AuthHeaders/appVerification`` value that proves receipt: `<id>.<secret>`.
-    public static func proof(id: String, secret: String) -> String {
-        "\(id).\(secret)"
-    }
-}

@@ -1,69 +1,6 @@
 import Crypto
 import Foundation
 
-/// The protected header of a ``CompactJWS`` (RFC 7515 §4).
-///
-/// Only the members Verity uses are modelled; others are ignored when decoding, except `crit`, which makes
-/// ``CompactJWS/init(parsing:)`` reject the token because Verity understands no extensions.
-public struct JWSHeader: Codable, Sendable, Equatable {
-    /// The signature algorithm (`alg`); always `"ES256"` for tokens Verity accepts.
-    public var alg: String
-    /// The media type of the whole token (`typ`), for example `"JWT"` or `"verity-challenge+jws"`.
-    public var typ: String?
-    /// The identifier of the signing key (`kid`).
-    public var kid: String?
-    /// The media type of the payload (`cty`).
-    public var cty: String?
-
-    /// Creates a header.
-    ///
-    /// - Parameters:
-    ///   - alg: The signature algorithm.
-    ///   - typ: The token type, or `nil` to omit it.
-    ///   - kid: The key identifier, or `nil` to omit it.
-    ///   - cty: The payload content type, or `nil` to omit it.
-    public init(alg: String, typ: String? = nil, kid: String? = nil, cty: String? = nil) {
-        self.alg = alg
-        self.typ = typ
-        self.kid = kid
-        self.cty = cty
-    }
-}
-
-/// Why a compact JWS was refused.
-///
-/// ``description`` is a sentence suitable as the `detail` of an HTTP 400 or 401 problem response.
-public enum JWSError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The token is not three base64url parts, is too long, its header is not a JSON object, it has a `crit`
-    /// header, or its signature is not a 64-byte ES256 signature.
-    case malformed
-    /// The header names an algorithm other than ES256 (including `none` and the HMAC algorithms).
-    case unsupportedAlgorithm
-    /// The signature does not verify with the expected key.
-    case invalidSignature
-    /// The payload is not the JSON that was expected.
-    case invalidPayload
-
-    /// A human-readable explanation of the error.
-    public var description: String {
-        switch self {
-        case .malformed: "The token is not a well-formed compact JWS."
-        case .unsupportedAlgorithm: "The token is not signed with ES256, the only accepted algorithm."
-        case .invalidSignature: "The token's signature does not verify with the registered key."
-        case .invalidPayload: "The token's payload is not the expected JSON."
-        }
-    }
-}
-
-/// An error type with a case for each way ``CompactJWS/init(parsing:)`` refuses a token, so that a verifier can parse
-/// with ``CompactJWS/init(parsing:failingWith:)`` and throw its own errors.
-public protocol JWSParsingFailure: Error {
-    /// The token is not a well-formed compact JWS (``JWSError/malformed``).
-    static var malformed: Self { get }
-    /// The token is not signed with ES256 (``JWSError/unsupportedAlgorithm``).
-    static var unsupportedAlgorithm: Self { get }
-}
-
 /// A JSON Web Signature in compact serialisation (RFC 7515 §7.1), restricted to ES256 (ECDSA P-256 with SHA-256,
 /// RFC 7518 §3.4) — the algorithm of device-held keys.
 ///
@@ -195,49 +132,6 @@ public struct CompactJWS: Sendable {
     /// Reads the `crit` header member, whose presence means the token needs extensions Verity does not implement.
     private struct CriticalProbe: Decodable {
         var crit: [String]?
-    }
-}
-
-/// The claims of a token a device signs with its key to authenticate itself (for example to fetch pending
-/// challenges), carried as the payload of an ES256 ``CompactJWS`` with `typ` `"JWT"`.
-public struct DeviceTokenClaims: Codable, Sendable, Equatable {
-    /// The subject: the identifier of the factor (device key) that signed the token.
-    public var sub: String
-    /// When the token was issued, in seconds since 1970-01-01T00:00:00Z.
-    public var iat: Int
-    /// When the token expires, in seconds since 1970-01-01T00:00:00Z.
-    public var exp: Int
-    /// A unique token identifier, so a server can refuse replays.
-    public var jti: String
-
-    /// Creates claims.
-    ///
-    /// - Parameters:
-    ///   - sub: The factor identifier.
-    ///   - iat: The issue time, in seconds since the Unix epoch.
-    ///   - exp: The expiry time, in seconds since the Unix epoch.
-    ///   - jti: A unique token identifier.
-    public init(sub: String, iat: Int, exp: Int, jti: String) {
-        self.sub = sub
-        self.iat = iat
-        self.exp = exp
-        self.jti = jti
-    }
-}
-
-/// Why a public key in base64 DER form was refused.
-public enum PublicKeyEncodingError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The text is not standard (RFC 4648 §4) base64.
-    case invalidBase64
-    /// The bytes are not a DER SubjectPublicKeyInfo holding a valid P-256 public key.
-    case invalidKey
-
-    /// A human-readable explanation of the error.
-    public var description: String {
-        switch self {
-        case .invalidBase64: "The public key is not standard base64."
-        case .invalidKey: "The public key is not a DER-encoded P-256 SubjectPublicKeyInfo."
-        }
     }
 }
 

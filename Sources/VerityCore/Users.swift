@@ -36,35 +36,3 @@ public struct User: Codable, Sendable, Equatable {
         self.roles = roles
     }
 }
-
-/// `POST /v1/users` (API key).
-public struct CreateUserRequest: Codable, Sendable {
-    /// One or two login ids: an email address, an E.164 phone number, or one of each.
-    public var loginIds: [String]
-    /// A name to show (at most 200 characters).
-    public var displayName: String?
-    /// A JSON object of at most 4 KiB; see ``User/customClaims``.
-    public var customClaims: [String: JSONValue]?
-
-    public init(loginIds: [String], displayName: String? = nil, customClaims: [String: JSONValue]? = nil) {
-        self.loginIds = loginIds
-        self.displayName = displayName
-        self.customClaims = customClaims
-    }
-}
-
-/// `PATCH /v1/users/{id}` (API key): every field is optional; an absent field stays as it is.
-public struct UpdateUserRequest: Codable, Sendable {
-    /// A new name; an empty string removes it.
-    public var displayName: String?
-    /// Replaces all custom claims; `{}` removes them.
-    public var customClaims: [String: JSONValue]?
-    /// Replaces all login ids (one or two, as when creating).
-    public var loginIds: [String]?
-
-    public init(displayName: String? = nil, customClaims: [String: JSONValue]? = nil, loginIds: [String]? = nil) {
-        self.displayName = displayName
-        self.customClaims = customClaims
-        self.loginIds = loginIds
-    }
-}

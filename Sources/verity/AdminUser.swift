@@ -144,11 +144,6 @@ extension User {
     }
 }
 
-/// A refusal from the user rules, printed as `code: detail` rather than as a Swift value.
-struct UserCommandError: Error, CustomStringConvertible {
-    var description: String
-}
-
 /// Opens the node, finds the project and runs `body` with the user service; errors come out readable.
 private func withUsers<T>(_ options: ProjectOptions, _ body: (UserService, Project) async throws -> T) async throws -> T
 {

@@ -18,43 +18,6 @@ struct Device: AsyncParsableCommand {
         ])
 }
 
-/// The enrolled factor as `enroll` and `status` show it.
-struct DeviceSummary: Encodable {
-    var factorId: String
-    var userId: String
-    var friendlyName: String
-    var status: FactorStatus
-    var server: URL
-    var stateDir: String
-    var createdAt: Date
-    var verifiedAt: Date?
-    var userVerificationKey: Bool
-
-    init(factor: PushFactor, server: URL, directory: URL) {
-        userVerificationKey = factor.hasUserVerificationKey
-        factorId = factor.id
-        userId = factor.userId
-        friendlyName = factor.friendlyName
-        status = factor.status
-        self.server = server
-        stateDir = directory.path
-        createdAt = factor.createdAt
-        verifiedAt = factor.verifiedAt
-    }
-
-    var text: String {
-        """
-        Factor:   \(factorId)  (\(status.rawValue))
-        User:     \(userId)
-        Name:     \(friendlyName)
-        UV key:   \(userVerificationKey ? "yes (approves `required` challenges after --uv)" : "no")
-        Server:   \(server.absoluteString)
-        Enrolled: \(createdAt.formatted(.iso8601))
-        State:    \(stateDir)
-        """
-    }
-}
-
 extension Device {
     struct Enroll: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -331,27 +294,5 @@ extension Device {
                 print("Deleted \(factorId) on the server and the device state in \(directory.path).")
             }
         }
-    }
-}
-
-/// What `approve` and `deny` take: the challenge, the device state and the output format.
-struct ChallengeAnswerOptions: ParsableArguments {
-    @Argument(help: "The challenge id (chl_…), as `verity device challenges` lists it.") var id: String
-    @OptionGroup var state: DeviceStateOptions
-    @Flag(help: "Print JSON.") var json = false
-
-    /// Approves or denies the challenge with the device key and prints the outcome.
-    func answer(
-        _ answer: ChallengeAnswer, userVerification: UserVerificationOutcome = .unavailable, reason: DenyReason? = nil
-    ) async throws {
-        let challenge = try await withEnrolledPhone(state, userVerification: userVerification) { phone, state in
-            switch answer {
-            case .approved: try await phone.push.approve(challengeId: id, factorId: state.factorId)
-            case .denied: try await phone.push.deny(challengeId: id, factorId: state.factorId, reason: reason)
-            }
-        }
-        if json { return try printJSON(challenge) }
-        let verb = answer == .approved ? "Approved" : reason == nil ? "Denied" : "Denied (reported: this wasn't me)"
-        print("\(verb) \(challenge.id): \(challenge.message)")
     }
 }

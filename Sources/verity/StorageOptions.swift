@@ -40,15 +40,6 @@ struct StorageOptions: ParsableArguments {
     }
 }
 
-/// The project a command works on (`--project`) and where the data lives; shared by every command that names a
-/// project.
-struct ProjectOptions: ParsableArguments {
-    @Option(name: .customLong("project"), help: "The project id (prj_…).")
-    var id: String
-
-    @OptionGroup var storage: StorageOptions
-}
-
 /// Runs `body` with the opened stores and closes the database whatever happens. Only a `creating` command may make a
 /// new database (``StorageOptions/open(creating:logLevel:)``).
 func withVerity<T>(_ storage: StorageOptions, creating: Bool = false, _ body: (Verity) async throws -> T)

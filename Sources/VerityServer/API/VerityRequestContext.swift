@@ -63,7 +63,3 @@ public struct VerityRequestContext: RequestContext {
         return encoder
     }()
 }
-
-enum RequestBodyLimit {
-    static let bytes = 64 * 1024
-}

@@ -3,27 +3,6 @@ import Foundation
 import Logging
 import ServiceLifecycle
 
-/// What a test or an embedding program may replace. Everything defaults to the real thing.
-public struct AppDependencies: Sendable {
-    public var clock: any TimeSource = SystemTimeSource()
-    public var random: any RandomSource = SystemRandomSource()
-    public var logger: Logger?
-    /// Replaces the senders the configuration names (tests record what would have been sent).
-    public var senders: Senders?
-    /// Replaces the database the configuration names (tests use `.sqliteMemory` or a fresh schema).
-    public var database: DatabaseLocation?
-    /// Replaces the master key file.
-    public var masterKey: MasterKey?
-    public var metrics: VerityMetrics?
-    /// A carrier-based check apps may try before a possession code; none by default.
-    public var silentPossession: (any SilentPossessionProvider)?
-    /// The client the configured providers (Twilio, the SMS webhook, APNs, FCM) are called through; the shared
-    /// one by default. Whoever passes one owns it and shuts it down.
-    public var httpClient: HTTPClient?
-
-    public init() {}
-}
-
 /// One Verity node's parts: every service built once, over one database, and shared by the HTTP server and the
 /// CLI. This is the composition root: services get what they use when they are built here, and the router hands
 /// each controller the services it calls (see `buildRouter`); nothing looks a service up later.
@@ -263,33 +242,5 @@ extension Senders {
             pushName: "push",
             events: HTTPEventSender(addresses: configuration.webhookAddresses, logger: logger, now: now),
             voice: voice, voiceName: voiceName, whatsapp: whatsapp, whatsappName: whatsappName)
-    }
-}
-
-/// Keeps the database in shape while the server runs (checkpoints; API-key changes heard), and closes it after
-/// everything started after it (the worker, the HTTP server) has stopped.
-struct DatabaseService: Service, CustomStringConvertible {
-    let database: Database
-    let metrics: VerityMetrics
-
-    /// Just the name, for ServiceLifecycle's debug log.
-    var description: String { "DatabaseService" }
-
-    func run() async throws {
-        let database = self.database
-        await withTaskGroup(of: Void.self) { group in
-            // On PostgreSQL, hear every change to API keys, so their look-ups can be cached (APIKeyCache).
-            group.addTask { await database.followKeyChanges() }
-            // Checkpoint the SQLite write-ahead log four times a second until shutdown (the commits themselves never
-            // do): under heavy writes a quarter of a second of log fits in the 64 MB the file is kept to.
-            while !Task.isShuttingDownGracefully && !Task.isCancelled {
-                try? await database.checkpoint()
-                metrics.setKeyChangesHeard(database.apiKeyCache.isListening)
-                try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .milliseconds(250)) }
-            }
-            group.cancelAll()
-        }
-        try? await database.checkpoint()
-        try await database.close()
     }
 }

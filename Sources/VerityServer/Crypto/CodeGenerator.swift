@@ -45,22 +45,3 @@ struct CodeGenerator: Sendable {
         return zip(expected, given).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
     }
 }
-
-/// Secret API keys: `vk_` + 256 random bits; only their SHA-256 (``SecretHash``) is stored.
-enum APIKeySecret {
-    static let prefix = "vk_"
-
-    /// Whether `secret` has a key's shape (`vk_`, at most 128 characters): anything else is refused before it is
-    /// hashed and looked up.
-    static func isWellFormed(_ secret: String) -> Bool {
-        secret.hasPrefix(prefix) && secret.count <= 128
-    }
-}
-
-/// How bearer secrets (API keys, enrollment, refresh and possession tokens) are stored: SHA-256, lowercase hex. They
-/// carry 256 random bits, so a plain hash is enough to make a copy of the database useless.
-enum SecretHash {
-    static func hex(_ secret: String) -> String {
-        Hex.encode(SHA256.hash(data: Data(secret.utf8)))
-    }
-}

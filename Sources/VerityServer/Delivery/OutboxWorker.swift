@@ -3,45 +3,6 @@ import Logging
 import ServiceLifecycle
 import VerityCore
 
-/// How the outbox is drained.
-public struct OutboxConfiguration: Sendable, Equatable {
-    /// How often to look for messages queued by other nodes or due for a retry.
-    public var pollInterval: Duration = .seconds(1)
-    /// Deliveries one lane keeps in flight at once (it claims more when half of them have ended).
-    public var batchSize = 20
-    /// Webhook deliveries to one project's endpoints at once: a slow or black-holed endpoint holds at most this many.
-    public var webhooksPerProject = 4
-    /// How long a claimed message is reserved for the worker sending it.
-    public var lease: TimeInterval = 60
-    /// Attempts before a message is given up (`dead`).
-    public var maxAttempts = 8
-    /// The first retry's delay; each further retry doubles it, up to `maxBackoff`.
-    public var baseBackoff: TimeInterval = 2
-    public var maxBackoff: TimeInterval = 900
-
-    public init() {}
-
-    func backoff(afterAttempt attempt: Int) -> TimeInterval {
-        min(maxBackoff, baseBackoff * pow(2, Double(max(attempt - 1, 0))))
-    }
-}
-
-/// The outbox's lanes, drained side by side: codes and pushes never wait behind a tenant's slow webhook.
-enum OutboxLane: CaseIterable, Sendable {
-    /// Codes (SMS, email, calls, WhatsApp), push notifications and app verifications' silent pushes.
-    case messages
-    /// Tenants' webhook events (Verity's and the Twilio face's), at most ``OutboxConfiguration/webhooksPerProject``
-    /// of one project's at once.
-    case webhooks
-
-    var channels: [OutboxChannel] {
-        switch self {
-        case .messages: [.sms, .email, .voice, .whatsapp, .push, .appVerification]
-        case .webhooks: [.webhook, .twilioWebhook]
-        }
-    }
-}
-
 /// Drains the outbox: claims due messages, renders and sends them, records the outcome; one loop per lane.
 ///
 /// A lifecycle service: it starts with the server and, on graceful shutdown, finishes the deliveries in hand.

@@ -36,49 +36,6 @@ struct DescopeBearer: Equatable {
     }
 }
 
-/// How the face finds the project a request names: by its Verity project id, or by the Descope project id the admin
-/// gave it (``ProjectSettings/descopeProjectId``).
-struct DescopeProjects {
-    let projects: AdminService
-
-    /// The project of the bearer's project id, which `x-descope-project-id` must not contradict.
-    func project(_ bearer: DescopeBearer, _ request: Request) async throws -> Project {
-        if let named = HTTPField.Name("x-descope-project-id").flatMap({ request.headers[$0] }),
-            named != bearer.projectId
-        {
-            throw DescopeError.unauthorized("The project id of the header and of the bearer value differ.")
-        }
-        return try await project(id: bearer.projectId)
-    }
-
-    func project(id: String) async throws -> Project {
-        let found =
-            if id.utf8.count > 64 {
-                nil as Project?
-            } else if id.hasPrefix("prj_") {
-                try await projects.findProject(id: id)
-            } else {
-                try await projects.findProject(descopeProjectId: id)
-            }
-        guard let found else { throw DescopeError.unauthorized("There is no project with this id.") }
-        return found
-    }
-
-    /// The project of a management call: the key (a Verity API key) must belong to the project the bearer names.
-    func managedProject(_ request: Request) async throws -> Project {
-        let bearer = try DescopeBearer(request)
-        guard let key = bearer.managementKey ?? bearer.secret else {
-            throw DescopeError.unauthorized(
-                "Management calls send `Authorization: Bearer <projectId>:<managementKey>`; the key is a Verity API "
-                    + "key of the project.")
-        }
-        guard let project = try await projects.project(forAPIKey: key), project.isNamed(bearer.projectId) else {
-            throw DescopeError.unauthorized("The management key is unknown, revoked or of another project.")
-        }
-        return project
-    }
-}
-
 extension Project {
     /// The id the Descope face's tokens name: the Descope project id the admin gave the project, or its own.
     var descopeId: String { settings.descopeProjectId ?? id }
@@ -117,26 +74,3 @@ extension SessionTokenDialect {
 
 /// A JSON answer with the exact keys Descope uses (the same exact-keys answer as Google's).
 typealias DescopeJSON = FirebaseJSON
-
-/// Descope's user object (`ResponseUser`), with every key descope-swift requires.
-enum DescopeUser {
-    static func json(_ user: User) -> JSONValue {
-        let email = user.loginIds.first { $0.contains("@") }
-        let phone = user.loginIds.first { $0.hasPrefix("+") }
-        return .object([
-            "userId": .string(user.id), "loginIds": .array(user.loginIds.map(JSONValue.string)),
-            "externalIds": .array(user.loginIds.map(JSONValue.string)),
-            "status": .string(user.disabled ? "disabled" : "enabled"),
-            "createdTime": .integer(Int64(user.createdAt.timeIntervalSince1970)),
-            "email": .string(email ?? ""), "verifiedEmail": .bool(email != nil),
-            "phone": .string(phone ?? ""), "verifiedPhone": .bool(phone != nil),
-            "name": .string(user.displayName ?? ""), "givenName": .string(""), "middleName": .string(""),
-            "familyName": .string(""), "picture": .string(""),
-            "roleNames": .array(user.roles.map(JSONValue.string)), "userTenants": .array([]),
-            "customAttributes": .object(user.customClaims), "ssoAppIds": .array([]),
-            "webauthn": .bool(false), "password": .bool(false), "TOTP": .bool(false), "OAuth": .object([:]),
-            "SAML": .bool(false), "SCIM": .bool(false), "push": .bool(false), "test": .bool(false),
-            "editable": .bool(true),
-        ])
-    }
-}

@@ -3,42 +3,6 @@ import Foundation
 import Logging
 import VerityCore
 
-/// Someone who may sign in to the console. Operators see and manage every project on this server.
-public struct ConsoleOperator: Sendable, Equatable, Codable {
-    public var id: String
-    public var name: String
-    /// Whether signing in also asks for a code from an authenticator app.
-    public var hasTOTP: Bool
-    public var createdAt: Date
-}
-
-/// A signed-in console session, as its store keeps it.
-struct ConsoleSessionRecord: Sendable, Equatable {
-    var id: String
-    var operatorId: String
-    var operatorName: String
-}
-
-/// A signed-in browser: its session and the CSRF token its forms must carry.
-struct ConsoleSession: Sendable {
-    var record: ConsoleSessionRecord
-    /// Derived from the session's cookie, so a page another site makes cannot know it.
-    var csrfToken: String
-}
-
-/// One thing an operator did in the console.
-public struct AuditEntry: Sendable, Equatable, Codable {
-    public var id: String
-    public var operatorId: String
-    /// The operator's name (nil once the operator is gone).
-    public var operatorName: String?
-    /// What was done, such as `api_key.revoke`.
-    public var action: String
-    /// What it was done to: ids, never secrets.
-    public var target: String
-    public var createdAt: Date
-}
-
 /// The console's operators: who they are, how they sign in (a one-time link, and a TOTP code when they have one),
 /// how long a browser stays signed in, and the audit trail of what they did.
 public struct OperatorService: Sendable {

@@ -393,12 +393,6 @@ struct SessionService: Sendable {
     static let disabled = VerityError(.userDisabled, "This user is disabled and cannot sign in.")
 }
 
-/// A checked session token: the session and its user.
-struct SessionAuth: Sendable {
-    var session: SessionRecord
-    var user: User
-}
-
 /// The claims the server reads from a wrapped refresh token.
 private struct WrappedRefreshClaims: Decodable {
     var iss: String

@@ -161,63 +161,6 @@ final class SQLiteInlineConnection: @unchecked Sendable {
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 }
 
-/// What SQLite refused, with its own words and result code.
-struct SQLiteStatementError: Error, CustomStringConvertible {
-    let code: Int32
-    let message: String
-
-    static let closed = SQLiteStatementError(code: SQLITE_MISUSE, message: "the connection is closed")
-
-    var description: String { "SQLite error \(code): \(message)" }
-}
-
-/// A result row: the statement's column names (shared by its rows) and this row's values.
-struct SQLiteResultRow: SQLRow {
-    final class Columns: Sendable {
-        let names: [String]
-        let offsets: [String: Int]
-
-        init(_ statement: OpaquePointer) {
-            let names = (0..<sqlite_nio_sqlite3_column_count(statement)).map { column in
-                sqlite_nio_sqlite3_column_name(statement, column).map { String(cString: $0) } ?? ""
-            }
-            self.names = names
-            self.offsets = Dictionary(names.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
-        }
-    }
-
-    let columns: Columns
-    let values: [SQLiteData]
-
-    /// One decoder for every row: each `SQLiteDataDecoder()` allocates a `JSONDecoder`, once per column decoded.
-    private static let decoder = SQLiteDataDecoder()
-
-    var allColumns: [String] { columns.names }
-
-    func contains(column: String) -> Bool { columns.offsets[column] != nil }
-
-    func decodeNil(column: String) throws -> Bool {
-        guard let offset = columns.offsets[column] else { return true }
-        return values[offset] == .null
-    }
-
-    func decode<D: Decodable>(column: String, as type: D.Type) throws -> D {
-        guard let offset = columns.offsets[column] else {
-            throw DecodingError.keyNotFound(
-                SQLiteColumnKey(stringValue: column),
-                .init(codingPath: [], debugDescription: "The result has no column \(column)."))
-        }
-        return try Self.decoder.decode(D.self, from: values[offset])
-    }
-}
-
-private struct SQLiteColumnKey: CodingKey {
-    let stringValue: String
-    var intValue: Int? { nil }
-    init(stringValue: String) { self.stringValue = stringValue }
-    init?(intValue: Int) { nil }
-}
-
 /// ``SQLiteInlineConnection`` seen through SQLKit: every statement runs before `execute` returns.
 private struct SQLiteInlineDatabase: SQLDatabase {
     let connection: SQLiteInlineConnection

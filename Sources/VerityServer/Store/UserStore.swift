@@ -242,9 +242,3 @@ struct UserStore: Sendable {
             lastSignInAt: try row.optionalDate("last_sign_in_at"))
     }
 }
-
-/// A position in the newest-first list of users: the last user of the previous page.
-struct UserCursor: Sendable, Equatable {
-    var createdAt: Double
-    var id: String
-}

@@ -1,45 +1,6 @@
 import Foundation
 import VerityCore
 
-/// An entity (`YE…`) of a Twilio service: the customer's opaque `identity`, which is the Verity user id of the
-/// entity's factors and challenges.
-struct TwilioEntity: Sendable, Equatable {
-    var sid: String
-    var serviceSid: String
-    var identity: String
-    var createdAt: Date
-    var updatedAt: Date
-}
-
-/// The Twilio side of a Verity factor: the service and entity it belongs to, and what only Twilio has.
-struct TwilioFactorLink: Sendable, Equatable {
-    var factorId: String
-    var serviceSid: String
-    var identity: String
-    /// TOTP codes are accepted this many steps early or late.
-    var totpSkew: Int?
-    var updatedAt: Date
-}
-
-/// An access token (`YK…`): a Verity enrollment token that lets one device create one push factor.
-struct TwilioAccessToken: Sendable, Equatable {
-    var sid: String
-    var projectId: String
-    var serviceSid: String
-    var identity: String
-    var factorFriendlyName: String?
-    var tokenHash: String
-    var ttl: Int
-    var createdAt: Date
-}
-
-/// Who called a Verify Push route: the customer's backend (account or API key credentials), or a device with a JWT
-/// signed by its factor's key.
-enum TwilioCaller: Sendable {
-    case backend
-    case device(FactorRecord)
-}
-
 /// The rules of the Verify Push and TOTP face, over Verity's own factors and challenges: Twilio's entities, access
 /// tokens, factor verification by signature or code, device JWTs and answers signed over listed fields.
 struct TwilioPush: Sendable {

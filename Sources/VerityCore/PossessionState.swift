@@ -1,0 +1,35 @@
+import Foundation
+
+/// The app's view of a flow: what it may do next.
+public struct PossessionState: Codable, Sendable, Equatable {
+    public var correlationId: String
+    public var flow: PossessionFlowType
+    public var status: PossessionStatus
+    /// The number being proven, masked; absent until there is one.
+    public var maskedPhoneNumber: String?
+    /// Whether the app must supply the phone number (to `otp/start` or `link/start`).
+    public var phoneNumberNeeded: Bool
+    public var resendsLeft: Int
+    public var retriesLeft: Int
+    public var numberChangesLeft: Int
+    /// When the current code or link stops working, if one was sent.
+    public var codeExpiresAt: Date?
+    public var expiresAt: Date
+
+    public init(
+        correlationId: String, flow: PossessionFlowType, status: PossessionStatus, maskedPhoneNumber: String?,
+        phoneNumberNeeded: Bool, resendsLeft: Int, retriesLeft: Int, numberChangesLeft: Int, codeExpiresAt: Date?,
+        expiresAt: Date
+    ) {
+        self.correlationId = correlationId
+        self.flow = flow
+        self.status = status
+        self.maskedPhoneNumber = maskedPhoneNumber
+        self.phoneNumberNeeded = phoneNumberNeeded
+        self.resendsLeft = resendsLeft
+        self.retriesLeft = retriesLeft
+        self.numberChangesLeft = numberChangesLeft
+        self.codeExpiresAt = codeExpiresAt
+        self.expiresAt = expiresAt
+    }
+}

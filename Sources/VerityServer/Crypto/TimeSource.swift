@@ -1,0 +1,6 @@
+import Foundation
+
+/// Where the time comes from.
+public protocol TimeSource: Sendable {
+    func now() -> Date
+}

@@ -1,0 +1,103 @@
+import ArgumentParser
+import Foundation
+import VerityCore
+import VerityServer
+
+/// Project settings flags, shared by `create` and `update`. Their text is read by ``ProjectSettingsChange``, as the
+/// console's settings form is.
+struct ProjectSettingsOptions: ParsableArguments {
+    @Option(help: "Digits in a code, 4 to 10 (default 6).")
+    var codeLength: String?
+
+    @Option(help: "How long a code stays valid, in seconds, 60 to 86400 (default 600).")
+    var codeLifetime: String?
+
+    @Option(help: "Comma-separated ISO region codes SMS may go to, e.g. US,CA,GB; `all` allows every region.")
+    var allowedCountries: String?
+
+    @Option(help: "How long a session token lives, in seconds, 60 to 86400 (default 600).")
+    var sessionLifetime: String?
+
+    @Option(help: "How long an unused refresh token lives, in seconds, 3600 to 31536000 (default 2592000: 30 days).")
+    var refreshLifetime: String?
+
+    @Option(help: "How long a possession check lives, in seconds, 60 to 3600 (default 900).")
+    var possessionLifetime: String?
+
+    @Option(help: "How long a possession check's code or instant link works, in seconds, 30 to 600 (default 120).")
+    var possessionCodeLifetime: String?
+
+    @Option(
+        help: """
+            Whether sign-in, step-up and possession codes go only to apps that proved they are the project's app \
+            (a secret delivered by silent push): true or false (default false).
+            """)
+    var requireAppVerification: String?
+
+    @Option(
+        help: """
+            Comma-separated channels the project does not send codes by (sms, email, voice, whatsapp), e.g. voice; \
+            `none` turns every channel on (default voice).
+            """)
+    var disabledChannels: String?
+
+    @Option(
+        help: """
+            The phone channel (sms, voice or whatsapp) a code goes by once more when delivery by another phone channel \
+            fails for good; `none` for no fallback (default none).
+            """)
+    var fallbackChannel: String?
+
+    @Option(
+        help: """
+            What happens when a device reports unusual activity ("this wasn't me") besides the security event and \
+            the webhook: none, revoke_sessions, suspend_factor or disable_user (default none).
+            """)
+    var unusualActivityResponse: String?
+
+    @Option(
+        help: """
+            Whether the Descope face delivers tokens as DS/DSR cookies too (the refresh JWT then only as the \
+            HttpOnly DSR cookie) and accepts the DSR cookie on its session calls: true or false (default false).
+            """)
+    var descopeCookies: String?
+
+    @Option(
+        help: """
+            A project id the Descope face also answers to, such as the app's Descope project id (P2…), so its SDK \
+            configuration keeps it; its tokens then name it as iss. `none` removes it.
+            """)
+    var descopeProjectId: String?
+
+    @Option(
+        help: """
+            Development only: the Firebase face serves this project as the Auth emulator's admin side to loopback \
+            clients, while VERITY_FIREBASE_EMULATOR_ADMIN=true: firebase-admin's Bearer owner, and the pending codes \
+            at /emulator/v1/projects/<id>/verificationCodes. off, test_numbers (codes of test numbers only) or \
+            all_numbers (live codes of every number) (default off).
+            """)
+    var firebaseEmulatorAdmin: String?
+
+    /// The options given, by the setting they change.
+    private var text: [ProjectSettingsChange.Setting: String] {
+        let given: [(ProjectSettingsChange.Setting, String?)] = [
+            (.codeLength, codeLength), (.codeLifetime, codeLifetime), (.allowedCountries, allowedCountries),
+            (.sessionLifetime, sessionLifetime), (.refreshLifetime, refreshLifetime),
+            (.possessionLifetime, possessionLifetime), (.possessionCodeLifetime, possessionCodeLifetime),
+            (.requiresAppVerification, requireAppVerification), (.disabledChannels, disabledChannels),
+            (.fallbackChannel, fallbackChannel), (.unusualActivityResponse, unusualActivityResponse),
+            (.descopeCookies, descopeCookies), (.descopeProjectId, descopeProjectId),
+            (.firebaseEmulatorAdmin, firebaseEmulatorAdmin),
+        ]
+        return Dictionary(uniqueKeysWithValues: given.compactMap { setting, value in value.map { (setting, $0) } })
+    }
+
+    func validate() throws {
+        do { _ = try ProjectSettingsChange(text) } catch { throw ValidationError(error.description) }
+    }
+
+    /// The change the options ask for; validate() has refused any that does not parse.
+    func change() throws -> ProjectSettingsChange {
+        try ProjectSettingsChange(text)
+    }
+}
