@@ -49,8 +49,8 @@ struct DescopeFace {
     // MARK: - Keys
 
     /// `GET /v2/keys/{projectId}`: `{"keys": [JWK…]}`, what python-sdk fetches.
-    @Sendable func keySet(_ request: Request, context: VerityRequestContext) async throws -> DescopeJSON {
-        DescopeJSON(["keys": .array(try await publicKeys(request, context))])
+    @Sendable func keySet(_ request: Request, context: VerityRequestContext) async throws -> ExactKeysJSON {
+        ExactKeysJSON(["keys": .array(try await publicKeys(request, context))])
     }
 
     /// `GET /v1/keys/{projectId}`: the bare array.
@@ -80,7 +80,7 @@ struct DescopeFace {
     /// let anyone probe for users), so all three sign up or in; a sign-in with `loginOptions.stepup` or `mfa` and
     /// a refresh JWT steps that session up instead. `loginOptions.customClaims` go into every token of the session
     /// the code opens, or of the session it steps up, from then on.
-    func start(_ request: Request, _ context: VerityRequestContext, _ kind: StartKind) async throws -> DescopeJSON {
+    func start(_ request: Request, _ context: VerityRequestContext, _ kind: StartKind) async throws -> ExactKeysJSON {
         let bearer = try DescopeBearer(request)
         let project = try await projects.project(bearer, request)
         let channel = try Self.channel(context)
@@ -116,7 +116,7 @@ struct DescopeFace {
     /// (added, or replacing the one they had: a Verity user has at most one of each, and its login ids are its
     /// addresses, so `addToLoginIDs` changes nothing). An address another user holds is refused (E062107) once the
     /// code proves it, whatever `onMergeUseExisting` says: Verity never merges users.
-    func update(_ request: Request, _ context: VerityRequestContext, email: Bool) async throws -> DescopeJSON {
+    func update(_ request: Request, _ context: VerityRequestContext, email: Bool) async throws -> ExactKeysJSON {
         let (refreshJwt, project) = try await refreshJwt(request)
         let channel = email ? Channel.email : try Self.channel(context)
         guard email || channel.reachesPhone else {
@@ -174,12 +174,12 @@ struct DescopeFace {
     }
 
     /// `GET /v1/auth/me`: the user of the refresh JWT's session.
-    @Sendable func me(_ request: Request, context: VerityRequestContext) async throws -> DescopeJSON {
+    @Sendable func me(_ request: Request, context: VerityRequestContext) async throws -> ExactKeysJSON {
         let (refreshJwt, project) = try await refreshJwt(request)
         let signedIn = try await sessions.authenticate(
             refreshToken: refreshJwt, dialect: .descope(project), in: project)
-        guard case .object(let user) = DescopeUser.json(signedIn.user) else { return DescopeJSON([:]) }
-        return DescopeJSON(user)
+        guard case .object(let user) = DescopeUser.json(signedIn.user) else { return ExactKeysJSON([:]) }
+        return ExactKeysJSON(user)
     }
 
     /// `POST /v1/auth/logout`: ends the refresh JWT's session (and clears the cookies of a project that sets them).
@@ -236,8 +236,8 @@ struct DescopeFace {
         return channel
     }
 
-    private static func masked(_ destination: String, channel: Channel) -> DescopeJSON {
-        DescopeJSON([channel == .email ? "maskedEmail" : "maskedPhone": .string(destination)])
+    private static func masked(_ destination: String, channel: Channel) -> ExactKeysJSON {
+        ExactKeysJSON([channel == .email ? "maskedEmail" : "maskedPhone": .string(destination)])
     }
 
     /// Descope's JWTResponse: both tokens in the body, the full user, `firstSeen`, and the cookie fields python-sdk

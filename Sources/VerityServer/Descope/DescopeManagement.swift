@@ -37,7 +37,7 @@ struct DescopeManagement {
 
     // MARK: - Users
 
-    @Sendable func createUser(_ request: Request, context: VerityRequestContext) async throws -> DescopeJSON {
+    @Sendable func createUser(_ request: Request, context: VerityRequestContext) async throws -> ExactKeysJSON {
         let project = try await projects.managedProject(request)
         let body = try await request.decodeDescope(UserBody.self, context: context)
         let (logins, roleNames) = try await validated(body, in: project)
@@ -49,11 +49,11 @@ struct DescopeManagement {
                         customClaims: body.customAttributes)),
                 roles: roleNames, disabled: body.status == "disabled" ? true : nil),
             in: project)
-        return DescopeJSON(["user": DescopeUser.json(user)])
+        return ExactKeysJSON(["user": DescopeUser.json(user)])
     }
 
     /// `GET /v1/mgmt/user?loginId=…` or `?userId=…`.
-    @Sendable func loadUser(_ request: Request, context: VerityRequestContext) async throws -> DescopeJSON {
+    @Sendable func loadUser(_ request: Request, context: VerityRequestContext) async throws -> ExactKeysJSON {
         let project = try await projects.managedProject(request)
         let query = request.uri.queryParameters
         let user: User
@@ -64,12 +64,12 @@ struct DescopeManagement {
         } else {
             throw DescopeError.badRequest("Name the user with `loginId` or `userId`.")
         }
-        return DescopeJSON(["user": DescopeUser.json(user)])
+        return ExactKeysJSON(["user": DescopeUser.json(user)])
     }
 
     /// `POST /v2/mgmt/user/search`: by login ids, emails, phones or user ids, or a page of all users; filtered by
     /// role names and statuses.
-    @Sendable func searchUsers(_ request: Request, context: VerityRequestContext) async throws -> DescopeJSON {
+    @Sendable func searchUsers(_ request: Request, context: VerityRequestContext) async throws -> ExactKeysJSON {
         let project = try await projects.managedProject(request)
         let body = try await request.decodeDescope(SearchBody.self, context: context, empty: SearchBody())
         let limit = body.limit ?? Self.maxSearchLimit
@@ -105,11 +105,13 @@ struct DescopeManagement {
                 && (statuses.isEmpty || statuses.contains(user.disabled ? "disabled" : "enabled"))
         }
         let pageItems = matching.dropFirst(page * limit).prefix(limit == 0 ? Self.maxSearchLimit : limit)
-        return DescopeJSON(["users": .array(pageItems.map(DescopeUser.json)), "total": .integer(Int64(matching.count))])
+        return ExactKeysJSON([
+            "users": .array(pageItems.map(DescopeUser.json)), "total": .integer(Int64(matching.count)),
+        ])
     }
 
     /// `POST /v1/mgmt/user/update`: every field is replaced, as on Descope (roles too).
-    @Sendable func updateUser(_ request: Request, context: VerityRequestContext) async throws -> DescopeJSON {
+    @Sendable func updateUser(_ request: Request, context: VerityRequestContext) async throws -> ExactKeysJSON {
         let project = try await projects.managedProject(request)
         let body = try await request.decodeDescope(UserBody.self, context: context)
         let (logins, roleNames) = try await validated(body, in: project)
@@ -123,11 +125,11 @@ struct DescopeManagement {
                         loginIds: logins)),
                 roles: roleNames),
             in: project)
-        return DescopeJSON(["user": DescopeUser.json(user)])
+        return ExactKeysJSON(["user": DescopeUser.json(user)])
     }
 
     /// `POST /v1/mgmt/user/update/status`: `enabled` or `disabled`.
-    @Sendable func updateStatus(_ request: Request, context: VerityRequestContext) async throws -> DescopeJSON {
+    @Sendable func updateStatus(_ request: Request, context: VerityRequestContext) async throws -> ExactKeysJSON {
         let project = try await projects.managedProject(request)
         let body = try await request.decodeDescope(StatusBody.self, context: context)
         guard let status = body.status, ["enabled", "disabled"].contains(status) else {
@@ -135,11 +137,11 @@ struct DescopeManagement {
         }
         let user = try await user(loginId: body.loginId ?? "", in: project)
         let updated = try await accounts.setDisabled(status == "disabled", id: user.id, in: project)
-        return DescopeJSON(["user": DescopeUser.json(updated)])
+        return ExactKeysJSON(["user": DescopeUser.json(updated)])
     }
 
     /// `POST /v1/mgmt/user/delete` `{loginId}` or `{userId}`; deleting a user that is not there is no error.
-    @Sendable func deleteUser(_ request: Request, context: VerityRequestContext) async throws -> DescopeJSON {
+    @Sendable func deleteUser(_ request: Request, context: VerityRequestContext) async throws -> ExactKeysJSON {
         let project = try await projects.managedProject(request)
         let body = try await request.decodeDescope(UserRef.self, context: context)
         let id: String?
@@ -151,19 +153,19 @@ struct DescopeManagement {
         if let id, try await users.findUser(id: id, in: project) != nil {
             try await users.delete(id: id, in: project)
         }
-        return DescopeJSON([:])
+        return ExactKeysJSON([:])
     }
 
-    @Sendable func addRoles(_ request: Request, context: VerityRequestContext) async throws -> DescopeJSON {
+    @Sendable func addRoles(_ request: Request, context: VerityRequestContext) async throws -> ExactKeysJSON {
         let project = try await projects.managedProject(request)
         let body = try await request.decodeDescope(UserRoles.self, context: context)
         guard body.tenantId?.isEmpty ?? true else { throw Self.noTenants }
         let user = try await user(loginId: body.loginId ?? "", in: project)
         let updated = try await roles.assign(body.roleNames ?? [], toUser: user.id, in: project)
-        return DescopeJSON(["user": DescopeUser.json(updated)])
+        return ExactKeysJSON(["user": DescopeUser.json(updated)])
     }
 
-    @Sendable func removeRoles(_ request: Request, context: VerityRequestContext) async throws -> DescopeJSON {
+    @Sendable func removeRoles(_ request: Request, context: VerityRequestContext) async throws -> ExactKeysJSON {
         let project = try await projects.managedProject(request)
         let body = try await request.decodeDescope(UserRoles.self, context: context)
         guard body.tenantId?.isEmpty ?? true else { throw Self.noTenants }
@@ -171,12 +173,12 @@ struct DescopeManagement {
         for name in body.roleNames ?? [] where user.roles.contains(name) {
             user = try await roles.remove(name, fromUser: user.id, in: project)
         }
-        return DescopeJSON(["user": DescopeUser.json(user)])
+        return ExactKeysJSON(["user": DescopeUser.json(user)])
     }
 
     // MARK: - Roles
 
-    @Sendable func createRole(_ request: Request, context: VerityRequestContext) async throws -> DescopeJSON {
+    @Sendable func createRole(_ request: Request, context: VerityRequestContext) async throws -> ExactKeysJSON {
         let project = try await projects.managedProject(request)
         let body = try await request.decodeDescope(RoleBody.self, context: context)
         guard body.tenantId?.isEmpty ?? true else { throw Self.noTenants }
@@ -184,11 +186,11 @@ struct DescopeManagement {
             CreateRoleRequest(
                 name: body.name ?? "", description: body.description, permissions: body.permissionNames ?? []),
             in: project)
-        return DescopeJSON([:])
+        return ExactKeysJSON([:])
     }
 
     /// `GET /v1/mgmt/role/all`: `{"roles": [{name, description, permissionNames, createdTime}]}`.
-    @Sendable func allRoles(_ request: Request, context: VerityRequestContext) async throws -> DescopeJSON {
+    @Sendable func allRoles(_ request: Request, context: VerityRequestContext) async throws -> ExactKeysJSON {
         let project = try await projects.managedProject(request)
         let listed = try await roles.list(in: project).map { role in
             JSONValue.object([
@@ -197,15 +199,15 @@ struct DescopeManagement {
                 "createdTime": .integer(Int64(role.createdAt.timeIntervalSince1970)), "tenantId": .string(""),
             ])
         }
-        return DescopeJSON(["roles": .array(listed)])
+        return ExactKeysJSON(["roles": .array(listed)])
     }
 
-    @Sendable func deleteRole(_ request: Request, context: VerityRequestContext) async throws -> DescopeJSON {
+    @Sendable func deleteRole(_ request: Request, context: VerityRequestContext) async throws -> ExactKeysJSON {
         let project = try await projects.managedProject(request)
         let body = try await request.decodeDescope(RoleBody.self, context: context)
         guard body.tenantId?.isEmpty ?? true else { throw Self.noTenants }
         try await roles.delete(name: body.name ?? "", in: project)
-        return DescopeJSON([:])
+        return ExactKeysJSON([:])
     }
 
     // MARK: - Helpers

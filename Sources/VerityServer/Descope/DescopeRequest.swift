@@ -71,6 +71,3 @@ extension SessionTokenDialect {
             stepUpClaims: ["su": .bool(true)], refreshTokenClaims: ["drn": .string("DSR")], sessionClaimsKey: "nsec")
     }
 }
-
-/// A JSON answer with the exact keys Descope uses (the same exact-keys answer as Google's).
-typealias DescopeJSON = FirebaseJSON

@@ -10,7 +10,7 @@ struct DescopeTokens: ResponseGenerator {
     var cookies: [String]
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
-        var response = try DescopeJSON(body).response(from: request, context: context)
+        var response = try ExactKeysJSON(body).response(from: request, context: context)
         for cookie in cookies { response.headers.append(HTTPField(name: .setCookie, value: cookie)) }
         return response
     }

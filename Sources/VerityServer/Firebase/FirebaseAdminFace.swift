@@ -42,7 +42,7 @@ struct FirebaseAdminFace {
     /// that opted in and a loopback client, since it shows live codes. Only codes the Firebase face started (never a
     /// sign-in through the native API or the Descope face), and only the project's test numbers' codes unless the
     /// project's setting is `all_numbers`.
-    @Sendable func verificationCodes(_ request: Request, context: VerityRequestContext) async throws -> FirebaseJSON {
+    @Sendable func verificationCodes(_ request: Request, context: VerityRequestContext) async throws -> ExactKeysJSON {
         guard
             let (_, project) = try await projects.project(
                 firebaseProjectId: try context.parameters.require("firebaseProjectId")),
@@ -55,7 +55,7 @@ struct FirebaseAdminFace {
             let fixed = Set(try await testNumbers.list(in: project).map(\.phoneNumber))
             codes = codes.filter { fixed.contains($0.destination) }
         }
-        return FirebaseJSON([
+        return ExactKeysJSON([
             "verificationCodes": .array(
                 codes.map {
                     .object([
@@ -66,7 +66,7 @@ struct FirebaseAdminFace {
         ])
     }
 
-    @Sendable func lookup(_ request: Request, context: VerityRequestContext) async throws -> FirebaseJSON {
+    @Sendable func lookup(_ request: Request, context: VerityRequestContext) async throws -> ExactKeysJSON {
         let (_, project) = try await project(request, context)
         let body = try await FirebaseFace.decode(AdminLookupRequest.self, request, context)
         var found: [User] = []
@@ -78,10 +78,10 @@ struct FirebaseAdminFace {
         }
         var answer: [String: JSONValue] = ["kind": .string("identitytoolkit#GetAccountInfoResponse")]
         if !found.isEmpty { answer["users"] = .array(found.map(FirebaseFace.account)) }
-        return FirebaseJSON(answer)
+        return ExactKeysJSON(answer)
     }
 
-    @Sendable func list(_ request: Request, context: VerityRequestContext) async throws -> FirebaseJSON {
+    @Sendable func list(_ request: Request, context: VerityRequestContext) async throws -> ExactKeysJSON {
         let (_, project) = try await project(request, context)
         let limit = try request.queryInteger("maxResults").map { min($0, UserService.maxPageSize) }
         let page = try await users.list(
@@ -91,12 +91,12 @@ struct FirebaseAdminFace {
             "users": .array(page.items.map(FirebaseFace.account)),
         ]
         if let next = page.nextCursor { answer["nextPageToken"] = .string(next) }
-        return FirebaseJSON(answer)
+        return ExactKeysJSON(answer)
     }
 
     /// Custom claims (`customAttributes`, a JSON string), the display name, disabling (`disableUser`) and revoking
     /// refresh tokens (`validSince`). A login id, email or password cannot be changed through the face.
-    @Sendable func update(_ request: Request, context: VerityRequestContext) async throws -> FirebaseJSON {
+    @Sendable func update(_ request: Request, context: VerityRequestContext) async throws -> ExactKeysJSON {
         let (_, project) = try await project(request, context)
         let body = try await FirebaseFace.decode(AdminUpdateRequest.self, request, context)
         guard let id = body.localId, !id.isEmpty else { throw FirebaseError.badRequest("MISSING_LOCAL_ID") }
@@ -120,16 +120,16 @@ struct FirebaseAdminFace {
         } catch let error as VerityError where error.code == .invalidClaims {
             throw FirebaseError.badRequest("INVALID_CLAIMS : \(error.detail ?? "")")
         }
-        return FirebaseJSON(["kind": .string("identitytoolkit#SetAccountInfoResponse"), "localId": .string(id)])
+        return ExactKeysJSON(["kind": .string("identitytoolkit#SetAccountInfoResponse"), "localId": .string(id)])
     }
 
-    @Sendable func delete(_ request: Request, context: VerityRequestContext) async throws -> FirebaseJSON {
+    @Sendable func delete(_ request: Request, context: VerityRequestContext) async throws -> ExactKeysJSON {
         let (_, project) = try await project(request, context)
         let body = try await FirebaseFace.decode(AdminDeleteRequest.self, request, context)
         guard let id = body.localId, !id.isEmpty else { throw FirebaseError.badRequest("MISSING_LOCAL_ID") }
         guard try await users.findUser(id: id, in: project) != nil else { throw FirebaseError.userNotFound }
         try await users.delete(id: id, in: project)
-        return FirebaseJSON(["kind": .string("identitytoolkit#DeleteAccountResponse")])
+        return ExactKeysJSON(["kind": .string("identitytoolkit#DeleteAccountResponse")])
     }
 
     /// Whether the emulator's admin side is served for `project` to this request: the server and the project opted in,

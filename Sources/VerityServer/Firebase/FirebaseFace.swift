@@ -35,7 +35,7 @@ struct FirebaseFace {
     // MARK: - Phone sign-in
 
     @Sendable func sendVerificationCode(_ request: Request, context: VerityRequestContext) async throws
-        -> FirebaseJSON
+        -> ExactKeysJSON
     {
         let (_, project) = try await project(request)
         let body = try await Self.decode(SendVerificationCodeRequest.self, request, context)
@@ -44,11 +44,11 @@ struct FirebaseFace {
         let started = try await auth.start(
             OTPStartRequest(loginId: phoneNumber, channel: .sms, locale: Self.locale(request), resend: false),
             clientAddress: context.clientAddress, startedBy: .firebase, in: project)
-        return FirebaseJSON(["sessionInfo": .string(started.verificationId)])
+        return ExactKeysJSON(["sessionInfo": .string(started.verificationId)])
     }
 
     @Sendable func signInWithPhoneNumber(_ request: Request, context: VerityRequestContext) async throws
-        -> FirebaseJSON
+        -> ExactKeysJSON
     {
         let (link, project) = try await project(request)
         let body = try await Self.decode(SignInWithPhoneNumberRequest.self, request, context)
@@ -62,23 +62,23 @@ struct FirebaseFace {
         var answer = Self.tokens(signedIn, in: project)
         answer["isNewUser"] = .bool(signedIn.firstSeen)
         answer["phoneNumber"] = Self.phoneNumber(of: signedIn.user).map(JSONValue.string) ?? .null
-        return FirebaseJSON(answer)
+        return ExactKeysJSON(answer)
     }
 
     /// `accounts:lookup` / `getAccountInfo`: the signed-in user, which the iOS SDK reads right after sign-in.
-    @Sendable func lookup(_ request: Request, context: VerityRequestContext) async throws -> FirebaseJSON {
+    @Sendable func lookup(_ request: Request, context: VerityRequestContext) async throws -> ExactKeysJSON {
         let (link, project) = try await project(request)
         let body = try await Self.decode(LookupRequest.self, request, context)
         guard let idToken = body.idToken, !idToken.isEmpty else { throw FirebaseError.invalidIdToken }
         let user = try await sessions.authenticate(bearer: idToken, dialect: .firebase(link), in: project).user
-        return FirebaseJSON([
+        return ExactKeysJSON([
             "kind": .string("identitytoolkit#GetAccountInfoResponse"), "users": .array([Self.account(user)]),
         ])
     }
 
-    @Sendable func projectConfig(_ request: Request, context: VerityRequestContext) async throws -> FirebaseJSON {
+    @Sendable func projectConfig(_ request: Request, context: VerityRequestContext) async throws -> ExactKeysJSON {
         let (link, _) = try await project(request)
-        return FirebaseJSON([
+        return ExactKeysJSON([
             "projectId": .string(link.firebaseProjectId), "authorizedDomains": .array([.string("localhost")]),
         ])
     }
@@ -86,7 +86,7 @@ struct FirebaseFace {
     // MARK: - Tokens
 
     /// `securetoken` refresh: JSON camelCase from the iOS SDK, form-encoded snake_case from REST clients.
-    @Sendable func token(_ request: Request, context: VerityRequestContext) async throws -> FirebaseJSON {
+    @Sendable func token(_ request: Request, context: VerityRequestContext) async throws -> ExactKeysJSON {
         let (link, project) = try await project(request)
         let fields = try await Self.tokenFields(request, context)
         guard fields.grantType == "refresh_token" else {
@@ -97,7 +97,7 @@ struct FirebaseFace {
         }
         let refreshed = try await auth.refresh(
             refreshToken, clientAddress: context.clientAddress, dialect: .firebase(link), in: project)
-        return FirebaseJSON([
+        return ExactKeysJSON([
             "access_token": .string(refreshed.sessionJwt), "id_token": .string(refreshed.sessionJwt),
             "refresh_token": .string(refreshed.refreshToken ?? refreshToken),
             "expires_in": .string("\(project.settings.sessionLifetime)"), "token_type": .string("Bearer"),

@@ -5,8 +5,9 @@ import Logging
 import NIOCore
 import VerityCore
 
-/// A JSON answer with the exact keys Google's APIs use.
-struct FirebaseJSON: ResponseGenerator {
+/// A JSON object answered with its keys exactly as given (no case conversion), sorted, slashes unescaped: the
+/// answers of the Descope and Firebase faces, whose SDKs read camelCase keys as their vendors write them.
+struct ExactKeysJSON: ResponseGenerator {
     var fields: [String: JSONValue]
 
     init(_ fields: [String: JSONValue]) {
