@@ -32,7 +32,7 @@ public struct Verity: Sendable {
     let appVerifications: AppVerificationService
     let factors: FactorService
     let challenges: ChallengeService
-    let twilioServices: TwilioServices
+    let twilioServices: TwilioServiceService
     let twilioPush: TwilioPush
     /// The outbox: what was (or will be) sent, and the workers that send it.
     public let outbox: OutboxService
@@ -115,7 +115,8 @@ public struct Verity: Sendable {
             store: ChallengeStore(database: database), factors: factors, accounts: accounts, identifiers: identifiers,
             clock: clock, outboxSignal: signal, changes: changes, longPolls: longPolls, metrics: metrics,
             logger: logger)
-        let twilioServices = TwilioServices(store: TwilioServiceStore(database: database), random: random, clock: clock)
+        let twilioServices = TwilioServiceService(
+            store: TwilioServiceStore(database: database), random: random, clock: clock)
         let appVerifications = AppVerificationService(
             store: AppVerificationStore(database: database), key: masterKey.derived(for: "app-verification"),
             limiter: limiter, identifiers: identifiers, clock: clock, outboxSignal: signal)

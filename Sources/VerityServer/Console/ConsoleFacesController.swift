@@ -8,7 +8,7 @@ struct ConsoleFacesController: Sendable {
     let console: ConsoleController
     let admin: AdminService
     let sessions: SessionService
-    let twilioServices: TwilioServices
+    let twilioServices: TwilioServiceService
     let twilioPush: TwilioPush
 
     func addRoutes(to group: RouterGroup<VerityRequestContext>) {

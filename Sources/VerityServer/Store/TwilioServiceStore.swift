@@ -12,7 +12,7 @@ struct TwilioServiceStore: Sendable {
     private static let table = RecordTable(
         name: "twilio_services", columns: columns, key: "sid", scope: "project_id", record: service(from:))
 
-    func insert(_ service: TwilioVerifyService) async throws {
+    func insert(_ service: TwilioServiceRecord) async throws {
         try await database.execute { sql in
             try await sql.raw(
                 """
@@ -28,17 +28,17 @@ struct TwilioServiceStore: Sendable {
         }
     }
 
-    func service(sid: String, projectId: String) async throws -> TwilioVerifyService? {
+    func service(sid: String, projectId: String) async throws -> TwilioServiceRecord? {
         try await database.lookupConfirmingMiss { try await Self.table.find(sid, in: projectId, on: $0) }
     }
 
     /// One page of the project's services in creation order, starting after the service `after` names.
-    func services(projectId: String, after: String?, limit: Int) async throws -> [TwilioVerifyService] {
+    func services(projectId: String, after: String?, limit: Int) async throws -> [TwilioServiceRecord] {
         try await database.execute { try await Self.table.page(in: projectId, after: after, limit: limit, on: $0) }
     }
 
     /// Saves changed settings; false when the service no longer exists.
-    func update(_ service: TwilioVerifyService) async throws -> Bool {
+    func update(_ service: TwilioServiceRecord) async throws -> Bool {
         try await database.execute { sql in
             try await sql.raw(
                 """
@@ -68,8 +68,8 @@ struct TwilioServiceStore: Sendable {
         ).first() != nil
     }
 
-    private static func service(from row: any SQLRow) throws -> TwilioVerifyService {
-        TwilioVerifyService(
+    private static func service(from row: any SQLRow) throws -> TwilioServiceRecord {
+        TwilioServiceRecord(
             sid: try row.decode(column: "sid", as: String.self),
             projectId: try row.decode(column: "project_id", as: String.self),
             friendlyName: try row.decode(column: "friendly_name", as: String.self),

@@ -7,7 +7,7 @@ import Logging
 /// A client replaces `https://verify.twilio.com` with `<public URL><prefix>`; every resource then sits under
 /// `<prefix>/v2/…` as on Twilio.
 struct TwilioFace {
-    let services: TwilioServices
+    let services: TwilioServiceService
     let push: TwilioPush
     let verifications: VerificationService
     let projects: AdminService

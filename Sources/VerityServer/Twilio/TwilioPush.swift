@@ -6,7 +6,7 @@ import VerityCore
 struct TwilioPush: Sendable {
     let store: TwilioPushStore
     let webhooks: TwilioWebhookStore
-    let services: TwilioServices
+    let services: TwilioServiceService
     let factors: FactorService
     let challenges: ChallengeService
     let projects: AdminService
@@ -32,11 +32,11 @@ struct TwilioPush: Sendable {
 
     // MARK: - Entities
 
-    func createEntity(identity: String, in service: TwilioVerifyService) async throws -> TwilioEntity {
+    func createEntity(identity: String, in service: TwilioServiceRecord) async throws -> TwilioEntity {
         try await store.entity(creating: newEntity(try FactorDialect.twilio.validUserId(identity), in: service))
     }
 
-    func entity(_ identity: String, in service: TwilioVerifyService) async throws -> TwilioEntity {
+    func entity(_ identity: String, in service: TwilioServiceRecord) async throws -> TwilioEntity {
         guard let entity = try await findEntity(identity, in: service) else {
             throw TwilioError.notFound("/Services/\(service.sid)/Entities/\(identity)")
         }
@@ -44,17 +44,17 @@ struct TwilioPush: Sendable {
     }
 
     /// The entity of `identity`, if the service has one yet.
-    func findEntity(_ identity: String, in service: TwilioVerifyService) async throws -> TwilioEntity? {
+    func findEntity(_ identity: String, in service: TwilioServiceRecord) async throws -> TwilioEntity? {
         try await store.entity(serviceSid: service.sid, identity: identity)
     }
 
     /// One page of the service's entities, after the entity SID `after`.
-    func entities(in service: TwilioVerifyService, after: String?, limit: Int) async throws -> [TwilioEntity] {
+    func entities(in service: TwilioServiceRecord, after: String?, limit: Int) async throws -> [TwilioEntity] {
         try await store.entities(serviceSid: service.sid, after: after, limit: limit)
     }
 
     /// Deletes the entity with its factors, in one unit of work; their pending challenges expire now.
-    func deleteEntity(_ identity: String, in service: TwilioVerifyService, project: Project) async throws {
+    func deleteEntity(_ identity: String, in service: TwilioServiceRecord, project: Project) async throws {
         let (store, factors) = (store, factors)
         let deleted = try await store.unitOfWork { work in
             let linked = try await store.unlinkFactors(serviceSid: service.sid, identity: identity, in: work)
@@ -66,7 +66,7 @@ struct TwilioPush: Sendable {
         }
     }
 
-    private func newEntity(_ identity: String, in service: TwilioVerifyService) -> TwilioEntity {
+    private func newEntity(_ identity: String, in service: TwilioServiceRecord) -> TwilioEntity {
         let now = clock.now()
         return TwilioEntity(
             sid: TwilioSID.make("YE", random: random), serviceSid: service.sid, identity: identity, createdAt: now,
@@ -77,7 +77,7 @@ struct TwilioPush: Sendable {
 
     /// A single-use token for the app to create one push factor for `Identity`, living `Ttl` seconds (the bounds and
     /// default are ``FactorDialect/twilio``'s).
-    func createAccessToken(_ form: TwilioForm, in service: TwilioVerifyService, project: Project) async throws
+    func createAccessToken(_ form: TwilioForm, in service: TwilioServiceRecord, project: Project) async throws
         -> (TwilioAccessToken, token: String)
     {
         let identity = try form.requiredString("Identity")
@@ -97,7 +97,7 @@ struct TwilioPush: Sendable {
         return (token, enrollment.token)
     }
 
-    func accessToken(_ sid: String, in service: TwilioVerifyService) async throws -> TwilioAccessToken {
+    func accessToken(_ sid: String, in service: TwilioServiceRecord) async throws -> TwilioAccessToken {
         guard TwilioSID.isValid(sid, prefix: "YK"),
             let token = try await store.accessToken(sid: sid, serviceSid: service.sid)
         else { throw TwilioError.notFound("/Services/\(service.sid)/AccessTokens/\(sid)") }
@@ -108,7 +108,7 @@ struct TwilioPush: Sendable {
 
     /// The device's enrollment: a push factor bound to its P-256 key, created with an access token (used once).
     func enrollPush(_ form: TwilioForm, accessToken: String, identity: String, serviceSid: String)
-        async throws -> (FactorRecord, TwilioFactorLink, TwilioVerifyService, Project)
+        async throws -> (FactorRecord, TwilioFactorLink, TwilioServiceRecord, Project)
     {
         guard accessToken.count <= 128, let token = try await store.accessToken(hash: SecretHash.hex(accessToken)),
             token.serviceSid == serviceSid, token.identity == identity,
@@ -128,7 +128,7 @@ struct TwilioPush: Sendable {
     /// A push factor the backend creates with its own credentials (Twilio's Create New Factor with
     /// `Binding.PublicKey`): unverified until the device proves its key with `AuthPayload`, as an app's would be.
     func createPushForBackend(
-        _ form: TwilioForm, identity: String, in service: TwilioVerifyService, project: Project
+        _ form: TwilioForm, identity: String, in service: TwilioServiceRecord, project: Project
     ) async throws -> (FactorRecord, TwilioFactorLink) {
         let token = try await factors.createEnrollmentToken(
             CreateEnrollmentTokenRequest(userId: identity, expiresIn: nil), in: project, dialect: .twilio)
@@ -139,7 +139,7 @@ struct TwilioPush: Sendable {
     /// A push factor from the form's `Binding.*`, `Config.*` and `Metadata`, enrolled with `enrollmentToken`.
     private func createPush(
         _ form: TwilioForm, enrollmentToken: String, identity: String, defaultName: String?,
-        in service: TwilioVerifyService, project: Project
+        in service: TwilioServiceRecord, project: Project
     ) async throws -> (FactorRecord, TwilioFactorLink) {
         if let alg = form.string("Binding.Alg"), alg != "ES256" {
             throw TwilioError.invalidParameter("Binding.Alg", "only ES256")
@@ -176,7 +176,7 @@ struct TwilioPush: Sendable {
     }
 
     /// A TOTP factor created by the backend; its secret and `otpauth://` URI are shown this once.
-    func createTOTP(_ form: TwilioForm, identity: String, in service: TwilioVerifyService, project: Project)
+    func createTOTP(_ form: TwilioForm, identity: String, in service: TwilioServiceRecord, project: Project)
         async throws -> (FactorRecord, TwilioFactorLink, CreatedTOTPFactor)
     {
         let identity = try FactorDialect.twilio.validUserId(identity)
@@ -213,7 +213,7 @@ struct TwilioPush: Sendable {
 
     /// The entity's factor `sid`, if the caller may see it (a device sees only its own).
     func factor(
-        _ sid: String, identity: String, in service: TwilioVerifyService, project: Project, caller: TwilioCaller
+        _ sid: String, identity: String, in service: TwilioServiceRecord, project: Project, caller: TwilioCaller
     )
         async throws -> (FactorRecord, TwilioFactorLink)
     {
@@ -229,7 +229,7 @@ struct TwilioPush: Sendable {
     /// One page of the entity's factors the caller may see (a device sees only its own), after the factor SID
     /// `after` names.
     func factors(
-        identity: String, in service: TwilioVerifyService, project: Project, caller: TwilioCaller, after: String?,
+        identity: String, in service: TwilioServiceRecord, project: Project, caller: TwilioCaller, after: String?,
         limit: Int
     ) async throws -> [(FactorRecord, TwilioFactorLink)] {
         var only: String?
@@ -242,7 +242,7 @@ struct TwilioPush: Sendable {
     /// Verifies the factor when `AuthPayload` comes with an unverified one (push: the device's DER signature over
     /// the factor SID; TOTP: the current code), and applies the other settings.
     func updateFactor(
-        _ sid: String, _ form: TwilioForm, identity: String, in service: TwilioVerifyService, project: Project,
+        _ sid: String, _ form: TwilioForm, identity: String, in service: TwilioServiceRecord, project: Project,
         caller: TwilioCaller
     ) async throws -> (FactorRecord, TwilioFactorLink) {
         var (factor, link) = try await factor(sid, identity: identity, in: service, project: project, caller: caller)
@@ -276,7 +276,7 @@ struct TwilioPush: Sendable {
     }
 
     func deleteFactor(
-        _ sid: String, identity: String, in service: TwilioVerifyService, project: Project, caller: TwilioCaller
+        _ sid: String, identity: String, in service: TwilioServiceRecord, project: Project, caller: TwilioCaller
     )
         async throws
     {
@@ -320,7 +320,7 @@ struct TwilioPush: Sendable {
     /// One page of the entity's challenges (those of its factors in this service), filtered by factor and status,
     /// in creation order or the reverse, after the challenge `after` (a Verity id) names.
     func challenges(
-        identity: String, in service: TwilioVerifyService, project: Project, factorId: String?,
+        identity: String, in service: TwilioServiceRecord, project: Project, factorId: String?,
         status: ChallengeStatus?, descending: Bool, after: String?, limit: Int
     ) async throws -> [ChallengeRecord] {
         try await store.challenges(
@@ -328,7 +328,7 @@ struct TwilioPush: Sendable {
             descending: descending, after: after, limit: limit, now: clock.now())
     }
 
-    func createChallenge(_ form: TwilioForm, identity: String, in service: TwilioVerifyService, project: Project)
+    func createChallenge(_ form: TwilioForm, identity: String, in service: TwilioServiceRecord, project: Project)
         async throws -> ChallengeRecord
     {
         let (factor, link) = try await factor(
@@ -370,7 +370,7 @@ struct TwilioPush: Sendable {
 
     /// The entity's challenge `sid`, if the caller may see it (a device sees only its factor's).
     func challenge(
-        _ sid: String, identity: String, in service: TwilioVerifyService, project: Project, caller: TwilioCaller
+        _ sid: String, identity: String, in service: TwilioServiceRecord, project: Project, caller: TwilioCaller
     )
         async throws -> (ChallengeRecord, FactorRecord)
     {
@@ -389,7 +389,7 @@ struct TwilioPush: Sendable {
     /// in Twilio's dialect. TOTP challenges were answered by their code when created.
     func answer(
         _ sid: String, authPayload: String, expected: [String: JSONValue], identity: String,
-        in service: TwilioVerifyService, project: Project, caller: TwilioCaller
+        in service: TwilioServiceRecord, project: Project, caller: TwilioCaller
     ) async throws -> ChallengeRecord {
         let (challenge, factor) = try await challenge(
             sid, identity: identity, in: service, project: project, caller: caller)
@@ -400,7 +400,7 @@ struct TwilioPush: Sendable {
     }
 
     /// Pushes a pending push challenge to its device again.
-    func notify(_ sid: String, identity: String, in service: TwilioVerifyService, project: Project) async throws
+    func notify(_ sid: String, identity: String, in service: TwilioServiceRecord, project: Project) async throws
         -> ChallengeRecord
     {
         let (challenge, factor) = try await challenge(
@@ -420,7 +420,7 @@ struct TwilioPush: Sendable {
     ///
     /// Events are signed with the project's webhook signing secret, made now if the project has none yet
     /// (`verity admin twilio` shows it).
-    func saveWebhook(_ sid: String?, _ form: TwilioForm, in service: TwilioVerifyService, project: Project)
+    func saveWebhook(_ sid: String?, _ form: TwilioForm, in service: TwilioServiceRecord, project: Project)
         async throws -> TwilioWebhook
     {
         let now = clock.now()
@@ -475,14 +475,14 @@ struct TwilioPush: Sendable {
         return webhook
     }
 
-    func webhook(_ sid: String, in service: TwilioVerifyService) async throws -> TwilioWebhook {
+    func webhook(_ sid: String, in service: TwilioServiceRecord) async throws -> TwilioWebhook {
         guard TwilioSID.isValid(sid, prefix: "YW"),
             let webhook = try await webhooks.webhook(sid: sid, serviceSid: service.sid)
         else { throw TwilioError.notFound("/Services/\(service.sid)/Webhooks/\(sid)") }
         return webhook
     }
 
-    func deleteWebhook(_ sid: String, in service: TwilioVerifyService) async throws {
+    func deleteWebhook(_ sid: String, in service: TwilioServiceRecord) async throws {
         guard TwilioSID.isValid(sid, prefix: "YW"), try await webhooks.delete(sid: sid, serviceSid: service.sid) else {
             throw TwilioError.notFound("/Services/\(service.sid)/Webhooks/\(sid)")
         }
@@ -515,7 +515,7 @@ struct TwilioPush: Sendable {
 
     /// Queues `challenge.approved` or `challenge.denied` for a challenge's answer, by the device (push) or by the code
     /// it was created with (TOTP).
-    private func answerEvents(_ factor: FactorRecord, _ link: TwilioFactorLink, service: TwilioVerifyService)
+    private func answerEvents(_ factor: FactorRecord, _ link: TwilioFactorLink, service: TwilioServiceRecord)
         -> ChallengeStore.AnswerEvents
     {
         let queue = events([], service: service)
@@ -527,7 +527,7 @@ struct TwilioPush: Sendable {
     }
 
     /// `events` queued for the service's webhooks, in the transaction of the write they report.
-    private func events(_ events: [TwilioEvent], service: TwilioVerifyService) -> TwilioEventQueue {
+    private func events(_ events: [TwilioEvent], service: TwilioServiceRecord) -> TwilioEventQueue {
         let identifiers = Identifiers(random: random)
         return TwilioEventQueue(
             events: events, serviceSid: service.sid, projectId: service.projectId, now: clock.now(),

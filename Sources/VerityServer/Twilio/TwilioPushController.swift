@@ -6,7 +6,7 @@ import VerityCore
 /// and TOTP, for the customer's backend and for devices speaking the Twilio Verify SDKs' protocol.
 struct TwilioPushController {
     let push: TwilioPush
-    let services: TwilioServices
+    let services: TwilioServiceService
     let clock: any TimeSource
     let baseURL: String
 
@@ -305,7 +305,7 @@ struct TwilioPushController {
 
     struct Scope {
         var account: TwilioAccount
-        var service: TwilioVerifyService
+        var service: TwilioServiceRecord
         var caller: TwilioCaller
     }
 

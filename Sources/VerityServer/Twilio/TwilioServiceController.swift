@@ -3,7 +3,7 @@ import Hummingbird
 
 /// `/v2/Services`: create, list, fetch, update and delete Twilio Verify services.
 struct TwilioServiceController {
-    let services: TwilioServices
+    let services: TwilioServiceService
     let push: TwilioPush
     /// The face's absolute base URL (`https://verity.example/twilio`), for `url` and `links`.
     let baseURL: String
@@ -99,7 +99,7 @@ struct TwilioServiceController {
         }
     }
 
-    private func body(_ service: TwilioVerifyService, account: TwilioAccount) -> ServiceBody {
+    private func body(_ service: TwilioServiceRecord, account: TwilioAccount) -> ServiceBody {
         let url = "\(baseURL)/v2/Services/\(service.sid)"
         let links = [
             "verification_checks": "VerificationCheck", "verifications": "Verifications", "rate_limits": "RateLimits",

@@ -5,7 +5,7 @@ import VerityCore
 /// `/v2/Services/{VA}/Verifications` and `/VerificationCheck`: Twilio's one-time codes, run by Verity's
 /// ``VerificationService`` (same code on re-send, 5 sends, 5 checks, single approval).
 struct TwilioVerificationController {
-    let services: TwilioServices
+    let services: TwilioServiceService
     let verifications: VerificationService
     let clock: any TimeSource
     /// The face's absolute base URL, for `url`.
@@ -103,7 +103,7 @@ struct TwilioVerificationController {
     // MARK: - Mapping
 
     /// The account and the service the path names (20404 when the project has no such service).
-    private func scope(_ context: VerityRequestContext) async throws -> (TwilioAccount, TwilioVerifyService) {
+    private func scope(_ context: VerityRequestContext) async throws -> (TwilioAccount, TwilioServiceRecord) {
         let account = try TwilioAccount(context)
         return (account, try await services.service(try context.parameters.require("serviceSid"), in: account.project))
     }
@@ -148,7 +148,7 @@ struct TwilioVerificationController {
         channel == .voice ? "call" : channel.rawValue
     }
 
-    private func body(_ record: VerificationRecord, service: TwilioVerifyService, account: TwilioAccount, now: Date)
+    private func body(_ record: VerificationRecord, service: TwilioServiceRecord, account: TwilioAccount, now: Date)
         async throws -> VerificationBody
     {
         var body = try fields(record, status: record.status(at: now), service: service, account: account)
@@ -162,7 +162,7 @@ struct TwilioVerificationController {
 
     /// The resource's fields that need no further query (all but the send attempts).
     private func fields(
-        _ record: VerificationRecord, status: VerificationStatus, service: TwilioVerifyService, account: TwilioAccount
+        _ record: VerificationRecord, status: VerificationStatus, service: TwilioServiceRecord, account: TwilioAccount
     ) throws -> VerificationBody {
         let sid = try sid(record)
         return VerificationBody(

@@ -1,15 +1,16 @@
 import Foundation
 
-/// Create, read, update, list and delete of a project's Twilio Verify services.
-struct TwilioServices: Sendable {
+/// Create, read, update, list and delete of a project's Twilio Verify services (each a ``TwilioServiceRecord``):
+/// the service of ``TwilioServiceStore``, as ``FactorService`` is of `FactorStore`.
+struct TwilioServiceService: Sendable {
     let store: TwilioServiceStore
     let random: any RandomSource
     let clock: any TimeSource
 
-    func create(_ form: TwilioForm, in project: Project) async throws -> TwilioVerifyService {
+    func create(_ form: TwilioForm, in project: Project) async throws -> TwilioServiceRecord {
         guard form.string("FriendlyName") != nil else { throw TwilioError.missingParameter("FriendlyName") }
         let now = clock.now()
-        var service = TwilioVerifyService(
+        var service = TwilioServiceRecord(
             sid: TwilioSID.make("VA", random: random), projectId: project.id, friendlyName: "",
             codeLength: project.settings.codeLength, push: .init(), totp: .init(), createdAt: now, updatedAt: now)
         try service.apply(form)
@@ -18,7 +19,7 @@ struct TwilioServices: Sendable {
     }
 
     /// The project's service `sid`, or 20404.
-    func service(_ sid: String, in project: Project) async throws -> TwilioVerifyService {
+    func service(_ sid: String, in project: Project) async throws -> TwilioServiceRecord {
         guard TwilioSID.isValid(sid, prefix: "VA"),
             let service = try await store.service(sid: sid, projectId: project.id)
         else {
@@ -27,7 +28,7 @@ struct TwilioServices: Sendable {
         return service
     }
 
-    func update(_ sid: String, _ form: TwilioForm, in project: Project) async throws -> TwilioVerifyService {
+    func update(_ sid: String, _ form: TwilioForm, in project: Project) async throws -> TwilioServiceRecord {
         var service = try await service(sid, in: project)
         try service.apply(form)
         service.updatedAt = clock.now()
@@ -35,7 +36,7 @@ struct TwilioServices: Sendable {
         return service
     }
 
-    func list(after: String?, limit: Int, in project: Project) async throws -> [TwilioVerifyService] {
+    func list(after: String?, limit: Int, in project: Project) async throws -> [TwilioServiceRecord] {
         try await store.services(projectId: project.id, after: after, limit: limit)
     }
 

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Its verifications are the project's own, under Verity's rules; the service only keeps them apart from other
 /// services' (their purpose names it) and chooses their code length.
-struct TwilioVerifyService: Sendable, Equatable {
+struct TwilioServiceRecord: Sendable, Equatable {
     var sid: String
     var projectId: String
     var friendlyName: String
