@@ -3,7 +3,7 @@ import Hummingbird
 /// Authenticates `Authorization: Bearer vk_…` and puts the key's project in the context.
 struct APIKeyAuthenticator: RouterMiddleware {
     typealias Context = VerityRequestContext
-    let projects: AdminService
+    let admin: AdminService
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
@@ -11,7 +11,7 @@ struct APIKeyAuthenticator: RouterMiddleware {
         guard let secret = request.bearerToken else {
             throw VerityError(.unauthorized, "Send a secret API key as `Authorization: Bearer vk_…`.")
         }
-        guard let project = try await projects.project(forAPIKey: secret) else {
+        guard let project = try await admin.project(forAPIKey: secret) else {
             throw VerityError(.unauthorized, "The API key is unknown or revoked; send it as `Bearer vk_…`.")
         }
         var context = context

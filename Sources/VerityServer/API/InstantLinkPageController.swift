@@ -8,7 +8,7 @@ import VerityCore
 /// scanner confirms nothing), `POST /p/{token}` confirms. Plain HTML, no JavaScript, readable on a phone.
 struct InstantLinkPageController {
     let possession: PossessionService
-    let projects: AdminService
+    let admin: AdminService
 
     func addRoutes(to router: Router<VerityRequestContext>) {
         router.get("p/:token", use: show)
@@ -20,7 +20,7 @@ struct InstantLinkPageController {
         guard let (flow, _) = try await possession.linkTarget(token) else {
             return Self.page(.invalid, language: Self.language(request), status: .notFound)
         }
-        let name = try await projects.findProject(id: flow.projectId)?.name ?? ""
+        let name = try await admin.findProject(id: flow.projectId)?.name ?? ""
         return Self.page(.confirm(project: name, token: token), language: flow.locale)
     }
 
@@ -28,7 +28,7 @@ struct InstantLinkPageController {
         guard let flow = try await possession.confirmLink(try context.pathParameter("token")) else {
             return Self.page(.invalid, language: Self.language(request), status: .notFound)
         }
-        let name = try await projects.findProject(id: flow.projectId)?.name ?? ""
+        let name = try await admin.findProject(id: flow.projectId)?.name ?? ""
         return Self.page(.done(project: name, next: flow.finalTargetURL), language: flow.locale)
     }
 

@@ -12,13 +12,13 @@ extension PossessionValidation: ResponseEncodable {}
 /// token (`Authorization: Bearer vpt_…`).
 struct PossessionController {
     let possession: PossessionService
-    let projects: AdminService
+    let admin: AdminService
 
     func addRoutes(backend: RouterGroup<VerityRequestContext>, router: Router<VerityRequestContext>) {
         backend.post("possession", use: start)
         backend.post("possession/:correlationId/validate", use: validate)
         let app = router.group("v1/possession/:correlationId")
-            .add(middleware: PossessionTokenAuthenticator(possession: possession, projects: projects))
+            .add(middleware: PossessionTokenAuthenticator(possession: possession, admin: admin))
         app.get(use: state)
         app.post("otp/start", use: startOTP)
         app.post("otp/finish", use: finishOTP)

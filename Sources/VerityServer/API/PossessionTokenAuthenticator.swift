@@ -9,7 +9,7 @@ import VerityCore
 struct PossessionTokenAuthenticator: RouterMiddleware {
     typealias Context = VerityRequestContext
     let possession: PossessionService
-    let projects: AdminService
+    let admin: AdminService
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
@@ -19,7 +19,7 @@ struct PossessionTokenAuthenticator: RouterMiddleware {
         }
         let flow = try await possession.authenticate(
             token: token, correlationId: try context.pathParameter("correlationId"))
-        guard let project = try await projects.findProject(id: flow.projectId) else {
+        guard let project = try await admin.findProject(id: flow.projectId) else {
             throw VerityError(.possessionNotFound)
         }
         var context = context

@@ -5,7 +5,7 @@ extension ProjectSummary: ResponseEncodable {}
 
 /// `/v1/project`: the calling project's device-trust settings (API key).
 struct ProjectController {
-    let projects: AdminService
+    let admin: AdminService
 
     func addRoutes(to group: RouterGroup<VerityRequestContext>) {
         group.get("project", use: get)
@@ -18,7 +18,7 @@ struct ProjectController {
 
     @Sendable func update(_ request: Request, context: VerityRequestContext) async throws -> ProjectSummary {
         let body = try await request.decodeJSON(UpdateProjectRequest.self, context: context)
-        return try await projects.updateProject(id: try context.requireProject().id, name: nil) { settings in
+        return try await admin.updateProject(id: try context.requireProject().id, name: nil) { settings in
             if let response = body.unusualActivityResponse { settings.unusualActivityResponse = response }
         }.apiView
     }

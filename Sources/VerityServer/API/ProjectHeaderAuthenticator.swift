@@ -4,7 +4,7 @@ import VerityCore
 /// Puts the project named by `X-Verity-Project` (its public id) in the context, for the app-facing routes.
 struct ProjectHeaderAuthenticator: RouterMiddleware {
     typealias Context = VerityRequestContext
-    let projects: AdminService
+    let admin: AdminService
 
     private static let headerName = AuthHeaders.project.lowercased()
 
@@ -16,7 +16,7 @@ struct ProjectHeaderAuthenticator: RouterMiddleware {
         else {
             throw VerityError(.unauthorized, "Name the project with `\(AuthHeaders.project): prj_…`.")
         }
-        guard let project = try await projects.findProject(id: id) else {
+        guard let project = try await admin.findProject(id: id) else {
             throw VerityError(.projectNotFound, "No project \(id).")
         }
         var context = context

@@ -7,7 +7,7 @@ import VerityCore
 /// OpenID-style discovery document. No API key: they hold public keys only.
 struct WellKnownController {
     let signingKeys: SigningKeyService
-    let projects: AdminService
+    let admin: AdminService
     let publicURL: String
 
     func addRoutes(to router: Router<VerityRequestContext>) {
@@ -33,7 +33,7 @@ struct WellKnownController {
 
     private func project(_ context: VerityRequestContext) async throws -> String {
         let id = try context.pathParameter("projectId")
-        guard id.hasPrefix("prj_"), id.count <= 64, try await projects.findProject(id: id) != nil else {
+        guard id.hasPrefix("prj_"), id.count <= 64, try await admin.findProject(id: id) != nil else {
             throw VerityError(.projectNotFound, "No project \(id).")
         }
         return id

@@ -83,21 +83,21 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
             wording: ProblemWording(clock: verity.clock), logger: verity.logger))
     ServiceController(metrics: verity.metrics, database: verity.database)
         .addRoutes(to: router)
-    let projects = verity.admin
-    let authenticated = router.group("v1").add(middleware: APIKeyAuthenticator(projects: projects))
+    let admin = verity.admin
+    let authenticated = router.group("v1").add(middleware: APIKeyAuthenticator(admin: admin))
     VerificationController(service: verity.verifications).addRoutes(to: authenticated.group("verifications"))
     FactorController(factors: verity.factors, challenges: verity.challenges).addRoutes(to: authenticated)
     UserController(users: verity.users, accounts: verity.accounts).addRoutes(to: authenticated)
-    ProjectController(projects: projects).addRoutes(to: authenticated)
+    ProjectController(admin: admin).addRoutes(to: authenticated)
     RoleController(roles: verity.roles, testNumbers: verity.testNumbers, sessions: verity.sessions).addRoutes(
         to: authenticated)
-    PossessionController(possession: verity.possession, projects: projects).addRoutes(
+    PossessionController(possession: verity.possession, admin: admin).addRoutes(
         backend: authenticated, router: router)
-    InstantLinkPageController(possession: verity.possession, projects: projects).addRoutes(to: router)
+    InstantLinkPageController(possession: verity.possession, admin: admin).addRoutes(to: router)
     AuthController(auth: verity.auth, sessions: verity.sessions, appVerifications: verity.appVerifications).addRoutes(
-        to: router.group("v1/auth").add(middleware: ProjectHeaderAuthenticator(projects: projects)))
+        to: router.group("v1/auth").add(middleware: ProjectHeaderAuthenticator(admin: admin)))
     WellKnownController(
-        signingKeys: verity.signingKeys, projects: projects, publicURL: configuration.resolvedPublicURL
+        signingKeys: verity.signingKeys, admin: admin, publicURL: configuration.resolvedPublicURL
     ).addRoutes(to: router)
     DeviceController(factors: verity.factors, challenges: verity.challenges).addRoutes(
         enrollment: router.group("v1/device/factors"),
@@ -112,7 +112,7 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
     if let prefix = configuration.twilioVerifyPrefix {
         TwilioFace(
             services: verity.twilioServices, push: verity.twilioPush, verifications: verity.verifications,
-            projects: projects, clock: verity.clock, logger: verity.logger, prefix: prefix,
+            admin: admin, clock: verity.clock, logger: verity.logger, prefix: prefix,
             publicURL: configuration.resolvedPublicURL
         ).addRoutes(to: router)
     }
@@ -120,7 +120,7 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
         DescopeFace(
             auth: verity.auth, sessions: verity.sessions, users: verity.users, roles: verity.roles,
             accounts: verity.accounts,
-            signingKeys: verity.signingKeys, projects: DescopeProjects(projects: projects), clock: verity.clock,
+            signingKeys: verity.signingKeys, projects: DescopeProjects(admin: admin), clock: verity.clock,
             logger: verity.logger, prefix: prefix,
             secureCookies: HTTPCookie.isSecure(publicURL: configuration.resolvedPublicURL)
         ).addRoutes(to: router)
@@ -130,7 +130,7 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
             projects: verity.firebaseProjects, auth: verity.auth, sessions: verity.sessions, logger: verity.logger
         ).addRoutes(to: router)
         FirebaseAdminFace(
-            projects: verity.firebaseProjects, apiKeys: projects, users: verity.users, accounts: verity.accounts,
+            projects: verity.firebaseProjects, admin: admin, users: verity.users, accounts: verity.accounts,
             sessions: verity.sessions, verifications: verity.verifications, testNumbers: verity.testNumbers,
             acceptsEmulatorOwner: configuration.firebaseEmulatorAdmin,
             logger: verity.logger
@@ -146,16 +146,16 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
         ConsoleOperationsController(console: front, verifications: verity.verifications, outbox: verity.outbox)
             .addRoutes(to: console)
         ConsoleProjectsController(
-            console: front, admin: projects, users: verity.users, accounts: verity.accounts, sessions: verity.sessions,
+            console: front, admin: admin, users: verity.users, accounts: verity.accounts, sessions: verity.sessions,
             roles: verity.roles,
             testNumbers: verity.testNumbers, factors: verity.factors
         ).addRoutes(to: console)
         ConsoleFacesController(
-            console: front, admin: projects, sessions: verity.sessions, twilioServices: verity.twilioServices,
+            console: front, admin: admin, sessions: verity.sessions, twilioServices: verity.twilioServices,
             twilioPush: verity.twilioPush
         ).addRoutes(to: console)
         ConsoleFlowsController(
-            console: front, admin: projects, challenges: verity.challenges, possession: verity.possession
+            console: front, admin: admin, challenges: verity.challenges, possession: verity.possession
         ).addRoutes(to: console)
     }
     // Last: it wraps only the not-found responder, and needs every route.

@@ -130,7 +130,7 @@ public struct Verity: Sendable {
         self.accounts = accounts
         self.testNumbers = testNumbers
         self.firebaseProjects = FirebaseProjects(
-            store: FirebaseProjectStore(database: database), projects: admin, random: random, clock: clock)
+            store: FirebaseProjectStore(database: database), admin: admin, random: random, clock: clock)
         self.verifications = verifications
         self.sessions = sessions
         self.auth = AuthService(
@@ -148,7 +148,7 @@ public struct Verity: Sendable {
         self.twilioServices = twilioServices
         self.twilioPush = TwilioPush(
             store: TwilioPushStore(database: database), webhooks: TwilioWebhookStore(database: database),
-            services: twilioServices, factors: factors, challenges: challenges, projects: admin,
+            services: twilioServices, factors: factors, challenges: challenges, admin: admin,
             webhookAddresses: configuration.webhookAddresses, random: random, clock: clock)
         self.outbox = OutboxService(
             store: OutboxStore(database: database, webhookSecrets: webhookSecrets), renderer: renderer, signal: signal,

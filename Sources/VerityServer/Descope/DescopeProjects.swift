@@ -6,7 +6,7 @@ import VerityCore
 /// How the face finds the project a request names: by its Verity project id, or by the Descope project id the admin
 /// gave it (``ProjectSettings/descopeProjectId``).
 struct DescopeProjects {
-    let projects: AdminService
+    let admin: AdminService
 
     /// The project of the bearer's project id, which `x-descope-project-id` must not contradict.
     func project(_ bearer: DescopeBearer, _ request: Request) async throws -> Project {
@@ -23,9 +23,9 @@ struct DescopeProjects {
             if id.utf8.count > 64 {
                 nil as Project?
             } else if id.hasPrefix("prj_") {
-                try await projects.findProject(id: id)
+                try await admin.findProject(id: id)
             } else {
-                try await projects.findProject(descopeProjectId: id)
+                try await admin.findProject(descopeProjectId: id)
             }
         guard let found else { throw DescopeError.unauthorized("There is no project with this id.") }
         return found
@@ -39,7 +39,7 @@ struct DescopeProjects {
                 "Management calls send `Authorization: Bearer <projectId>:<managementKey>`; the key is a Verity API "
                     + "key of the project.")
         }
-        guard let project = try await projects.project(forAPIKey: key), project.isNamed(bearer.projectId) else {
+        guard let project = try await admin.project(forAPIKey: key), project.isNamed(bearer.projectId) else {
             throw DescopeError.unauthorized("The management key is unknown, revoked or of another project.")
         }
         return project

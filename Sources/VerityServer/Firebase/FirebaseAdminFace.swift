@@ -14,7 +14,7 @@ import VerityCore
 /// no proxy; anything else wants the project's API key (`Bearer vk_…`).
 struct FirebaseAdminFace {
     let projects: FirebaseProjects
-    let apiKeys: AdminService
+    let admin: AdminService
     let users: UserService
     let accounts: UserAccounts
     let sessions: SessionService
@@ -153,7 +153,7 @@ struct FirebaseAdminFace {
             let token = request.bearerToken
         else { throw FirebaseError.unauthenticated }
         if token == "owner", servesEmulator(found.1, request, context) { return found }
-        guard let keyProject = try await apiKeys.project(forAPIKey: token), keyProject.id == found.1.id else {
+        guard let keyProject = try await admin.project(forAPIKey: token), keyProject.id == found.1.id else {
             throw FirebaseError.unauthenticated
         }
         return found

@@ -4,13 +4,13 @@ import VerityCore
 /// Names projects for the Firebase face and finds them by key.
 public struct FirebaseProjects: Sendable {
     private let store: FirebaseProjectStore
-    let projects: AdminService
+    let admin: AdminService
     let random: any RandomSource
     let clock: any TimeSource
 
-    init(store: FirebaseProjectStore, projects: AdminService, random: any RandomSource, clock: any TimeSource) {
+    init(store: FirebaseProjectStore, admin: AdminService, random: any RandomSource, clock: any TimeSource) {
         self.store = store
-        self.projects = projects
+        self.admin = admin
         self.random = random
         self.clock = clock
     }
@@ -21,7 +21,7 @@ public struct FirebaseProjects: Sendable {
     /// - Throws: `invalid_request` for a Firebase project id that is not 4 to 30 lowercase letters, digits and
     ///   hyphens, `conflict` when another project has it, `project_not_found`.
     public func name(projectId: String, firebaseProjectId: String? = nil) async throws -> FirebaseProject {
-        _ = try await projects.project(id: projectId)
+        _ = try await admin.project(id: projectId)
         let existing = try await store.link(projectId: projectId)
         let id = firebaseProjectId ?? existing?.firebaseProjectId ?? projectId.replacingOccurrences(of: "_", with: "-")
         guard (4...30).contains(id.count), id.first?.isLetter == true,
@@ -58,7 +58,7 @@ public struct FirebaseProjects: Sendable {
     }
 
     private func project(of link: FirebaseProject?) async throws -> (FirebaseProject, Project)? {
-        guard let link, let project = try await projects.findProject(id: link.projectId) else { return nil }
+        guard let link, let project = try await admin.findProject(id: link.projectId) else { return nil }
         return (link, project)
     }
 }

@@ -12,7 +12,7 @@ import Hummingbird
 /// the one route that takes it, and every other route answers 20003 without a project.
 struct TwilioAuthenticator: RouterMiddleware {
     typealias Context = VerityRequestContext
-    let projects: AdminService
+    let admin: AdminService
     let push: TwilioPush
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
@@ -27,7 +27,7 @@ struct TwilioAuthenticator: RouterMiddleware {
             return try await next(request, context)
         }
         guard let (username, password) = Self.basicCredentials(request),
-            let (project, keyId) = try await projects.projectAndKeyId(forAPIKey: password),
+            let (project, keyId) = try await admin.projectAndKeyId(forAPIKey: password),
             username == TwilioSID.account(forProject: project.id) || username == TwilioSID.apiKey(forKey: keyId)
         else {
             throw TwilioError.authenticationFailed

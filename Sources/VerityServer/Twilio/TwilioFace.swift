@@ -10,7 +10,7 @@ struct TwilioFace {
     let services: TwilioServiceService
     let push: TwilioPush
     let verifications: VerificationService
-    let projects: AdminService
+    let admin: AdminService
     let clock: any TimeSource
     let logger: Logger
     /// `/twilio`, or empty to serve `/v2/…` at the root.
@@ -24,7 +24,7 @@ struct TwilioFace {
                 middleware: FaceErrorMiddleware(
                     wording: TwilioErrorWording(clock: clock, pathPrefix: versionPath), logger: logger)
             )
-            .add(middleware: TwilioAuthenticator(projects: projects, push: push))
+            .add(middleware: TwilioAuthenticator(admin: admin, push: push))
         let baseURL = publicURL + prefix
         TwilioServiceController(services: services, push: push, baseURL: baseURL).addRoutes(to: group)
         TwilioVerificationController(

@@ -9,7 +9,7 @@ struct TwilioPush: Sendable {
     let services: TwilioServiceService
     let factors: FactorService
     let challenges: ChallengeService
-    let projects: AdminService
+    let admin: AdminService
     let webhookAddresses: OutboundAddressPolicy
     let random: any RandomSource
     let clock: any TimeSource
@@ -112,7 +112,7 @@ struct TwilioPush: Sendable {
     {
         guard accessToken.count <= 128, let token = try await store.accessToken(hash: SecretHash.hex(accessToken)),
             token.serviceSid == serviceSid, token.identity == identity,
-            let project = try await projects.findProject(id: token.projectId),
+            let project = try await admin.findProject(id: token.projectId),
             try await factors.isEnrollmentOpen(tokenHash: token.tokenHash)
         else { throw TwilioError.authenticationFailed }
         let service = try await services.service(serviceSid, in: project)
@@ -308,7 +308,7 @@ struct TwilioPush: Sendable {
             throw TwilioError.authenticationFailed
         }
         guard try await store.link(factorId: factor.id) != nil,
-            let project = try await projects.findProject(id: factor.projectId)
+            let project = try await admin.findProject(id: factor.projectId)
         else { throw TwilioError.authenticationFailed }
         return (factor, project)
     }
@@ -466,7 +466,7 @@ struct TwilioPush: Sendable {
         if sid == nil {
             if project.webhookSecret == nil {
                 // Only the secret, and only if there is still none: `project` may be older than the row.
-                try await projects.ensureWebhookSecret(projectId: project.id)
+                try await admin.ensureWebhookSecret(projectId: project.id)
             }
             try await webhooks.insert(webhook)
         } else if try await !webhooks.update(webhook) {
