@@ -96,8 +96,7 @@ struct DescopeFace {
             }
             let signedIn = try await sessions.authenticate(
                 refreshToken: refreshJwt, dialect: .descope(project), in: project)
-            guard signedIn.user.loginIds.contains(where: { $0.caseInsensitiveCompare(loginId) == .orderedSame })
-            else { throw DescopeError.badRequest("The login id is not the signed-in user's.") }
+            try Self.requireOwn(loginId, signedIn)
             let started = try await auth.startStepUp(
                 StepUpStartRequest(method: .otp, locale: options.locale, channel: channel), auth: signedIn,
                 clientAddress: context.clientAddress, boundToSession: true, sessionClaims: options.customClaims,
@@ -118,10 +117,8 @@ struct DescopeFace {
     /// code proves it, whatever `onMergeUseExisting` says: Verity never merges users.
     func update(_ request: Request, _ context: VerityRequestContext, email: Bool) async throws -> ExactKeysJSON {
         let (refreshJwt, project) = try await refreshJwt(request)
+        // The Domain refuses a channel that does not reach the new address (a phone number by email).
         let channel = email ? Channel.email : try Self.channel(context)
-        guard email || channel.reachesPhone else {
-            throw DescopeError.badRequest("A phone number's code goes by sms, voice or whatsapp.")
-        }
         let body = try await request.decodeDescope(UpdateBody.self, context: context)
         guard let loginId = body.loginId, !loginId.isEmpty else {
             throw DescopeError.badRequest("`loginId` is required.")
@@ -131,9 +128,7 @@ struct DescopeFace {
         }
         let signedIn = try await sessions.authenticate(
             refreshToken: refreshJwt, dialect: .descope(project), in: project)
-        guard signedIn.user.loginIds.contains(where: { $0.caseInsensitiveCompare(loginId) == .orderedSame }) else {
-            throw DescopeError.badRequest("The login id is not the signed-in user's.")
-        }
+        try Self.requireOwn(loginId, signedIn)
         let started = try await auth.startLoginUpdate(
             address, channel: channel, auth: signedIn, locale: body.locale, clientAddress: context.clientAddress,
             in: project)
@@ -234,6 +229,13 @@ struct DescopeFace {
             throw DescopeError.badRequest("The method is one of email, sms, voice, whatsapp.")
         }
         return channel
+    }
+
+    /// Refuses a login id that is not one of the signed-in user's (the Domain's comparison of login ids).
+    private static func requireOwn(_ loginId: String, _ signedIn: SessionAuth) throws {
+        guard UserLogins.contains(loginId, in: signedIn.user.loginIds) else {
+            throw DescopeError.badRequest("The login id is not the signed-in user's.")
+        }
     }
 
     private static func masked(_ destination: String, channel: Channel) -> ExactKeysJSON {

@@ -42,6 +42,13 @@ struct UserLogins: Sendable, Equatable {
         try destination(loginId).key
     }
 
+    /// Whether `loginId` is one of `loginIds`, compared by ``key(for:)``: a phone number however it is written, an
+    /// email address in any letter case. A login id that is not valid is none of them.
+    static func contains(_ loginId: String, in loginIds: [String]) -> Bool {
+        guard let key = try? key(for: loginId) else { return false }
+        return loginIds.contains { (try? Self.key(for: $0)) == key }
+    }
+
     /// An id with an `@` is an email address; anything else must be an E.164 phone number.
     private static func destination(_ loginId: String) throws -> Destination {
         guard loginId.utf8.count <= 1024 else {
