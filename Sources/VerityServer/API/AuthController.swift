@@ -75,12 +75,13 @@ struct AuthController {
 
     @Sendable func me(_ request: Request, context: VerityRequestContext) async throws -> MeResponse {
         let project = try context.requireProject()
-        return try await sessions.me(try await session(request, project), in: project)
+        return try await sessions.me(
+            try await sessions.authenticate(bearer: request.bearerToken, in: project), in: project)
     }
 
     @Sendable func startStepUp(_ request: Request, context: VerityRequestContext) async throws -> StepUpStartResponse {
         let project = try context.requireProject()
-        let auth = try await session(request, project)
+        let auth = try await sessions.authenticate(bearer: request.bearerToken, in: project)
         let body = try await request.decodeJSON(StepUpStartRequest.self, context: context, empty: StepUpStartRequest())
         return try await self.auth.startStepUp(
             body, auth: auth, clientAddress: context.clientAddress, appProof: request.appVerificationProof, in: project)
@@ -88,14 +89,9 @@ struct AuthController {
 
     @Sendable func verifyStepUp(_ request: Request, context: VerityRequestContext) async throws -> AuthResponse {
         let project = try context.requireProject()
-        let auth = try await session(request, project)
+        let auth = try await sessions.authenticate(bearer: request.bearerToken, in: project)
         let body = try await request.decodeJSON(StepUpVerifyRequest.self, context: context)
         return try await self.auth.verifyStepUp(body, auth: auth, clientAddress: context.clientAddress, in: project)
-    }
-
-    private func session(_ request: Request, _ project: Project) async throws -> SessionAuth {
-        guard let token = request.bearerToken else { throw SessionService.invalidSession }
-        return try await sessions.authenticate(bearer: token, in: project)
     }
 }
 

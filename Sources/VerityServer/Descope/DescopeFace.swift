@@ -220,7 +220,7 @@ struct DescopeFace {
     private static func presentedRefreshJwt(_ bearer: DescopeBearer, _ request: Request, in project: Project)
         -> String?
     {
-        bearer.secret ?? (project.settings.descopeCookies ? DescopeTokens.refreshCookie(of: request) : nil)
+        bearer.secret ?? (project.settings.descopeCookies ? HTTPCookie.value("DSR", in: request) : nil)
     }
 
     /// The delivery method of the path: `email`, `sms`, `voice` or `whatsapp`.

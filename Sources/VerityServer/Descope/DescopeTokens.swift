@@ -21,9 +21,4 @@ struct DescopeTokens: ResponseGenerator {
     static func cookie(_ name: String, _ value: String, until expiry: Date, now: Date, secure: Bool) -> String {
         HTTPCookie.setCookie(name, value, path: "/", maxAge: max(0, Int(expiry.timeIntervalSince(now))), secure: secure)
     }
-
-    /// The value of the request's `DSR` cookie, if any.
-    static func refreshCookie(of request: Request) -> String? {
-        HTTPCookie.value("DSR", in: request)
-    }
 }

@@ -38,13 +38,13 @@ struct AuthService: Sendable {
     /// Ends the session of `sessionToken` (a session JWT), after the client's limit.
     func logout(sessionToken: String?, clientAddress: String?, in project: Project) async throws {
         try await limitClient(clientAddress, in: project)
-        try await sessions.logout(try await session(sessionToken, in: project), in: project)
+        try await sessions.logout(try await sessions.authenticate(bearer: sessionToken, in: project), in: project)
     }
 
     /// Ends every session of the user `sessionToken` (a session JWT) signs in, after the client's limit.
     func logoutAll(sessionToken: String?, clientAddress: String?, in project: Project) async throws {
         try await limitClient(clientAddress, in: project)
-        try await sessions.logoutAll(try await session(sessionToken, in: project), in: project)
+        try await sessions.logoutAll(try await sessions.authenticate(bearer: sessionToken, in: project), in: project)
     }
 
     /// Ends every session of the user `refreshToken` (in a face's `dialect`) signs in, after the client's limit.
@@ -54,11 +54,6 @@ struct AuthService: Sendable {
         try await limitClient(clientAddress, in: project)
         let auth = try await sessions.authenticate(refreshToken: refreshToken, dialect: dialect, in: project)
         try await sessions.logoutAll(auth, in: project)
-    }
-
-    private func session(_ bearer: String?, in project: Project) async throws -> SessionAuth {
-        guard let bearer else { throw SessionService.invalidSession }
-        return try await sessions.authenticate(bearer: bearer, in: project)
     }
 
     // MARK: - Sign-in codes

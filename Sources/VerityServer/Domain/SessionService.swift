@@ -216,12 +216,12 @@ struct SessionService: Sendable {
     }
 
     /// Checks `Authorization: Bearer <session token>`: signature by one of the project's keys, audience, expiry,
-    /// and that the session is not revoked and its user not disabled.
-    func authenticate(bearer token: String, dialect: SessionTokenDialect? = nil, in project: Project) async throws
+    /// and that the session is not revoked and its user not disabled. A request without a bearer token has no session.
+    func authenticate(bearer token: String?, dialect: SessionTokenDialect? = nil, in project: Project) async throws
         -> SessionAuth
     {
         let now = clock.now()
-        guard token.utf8.count <= 8192, let jws = try? CompactJWS(parsing: token), jws.header.alg == "ES256",
+        guard let token, token.utf8.count <= 8192, let jws = try? CompactJWS(parsing: token), jws.header.alg == "ES256",
             let kid = jws.header.kid,
             let publicKey = try await signingKeys.verifyingKey(kid, projectId: project.id),
             jws.isValidSignature(for: publicKey),
