@@ -114,7 +114,7 @@ struct TwilioPushRulesTests {
                 .post, "/Services/\(service)/AccessTokens", auth: auth,
                 form: ["Identity": identity, "FactorType": "push"])
             let tokenSid = try #require(try token.json()["sid"] as? String)
-            try await Self.failDeletes(of: "enrollment_tokens", engine: engine, node: node)
+            try await node.injectFailure(of: "DELETE", on: "enrollment_tokens", engine: engine)
             let failed = try await client.twilio(.delete, "/Services/\(service)", auth: auth)
             #expect(failed.status.code >= 500)
             #expect(try await client.twilio(.get, "/Services/\(service)", auth: auth).status == .ok)
@@ -124,47 +124,10 @@ struct TwilioPushRulesTests {
             let kept = try await client.twilio(.get, "/Services/\(service)/AccessTokens/\(tokenSid)", auth: auth)
             #expect(kept.status == .ok)
 
-            try await Self.allowDeletes(of: "enrollment_tokens", engine: engine, node: node)
+            try await node.removeInjectedFailure(on: "enrollment_tokens", engine: engine)
             #expect(try await client.twilio(.delete, "/Services/\(service)", auth: auth).status == .noContent)
             let gone = try await client.twilio(.get, device.path("/Factors/\(device.factorSid)"), auth: device.auth())
             #expect(gone.status == .unauthorized)
-        }
-    }
-
-    /// Makes every delete from `table` fail, as a crash or a lost connection in the middle of a change would.
-    static func failDeletes(of table: String, engine: TestEngine, node: TestNode) async throws {
-        try await node.verity.database.execute { sql in
-            switch engine {
-            case .sqlite, .sqliteFile:
-                try await sql.raw(
-                    """
-                    CREATE TRIGGER injected_failure BEFORE DELETE ON \(unsafeRaw: table)
-                    BEGIN SELECT RAISE(ABORT, 'injected failure'); END
-                    """
-                ).run()
-            case .postgres:
-                try await sql.raw(
-                    """
-                    CREATE FUNCTION injected_failure() RETURNS trigger LANGUAGE plpgsql
-                    AS $$ BEGIN RAISE EXCEPTION 'injected failure'; END $$
-                    """
-                ).run()
-                try await sql.raw(
-                    """
-                    CREATE TRIGGER injected_failure BEFORE DELETE ON \(unsafeRaw: table)
-                    FOR EACH ROW EXECUTE FUNCTION injected_failure()
-                    """
-                ).run()
-            }
-        }
-    }
-
-    static func allowDeletes(of table: String, engine: TestEngine, node: TestNode) async throws {
-        try await node.verity.database.execute { sql in
-            switch engine {
-            case .sqlite, .sqliteFile: try await sql.raw("DROP TRIGGER injected_failure").run()
-            case .postgres: try await sql.raw("DROP TRIGGER injected_failure ON \(unsafeRaw: table)").run()
-            }
         }
     }
 }
