@@ -9,13 +9,18 @@ import VerityCore
 /// made the call.
 @Suite("A failure inside a multi-step user change leaves nothing behind")
 struct UserChangeRollbackTests {
+    /// A node whose project has the role `admin`, and the bearer value of Descope's management calls to it.
+    static func managedNode(_ engine: TestEngine) async throws -> (TestNode, String) {
+        let node = try await TestNode.make(engine)
+        _ = try await node.verity.roles.create(CreateRoleRequest(name: "admin"), in: node.project)
+        return (node, "\(node.project.id):\(node.apiKey)")
+    }
+
     @Test(
         "Descope createUser: the user is written, its role grant fails; no user is left",
         arguments: TestEngine.available)
     func descopeCreate(engine: TestEngine) async throws {
-        let node = try await TestNode.make(engine)
-        _ = try await node.verity.roles.create(CreateRoleRequest(name: "admin"), in: node.project)
-        let bearer = "\(node.project.id):\(node.apiKey)"
+        let (node, bearer) = try await Self.managedNode(engine)
         try await node.run { client in
             try await node.injectFailure(of: "INSERT", on: "user_roles", engine: engine)
             let failed = try await client.descope(
@@ -40,9 +45,7 @@ struct UserChangeRollbackTests {
         "Descope updateUser: the name changes, the role grant fails; the user is as it was",
         arguments: TestEngine.available)
     func descopeUpdate(engine: TestEngine) async throws {
-        let node = try await TestNode.make(engine)
-        _ = try await node.verity.roles.create(CreateRoleRequest(name: "admin"), in: node.project)
-        let bearer = "\(node.project.id):\(node.apiKey)"
+        let (node, bearer) = try await Self.managedNode(engine)
         try await node.run { client in
             let created = try await client.descope(
                 "/v1/mgmt/user/create", bearer: bearer,
