@@ -30,6 +30,7 @@ let package = Package(
         standIn("UserNotificationsUI", ["UserNotifications"]),
         standIn("UIKit"),
         standIn("SwiftUI"),
+        standIn("DeviceCheck"),
         .target(
             name: "VerityCore",
             dependencies: [.product(name: "Crypto", package: "swift-crypto")],
@@ -38,7 +39,7 @@ let package = Package(
         .target(
             name: "VerityKit",
             dependencies: [
-                "VerityCore", "Security", "LocalAuthentication", "CryptoKit", "UserNotifications",
+                "VerityCore", "Security", "LocalAuthentication", "CryptoKit", "UserNotifications", "DeviceCheck",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             exclude: ["VerityKit.docc"],
