@@ -31,6 +31,7 @@ let package = Package(
         standIn("UIKit"),
         standIn("SwiftUI"),
         standIn("DeviceCheck"),
+        standIn("Network"),
         .target(
             name: "VerityCore",
             dependencies: [.product(name: "Crypto", package: "swift-crypto")],
@@ -40,6 +41,7 @@ let package = Package(
             name: "VerityKit",
             dependencies: [
                 "VerityCore", "Security", "LocalAuthentication", "CryptoKit", "UserNotifications", "DeviceCheck",
+                "Network",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             exclude: ["VerityKit.docc"],
