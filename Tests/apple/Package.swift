@@ -32,6 +32,7 @@ let package = Package(
         standIn("SwiftUI"),
         standIn("DeviceCheck"),
         standIn("Network"),
+        standIn("AuthenticationServices", ["UIKit"]),
         .target(
             name: "VerityCore",
             dependencies: [.product(name: "Crypto", package: "swift-crypto")],
@@ -41,7 +42,7 @@ let package = Package(
             name: "VerityKit",
             dependencies: [
                 "VerityCore", "Security", "LocalAuthentication", "CryptoKit", "UserNotifications", "DeviceCheck",
-                "Network",
+                "Network", "AuthenticationServices",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             exclude: ["VerityKit.docc"],
