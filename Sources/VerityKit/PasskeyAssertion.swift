@@ -38,14 +38,13 @@ public struct PasskeyAssertion: Sendable, Equatable {
     }
 
     /// The standard JSON serialisation of the `PublicKeyCredential` (`AuthenticationResponseJSON`).
-    var json: WebAuthnJSON.AuthenticationResponse {
-        let id = Base64URL.encode(credentialId)
-        return WebAuthnJSON.AuthenticationResponse(
-            id: id, rawId: id, type: WebAuthnJSON.publicKey,
-            response: .init(
+    var json: WebAuthnJSON.Credential<WebAuthnJSON.AssertionResponse> {
+        WebAuthnJSON.Credential(
+            credentialId: credentialId,
+            response: WebAuthnJSON.AssertionResponse(
                 clientDataJSON: Base64URL.encode(clientDataJSON),
                 authenticatorData: Base64URL.encode(authenticatorData), signature: Base64URL.encode(signature),
                 userHandle: userHandle.isEmpty ? nil : Base64URL.encode(userHandle)),
-            authenticatorAttachment: isPlatformAttachment ? "platform" : "cross-platform", clientExtensionResults: [:])
+            isPlatformAttachment: isPlatformAttachment)
     }
 }

@@ -27,14 +27,13 @@ public struct PasskeyRegistration: Sendable, Equatable {
     }
 
     /// The standard JSON serialisation of the `PublicKeyCredential` (`RegistrationResponseJSON`).
-    var json: WebAuthnJSON.RegistrationResponse {
-        let id = Base64URL.encode(credentialId)
-        return WebAuthnJSON.RegistrationResponse(
-            id: id, rawId: id, type: WebAuthnJSON.publicKey,
-            response: .init(
+    var json: WebAuthnJSON.Credential<WebAuthnJSON.AttestationResponse> {
+        WebAuthnJSON.Credential(
+            credentialId: credentialId,
+            response: WebAuthnJSON.AttestationResponse(
                 clientDataJSON: Base64URL.encode(clientDataJSON),
                 attestationObject: Base64URL.encode(attestationObject),
                 transports: isPlatformAttachment ? ["internal", "hybrid"] : []),
-            authenticatorAttachment: isPlatformAttachment ? "platform" : "cross-platform", clientExtensionResults: [:])
+            isPlatformAttachment: isPlatformAttachment)
     }
 }

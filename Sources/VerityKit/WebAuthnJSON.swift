@@ -52,37 +52,40 @@ enum WebAuthnJSON {
         let id: String
     }
 
-    /// `RegistrationResponseJSON`.
-    struct RegistrationResponse: Encodable, Sendable, Equatable {
-        struct Response: Encodable, Sendable, Equatable {
-            let clientDataJSON: String
-            let attestationObject: String
-            let transports: [String]
-        }
-
+    /// The JSON serialisation of a `PublicKeyCredential`: `RegistrationResponseJSON` with an
+    /// ``AttestationResponse``, `AuthenticationResponseJSON` with an ``AssertionResponse``.
+    struct Credential<Response: Encodable & Sendable & Equatable>: Encodable, Sendable, Equatable {
         let id: String
         let rawId: String
         let type: String
         let response: Response
         let authenticatorAttachment: String?
         let clientExtensionResults: [String: String]
+
+        /// The credential `credentialId` with `response`, from the device's own authenticator or another one.
+        init(credentialId: Data, response: Response, isPlatformAttachment: Bool) {
+            id = Base64URL.encode(credentialId)
+            rawId = id
+            type = WebAuthnJSON.publicKey
+            self.response = response
+            authenticatorAttachment = isPlatformAttachment ? "platform" : "cross-platform"
+            clientExtensionResults = [:]
+        }
     }
 
-    /// `AuthenticationResponseJSON`.
-    struct AuthenticationResponse: Encodable, Sendable, Equatable {
-        struct Response: Encodable, Sendable, Equatable {
-            let clientDataJSON: String
-            let authenticatorData: String
-            let signature: String
-            let userHandle: String?
-        }
+    /// `AuthenticatorAttestationResponseJSON`.
+    struct AttestationResponse: Encodable, Sendable, Equatable {
+        let clientDataJSON: String
+        let attestationObject: String
+        let transports: [String]
+    }
 
-        let id: String
-        let rawId: String
-        let type: String
-        let response: Response
-        let authenticatorAttachment: String?
-        let clientExtensionResults: [String: String]
+    /// `AuthenticatorAssertionResponseJSON`.
+    struct AssertionResponse: Encodable, Sendable, Equatable {
+        let clientDataJSON: String
+        let authenticatorData: String
+        let signature: String
+        let userHandle: String?
     }
 
     /// The credential type, the only one WebAuthn defines.

@@ -96,12 +96,36 @@ struct AppAttestTests {
             await transport.enqueue(try Fixture.json(["challenge": challenge], status: 201))
         }
 
+        /// Scripts a key's attestation over `challenge` (accepted), then an assertion's challenge.
+        func enqueueAttestation(challenge: String, thenAssertion assertionChallenge: String) async throws {
+            try await enqueueChallenge(challenge)
+            await transport.enqueue(TransportResponse(status: 201))
+            try await enqueueChallenge(assertionChallenge)
+        }
+
         func enqueueRefusal() async throws {
             await transport.enqueue(try Fixture.problem(.appVerificationRequired))
         }
 
         func enqueueOTPStarted() async throws {
             await transport.enqueue(try Fixture.json(SessionFixture.otpStarted()))
+        }
+
+        /// Scripts the proof by silent push (the server starts an app verification), then the code sent.
+        func enqueueSilentPushThenOTP() async throws {
+            let started = AppVerificationStarted(
+                id: AppVerificationTests.proofId, expiresAt: Fixture.now.addingTimeInterval(60))
+            await transport.enqueue(try Fixture.json(started, status: 202))
+            try await enqueueOTPStarted()
+        }
+
+        /// Starts a code, delivers the silent push once the session asked for one, and waits for the code.
+        func startOTPDeliveringPush() async throws {
+            let verity = verity
+            let started = Task { try await verity.startOTP(loginId: SessionFixture.phoneNumber) }
+            try await eventually { await paths.last == "/v1/auth/app-verification" }
+            #expect(appVerification.receiveNotification(AppVerificationTests.silentPush))
+            _ = try await started.value
         }
 
         /// The paths of the requests sent, in order.
@@ -136,9 +160,7 @@ struct AppAttestTests {
     func attestsOnceThenAsserts() async throws {
         let setup = try Setup()
         try await setup.enqueueRefusal()
-        try await setup.enqueueChallenge("c1")
-        await setup.transport.enqueue(TransportResponse(status: 201))
-        try await setup.enqueueChallenge("c2")
+        try await setup.enqueueAttestation(challenge: "c1", thenAssertion: "c2")
         try await setup.enqueueOTPStarted()
         _ = try await setup.verity.startOTP(loginId: SessionFixture.phoneNumber)
 
@@ -179,16 +201,9 @@ struct AppAttestTests {
         await setup.appVerification.setPushToken("a1b2c3d4", platform: .apns)
         try await setup.enqueueRefusal()
         if asksForChallenge { try await setup.enqueueChallenge("c1") }
-        try await setup.transport.enqueue(
-            Fixture.json(
-                AppVerificationStarted(id: AppVerificationTests.proofId, expiresAt: Fixture.now.addingTimeInterval(60)),
-                status: 202))
-        try await setup.enqueueOTPStarted()
+        try await setup.enqueueSilentPushThenOTP()
 
-        let started = Task { try await setup.verity.startOTP(loginId: SessionFixture.phoneNumber) }
-        try await eventually { await setup.paths.contains("/v1/auth/app-verification") }
-        #expect(setup.appVerification.receiveNotification(AppVerificationTests.silentPush))
-        _ = try await started.value
+        try await setup.startOTPDeliveringPush()
 
         #expect(await setup.lastProof == "\(AppVerificationTests.proofId).s3cret")
         #expect(await setup.appVerification.lastMethod == .silentPush)
@@ -202,15 +217,8 @@ struct AppAttestTests {
         await setup.appVerification.setPushToken("a1b2c3d4", platform: .apns)
         try await setup.enqueueRefusal()
         await setup.transport.enqueue(try Fixture.problem(.notFound))
-        try await setup.transport.enqueue(
-            Fixture.json(
-                AppVerificationStarted(id: AppVerificationTests.proofId, expiresAt: Fixture.now.addingTimeInterval(60)),
-                status: 202))
-        try await setup.enqueueOTPStarted()
-        let started = Task { try await setup.verity.startOTP(loginId: SessionFixture.phoneNumber) }
-        try await eventually { await setup.paths.contains("/v1/auth/app-verification") }
-        #expect(setup.appVerification.receiveNotification(AppVerificationTests.silentPush))
-        _ = try await started.value
+        try await setup.enqueueSilentPushThenOTP()
+        try await setup.startOTPDeliveringPush()
         #expect(await setup.appVerification.lastMethod == .silentPush)
         #expect(setup.service.recorded == ["generateKey"])
     }
@@ -222,9 +230,7 @@ struct AppAttestTests {
         let setup = try Setup(store: store, marker: TestInstallationMarker(present: false))
         // No assertion with the old key: the first request goes without a proof.
         try await setup.enqueueRefusal()
-        try await setup.enqueueChallenge("c1")
-        await setup.transport.enqueue(TransportResponse(status: 201))
-        try await setup.enqueueChallenge("c2")
+        try await setup.enqueueAttestation(challenge: "c1", thenAssertion: "c2")
         try await setup.enqueueOTPStarted()
         _ = try await setup.verity.startOTP(loginId: SessionFixture.phoneNumber)
         #expect(await setup.paths.first == Self.otpStart)
@@ -250,9 +256,7 @@ struct AppAttestTests {
         await setup.appVerification.setPushToken("a1b2c3d4", platform: .apns)
         try await setup.enqueueChallenge("c1")
         try await setup.enqueueRefusal()
-        try await setup.enqueueChallenge("c2")
-        await setup.transport.enqueue(TransportResponse(status: 201))
-        try await setup.enqueueChallenge("c3")
+        try await setup.enqueueAttestation(challenge: "c2", thenAssertion: "c3")
         try await setup.enqueueOTPStarted()
         _ = try await setup.verity.startOTP(loginId: SessionFixture.phoneNumber)
         let requests = await setup.transport.requests
@@ -263,15 +267,8 @@ struct AppAttestTests {
         // The new key is refused as well: no third key, the silent push proves the app.
         try await setup.enqueueChallenge("c4")
         try await setup.enqueueRefusal()
-        try await setup.transport.enqueue(
-            Fixture.json(
-                AppVerificationStarted(id: AppVerificationTests.proofId, expiresAt: Fixture.now.addingTimeInterval(60)),
-                status: 202))
-        try await setup.enqueueOTPStarted()
-        let started = Task { try await setup.verity.startOTP(loginId: SessionFixture.phoneNumber) }
-        try await eventually { await setup.paths.last == "/v1/auth/app-verification" }
-        #expect(setup.appVerification.receiveNotification(AppVerificationTests.silentPush))
-        _ = try await started.value
+        try await setup.enqueueSilentPushThenOTP()
+        try await setup.startOTPDeliveringPush()
         #expect(await setup.lastProof == "\(AppVerificationTests.proofId).s3cret")
         #expect(await setup.appVerification.lastMethod == .silentPush)
         #expect(setup.service.recorded.filter { $0 == "generateKey" }.count == 1)
