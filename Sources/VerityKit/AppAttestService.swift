@@ -3,7 +3,7 @@ import Foundation
 /// The device's App Attest service: a key in the Secure Enclave that Apple certifies as belonging to this app on a
 /// genuine device, and assertions signed with it.
 ///
-/// ``DeviceCheckAppAttestService`` is the real one, on Apple platforms; ``UnsupportedAppAttestService`` stands in
+/// `DeviceCheckAppAttestService` is the real one, on Apple platforms; ``UnsupportedAppAttestService`` stands in
 /// elsewhere, and tests inject a scripted one. Implementations throw ``AppAttestError`` for device failures, which
 /// make ``VerityAppVerification`` fall back to the silent push.
 public protocol AppAttestService: Sendable {

@@ -3,7 +3,7 @@ import Foundation
 /// Exchanges one HTTP/1.1 request over TLS on the device's cellular interface, for the carrier check: the operator
 /// recognises the phone number by the mobile-data connection, so the request must not go over Wi-Fi.
 ///
-/// ``NetworkCellularConnection`` is the real one, on Apple platforms (Network.framework); ``NoCellularConnection``
+/// `NetworkCellularConnection` is the real one, on Apple platforms (Network.framework); ``NoCellularConnection``
 /// stands in elsewhere, and tests inject a scripted one.
 public protocol CellularConnection: Sendable {
     /// Connects to `host`:`port` over TLS on the cellular interface, sends `request`, and returns what the server

@@ -3,7 +3,7 @@ import Foundation
 /// The platform's passkey authenticator: creates passkeys and signs in with them, showing the system's sheet (or,
 /// for AutoFill, the keyboard's suggestions).
 ///
-/// ``AuthorizationControllerPasskeyAuthenticator`` is the real one, on Apple platforms (AuthenticationServices);
+/// `AuthorizationControllerPasskeyAuthenticator` is the real one, on Apple platforms (AuthenticationServices);
 /// ``UnsupportedPasskeyAuthenticator`` stands in elsewhere, and tests inject a scripted one.
 public protocol PasskeyAuthenticator: Sendable {
     /// Creates a passkey.

@@ -26,7 +26,7 @@ public struct VerityPasskeys: Sendable {
     ///
     /// - Parameters:
     ///   - session: The session that registration uses and sign-in fills.
-    ///   - authenticator: The platform's passkeys, for example ``AuthorizationControllerPasskeyAuthenticator``.
+    ///   - authenticator: The platform's passkeys, for example `AuthorizationControllerPasskeyAuthenticator`.
     public init(session: VeritySession, authenticator: any PasskeyAuthenticator) {
         self.session = session
         self.authenticator = authenticator

@@ -64,7 +64,7 @@ let package = Package(
         // What the listings take from their surroundings, declared by hand.
         .target(
             name: "ListingContext",
-            dependencies: ["VerityCore", "VerityKit", "SwiftUI", "UserNotifications"],
+            dependencies: ["VerityCore", "VerityKit", "SwiftUI", "UIKit", "UserNotifications"],
             path: "ListingContext",
             swiftSettings: strict
         ),
