@@ -24,6 +24,12 @@ import VerityCore
 /// ```
 ///
 /// The app needs the Remote notifications background mode, so that iOS wakes it for the silent push.
+///
+/// With ``AppAttestOptions``, it proves the app with App Attest instead where the device offers it: it attests one
+/// key per installation (its identifier kept in the secure store), then signs an assertion over a fresh server
+/// challenge for each request. When App Attest is unsupported or fails on the device, or the project does not take
+/// it, it falls back to the silent push; ``lastMethod`` says which proof it used. A key the server refuses is
+/// replaced by a newly attested one, once.
 public actor VerityAppVerification {
     /// How long to wait for the silent push before giving up: APNs and FCM usually deliver within seconds.
     public static let defaultTimeout: Duration = .seconds(15)
@@ -36,6 +42,14 @@ public actor VerityAppVerification {
     private let logger: VerityLogger
     private let timeout: Duration
     private let sleep: @Sendable (Duration) async throws -> Void
+    private let appAttest: AppAttestProver?
+
+    /// How the app was proved the last time: by App Attest or by silent push; `nil` before the first proof.
+    public private(set) var lastMethod: AppVerificationMethod?
+    /// Whether App Attest is off for this instance: unsupported, or not taken by the project.
+    private var appAttestOff = false
+    /// Whether a key the server refused was already replaced.
+    private var reattested = false
 
     private var pushToken: (platform: PushPlatform, token: String)?
     /// The proof in use (`<id>.<secret>`).
@@ -56,14 +70,20 @@ public actor VerityAppVerification {
     ///   - logger: Receives diagnostic messages, which never contain the secret.
     ///   - timeout: How long to wait for the silent push.
     ///   - sleep: Waits for the timeout; it throws when its task is cancelled.
+    ///   - appAttest: Turns on App Attest, tried before the silent push; `nil` for the silent push only.
     public init(
         configuration: VerityConfiguration, projectId: String, transport: any Transport = URLSessionTransport(),
         logger: VerityLogger = .disabled, timeout: Duration = defaultTimeout,
-        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
+        appAttest: AppAttestOptions? = nil
     ) {
         self.configuration = configuration
         self.projectId = projectId
-        self.client = VerityAPIClient(baseURL: configuration.baseURL, transport: transport, logger: logger)
+        let client = VerityAPIClient(baseURL: configuration.baseURL, transport: transport, logger: logger)
+        self.client = client
+        self.appAttest = appAttest.map {
+            AppAttestProver(options: $0, client: client, projectId: projectId, logger: logger)
+        }
         self.logger = logger
         self.timeout = timeout
         self.sleep = sleep
@@ -88,41 +108,115 @@ public actor VerityAppVerification {
         return true
     }
 
-    /// The proof in use, if there is one.
-    func currentProof() -> String? {
-        proof
+    /// The proof for the next request: a fresh assertion once a key is attested, otherwise the silent-push proof in
+    /// use, if there is one.
+    func currentProof() async throws -> String? {
+        if let appAttest = activeAppAttest, let keyId = try appAttest.storedKeyId() {
+            do {
+                let proof = try await appAttest.proof(keyId: keyId)
+                lastMethod = .appAttest
+                return proof
+            } catch {
+                try appAttestFailed(error, appAttest)
+            }
+        }
+        return proof
     }
 
     /// Runs `attempt` with the proof in use (none without a verifier); when the server answers
-    /// `app_verification_required`, gets a new proof by silent push and runs it once more with that.
+    /// `app_verification_required`, gets a new proof and runs it once more with that.
     static func withProof<Value>(
         from verifier: VerityAppVerification?, isolation: isolated (any Actor)? = #isolation,
         _ attempt: (_ proof: String?) async throws -> Value
     ) async throws -> Value {
+        let proof = try await verifier?.currentProof()
         do {
-            return try await attempt(await verifier?.currentProof())
+            return try await attempt(proof)
         } catch let refusal as VerityKitError where refusal.serverErrorCode == .appVerificationRequired {
             guard let verifier else { throw refusal }
-            return try await attempt(try await verifier.newProof(after: refusal))
+            return try await attempt(try await verifier.newProof(after: refusal, refused: proof))
         }
     }
 
-    /// A new proof: asks the server for a silent push and waits for it. Concurrent callers share one verification.
+    /// A new proof: by App Attest where it works, otherwise by silent push. Concurrent callers share one
+    /// verification.
     ///
-    /// - Parameter refusal: The server's `app_verification_required`, thrown again when no push token is set.
-    func newProof(after refusal: VerityKitError) async throws -> String {
+    /// - Parameters:
+    ///   - refusal: The server's `app_verification_required`, thrown again when there is no way to prove the app.
+    ///   - refused: The proof the server refused: when it was an assertion, the key is replaced, once.
+    func newProof(after refusal: VerityKitError, refused: String? = nil) async throws -> String {
         if let verification { return try await verification.value }
+        let task = Task { try await self.prove(after: refusal, refused: refused) }
+        verification = task
+        defer { verification = nil }
+        return try await task.value
+    }
+
+    /// App Attest when it is on and this device offers it.
+    private var activeAppAttest: AppAttestProver? {
+        guard let appAttest, !appAttestOff, appAttest.isSupported else { return nil }
+        return appAttest
+    }
+
+    private func prove(after refusal: VerityKitError, refused: String?) async throws -> String {
+        if let appAttest = activeAppAttest {
+            do {
+                return try await attest(appAttest, refused: refused)
+            } catch {
+                try appAttestFailed(error, appAttest)
+            }
+        }
         guard let pushToken else {
             logger.log(.warning, "the project requires app verification, but no push token was set")
             throw refusal
         }
         proof = nil
-        let task = Task { try await self.verify(pushToken, refusal: refusal) }
-        verification = task
-        defer { verification = nil }
-        let proof = try await task.value
+        let proof = try await verify(pushToken, refusal: refusal)
         self.proof = proof
+        lastMethod = .silentPush
         return proof
+    }
+
+    /// An assertion by the installation's attested key; a key the server refused is replaced once, after which App
+    /// Attest is given up.
+    private func attest(_ appAttest: AppAttestProver, refused: String?) async throws -> String {
+        if AppAttestRoute.isAssertion(refused) {
+            logger.log(.warning, "the server refused the App Attest key")
+            try appAttest.forgetKey()
+            guard !reattested else { throw AppAttestError.invalidKey }
+            reattested = true
+        }
+        let proof = try await appAttest.proof(keyId: try await appAttest.attestedKeyId())
+        lastMethod = .appAttest
+        return proof
+    }
+
+    /// Decides what an App Attest failure means: a device failure or the project's refusal falls back to the silent
+    /// push (for good when the device has no App Attest, the project does not take it, or a new key was refused too);
+    /// anything else (no network, a storage failure) is thrown.
+    private func appAttestFailed(_ error: any Error, _ appAttest: AppAttestProver) throws {
+        switch error {
+        case AppAttestError.unsupported:
+            appAttestOff = true
+        case AppAttestError.invalidKey:
+            try appAttest.forgetKey()
+            appAttestOff = reattested
+        case is AppAttestError:
+            break
+        case let error as VerityKitError where error.problem != nil:
+            appAttestOff = true
+        default:
+            throw error
+        }
+        logger.log(.warning, "App Attest failed (\(Self.describe(error))); falling back to the silent push")
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        switch error {
+        case let error as AppAttestError: "\(error)"
+        case let error as VerityKitError: error.problem?.code ?? error.code
+        default: "unknown"
+        }
     }
 
     private func verify(_ pushToken: (platform: PushPlatform, token: String), refusal: VerityKitError) async throws

@@ -14,6 +14,11 @@ import VerityCore
 /// let outcome = try await possession.authenticate(authToken: tokenFromBackend, ui: myScreens)
 /// try await backend.finishPossession(correlationId: outcome.correlationId)
 /// ```
+///
+/// With ``CarrierCheckOptions``, a phone flow whose number is known first tries the carrier check: the operator's
+/// page is opened over mobile data, and the operator confirms the number to the server without any code. When there
+/// is no mobile-data path, the step times out, or the operator does not confirm the number, the code is sent as
+/// usual.
 public struct VerityPossession: Sendable {
     /// How long one wait for an instant link lasts at most, in seconds (the server's limit).
     public static let maxWait = 60
@@ -22,6 +27,8 @@ public struct VerityPossession: Sendable {
 
     private let client: VerityAPIClient
     private let appVerification: VerityAppVerification?
+    private let carrier: CarrierFrontChannel?
+    private let logger: VerityLogger
 
     /// Creates the runner.
     ///
@@ -30,12 +37,16 @@ public struct VerityPossession: Sendable {
     ///   - transport: Sends the HTTP requests.
     ///   - logger: Receives diagnostic messages, which never contain tokens, codes or numbers.
     ///   - appVerification: Proves that code requests come from this app, for projects that require it.
+    ///   - carrierCheck: Turns on the carrier check, tried before the code on a phone; `nil` for the code only.
     public init(
         configuration: VerityConfiguration, transport: any Transport = URLSessionTransport(),
-        logger: VerityLogger = .disabled, appVerification: VerityAppVerification? = nil
+        logger: VerityLogger = .disabled, appVerification: VerityAppVerification? = nil,
+        carrierCheck: CarrierCheckOptions? = nil
     ) {
         client = VerityAPIClient(baseURL: configuration.baseURL, transport: transport, logger: logger)
         self.appVerification = appVerification
+        carrier = carrierCheck.map { CarrierFrontChannel(options: $0, serverURL: configuration.baseURL) }
+        self.logger = logger
     }
 
     /// Runs the check the auth token names until it succeeds or ends.
@@ -58,10 +69,43 @@ public struct VerityPossession: Sendable {
         case .expired: throw PossessionError.expired
         default: break
         }
+        if let carrier, state.flow == .mobile, state.status == .created, !state.phoneNumberNeeded,
+            let confirmed = try await confirmByCarrier(flow, carrier)
+        {
+            return confirmed
+        }
         state = try await flow.start(state, ui: ui)
         // A desktop flow for a test number succeeds at link/start: nothing is sent and the link counts as opened.
         if state.status == .succeeded { return state }
         return state.flow == .mobile ? try await runCode(flow, state, ui: ui) : try await runLink(flow, state, ui: ui)
+    }
+
+    /// The carrier check: the flow, succeeded, when the operator confirmed the number; `nil` to send the code.
+    private func confirmByCarrier(_ flow: Flow, _ carrier: CarrierFrontChannel) async throws -> PossessionState? {
+        do {
+            try await carrier.open(try await flow.startCarrierCheck())
+        } catch is CancellationError {
+            throw PossessionError.cancelled
+        } catch {
+            logger.log(.info, "the carrier check did not complete (\(Self.describe(error))); sending a code")
+            return nil
+        }
+        let state = try await flow.call(.get, "")
+        switch state.status {
+        case .succeeded: return state
+        case .expired: throw PossessionError.expired
+        default:
+            logger.log(.info, "the operator did not confirm the number; sending a code")
+            return nil
+        }
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        switch error {
+        case let error as CarrierCheckError: "\(error)"
+        case let error as VerityKitError: error.problem?.code ?? error.code
+        default: "unknown"
+        }
     }
 
     private func runCode(_ flow: Flow, _ state: PossessionState, ui: some PossessionUI) async throws
@@ -147,6 +191,13 @@ public struct VerityPossession: Sendable {
                     error = failure
                 }
             }
+        }
+
+        /// Starts a carrier check and returns the operator's authorization URL.
+        func startCarrierCheck() async throws -> URL {
+            let response = try await client.send(
+                .post, "v1/possession/\(correlationId)\(CarrierCheckRoute.start)", bearerToken: token)
+            return try client.decode(CarrierCheckRoute.Started.self, from: response, status: 200).authorizationUrl
         }
 
         func changeNumber(to number: String) async throws -> PossessionState {

@@ -53,7 +53,8 @@ public actor VeritySession {
     /// The signed-in state for the app's views, readable synchronously on the main actor and observable.
     public nonisolated let state: VeritySessionState
 
-    private let client: VerityAPIClient
+    /// The API client, shared with ``VerityPasskeys`` for decoding answers.
+    nonisolated let client: VerityAPIClient
     private let appVerification: VerityAppVerification?
     private let store: any SecureStore
     private let logger: VerityLogger
@@ -417,8 +418,14 @@ public actor VeritySession {
     }
 
     private func signIn(with request: OTPVerifyRequest) async throws -> Session {
+        try await signIn(at: "v1/auth/otp/verify", encodedBody: try VerityAPIClient.encode(request))
+    }
+
+    /// Signs in with the answer of a `POST` to `path` (an OTP or a passkey verification): stores and announces the
+    /// session.
+    func signIn(at path: String, encodedBody: Data) async throws -> Session {
         restoreIfNeeded()
-        let response = try await send(.post, "v1/auth/otp/verify", body: request)
+        let response = try await send(.post, path, encodedBody: encodedBody)
         let answer = try client.decode(AuthResponse.self, from: response, status: 200)
         guard let refreshToken = answer.refreshToken else {
             throw VerityKitError.mapping("The sign-in answer has no refresh token.")
@@ -489,7 +496,8 @@ public actor VeritySession {
         try await send(method, path, encodedBody: try VerityAPIClient.encode(body), bearerToken: bearerToken)
     }
 
-    private func send(
+    /// Sends a request to the app-facing API, with the project header; shared with ``VerityPasskeys``.
+    func send(
         _ method: TransportRequest.Method, _ path: String, encodedBody: Data? = nil, bearerToken: String? = nil,
         appProof: String? = nil
     ) async throws -> TransportResponse {

@@ -30,6 +30,9 @@ let package = Package(
         standIn("UserNotificationsUI", ["UserNotifications"]),
         standIn("UIKit"),
         standIn("SwiftUI"),
+        standIn("DeviceCheck"),
+        standIn("Network"),
+        standIn("AuthenticationServices", ["UIKit"]),
         .target(
             name: "VerityCore",
             dependencies: [.product(name: "Crypto", package: "swift-crypto")],
@@ -38,7 +41,8 @@ let package = Package(
         .target(
             name: "VerityKit",
             dependencies: [
-                "VerityCore", "Security", "LocalAuthentication", "CryptoKit", "UserNotifications",
+                "VerityCore", "Security", "LocalAuthentication", "CryptoKit", "UserNotifications", "DeviceCheck",
+                "Network", "AuthenticationServices",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             exclude: ["VerityKit.docc"],
@@ -60,7 +64,7 @@ let package = Package(
         // What the listings take from their surroundings, declared by hand.
         .target(
             name: "ListingContext",
-            dependencies: ["VerityCore", "VerityKit", "SwiftUI", "UserNotifications"],
+            dependencies: ["VerityCore", "VerityKit", "SwiftUI", "UIKit", "UserNotifications"],
             path: "ListingContext",
             swiftSettings: strict
         ),

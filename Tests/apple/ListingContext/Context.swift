@@ -3,6 +3,7 @@
 // main-actor isolated, as app code is, and never runs.
 import Foundation
 import SwiftUI
+import UIKit
 import UserNotifications
 import VerityCore
 import VerityKit
@@ -30,6 +31,7 @@ private func unused() -> Never {
 @MainActor public var myScreens: MyScreens { unused() }
 @MainActor public var backend: Backend { unused() }
 @MainActor public var api: API { unused() }
+@MainActor public var window: UIWindow { unused() }
 
 @MainActor public func showOnboarding() {}
 @MainActor public func showSignedIn(_ signedIn: Bool) {}

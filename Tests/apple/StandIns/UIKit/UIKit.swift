@@ -17,3 +17,11 @@ open class UIViewController: UIResponder {
     // https://developer.apple.com/documentation/uikit/uiviewcontroller/title
     open var title: String?
 }
+
+// https://developer.apple.com/documentation/uikit/uiview: `@MainActor class UIView: UIResponder`
+@MainActor
+open class UIView: UIResponder {}
+
+// https://developer.apple.com/documentation/uikit/uiwindow: `@MainActor class UIWindow: UIView`
+@MainActor
+open class UIWindow: UIView {}
