@@ -150,9 +150,13 @@ struct CarrierCheckTests {
         try await standIn.run { baseURL in
             let node = try await Self.node(engine, standIn: baseURL)
             try await node.run(.live) { client in
+                // The operator says no; replaying its redirect once it would say yes proves nothing.
+                standIn.script.devicePhoneNumber = "+14155550198"
                 let flow = try await TestFlow.start(Self.startJSON, node: node, client: client)
                 let callback = try await Self.openOverMobileData(try #require(flow.started.carrierAuthorizationUrl))
-                #expect(try await client.send(.get, callback, key: nil).status == .ok)
+                let first = try await client.send(.get, callback, key: nil)
+                #expect(try first.decode(PossessionState.self).carrierCheck == .notVerified)
+                standIn.script.devicePhoneNumber = Self.number
                 let replayed = try await client.send(.get, callback, key: nil)
                 #expect(replayed.status == .notFound)
                 #expect(try replayed.problem().code == "possession_not_found")
@@ -161,8 +165,9 @@ struct CarrierCheckTests {
                 #expect(try foreign.problem().code == "possession_not_found")
                 let missing = try await client.send(.get, "\(CamaraNumberVerification.callbackPath)?code=x", key: nil)
                 #expect(missing.status == .badRequest)
-                // The operator was asked once.
+                // The operator was asked once, and the flow waits for a code.
                 #expect(standIn.verifyRequests.count == 1)
+                #expect(try await flow.state(client: client).status == .created)
             }
         }
     }
