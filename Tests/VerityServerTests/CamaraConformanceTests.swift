@@ -108,12 +108,9 @@ struct CamaraConformanceTests {
     func requestsMatchDocument(format: CarrierCheckSettings.NumberFormat) async throws {
         let document = try NumberVerificationDocument.load()
         let standIn = CamaraStandIn()
-        try await standIn.run { baseURL in
-            let node = try await CarrierCheckTests.node(.sqlite, standIn: baseURL, format: format)
-            try await node.run(.live) { client in
-                let (_, callback) = try await CarrierCheckTests.startAndOpen(node: node, client: client)
-                #expect(try callback.decode(PossessionState.self).carrierCheck == .verified)
-            }
+        try await CarrierCheckTests.withCarrier(.sqlite, standIn, format: format) { node, client in
+            let (_, callback) = try await CarrierCheckTests.startAndOpen(node: node, client: client)
+            #expect(try callback.decode(PossessionState.self).carrierCheck == .verified)
         }
         let requests = standIn.verifyRequests
         #expect(requests.count == 1)

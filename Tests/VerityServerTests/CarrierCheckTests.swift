@@ -27,6 +27,17 @@ struct CarrierCheckTests {
         return try await TestNode.make(engine, settings: settings)
     }
 
+    /// Runs `body` on a live node whose project's carrier check points at `standIn`, while the stand-in runs.
+    static func withCarrier(
+        _ engine: TestEngine, _ standIn: CamaraStandIn, format: CarrierCheckSettings.NumberFormat = .hashed,
+        timeout: Int = 5, _ body: @escaping @Sendable (TestNode, any TestClientProtocol) async throws -> Void
+    ) async throws {
+        try await standIn.run { baseURL in
+            let node = try await node(engine, standIn: baseURL, format: format, timeout: timeout)
+            try await node.run(.live) { client in try await body(node, client) }
+        }
+    }
+
     /// What the app does with the authorization URL: opens it (over mobile data), and follows the operator's
     /// redirect to Verity's callback. Returns the callback's path and query.
     static func openOverMobileData(_ url: String) async throws -> String {
@@ -54,21 +65,18 @@ struct CarrierCheckTests {
         arguments: TestEngine.available)
     func silentCompletion(engine: TestEngine) async throws {
         let standIn = CamaraStandIn()
-        try await standIn.run { baseURL in
-            let node = try await Self.node(engine, standIn: baseURL)
-            try await node.run(.live) { client in
-                let (flow, callback) = try await Self.startAndOpen(node: node, client: client)
-                #expect(callback.status == .ok)
-                let state = try callback.decode(PossessionState.self)
-                #expect(state.status == .succeeded && state.carrierCheck == .verified)
-                let validation = try await flow.validate(client: client)
-                #expect(validation.success && validation.method == .silent)
-                #expect(node.sender.messages().isEmpty)
-                let metrics = String(buffer: try await client.send(.get, "/metrics", key: nil).body)
-                #expect(
-                    metrics.contains(
-                        #"verity_possession_proofs_total{project="\#(node.project.id)",proof="carrier"} 1"#))
-            }
+        try await Self.withCarrier(engine, standIn) { node, client in
+            let (flow, callback) = try await Self.startAndOpen(node: node, client: client)
+            #expect(callback.status == .ok)
+            let state = try callback.decode(PossessionState.self)
+            #expect(state.status == .succeeded && state.carrierCheck == .verified)
+            let validation = try await flow.validate(client: client)
+            #expect(validation.success && validation.method == .silent)
+            #expect(node.sender.messages().isEmpty)
+            let metrics = String(buffer: try await client.send(.get, "/metrics", key: nil).body)
+            #expect(
+                metrics.contains(
+                    #"verity_possession_proofs_total{project="\#(node.project.id)",proof="carrier"} 1"#))
             // Hashed by default: the operator never sees the number itself.
             let body = try #require(standIn.verifyRequests.first?.body)
             let sent = try JSONSerialization.jsonObject(with: Data(body)) as? [String: String]
@@ -80,12 +88,9 @@ struct CarrierCheckTests {
     @Test("A plain-number project sends phoneNumber; a code proof counts as code", arguments: TestEngine.available)
     func plainNumber(engine: TestEngine) async throws {
         let standIn = CamaraStandIn()
-        try await standIn.run { baseURL in
-            let node = try await Self.node(engine, standIn: baseURL, format: .plain)
-            try await node.run(.live) { client in
-                let (_, callback) = try await Self.startAndOpen(node: node, client: client)
-                #expect(try callback.decode(PossessionState.self).carrierCheck == .verified)
-            }
+        try await Self.withCarrier(engine, standIn, format: .plain) { node, client in
+            let (_, callback) = try await Self.startAndOpen(node: node, client: client)
+            #expect(try callback.decode(PossessionState.self).carrierCheck == .verified)
             let body = try #require(standIn.verifyRequests.first?.body)
             #expect(
                 try JSONSerialization.jsonObject(with: Data(body)) as? [String: String] == ["phoneNumber": Self.number])
@@ -122,53 +127,47 @@ struct CarrierCheckTests {
             standIn.script.verifyError = (503, "UNAVAILABLE")
             expected = .unavailable
         }
-        try await standIn.run { baseURL in
-            let node = try await Self.node(engine, standIn: baseURL, timeout: 1)
-            try await node.run(.live) { client in
-                let (flow, callback) = try await Self.startAndOpen(node: node, client: client)
-                #expect(callback.status == .ok)
-                let state = try callback.decode(PossessionState.self)
-                #expect(state.status == .created && state.carrierCheck == expected)
-                #expect(try await flow.state(client: client).carrierCheck == expected)
-                // The code works as without a carrier check.
-                #expect(try await flow.step("otp/start", client: client).status == .ok)
-                let code = try await node.sender.code(to: Self.number)
-                let done = try await flow.step("otp/finish", json: #"{"code":"\#(code)"}"#, client: client)
-                #expect(try done.decode(PossessionState.self).status == .succeeded)
-                #expect(try await flow.validate(client: client).method == .otp)
-                let metrics = String(buffer: try await client.send(.get, "/metrics", key: nil).body)
-                #expect(
-                    metrics.contains(#"verity_possession_proofs_total{project="\#(node.project.id)",proof="code"} 1"#))
-                #expect(!metrics.contains(#"proof="carrier""#))
-            }
+        try await Self.withCarrier(engine, standIn, timeout: 1) { node, client in
+            let (flow, callback) = try await Self.startAndOpen(node: node, client: client)
+            #expect(callback.status == .ok)
+            let state = try callback.decode(PossessionState.self)
+            #expect(state.status == .created && state.carrierCheck == expected)
+            #expect(try await flow.state(client: client).carrierCheck == expected)
+            // The code works as without a carrier check.
+            #expect(try await flow.step("otp/start", client: client).status == .ok)
+            let code = try await node.sender.code(to: Self.number)
+            let done = try await flow.step("otp/finish", json: #"{"code":"\#(code)"}"#, client: client)
+            #expect(try done.decode(PossessionState.self).status == .succeeded)
+            #expect(try await flow.validate(client: client).method == .otp)
+            let metrics = String(buffer: try await client.send(.get, "/metrics", key: nil).body)
+            #expect(
+                metrics.contains(#"verity_possession_proofs_total{project="\#(node.project.id)",proof="code"} 1"#))
+            #expect(!metrics.contains(#"proof="carrier""#))
         }
     }
 
     @Test("A state works once; a foreign or missing one is refused", arguments: TestEngine.available)
     func replayedOrForeignState(engine: TestEngine) async throws {
         let standIn = CamaraStandIn()
-        try await standIn.run { baseURL in
-            let node = try await Self.node(engine, standIn: baseURL)
-            try await node.run(.live) { client in
-                // The operator says no; replaying its redirect once it would say yes proves nothing.
-                standIn.script.devicePhoneNumber = "+14155550198"
-                let flow = try await TestFlow.start(Self.startJSON, node: node, client: client)
-                let callback = try await Self.openOverMobileData(try #require(flow.started.carrierAuthorizationUrl))
-                let first = try await client.send(.get, callback, key: nil)
-                #expect(try first.decode(PossessionState.self).carrierCheck == .notVerified)
-                standIn.script.devicePhoneNumber = Self.number
-                let replayed = try await client.send(.get, callback, key: nil)
-                #expect(replayed.status == .notFound)
-                #expect(try replayed.problem().code == "possession_not_found")
-                let foreign = try await client.send(
-                    .get, "\(CamaraNumberVerification.callbackPath)?code=x&state=\(UUID().uuidString)", key: nil)
-                #expect(try foreign.problem().code == "possession_not_found")
-                let missing = try await client.send(.get, "\(CamaraNumberVerification.callbackPath)?code=x", key: nil)
-                #expect(missing.status == .badRequest)
-                // The operator was asked once, and the flow waits for a code.
-                #expect(standIn.verifyRequests.count == 1)
-                #expect(try await flow.state(client: client).status == .created)
-            }
+        try await Self.withCarrier(engine, standIn) { node, client in
+            // The operator says no; replaying its redirect once it would say yes proves nothing.
+            standIn.script.devicePhoneNumber = "+14155550198"
+            let flow = try await TestFlow.start(Self.startJSON, node: node, client: client)
+            let callback = try await Self.openOverMobileData(try #require(flow.started.carrierAuthorizationUrl))
+            let first = try await client.send(.get, callback, key: nil)
+            #expect(try first.decode(PossessionState.self).carrierCheck == .notVerified)
+            standIn.script.devicePhoneNumber = Self.number
+            let replayed = try await client.send(.get, callback, key: nil)
+            #expect(replayed.status == .notFound)
+            #expect(try replayed.problem().code == "possession_not_found")
+            let foreign = try await client.send(
+                .get, "\(CamaraNumberVerification.callbackPath)?code=x&state=\(UUID().uuidString)", key: nil)
+            #expect(try foreign.problem().code == "possession_not_found")
+            let missing = try await client.send(.get, "\(CamaraNumberVerification.callbackPath)?code=x", key: nil)
+            #expect(missing.status == .badRequest)
+            // The operator was asked once, and the flow waits for a code.
+            #expect(standIn.verifyRequests.count == 1)
+            #expect(try await flow.state(client: client).status == .created)
         }
     }
 
@@ -177,22 +176,19 @@ struct CarrierCheckTests {
         arguments: TestEngine.available)
     func anotherProject(engine: TestEngine) async throws {
         let standIn = CamaraStandIn()
-        try await standIn.run { baseURL in
-            let node = try await Self.node(engine, standIn: baseURL)
+        try await Self.withCarrier(engine, standIn) { node, client in
             let other = try await node.otherProject()
-            try await node.run(.live) { client in
-                let theirs = try await client.send(.post, "/v1/possession", key: other.apiKey, json: Self.startJSON)
-                #expect(try theirs.decode(StartedPossession.self).carrierAuthorizationUrl == nil)
-                let (flow, callback) = try await Self.startAndOpen(node: node, client: client)
-                #expect(try callback.decode(PossessionState.self).status == .succeeded)
-                let foreign = try await client.send(
-                    .post, "/v1/possession/\(flow.started.correlationId)/validate", key: other.apiKey)
-                #expect(try foreign.problem().code == "possession_not_found")
-                // A desktop flow, or one without the backend's number, has no carrier check either.
-                for json in [#"{"phoneNumber":"+14155550199","flow":"desktop"}"#, #"{"flow":"mobile"}"#] {
-                    let started = try await client.send(.post, "/v1/possession", key: node.apiKey, json: json)
-                    #expect(try started.decode(StartedPossession.self).carrierAuthorizationUrl == nil)
-                }
+            let theirs = try await client.send(.post, "/v1/possession", key: other.apiKey, json: Self.startJSON)
+            #expect(try theirs.decode(StartedPossession.self).carrierAuthorizationUrl == nil)
+            let (flow, callback) = try await Self.startAndOpen(node: node, client: client)
+            #expect(try callback.decode(PossessionState.self).status == .succeeded)
+            let foreign = try await client.send(
+                .post, "/v1/possession/\(flow.started.correlationId)/validate", key: other.apiKey)
+            #expect(try foreign.problem().code == "possession_not_found")
+            // A desktop flow, or one without the backend's number, has no carrier check either.
+            for json in [#"{"phoneNumber":"+14155550199","flow":"desktop"}"#, #"{"flow":"mobile"}"#] {
+                let started = try await client.send(.post, "/v1/possession", key: node.apiKey, json: json)
+                #expect(try started.decode(StartedPossession.self).carrierAuthorizationUrl == nil)
             }
         }
     }
