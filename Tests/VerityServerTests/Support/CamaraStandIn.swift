@@ -111,6 +111,7 @@ final class CamaraStandIn: Sendable {
             let redirect = query["redirect_uri"], let state = query["state"], let challenge = query["code_challenge"],
             query["code_challenge_method"] == "S256", query["scope"]?.split(separator: " ").contains("openid") == true
         else { return Self.json(.badRequest, #"{"error":"invalid_request"}"#) }
+        LeakWatch.secret(state)
         var location = URLComponents(string: redirect)
         if let error = script.authorizationError {
             location?.queryItems = [
