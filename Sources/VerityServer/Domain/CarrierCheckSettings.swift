@@ -29,13 +29,18 @@ public struct CarrierCheckSettings: Sendable, Equatable, Codable {
     public var clientSecret: String? = nil
     /// The scopes to ask for: OpenID, the purpose (`dpv:…`) and Number Verification's own.
     public var scope = CarrierCheckSettings.defaultScope
+    /// Whether `/verify` gets the number plain or hashed; hashed by default.
     public var numberFormat = NumberFormat.hashed
     /// How long the token exchange and `/verify` together may take, in seconds; past it the flow falls back to a code.
     public var timeout = 5
 
+    /// The scope asked for unless the aggregator wants another: OpenID, fraud prevention as the purpose, and
+    /// Number Verification's `verify`.
     public static let defaultScope = "openid dpv:FraudPreventionAndDetection number-verification:verify"
+    /// The timeouts a project may set, in seconds.
     public static let timeoutRange = 1...30
 
+    /// A carrier check that is off.
     public init() {}
 
     enum CodingKeys: String, CodingKey {
