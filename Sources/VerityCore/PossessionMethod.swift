@@ -4,6 +4,7 @@ import Foundation
 public enum PossessionMethod: String, WireEnum, Sendable {
     case otp
     case instantLink = "instant_link"
-    /// A carrier-based check (a silent-possession provider configured on the server).
+    /// A carrier check: the mobile operator confirmed the number (the project's CAMARA Number Verification, or a
+    /// silent-possession provider the server embeds).
     case silent
 }

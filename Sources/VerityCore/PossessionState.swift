@@ -15,11 +15,13 @@ public struct PossessionState: Codable, Sendable, Equatable {
     /// When the current code or link stops working, if one was sent.
     public var codeExpiresAt: Date?
     public var expiresAt: Date
+    /// The carrier check's outcome, when the flow started with one; anything but `verified` leaves a code to use.
+    public var carrierCheck: CarrierCheckStatus?
 
     public init(
         correlationId: String, flow: PossessionFlowType, status: PossessionStatus, maskedPhoneNumber: String?,
         phoneNumberNeeded: Bool, resendsLeft: Int, retriesLeft: Int, numberChangesLeft: Int, codeExpiresAt: Date?,
-        expiresAt: Date
+        expiresAt: Date, carrierCheck: CarrierCheckStatus? = nil
     ) {
         self.correlationId = correlationId
         self.flow = flow
@@ -31,5 +33,6 @@ public struct PossessionState: Codable, Sendable, Equatable {
         self.numberChangesLeft = numberChangesLeft
         self.codeExpiresAt = codeExpiresAt
         self.expiresAt = expiresAt
+        self.carrierCheck = carrierCheck
     }
 }

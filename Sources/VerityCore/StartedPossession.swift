@@ -15,11 +15,18 @@ public struct StartedPossession: Codable, Sendable, Equatable {
     }
     public var flow: PossessionFlowType
     public var expiresAt: Date
+    /// When the project has the carrier check on: the operator's authorization URL for the app to open over mobile
+    /// data (not Wi-Fi), following redirects back to Verity. Single use; without it, or when it fails, use a code.
+    public var carrierAuthorizationUrl: String?
 
-    public init(correlationId: String, authToken: String, flow: PossessionFlowType, expiresAt: Date) {
+    public init(
+        correlationId: String, authToken: String, flow: PossessionFlowType, expiresAt: Date,
+        carrierAuthorizationUrl: String? = nil
+    ) {
         self.correlationId = correlationId
         self.authToken = authToken
         self.flow = flow
         self.expiresAt = expiresAt
+        self.carrierAuthorizationUrl = carrierAuthorizationUrl
     }
 }

@@ -16,6 +16,7 @@ struct Admin: AsyncParsableCommand {
 extension Project {
     var summary: String {
         let countries = settings.allowedCountries.map { $0.joined(separator: ",") } ?? "all"
+        let carrier = settings.carrierCheck
         return """
             \(id)  \(name)
               code length: \(settings.codeLength) digits, lifetime: \(settings.codeLifetime) s, SMS countries: \(countries)
@@ -28,6 +29,7 @@ extension Project {
               Descope face tokens as DS/DSR cookies: \(settings.descopeCookies ? "on" : "off")
               Descope project id: \(settings.descopeProjectId ?? "none (the Verity project id only)")
               Firebase emulator admin (Bearer owner, pending codes; loopback only): \(settings.firebaseEmulatorAdmin.rawValue)
+              carrier check (CAMARA): \(carrier.enabled ? "on, \(carrier.apiURL), client \(carrier.clientId), \(carrier.numberFormat.rawValue) number, \(carrier.timeout) s" : "off")
             """
     }
 }

@@ -78,6 +78,42 @@ struct ProjectSettingsOptions: ParsableArguments {
             """)
     var firebaseEmulatorAdmin: String?
 
+    @Option(
+        help: """
+            Whether a mobile possession check started with a number offers the carrier check (CAMARA Number \
+            Verification through an aggregator) before a code: on or off (default off). On needs the carrier URLs, \
+            client id and client secret.
+            """)
+    var carrierCheck: String?
+
+    @Option(help: "The aggregator's OpenID Connect authorization endpoint, which the app opens over mobile data.")
+    var carrierAuthorizationUrl: String?
+
+    @Option(help: "The aggregator's token endpoint, where Verity exchanges the operator's code.")
+    var carrierTokenUrl: String?
+
+    @Option(help: "The Number Verification API root, up to and with its version: …/number-verification/v1.")
+    var carrierApiUrl: String?
+
+    @Option(help: "The client id the aggregator issued.")
+    var carrierClientId: String?
+
+    @Option(help: "The client secret the aggregator issued (stored sealed); `none` removes it.")
+    var carrierClientSecret: String?
+
+    @Option(
+        help: """
+            The scopes to ask for (default `openid dpv:FraudPreventionAndDetection number-verification:verify`; \
+            `none` restores it).
+            """)
+    var carrierScope: String?
+
+    @Option(help: "How the number goes to /verify: hashed (SHA-256, the default) or plain.")
+    var carrierNumberFormat: String?
+
+    @Option(help: "Seconds the token exchange and /verify may take together before a code takes over, 1 to 30 (5).")
+    var carrierTimeout: String?
+
     /// The options given, by the setting they change.
     private var text: [ProjectSettingsChange.Setting: String] {
         let given: [(ProjectSettingsChange.Setting, String?)] = [
@@ -87,7 +123,11 @@ struct ProjectSettingsOptions: ParsableArguments {
             (.requiresAppVerification, requireAppVerification), (.disabledChannels, disabledChannels),
             (.fallbackChannel, fallbackChannel), (.unusualActivityResponse, unusualActivityResponse),
             (.descopeCookies, descopeCookies), (.descopeProjectId, descopeProjectId),
-            (.firebaseEmulatorAdmin, firebaseEmulatorAdmin),
+            (.firebaseEmulatorAdmin, firebaseEmulatorAdmin), (.carrierCheck, carrierCheck),
+            (.carrierAuthorizationUrl, carrierAuthorizationUrl), (.carrierTokenUrl, carrierTokenUrl),
+            (.carrierApiUrl, carrierApiUrl), (.carrierClientId, carrierClientId),
+            (.carrierClientSecret, carrierClientSecret), (.carrierScope, carrierScope),
+            (.carrierNumberFormat, carrierNumberFormat), (.carrierTimeout, carrierTimeout),
         ]
         return Dictionary(uniqueKeysWithValues: given.compactMap { setting, value in value.map { (setting, $0) } })
     }

@@ -28,6 +28,8 @@ struct PossessionController {
         app.post("link/start", use: startLink)
         app.post("link/resend", use: resend)
         app.post("silent", use: silent)
+        // The operator's redirect at the end of a carrier check's front channel: the state is its only credential.
+        router.get(RouterPath(CamaraNumberVerification.callbackPath), use: carrierCallback)
     }
 
     @Sendable func start(_ request: Request, context: VerityRequestContext) async throws
@@ -87,6 +89,15 @@ struct PossessionController {
         let body = try await request.decodeJSON(PossessionPhoneRequest.self, context: context, empty: empty)
         let (flow, project) = try context.requirePossession()
         return try await step(flow, body.phoneNumber, body.channel, request.appVerificationProof, project)
+    }
+
+    @Sendable func carrierCallback(_ request: Request, context: VerityRequestContext) async throws
+        -> PossessionState
+    {
+        let query = request.uri.queryParameters
+        return try await possession.carrierCallback(
+            state: query["state"].map(String.init), code: query["code"].map(String.init),
+            error: query["error"].map(String.init))
     }
 
     @Sendable func silent(_ request: Request, context: VerityRequestContext) async throws -> PossessionState {

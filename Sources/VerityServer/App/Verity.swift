@@ -140,7 +140,12 @@ public struct Verity: Sendable {
         self.possession = PossessionService(
             store: PossessionStore(database: database), verifications: verifications, testNumbers: testNumbers,
             appVerifications: appVerifications, renderer: renderer, silent: dependencies.silentPossession,
-            identifiers: identifiers, random: random,
+            carrier: CamaraNumberVerification(
+                httpClient: HTTPEventSender.webhookClient,
+                addresses: configuration.webhookAddresses,
+                redirectURI: configuration.resolvedPublicURL + CamaraNumberVerification.callbackPath,
+                pkceKey: masterKey.derived(for: "carrier-pkce"), logger: logger),
+            projects: admin, identifiers: identifiers, random: random,
             clock: clock, changes: changes, longPolls: longPolls, metrics: metrics, logger: logger)
         self.appVerifications = appVerifications
         self.factors = factors

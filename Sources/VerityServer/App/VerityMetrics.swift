@@ -65,6 +65,23 @@ public final class VerityMetrics: Sendable {
         eventCounter("possession", event.rawValue, help: "Possession checks started, succeeded, failed and validated.")
     }
 
+    /// A possession check succeeded by `method`, for `verity_possession_proofs_total{project=…, proof=…}`: `code`,
+    /// `instant_link` or `carrier`, per project.
+    func possessionProven(by method: PossessionMethod, project: String) {
+        let proof =
+            switch method {
+            case .otp: "code"
+            case .instantLink: "instant_link"
+            case .silent: "carrier"
+            }
+        registry.makeCounter(
+            descriptor: MetricNameDescriptor(
+                namespace: "verity", subsystem: "possession", metricName: "proofs", unitName: "total",
+                helpText: "Possession checks proven, by project and by the proof used (code, instant_link, carrier)."),
+            labels: [("project", project), ("proof", proof)]
+        ).increment()
+    }
+
     /// What happened to a session, for `verity_sessions_events_total{event=…}`.
     enum SessionEvent: String, CaseIterable {
         case signUp = "sign_up"

@@ -23,6 +23,7 @@ public struct AdminService: Sendable {
         }
         let project = Project(
             id: identifiers.make("prj"), name: trimmed, settings: try settings.validated(), createdAt: clock.now())
+        try requirePublicEndpoints(project.settings)
         if let descopeId = project.settings.descopeProjectId,
             try await projects.project(descopeProjectId: descopeId) != nil
         {
@@ -90,6 +91,7 @@ public struct AdminService: Sendable {
             }
             settings(&project.settings)
             project.settings = try project.settings.validated()
+            try requirePublicEndpoints(project.settings)
             do {
                 if try await projects.update(project, ifVersion: version) { return project }
             } catch ProjectStore.WriteError.descopeProjectIdTaken {
@@ -98,6 +100,19 @@ public struct AdminService: Sendable {
             }
         }
         throw VerityError(.conflict, "The project's settings kept changing under this update; try again.")
+    }
+
+    /// Refuses carrier-check endpoints that point inward, under the rules for webhook URLs: Verity calls them with
+    /// the project's client secret.
+    private func requirePublicEndpoints(_ settings: ProjectSettings) throws(ConfigurationError) {
+        guard settings.carrierCheck.enabled else { return }
+        for (name, url) in settings.carrierCheck.urls {
+            if let refused = webhookAddresses.refusal(of: url) {
+                throw ConfigurationError(
+                    "The carrier check's \(name) \(refused) (VERITY_WEBHOOK_ALLOW_PRIVATE=true allows private addresses)."
+                )
+            }
+        }
     }
 
     /// How many times ``updateProject(id:name:settings:)`` reads again after a concurrent change won.

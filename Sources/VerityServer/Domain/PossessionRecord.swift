@@ -25,6 +25,8 @@ struct PossessionRecord: Sendable, Equatable {
     var testNumber = false
     /// Whether the backend's start let the app choose a test number (`allowTestNumbers`).
     var allowsTestNumbers = false
+    /// Where the flow's carrier check stands; nil when it started without one.
+    var carrierCheck: CarrierCheckStatus?
 
     /// The status a client sees: an unfinished flow past its lifetime is expired.
     func status(at now: Date) -> PossessionStatus {

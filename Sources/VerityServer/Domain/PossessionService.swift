@@ -22,6 +22,9 @@ public struct PossessionService: Sendable {
     let appVerifications: AppVerificationService
     let renderer: MessageRenderer
     let silent: (any SilentPossessionProvider)?
+    /// The client of the projects' carrier checks (CAMARA Number Verification).
+    let carrier: CamaraNumberVerification
+    let projects: AdminService
     let identifiers: Identifiers
     let random: any RandomSource
     let clock: any TimeSource
@@ -33,7 +36,8 @@ public struct PossessionService: Sendable {
     init(
         store: PossessionStore, verifications: VerificationService, testNumbers: TestNumberService,
         appVerifications: AppVerificationService, renderer: MessageRenderer, silent: (any SilentPossessionProvider)?,
-        identifiers: Identifiers, random: any RandomSource, clock: any TimeSource, changes: ChangeSignal,
+        carrier: CamaraNumberVerification, projects: AdminService, identifiers: Identifiers, random: any RandomSource,
+        clock: any TimeSource, changes: ChangeSignal,
         longPolls: LongPollGate, metrics: VerityMetrics, logger: Logger
     ) {
         self.store = store
@@ -42,6 +46,8 @@ public struct PossessionService: Sendable {
         self.appVerifications = appVerifications
         self.renderer = renderer
         self.silent = silent
+        self.carrier = carrier
+        self.projects = projects
         self.identifiers = identifiers
         self.random = random
         self.clock = clock
@@ -68,19 +74,28 @@ public struct PossessionService: Sendable {
         let id = identifiers.make("pos")
         // The token names its flow, so an app needs nothing else: `vpt_<correlationId>.<256 random bits>`.
         let token = "\(Self.tokenPrefix)\(id).\(Base64URL.encode(random.bytes(count: 32)))"
-        let record = PossessionRecord(
+        // A mobile flow for a number the backend named may be proven by the carrier; the state that brings the app
+        // back from the operator is as secret as the token and works once.
+        let carrierCheck = project.settings.carrierCheck
+        let carrierState =
+            carrierCheck.enabled && request.flow == .mobile && phone != nil
+            ? Base64URL.encode(random.bytes(count: 32)) : nil
+        var record = PossessionRecord(
             id: id, projectId: project.id, flow: request.flow, phone: phone?.e164,
             finalTargetURL: request.finalTargetUrl, locale: try VerificationService.language(for: request.locale),
             status: .created, resends: 0, retries: 0, numberChanges: 0, method: nil, createdAt: now,
             expiresAt: now.addingTimeInterval(TimeInterval(project.settings.possessionLifetime)),
             allowsTestNumbers: request.allowTestNumbers ?? false)
-        try await store.insert(record, tokenHash: SecretHash.hex(token))
+        record.carrierCheck = carrierState == nil ? nil : .pending
+        try await store.insert(
+            record, tokenHash: SecretHash.hex(token), carrierStateHash: carrierState.map(SecretHash.hex))
         metrics.possession(.started)
         logger.info(
             "Possession check started",
             metadata: ["possession": "\(record.id)", "flow": "\(record.flow.rawValue)", "project": "\(project.id)"])
         return StartedPossession(
-            correlationId: record.id, authToken: token, flow: record.flow, expiresAt: record.expiresAt)
+            correlationId: record.id, authToken: token, flow: record.flow, expiresAt: record.expiresAt,
+            carrierAuthorizationUrl: carrierState.map { carrier.authorizationURL(carrierCheck, state: $0) })
     }
 
     /// A page of a project's possession flows for its operators, newest first, after the flow `cursor` names.
@@ -183,8 +198,7 @@ public struct PossessionService: Sendable {
                 let done = try await store.succeed(
                     id: flow.id, from: [.otpSent], method: .otp, proving: phone, now: now)
             else { throw try await whyNot(flow, now: now, proving: phone) }
-            metrics.possession(.succeeded)
-            logger.info("Possession proven", metadata: ["possession": "\(flow.id)", "method": "otp"])
+            proven(done)
             return try await view(done, in: project)
         case .wrong(let counted):
             // The update decides from the stored retries (a concurrent otp/retry may have used one since this
@@ -283,8 +297,44 @@ public struct PossessionService: Sendable {
         guard try await silent.confirms(phoneNumber: phone, clientAddress: clientAddress),
             let done = try await store.succeed(id: flow.id, from: [.created], method: .silent, proving: nil, now: now)
         else { return try await view(flow, in: project) }
-        metrics.possession(.succeeded)
+        proven(done)
         return try await view(done, in: project)
+    }
+
+    /// The end of the carrier check whose `state` the operator's redirect brought back: exchanges `code` and asks the
+    /// operator about the flow's number. A confirmation proves possession (method `silent`); anything else (the
+    /// operator's `error`, `false`, a timeout) leaves the flow to a code and says why in `carrierCheck`. A state
+    /// works once; an unknown, used or finished one is `possession_not_found`.
+    func carrierCallback(state: String?, code: String?, error: String?) async throws -> PossessionState {
+        guard let state, (1...128).contains(state.utf8.count) else {
+            throw VerityError(.invalidRequest, "The operator's redirect must carry the `state` Verity gave it.")
+        }
+        guard let claimed = try await store.claimCarrierCheck(stateHash: SecretHash.hex(state), now: clock.now()),
+            let phone = claimed.phone, let project = try await projects.findProject(id: claimed.projectId)
+        else {
+            throw VerityError(.possessionNotFound, "No carrier check waits for this state: it was used, or is over.")
+        }
+        var outcome = CarrierCheckStatus.authorizationFailed
+        if error == nil, let code, (1...2048).contains(code.utf8.count) {
+            outcome = await carrier.check(
+                project.settings.carrierCheck, code: code, state: state, phoneNumber: phone, correlator: claimed.id)
+        }
+        let finished = try await store.finishCarrierCheck(
+            id: claimed.id, outcome: outcome, proving: phone, now: clock.now())
+        logger.info(
+            "Carrier check finished", metadata: ["possession": "\(claimed.id)", "outcome": "\(outcome.rawValue)"])
+        changes.notify(claimed.id)
+        if let finished, finished.status == .succeeded { proven(finished) }
+        let latest = try await store.flow(id: claimed.id, projectId: claimed.projectId) ?? claimed
+        return try await view(latest, in: project)
+    }
+
+    /// Counts and logs a flow that just succeeded, by the proof it used.
+    private func proven(_ flow: PossessionRecord) {
+        metrics.possession(.succeeded)
+        if let method = flow.method { metrics.possessionProven(by: method, project: flow.projectId) }
+        logger.info(
+            "Possession proven", metadata: ["possession": "\(flow.id)", "method": "\(flow.method?.rawValue ?? "")"])
     }
 
     // MARK: - The hosted instant-link page
@@ -317,8 +367,7 @@ public struct PossessionService: Sendable {
                 id: flow.id, from: [.linkSent], method: .instantLink, proving: verification.destination, now: now)
         else { return nil }
         changes.notify(flow.id)
-        metrics.possession(.succeeded)
-        logger.info("Possession proven", metadata: ["possession": "\(flow.id)", "method": "instant_link"])
+        proven(done)
         return done
     }
 
@@ -391,10 +440,7 @@ public struct PossessionService: Sendable {
         }
         guard let moved else { throw try await whyNot(flow, now: now, limit: limit) }
         if fixed == nil { verifications.outboxSignal.notify() }
-        if moved.status == .succeeded {
-            metrics.possession(.succeeded)
-            logger.info("Possession proven", metadata: ["possession": "\(flow.id)", "method": "instant_link"])
-        }
+        if moved.status == .succeeded { proven(moved) }
         return moved
     }
 
@@ -439,7 +485,7 @@ public struct PossessionService: Sendable {
             phoneNumberNeeded: flow.phone == nil,
             resendsLeft: Self.maxResends - flow.resends, retriesLeft: Self.maxRetries - flow.retries,
             numberChangesLeft: Self.maxNumberChanges - flow.numberChanges, codeExpiresAt: codeExpiresAt,
-            expiresAt: flow.expiresAt)
+            expiresAt: flow.expiresAt, carrierCheck: flow.carrierCheck)
     }
 
     enum Limit {

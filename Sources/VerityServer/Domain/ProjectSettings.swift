@@ -42,6 +42,9 @@ public struct ProjectSettings: Sendable, Equatable, Codable {
     /// (`Bearer owner`, and the list of pending codes), to loopback clients only and while the server's
     /// `VERITY_FIREBASE_EMULATOR_ADMIN` is on too. Off by default.
     public var firebaseEmulatorAdmin: FirebaseEmulatorAdmin = .off
+    /// The carrier check a mobile possession flow may pass without a code (CAMARA Number Verification); off by
+    /// default.
+    public var carrierCheck = CarrierCheckSettings()
 
     /// The channels a new project starts with turned off: `voice`.
     public static let newProjectDisabledChannels: [Channel] = [.voice]
@@ -120,6 +123,7 @@ public struct ProjectSettings: Sendable, Equatable, Codable {
             }
         }
         var copy = self
+        copy.carrierCheck = try carrierCheck.validated()
         copy.disabledChannels = Channel.allCases.filter(disabledChannels.contains)
         if let countries = allowedCountries {
             let normalised = countries.map { $0.trimmingCharacters(in: .whitespaces).uppercased() }.filter {

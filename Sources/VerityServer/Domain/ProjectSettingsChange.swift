@@ -14,6 +14,8 @@ public struct ProjectSettingsChange: Sendable {
         case codeLength, codeLifetime, allowedCountries, sessionLifetime, refreshLifetime, possessionLifetime
         case possessionCodeLifetime, requiresAppVerification, disabledChannels, fallbackChannel
         case unusualActivityResponse, descopeCookies, descopeProjectId, firebaseEmulatorAdmin
+        case carrierCheck, carrierAuthorizationUrl, carrierTokenUrl, carrierApiUrl, carrierClientId
+        case carrierClientSecret, carrierScope, carrierNumberFormat, carrierTimeout
     }
 
     private var edits: [@Sendable (inout ProjectSettings) -> Void] = []
@@ -81,6 +83,25 @@ public struct ProjectSettingsChange: Sendable {
             let admin =
                 try isNone(value) ? .off : named(value, FirebaseEmulatorAdmin.self, "a Firebase emulator admin setting")
             return { $0.firebaseEmulatorAdmin = admin }
+        case .carrierCheck:
+            let enabled = try choice(value, off: "off", on: "on")
+            return { $0.carrierCheck.enabled = enabled }
+        case .carrierAuthorizationUrl: return { $0.carrierCheck.authorizationURL = value }
+        case .carrierTokenUrl: return { $0.carrierCheck.tokenURL = value }
+        case .carrierApiUrl: return { $0.carrierCheck.apiURL = value }
+        case .carrierClientId: return { $0.carrierCheck.clientId = value }
+        case .carrierClientSecret:
+            let secret = isNone(value) ? nil : value
+            return { $0.carrierCheck.clientSecret = secret }
+        case .carrierScope:
+            let scope = isNone(value) ? CarrierCheckSettings.defaultScope : value
+            return { $0.carrierCheck.scope = scope }
+        case .carrierNumberFormat:
+            let format = try named(value, CarrierCheckSettings.NumberFormat.self, "a carrier number format")
+            return { $0.carrierCheck.numberFormat = format }
+        case .carrierTimeout:
+            let seconds = try integer(value, "Carrier check timeout")
+            return { $0.carrierCheck.timeout = seconds }
         }
     }
 

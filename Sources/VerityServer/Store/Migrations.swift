@@ -701,6 +701,19 @@ enum Migrations {
                 // `firebase` for a code the Firebase face started (its emulator lists only those); NULL otherwise.
                 "ALTER TABLE verifications ADD COLUMN started_by TEXT"
             ]),
+        Migration(
+            version: 28, name: "carrier check (CAMARA Number Verification)",
+            statements: [
+                // The project's carrier check as JSON (CarrierCheckSettings, without its secret); NULL: never set.
+                "ALTER TABLE projects ADD COLUMN carrier_check TEXT",
+                // The aggregator's client secret, sealed like the webhook secret.
+                "ALTER TABLE projects ADD COLUMN carrier_client_secret TEXT",
+                // Where a flow's carrier check stands (CarrierCheckStatus); NULL for a flow without one.
+                "ALTER TABLE possession_flows ADD COLUMN carrier_check TEXT",
+                // The hash of the OAuth `state` the operator hands back, until the callback uses it (single use).
+                "ALTER TABLE possession_flows ADD COLUMN carrier_state_hash TEXT",
+                "CREATE UNIQUE INDEX possession_flows_carrier_state ON possession_flows (carrier_state_hash)",
+            ]),
     ]
 
     /// Takes the migration lock of `schema` (nil: the current schema) until the transaction ends. Several nodes may

@@ -10,21 +10,23 @@ struct PossessionStore: Sendable {
     private static let columns = """
         id, project_id, flow, phone, final_target_url, locale, status, resends, retries, \
         number_changes, method, created_at, expires_at, completed_at, validated_at, backend_phone, test_number, \
-        allow_test_numbers
+        allow_test_numbers, carrier_check
         """
     private static let table = RecordTable(
         name: "possession_flows", columns: columns, key: "id", scope: "project_id", record: record(from:))
 
-    func insert(_ record: PossessionRecord, tokenHash: String) async throws {
+    /// Stores a new flow; with `carrierStateHash`, its carrier check waits for the callback that brings that state.
+    func insert(_ record: PossessionRecord, tokenHash: String, carrierStateHash: String? = nil) async throws {
         try await database.execute { sql in
             try await sql.raw(
                 """
-                INSERT INTO possession_flows (\(unsafeRaw: Self.columns), token_hash)
+                INSERT INTO possession_flows (\(unsafeRaw: Self.columns), token_hash, carrier_state_hash)
                 VALUES (\(bind: record.id), \(bind: record.projectId), \(bind: record.flow.rawValue),
                         \(bind: record.phone), \(bind: record.finalTargetURL), \(bind: record.locale),
                         \(bind: record.status.rawValue), 0, 0, 0, NULL, \(bind: record.createdAt.storedValue),
                         \(bind: record.expiresAt.storedValue), NULL, NULL, \(bind: record.phone), 0,
-                        \(bind: record.allowsTestNumbers ? 1 : 0), \(bind: tokenHash))
+                        \(bind: record.allowsTestNumbers ? 1 : 0), \(bind: record.carrierCheck?.rawValue),
+                        \(bind: tokenHash), \(bind: carrierStateHash))
                 """
             ).run()
         }
@@ -109,6 +111,35 @@ struct PossessionStore: Sendable {
             when: phone.map { "phone = \(bind: $0)" } ?? "1 = 1", now: now)
     }
 
+    /// Takes the carrier check whose state hashes to `stateHash`, once: the state is cleared and the check moves to
+    /// `checking`. Nil when no unfinished, unexpired flow waits for that state (unknown, used, or its flow is over).
+    func claimCarrierCheck(stateHash: String, now: Date) async throws -> PossessionRecord? {
+        try await database.execute { sql in
+            try await sql.raw(
+                """
+                UPDATE possession_flows SET carrier_state_hash = NULL, carrier_check = 'checking'
+                WHERE carrier_state_hash = \(bind: stateHash) AND carrier_check = 'pending'
+                  AND status IN ('created', 'otp_sent', 'otp_wrong') AND expires_at > \(bind: now.storedValue)
+                RETURNING \(unsafeRaw: Self.columns)
+                """
+            ).first().map(Self.record(from:))
+        }
+    }
+
+    /// Ends a claimed carrier check with `outcome`; `verified` also proves possession of `phone` (method `silent`),
+    /// while the flow is unfinished, unexpired and still proves that number. Nil when nothing matched.
+    func finishCarrierCheck(id: String, outcome: CarrierCheckStatus, proving phone: String, now: Date) async throws
+        -> PossessionRecord?
+    {
+        let success: SQLQueryString =
+            outcome == .verified
+            ? ", status = 'succeeded', method = 'silent', completed_at = \(bind: now.storedValue)" : ""
+        return try await step(
+            id: id, from: [.created, .otpSent, .otpWrong],
+            set: "carrier_check = \(bind: outcome.rawValue)" + success,
+            when: "carrier_check = 'checking' AND phone = \(bind: phone)", now: now)
+    }
+
     /// Records a wrong code for `phone`: the flow waits for a retry while fewer than `maxRetries` were used (decided
     /// from the stored count, which a concurrent retry may have changed), and fails otherwise.
     func recordWrongCode(id: String, proving phone: String, maxRetries: Int, now: Date) async throws
@@ -183,6 +214,8 @@ struct PossessionStore: Sendable {
             completedAt: try row.optionalDate("completed_at"), validatedAt: try row.optionalDate("validated_at"),
             backendPhone: try row.decode(column: "backend_phone", as: String?.self),
             testNumber: try row.decode(column: "test_number", as: Int.self) != 0,
-            allowsTestNumbers: try row.decode(column: "allow_test_numbers", as: Int.self) != 0)
+            allowsTestNumbers: try row.decode(column: "allow_test_numbers", as: Int.self) != 0,
+            carrierCheck: try row.decode(column: "carrier_check", as: String?.self).flatMap(
+                CarrierCheckStatus.init(rawValue:)))
     }
 }

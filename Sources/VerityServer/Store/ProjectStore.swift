@@ -13,7 +13,7 @@ struct ProjectStore: Sendable {
         id, name, code_length, code_ttl_seconds, allowed_countries, created_at, webhook_url, webhook_secret, \
         session_ttl_seconds, refresh_ttl_seconds, possession_ttl_seconds, possession_code_ttl_seconds, \
         requires_app_verification, disabled_channels, fallback_channel, unusual_activity_response, descope_cookies, \
-        descope_project_id, firebase_emulator_admin
+        descope_project_id, firebase_emulator_admin, carrier_check, carrier_client_secret
         """
 
     /// ``projectColumns`` of `projects p` in a join.
@@ -27,7 +27,8 @@ struct ProjectStore: Sendable {
                                       session_ttl_seconds, refresh_ttl_seconds, possession_ttl_seconds,
                                       possession_code_ttl_seconds, requires_app_verification, disabled_channels,
                                       fallback_channel, unusual_activity_response, descope_cookies,
-                                      descope_project_id, firebase_emulator_admin)
+                                      descope_project_id, firebase_emulator_admin, carrier_check,
+                                      carrier_client_secret)
                 VALUES (\(bind: project.id), \(bind: project.name), \(bind: project.settings.codeLength),
                         \(bind: project.settings.codeLifetime), \(bind: Self.encode(project.settings.allowedCountries)),
                         \(bind: project.createdAt.storedValue), \(bind: project.settings.sessionLifetime),
@@ -38,7 +39,9 @@ struct ProjectStore: Sendable {
                         \(bind: project.settings.fallbackChannel?.rawValue),
                         \(bind: project.settings.unusualActivityResponse.rawValue),
                         \(bind: project.settings.descopeCookies ? 1 : 0), \(bind: project.settings.descopeProjectId),
-                        \(bind: project.settings.firebaseEmulatorAdmin.rawValue))
+                        \(bind: project.settings.firebaseEmulatorAdmin.rawValue),
+                        \(bind: try Self.encode(project.settings.carrierCheck)),
+                        \(bind: try sealedCarrierSecret(of: project)))
                 """
             ).run()
         }
@@ -109,6 +112,8 @@ struct ProjectStore: Sendable {
                     descope_cookies = \(bind: project.settings.descopeCookies ? 1 : 0),
                     descope_project_id = \(bind: project.settings.descopeProjectId),
                     firebase_emulator_admin = \(bind: project.settings.firebaseEmulatorAdmin.rawValue),
+                    carrier_check = \(bind: try Self.encode(project.settings.carrierCheck)),
+                    carrier_client_secret = \(bind: try sealedCarrierSecret(of: project)),
                     settings_version = settings_version + 1
                 WHERE id = \(bind: project.id) AND settings_version = \(bind: version) AND NOT EXISTS (
                     SELECT 1 FROM projects other
@@ -267,6 +272,32 @@ struct ProjectStore: Sendable {
         return try await database.execute(body)
     }
 
+    /// The carrier check as stored: its JSON, which leaves the client secret out.
+    private static func encode(_ carrierCheck: CarrierCheckSettings) throws -> String? {
+        carrierCheck == CarrierCheckSettings()
+            ? nil : String(decoding: try JSONEncoder().encode(carrierCheck), as: UTF8.self)
+    }
+
+    /// The carrier check's client secret, sealed and bound to its project (a context no webhook secret has).
+    private func sealedCarrierSecret(of project: Project) throws -> String? {
+        try project.settings.carrierCheck.clientSecret.map {
+            try webhookSecrets.sealText($0, context: Self.carrierSecretContext(project.id))
+        }
+    }
+
+    private static func carrierSecretContext(_ projectId: String) -> String { "carrier-client-secret:\(projectId)" }
+
+    private func carrierCheck(from row: any SQLRow, projectId: String) throws -> CarrierCheckSettings {
+        var settings = CarrierCheckSettings()
+        if let json = try row.decode(column: "carrier_check", as: String?.self) {
+            settings = try JSONDecoder().decode(CarrierCheckSettings.self, from: Data(json.utf8))
+        }
+        settings.clientSecret = try row.decode(column: "carrier_client_secret", as: String?.self).map {
+            try webhookSecrets.openText($0, context: Self.carrierSecretContext(projectId))
+        }
+        return settings
+    }
+
     private static func encode(_ countries: [String]?) -> String? {
         countries?.joined(separator: ",")
     }
@@ -278,27 +309,27 @@ struct ProjectStore: Sendable {
     private func project(from row: any SQLRow) throws -> Project {
         let countries = try row.decode(column: "allowed_countries", as: String?.self)
         let id = try row.decode(column: "id", as: String.self)
+        var settings = ProjectSettings(
+            codeLength: try row.decode(column: "code_length", as: Int.self),
+            codeLifetime: try row.decode(column: "code_ttl_seconds", as: Int.self),
+            allowedCountries: countries.map { $0.split(separator: ",").map(String.init) },
+            sessionLifetime: try row.decode(column: "session_ttl_seconds", as: Int.self),
+            refreshLifetime: try row.decode(column: "refresh_ttl_seconds", as: Int.self),
+            possessionLifetime: try row.decode(column: "possession_ttl_seconds", as: Int.self),
+            possessionCodeLifetime: try row.decode(column: "possession_code_ttl_seconds", as: Int.self),
+            requiresAppVerification: try row.decode(column: "requires_app_verification", as: Int.self) != 0,
+            disabledChannels: try row.decode(column: "disabled_channels", as: String.self)
+                .split(separator: ",").compactMap { Channel(rawValue: String($0)) },
+            fallbackChannel: try row.decode(column: "fallback_channel", as: String?.self)
+                .flatMap(Channel.init(rawValue:)),
+            unusualActivityResponse: try row.enumeration(
+                "unusual_activity_response", as: UnusualActivityResponse.self),
+            descopeCookies: try row.decode(column: "descope_cookies", as: Int.self) != 0,
+            descopeProjectId: try row.decode(column: "descope_project_id", as: String?.self),
+            firebaseEmulatorAdmin: try row.enumeration("firebase_emulator_admin", as: FirebaseEmulatorAdmin.self))
+        settings.carrierCheck = try carrierCheck(from: row, projectId: id)
         return Project(
-            id: id,
-            name: try row.decode(column: "name", as: String.self),
-            settings: ProjectSettings(
-                codeLength: try row.decode(column: "code_length", as: Int.self),
-                codeLifetime: try row.decode(column: "code_ttl_seconds", as: Int.self),
-                allowedCountries: countries.map { $0.split(separator: ",").map(String.init) },
-                sessionLifetime: try row.decode(column: "session_ttl_seconds", as: Int.self),
-                refreshLifetime: try row.decode(column: "refresh_ttl_seconds", as: Int.self),
-                possessionLifetime: try row.decode(column: "possession_ttl_seconds", as: Int.self),
-                possessionCodeLifetime: try row.decode(column: "possession_code_ttl_seconds", as: Int.self),
-                requiresAppVerification: try row.decode(column: "requires_app_verification", as: Int.self) != 0,
-                disabledChannels: try row.decode(column: "disabled_channels", as: String.self)
-                    .split(separator: ",").compactMap { Channel(rawValue: String($0)) },
-                fallbackChannel: try row.decode(column: "fallback_channel", as: String?.self)
-                    .flatMap(Channel.init(rawValue:)),
-                unusualActivityResponse: try row.enumeration(
-                    "unusual_activity_response", as: UnusualActivityResponse.self),
-                descopeCookies: try row.decode(column: "descope_cookies", as: Int.self) != 0,
-                descopeProjectId: try row.decode(column: "descope_project_id", as: String?.self),
-                firebaseEmulatorAdmin: try row.enumeration("firebase_emulator_admin", as: FirebaseEmulatorAdmin.self)),
+            id: id, name: try row.decode(column: "name", as: String.self), settings: settings,
             createdAt: try row.date("created_at"),
             webhookURL: try row.decode(column: "webhook_url", as: String?.self),
             webhookSecret: try row.decode(column: "webhook_secret", as: String?.self).map {
