@@ -78,6 +78,26 @@ struct ProjectSettingsOptions: ParsableArguments {
             """)
     var firebaseEmulatorAdmin: String?
 
+    @Option(
+        help: """
+            Whether an App Attest assertion of the project's iOS app proves the app wherever app verification asks \
+            for a proof (needs --app-attest-team-id and --app-attest-bundle-id): on or off (default off).
+            """)
+    var appAttest: String?
+
+    @Option(help: "The Apple developer team id of the project's iOS app, for App Attest, e.g. ABCDE12345.")
+    var appAttestTeamId: String?
+
+    @Option(help: "The bundle id of the project's iOS app, for App Attest, e.g. com.example.app.")
+    var appAttestBundleId: String?
+
+    @Option(
+        help: """
+            The App Attest environment of the app's keys: development (Xcode builds) or production (App Store and \
+            TestFlight) (default production).
+            """)
+    var appAttestEnvironment: String?
+
     /// The options given, by the setting they change.
     private var text: [ProjectSettingsChange.Setting: String] {
         let given: [(ProjectSettingsChange.Setting, String?)] = [
@@ -87,7 +107,9 @@ struct ProjectSettingsOptions: ParsableArguments {
             (.requiresAppVerification, requireAppVerification), (.disabledChannels, disabledChannels),
             (.fallbackChannel, fallbackChannel), (.unusualActivityResponse, unusualActivityResponse),
             (.descopeCookies, descopeCookies), (.descopeProjectId, descopeProjectId),
-            (.firebaseEmulatorAdmin, firebaseEmulatorAdmin),
+            (.firebaseEmulatorAdmin, firebaseEmulatorAdmin), (.appAttest, appAttest),
+            (.appAttestTeamId, appAttestTeamId), (.appAttestBundleId, appAttestBundleId),
+            (.appAttestEnvironment, appAttestEnvironment),
         ]
         return Dictionary(uniqueKeysWithValues: given.compactMap { setting, value in value.map { (setting, $0) } })
     }

@@ -13,7 +13,8 @@ struct ProjectStore: Sendable {
         id, name, code_length, code_ttl_seconds, allowed_countries, created_at, webhook_url, webhook_secret, \
         session_ttl_seconds, refresh_ttl_seconds, possession_ttl_seconds, possession_code_ttl_seconds, \
         requires_app_verification, disabled_channels, fallback_channel, unusual_activity_response, descope_cookies, \
-        descope_project_id, firebase_emulator_admin
+        descope_project_id, firebase_emulator_admin, app_attest_enabled, app_attest_team_id, app_attest_bundle_id, \
+        app_attest_environment
         """
 
     /// ``projectColumns`` of `projects p` in a join.
@@ -27,7 +28,8 @@ struct ProjectStore: Sendable {
                                       session_ttl_seconds, refresh_ttl_seconds, possession_ttl_seconds,
                                       possession_code_ttl_seconds, requires_app_verification, disabled_channels,
                                       fallback_channel, unusual_activity_response, descope_cookies,
-                                      descope_project_id, firebase_emulator_admin)
+                                      descope_project_id, firebase_emulator_admin, app_attest_enabled,
+                                      app_attest_team_id, app_attest_bundle_id, app_attest_environment)
                 VALUES (\(bind: project.id), \(bind: project.name), \(bind: project.settings.codeLength),
                         \(bind: project.settings.codeLifetime), \(bind: Self.encode(project.settings.allowedCountries)),
                         \(bind: project.createdAt.storedValue), \(bind: project.settings.sessionLifetime),
@@ -38,7 +40,10 @@ struct ProjectStore: Sendable {
                         \(bind: project.settings.fallbackChannel?.rawValue),
                         \(bind: project.settings.unusualActivityResponse.rawValue),
                         \(bind: project.settings.descopeCookies ? 1 : 0), \(bind: project.settings.descopeProjectId),
-                        \(bind: project.settings.firebaseEmulatorAdmin.rawValue))
+                        \(bind: project.settings.firebaseEmulatorAdmin.rawValue),
+                        \(bind: project.settings.appAttestEnabled ? 1 : 0), \(bind: project.settings.appAttestTeamId),
+                        \(bind: project.settings.appAttestBundleId),
+                        \(bind: project.settings.appAttestEnvironment.rawValue))
                 """
             ).run()
         }
@@ -109,6 +114,10 @@ struct ProjectStore: Sendable {
                     descope_cookies = \(bind: project.settings.descopeCookies ? 1 : 0),
                     descope_project_id = \(bind: project.settings.descopeProjectId),
                     firebase_emulator_admin = \(bind: project.settings.firebaseEmulatorAdmin.rawValue),
+                    app_attest_enabled = \(bind: project.settings.appAttestEnabled ? 1 : 0),
+                    app_attest_team_id = \(bind: project.settings.appAttestTeamId),
+                    app_attest_bundle_id = \(bind: project.settings.appAttestBundleId),
+                    app_attest_environment = \(bind: project.settings.appAttestEnvironment.rawValue),
                     settings_version = settings_version + 1
                 WHERE id = \(bind: project.id) AND settings_version = \(bind: version) AND NOT EXISTS (
                     SELECT 1 FROM projects other
@@ -298,7 +307,11 @@ struct ProjectStore: Sendable {
                     "unusual_activity_response", as: UnusualActivityResponse.self),
                 descopeCookies: try row.decode(column: "descope_cookies", as: Int.self) != 0,
                 descopeProjectId: try row.decode(column: "descope_project_id", as: String?.self),
-                firebaseEmulatorAdmin: try row.enumeration("firebase_emulator_admin", as: FirebaseEmulatorAdmin.self)),
+                firebaseEmulatorAdmin: try row.enumeration("firebase_emulator_admin", as: FirebaseEmulatorAdmin.self),
+                appAttestEnabled: try row.decode(column: "app_attest_enabled", as: Int.self) != 0,
+                appAttestTeamId: try row.decode(column: "app_attest_team_id", as: String?.self),
+                appAttestBundleId: try row.decode(column: "app_attest_bundle_id", as: String?.self),
+                appAttestEnvironment: try row.enumeration("app_attest_environment", as: AppAttestEnvironment.self)),
             createdAt: try row.date("created_at"),
             webhookURL: try row.decode(column: "webhook_url", as: String?.self),
             webhookSecret: try row.decode(column: "webhook_secret", as: String?.self).map {
