@@ -56,24 +56,19 @@ struct AppAttestTests {
             // The same proof again: its challenge is used.
             let replayed = try await AppVerificationTests.start(
                 "ada@example.com", proof: first, client: client, project: project)
-            #expect(try replayed.problem().code == "app_verification_required")
-            #expect(try replayed.problem().detail == "The App Attest challenge is unknown, used or expired.")
+            try Self.expectRefused(replayed, "The App Attest challenge is unknown, used or expired.")
             // A fresh challenge but the counter already seen, or a lower one.
             for counter: UInt32 in [1, 0] {
-                let stale = try await Self.proof(
-                    device, for: "ada@example.com", counter: counter, client: client, project: project)
-                let refused = try await AppVerificationTests.start(
-                    "ada@example.com", proof: stale, client: client, project: project)
-                #expect(try refused.problem().code == "app_verification_required", "counter \(counter)")
-                #expect(try refused.problem().detail == AppAttestVerifier.Failure.wrongCounter.description)
+                let refused = try await Self.signIn(
+                    "ada@example.com", device: device, counter: counter, client: client, project: project)
+                try Self.expectRefused(refused, AppAttestVerifier.Failure.wrongCounter.description)
             }
             // An assertion for one address does not send to another.
             let forAda = try await Self.proof(
                 device, for: "ada@example.com", counter: 5, client: client, project: project)
             let toBob = try await AppVerificationTests.start(
                 "bob@example.com", proof: forAda, client: client, project: project)
-            #expect(try toBob.problem().code == "app_verification_required")
-            #expect(try toBob.problem().detail == AppAttestVerifier.Failure.badSignature.description)
+            try Self.expectRefused(toBob, AppAttestVerifier.Failure.badSignature.description)
             // A challenge never issued.
             let clientData = AppAttestProof.clientData(challenge: "NOTISSUED", destination: "ada@example.com")
             let unissued = AppAttestProof.header(
@@ -81,8 +76,7 @@ struct AppAttestTests {
                 assertion: try device.assertion(clientData: clientData, appId: Self.appId, counter: 9))
             let refused = try await AppVerificationTests.start(
                 "ada@example.com", proof: unissued, client: client, project: project)
-            #expect(try refused.problem().code == "app_verification_required")
-            #expect(try refused.problem().detail == "The App Attest challenge is unknown, used or expired.")
+            try Self.expectRefused(refused, "The App Attest challenge is unknown, used or expired.")
             // Signed by another key.
             let challenge = try await Self.challenge(client: client, project: project)
             let forged = AppAttestProof.header(
@@ -92,15 +86,12 @@ struct AppAttestTests {
                     appId: Self.appId, counter: 10, signer: P256.Signing.PrivateKey()))
             let unsigned = try await AppVerificationTests.start(
                 "ada@example.com", proof: forged, client: client, project: project)
-            #expect(try unsigned.problem().code == "app_verification_required")
-            #expect(try unsigned.problem().detail == AppAttestVerifier.Failure.badSignature.description)
+            try Self.expectRefused(unsigned, AppAttestVerifier.Failure.badSignature.description)
             #expect(node.sender.messages(to: "bob@example.com").isEmpty)
             #expect(node.sender.messages(to: "ada@example.com").count == 1)
 
-            let next = try await Self.proof(
-                device, for: "ada@example.com", counter: 2, client: client, project: project)
-            let again = try await AppVerificationTests.start(
-                "ada@example.com", proof: next, client: client, project: project)
+            let again = try await Self.signIn(
+                "ada@example.com", device: device, counter: 2, client: client, project: project)
             #expect(again.status == .ok)
         }
     }
@@ -150,16 +141,12 @@ struct AppAttestTests {
                     nonceChallenge: bend.nonceChallenge, counter: bend.counter, issuer: bend.issuer)
                 let refused = try await Self.register(
                     bend.keyId ?? device.keyId, object, challenge: challenge, client: client, project: project)
-                #expect(refused.status == .forbidden, "\(failure)")
-                let problem = try refused.problem()
-                #expect(problem.code == "app_verification_required", "\(failure)")
-                #expect(problem.detail == failure.description)
+                try Self.expectRefused(refused, failure.description)
             }
             let good = try device.attestation(challenge: "NOTISSUED", appId: Self.appId, environment: .production)
             let unissued = try await Self.register(
                 device.keyId, good, challenge: "NOTISSUED", client: client, project: project)
-            #expect(try unissued.problem().code == "app_verification_required")
-            #expect(try unissued.problem().detail == "The App Attest challenge is unknown, used or expired.")
+            try Self.expectRefused(unissued, "The App Attest challenge is unknown, used or expired.")
             // The first good attestation's challenge was used by the refusal above, so it cannot be tried again.
             let challenge = try await Self.challenge(client: client, project: project)
             let wrong = try device.attestation(challenge: challenge, appId: Self.appId, environment: .development)
@@ -167,8 +154,7 @@ struct AppAttestTests {
             let retried = try await Self.register(
                 device.keyId, try device.attestation(challenge: challenge, appId: Self.appId, environment: .production),
                 challenge: challenge, client: client, project: project)
-            #expect(try retried.problem().code == "app_verification_required")
-            #expect(try retried.problem().detail == "The App Attest challenge is unknown, used or expired.")
+            try Self.expectRefused(retried, "The App Attest challenge is unknown, used or expired.")
             #expect(try await Self.storedKey(device, node: node, project: project) == nil)
         }
     }
@@ -178,10 +164,8 @@ struct AppAttestTests {
         let (node, device, project) = try await Self.node(engine, environment: .development)
         try await node.run { client in
             try await Self.attest(device, environment: .development, client: client, project: project)
-            let proof = try await Self.proof(
-                device, for: "ada@example.com", counter: 1, client: client, project: project)
-            let sent = try await AppVerificationTests.start(
-                "ada@example.com", proof: proof, client: client, project: project)
+            let sent = try await Self.signIn(
+                "ada@example.com", device: device, counter: 1, client: client, project: project)
             #expect(sent.status == .ok)
         }
     }
@@ -193,19 +177,15 @@ struct AppAttestTests {
         let otherProject = try await Self.enable(other.id, node: node)
         try await node.run { client in
             try await Self.attest(device, client: client, project: project)
-            let proof = try await Self.proof(
-                device, for: "ada@example.com", counter: 1, client: client, project: otherProject)
-            let refused = try await AppVerificationTests.start(
-                "ada@example.com", proof: proof, client: client, project: otherProject)
-            #expect(try refused.problem().code == "app_verification_required")
-            #expect(try refused.problem().detail == "This App Attest key is not attested in this project.")
+            let refused = try await Self.signIn(
+                "ada@example.com", device: device, counter: 1, client: client, project: otherProject)
+            try Self.expectRefused(refused, "This App Attest key is not attested in this project.")
             // Nor does a challenge of one project serve in the other.
             let elsewhere = try await Self.proof(
                 device, for: "ada@example.com", counter: 2, client: client, project: otherProject)
             let crossed = try await AppVerificationTests.start(
                 "ada@example.com", proof: elsewhere, client: client, project: project)
-            #expect(try crossed.problem().code == "app_verification_required")
-            #expect(try crossed.problem().detail == "The App Attest challenge is unknown, used or expired.")
+            try Self.expectRefused(crossed, "The App Attest challenge is unknown, used or expired.")
             #expect(node.sender.messages(to: "ada@example.com").isEmpty)
         }
     }
@@ -225,8 +205,7 @@ struct AppAttestTests {
                 device.keyId,
                 try device.attestation(challenge: challenge, appId: Self.appId, environment: .production),
                 challenge: challenge, client: client, project: project)
-            #expect(try refused.problem().code == "app_verification_required")
-            #expect(try refused.problem().detail == AppAttestVerifier.Failure.untrustedChain.description)
+            try Self.expectRefused(refused, AppAttestVerifier.Failure.untrustedChain.description)
         }
     }
 
@@ -314,6 +293,28 @@ struct AppAttestTests {
             challenge: challenge, client: client, project: project)
         #expect(registered.status == .created)
         #expect(try registered.decode(AppAttestKeyRegistered.self).keyId == device.keyId)
+    }
+
+    /// Asks for a sign-in code to `loginId` with a fresh assertion by `device` with `counter`.
+    static func signIn(
+        _ loginId: String, device: AppAttestTestDevice, counter: UInt32, client: some TestClientProtocol,
+        project: Project
+    ) async throws -> TestResponse {
+        let proof = try await proof(device, for: loginId, counter: counter, client: client, project: project)
+        return try await AppVerificationTests.start(loginId, proof: proof, client: client, project: project)
+    }
+
+    /// Expects `403 app_verification_required` saying `detail`: refused by that one check.
+    static func expectRefused(
+        _ response: TestResponse, _ detail: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        guard response.status == .forbidden else {
+            Issue.record("Expected 403 (\(detail)), got \(response.status)", sourceLocation: sourceLocation)
+            return
+        }
+        let problem = try response.problem()
+        #expect(problem.code == "app_verification_required", sourceLocation: sourceLocation)
+        #expect(problem.detail == detail, sourceLocation: sourceLocation)
     }
 
     /// The header value of a fresh assertion for a send to `destination`.
