@@ -69,6 +69,13 @@ struct AppAttestTests {
             let toBob = try await AppVerificationTests.start(
                 "bob@example.com", proof: forAda, client: client, project: project)
             try Self.expectRefused(toBob, AppAttestVerifier.Failure.badSignature.description)
+            // A challenge older than its five minutes.
+            let old = try await Self.proof(
+                device, for: "ada@example.com", counter: 4, client: client, project: project)
+            node.clock.advance(by: AppAttestService.challengeLifetime)
+            let expired = try await AppVerificationTests.start(
+                "ada@example.com", proof: old, client: client, project: project)
+            try Self.expectRefused(expired, "The App Attest challenge is unknown, used or expired.")
             // A challenge never issued.
             let clientData = AppAttestProof.clientData(challenge: "NOTISSUED", destination: "ada@example.com")
             let unissued = AppAttestProof.header(
