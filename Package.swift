@@ -29,7 +29,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
-        // Tests only: the SMTP tests make their self-signed certificate with these instead of the openssl CLI.
+        // App Attest's certificate chains (and the SMTP tests' self-signed certificate, made without the openssl CLI).
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
@@ -73,6 +73,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: server),
                 .product(name: "SQLKit", package: "sql-kit", condition: server),
                 .product(name: "SQLiteKit", package: "sqlite-kit", condition: server),
+                .product(name: "SwiftASN1", package: "swift-asn1", condition: server),
+                .product(name: "X509", package: "swift-certificates", condition: server),
             ],
             resources: [.copy("Resources/openapi.json")],
             swiftSettings: swiftSettings

@@ -23,6 +23,7 @@ extension Project {
               session token: \(settings.sessionLifetime) s, refresh token: \(settings.refreshLifetime) s (sliding)
               possession check: \(settings.possessionLifetime) s, its code or link: \(settings.possessionCodeLifetime) s
               app verification before sending codes: \(settings.requiresAppVerification ? "required" : "off")
+              App Attest: \(settings.appAttestAppId.map { "\($0), \(settings.appAttestEnvironment.rawValue)" } ?? "off")
               channels: \(Channel.allCases.filter(settings.sends(by:)).map(\.rawValue).joined(separator: ",")), \
             fallback: \(settings.fallbackChannel?.rawValue ?? "none")
               on "this wasn't me": \(settings.unusualActivityResponse.rawValue)

@@ -114,6 +114,26 @@ struct ProjectSettingsOptions: ParsableArguments {
     @Option(help: "Seconds the token exchange and /verify may take together before a code takes over, 1 to 30 (5).")
     var carrierTimeout: String?
 
+    @Option(
+        help: """
+            Whether an App Attest assertion of the project's iOS app proves the app wherever app verification asks \
+            for a proof (needs --app-attest-team-id and --app-attest-bundle-id): on or off (default off).
+            """)
+    var appAttest: String?
+
+    @Option(help: "The Apple developer team id of the project's iOS app, for App Attest, e.g. ABCDE12345.")
+    var appAttestTeamId: String?
+
+    @Option(help: "The bundle id of the project's iOS app, for App Attest, e.g. com.example.app.")
+    var appAttestBundleId: String?
+
+    @Option(
+        help: """
+            The App Attest environment of the app's keys: development (Xcode builds) or production (App Store and \
+            TestFlight) (default production).
+            """)
+    var appAttestEnvironment: String?
+
     /// The options given, by the setting they change.
     private var text: [ProjectSettingsChange.Setting: String] {
         let given: [(ProjectSettingsChange.Setting, String?)] = [
@@ -128,6 +148,9 @@ struct ProjectSettingsOptions: ParsableArguments {
             (.carrierApiUrl, carrierApiUrl), (.carrierClientId, carrierClientId),
             (.carrierClientSecret, carrierClientSecret), (.carrierScope, carrierScope),
             (.carrierNumberFormat, carrierNumberFormat), (.carrierTimeout, carrierTimeout),
+            (.firebaseEmulatorAdmin, firebaseEmulatorAdmin), (.appAttest, appAttest),
+            (.appAttestTeamId, appAttestTeamId), (.appAttestBundleId, appAttestBundleId),
+            (.appAttestEnvironment, appAttestEnvironment),
         ]
         return Dictionary(uniqueKeysWithValues: given.compactMap { setting, value in value.map { (setting, $0) } })
     }

@@ -435,6 +435,80 @@ def descope_update_without_proof_case():
     ok("a Descope login-update code verified without the session's refresh JWT signs in that number only")
 
 
+def app_attest_forged_root_case():
+    """Issue 37: an App Attest attestation that is right in every field but chains to the attacker's own CA instead of
+    Apple's pinned App Attestation Root CA is refused, no key is kept, and an assertion by that key sends nothing."""
+    import datetime
+    import hashlib
+    import cbor2
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    global PROJECT
+    saved, (PROJECT, _) = PROJECT, new_project("Attest")
+    subprocess.run([VERITY, "admin", "project", "update", PROJECT, "--require-app-verification", "true",
+                    "--app-attest", "on", "--app-attest-team-id", "ABCDE12345", "--app-attest-bundle-id",
+                    "com.example.app", "--data-dir", DATA_DIR], check=True, capture_output=True)
+    app_id, phone = b"ABCDE12345.com.example.app", "+14155550177"
+    key = ec.generate_private_key(ec.SECP256R1())
+    point = key.public_key().public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
+    key_id = hashlib.sha256(point).digest()
+
+    def challenge():
+        status, body = call("POST", "/v1/auth/app-attest/challenges")
+        expect(status == 201, f"the challenge answered {status} {body}")
+        return body["challenge"]
+
+    def certificate(subject, issuer, public_key, signer, ca, extension=None):
+        now = datetime.datetime.now(datetime.timezone.utc)
+        builder = (x509.CertificateBuilder().subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)]))
+                   .issuer_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, issuer)]))
+                   .public_key(public_key).serial_number(x509.random_serial_number())
+                   .not_valid_before(now - datetime.timedelta(days=1)).not_valid_after(now + datetime.timedelta(days=30))
+                   .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True))
+        if extension:
+            builder = builder.add_extension(extension, critical=False)
+        return builder.sign(signer, hashes.SHA256()).public_bytes(serialization.Encoding.DER)
+
+    attest_challenge = challenge()
+    cose = cbor2.dumps({1: 2, 3: -7, -1: 1, -2: point[1:33], -3: point[33:]})
+    auth_data = (hashlib.sha256(app_id).digest() + b"\x40" + b"\0\0\0\0" + b"appattest" + b"\0" * 7 + b"\0\x20"
+                 + key_id + cose)
+    nonce = hashlib.sha256(auth_data + hashlib.sha256(attest_challenge.encode()).digest()).digest()
+    root_key, ca_key = ec.generate_private_key(ec.SECP384R1()), ec.generate_private_key(ec.SECP256R1())
+    # The attacker's own "Apple App Attestation Root CA", its intermediate and a credential certificate for the key.
+    intermediate = certificate("Apple App Attestation CA 1", "Apple App Attestation Root CA", ca_key.public_key(),
+                               root_key, True)
+    nonce_extension = x509.UnrecognizedExtension(x509.ObjectIdentifier("1.2.840.113635.100.8.2"),
+                                                 bytes([0x30, 0x24, 0xA1, 0x22, 0x04, 0x20]) + nonce)
+    leaf = certificate(key_id.hex(), "Apple App Attestation CA 1", key.public_key(), ca_key, False, nonce_extension)
+    attestation = cbor2.dumps({"fmt": "apple-appattest", "attStmt": {"x5c": [leaf, intermediate], "receipt": b""},
+                               "authData": auth_data})
+    status, body = call("POST", "/v1/auth/app-attest/keys", {
+        "keyId": base64.b64encode(key_id).decode(), "attestationObject": base64.b64encode(attestation).decode(),
+        "challenge": attest_challenge})
+    expect(status == 403 and body["code"] == "app_verification_required",
+           f"an attestation chained to a forged root answered {status} {body}")
+
+    assert_challenge = challenge()
+    client_data = f"verity-app-attest\n{assert_challenge}\n{phone}".encode()
+    assert_data = hashlib.sha256(app_id).digest() + b"\x40\0\0\0\x01"
+    # Apple signs nonce = SHA-256(authenticatorData ‖ SHA-256(clientData)) with ECDSA-SHA256.
+    signed = hashlib.sha256(assert_data + hashlib.sha256(client_data).digest()).digest()
+    signature = key.sign(signed, ec.ECDSA(hashes.SHA256()))
+    assertion = base64.urlsafe_b64encode(cbor2.dumps({"signature": signature, "authenticatorData": assert_data}))
+    proof = f"appattest.{base64.b64encode(key_id).decode()}.{assert_challenge}.{assertion.decode().rstrip('=')}"
+    status, body = call("POST", "/v1/auth/otp/start", {"loginId": phone}, headers={"X-Verity-App-Verification": proof})
+    expect(status == 403 and body["code"] == "app_verification_required",
+           f"an assertion by the unattested key answered {status} {body}")
+    time.sleep(0.5)
+    expect(outbox(phone) == [], f"a code went to {phone}: {outbox(phone)}")
+    PROJECT = saved
+    ok("an App Attest attestation chained to a forged root is refused, and its key's assertion sends nothing")
+
+
 
 if ONLY_REDIRECT:
     redirect_case()
@@ -531,5 +605,6 @@ console_totp_case()
 descope_step_up_without_proof_case()
 firebase_emulator_admin_case()
 descope_update_without_proof_case()
+app_attest_forged_root_case()
 
 print(f"attacks: {passed} passed, 0 failed")

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import Logging
 import ServiceLifecycle
+import X509
 
 /// What a test or an embedding program may replace. Everything defaults to the real thing.
 public struct AppDependencies: Sendable {
@@ -20,6 +21,9 @@ public struct AppDependencies: Sendable {
     /// The client the configured providers (Twilio, the SMS webhook, APNs, FCM) are called through; the shared
     /// one by default. Whoever passes one owns it and shuts it down.
     public var httpClient: HTTPClient?
+    /// Replaces Apple's App Attestation Root CA as the one root App Attest chains must end at (tests make their own
+    /// root; production always pins Apple's).
+    public var appAttestRoots: [Certificate]?
 
     public init() {}
 }

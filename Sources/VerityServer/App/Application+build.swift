@@ -96,6 +96,8 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
     InstantLinkPageController(possession: verity.possession, admin: admin).addRoutes(to: router)
     AuthController(auth: verity.auth, sessions: verity.sessions, appVerifications: verity.appVerifications).addRoutes(
         to: router.group("v1/auth").add(middleware: ProjectHeaderAuthenticator(admin: admin)))
+    AppAttestController(appAttest: verity.appVerifications.appAttest).addRoutes(
+        to: router.group("v1/auth/app-attest").add(middleware: ProjectHeaderAuthenticator(admin: admin)))
     WellKnownController(
         signingKeys: verity.signingKeys, admin: admin, publicURL: configuration.resolvedPublicURL
     ).addRoutes(to: router)

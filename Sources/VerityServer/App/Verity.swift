@@ -119,7 +119,12 @@ public struct Verity: Sendable {
             store: TwilioServiceStore(database: database), random: random, clock: clock)
         let appVerifications = AppVerificationService(
             store: AppVerificationStore(database: database), key: masterKey.derived(for: "app-verification"),
-            limiter: limiter, identifiers: identifiers, clock: clock, outboxSignal: signal)
+            limiter: limiter, identifiers: identifiers, clock: clock, outboxSignal: signal,
+            appAttest: AppAttestService(
+                store: AppAttestStore(database: database),
+                verifier: AppAttestVerifier(
+                    roots: try dependencies.appAttestRoots ?? [AppleAppAttestationRoot.certificate()]),
+                limiter: limiter, identifiers: identifiers, clock: clock))
 
         self.database = database
         self.metrics = metrics

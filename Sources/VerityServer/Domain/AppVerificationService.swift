@@ -10,6 +10,9 @@ import VerityCore
 /// derived from the master key, so the server can check it and nothing secret is stored (the outbox message holds
 /// the id; the worker adds the secret as it sends). Each proof admits ``maxSends`` code sends, counted in the rate
 /// limits, then the app asks for another.
+///
+/// A project with App Attest on (``ProjectSettings/appAttestEnabled``) also accepts an App Attest assertion
+/// (``AppAttestProof``), which ``AppAttestService`` checks; it admits the one send it names.
 struct AppVerificationService: Sendable {
     /// How long a proof works.
     static let lifetime: TimeInterval = 3600
@@ -27,12 +30,14 @@ struct AppVerificationService: Sendable {
     let identifiers: Identifiers
     let clock: any TimeSource
     let outboxSignal: OutboxSignal
+    let appAttest: AppAttestService
 
     init(
         store: AppVerificationStore, key: SymmetricKey, limiter: RateLimiter, identifiers: Identifiers,
-        clock: any TimeSource, outboxSignal: OutboxSignal
+        clock: any TimeSource, outboxSignal: OutboxSignal, appAttest: AppAttestService
     ) {
         self.store = store
+        self.appAttest = appAttest
         self.key = key
         self.limiter = limiter
         self.identifiers = identifiers
@@ -78,11 +83,17 @@ struct AppVerificationService: Sendable {
 
     /// Checks the proof a request carries, when the project requires one, and counts one send against it.
     ///
-    /// - Parameter proof: The ``AuthHeaders/appVerification`` header, `<id>.<secret>`.
+    /// - Parameters:
+    ///   - proof: The ``AuthHeaders/appVerification`` header: `<id>.<secret>`, or an App Attest assertion
+    ///     (``AppAttestProof``).
+    ///   - destination: The address the code goes to (``Destination/key``), which an assertion must name.
     /// - Throws: `app_verification_required` when the project requires a proof and this one is missing, wrong,
     ///   expired or used up.
-    func requireProof(_ proof: String?, in project: Project) async throws {
+    func requireProof(_ proof: String?, for destination: String, in project: Project) async throws {
         guard project.settings.requiresAppVerification else { return }
+        if let proof, proof.hasPrefix(AppAttestProof.scheme + ".") {
+            return try await appAttest.requireAssertion(proof, destination: destination, in: project)
+        }
         let now = clock.now()
         guard let proof, proof.count <= 256, let dot = proof.lastIndex(of: ".") else {
             throw Self.required("This project sends codes only to its app: verify the app first.")
@@ -103,7 +114,7 @@ struct AppVerificationService: Sendable {
         }
     }
 
-    private static func required(_ detail: String) -> VerityError {
+    static func required(_ detail: String) -> VerityError {
         VerityError(.appVerificationRequired, detail)
     }
 }

@@ -72,7 +72,9 @@ struct AuthService: Sendable {
         let now = clock.now()
         let fixedCode = try await limitGuesses(destination, clientAddress: clientAddress, in: project, now: now)
         // A test number is never sent to, so it needs no proof of the app (as Firebase's test numbers need none).
-        if fixedCode == nil { try await appVerifications.requireProof(appProof, in: project) }
+        if fixedCode == nil {
+            try await appVerifications.requireProof(appProof, for: destination.key, in: project)
+        }
         try await admitStart(destination, channel: channel, fixedCode: fixedCode, in: project, now: now)
         // A disabled user is answered as anyone else is (saying so would tell who has an account) but is sent
         // nothing; without a code, verify answers as for a wrong one.
@@ -193,7 +195,9 @@ struct AuthService: Sendable {
         let language = try VerificationService.language(for: locale)
         let now = clock.now()
         let fixedCode = try await limitGuesses(destination, clientAddress: clientAddress, in: project, now: now)
-        if fixedCode == nil { try await appVerifications.requireProof(appProof, in: project) }
+        if fixedCode == nil {
+            try await appVerifications.requireProof(appProof, for: destination.key, in: project)
+        }
         try await admitStart(destination, channel: channel, fixedCode: fixedCode, in: project, now: now)
         let (record, sent) = try await verifications.send(
             to: destination, channel: channel, language: language, purpose: .loginUpdate(session: auth.session.id),
@@ -272,7 +276,9 @@ struct AuthService: Sendable {
             // The per-client bucket was taken above.
             let fixedCode = try await limitGuesses(
                 destination, clientAddress: nil, limitingClient: false, in: project, now: now)
-            if fixedCode == nil { try await appVerifications.requireProof(appProof, in: project) }
+            if fixedCode == nil {
+                try await appVerifications.requireProof(appProof, for: destination.key, in: project)
+            }
             try await admitStart(destination, channel: channel, fixedCode: fixedCode, in: project, now: now)
             let (record, _) = try await verifications.send(
                 to: destination, channel: channel, language: try VerificationService.language(for: request.locale),

@@ -410,7 +410,7 @@ public struct PossessionService: Sendable {
         let now = clock.now()
         let fixed = try await fixedCode(of: flow, phone: phone.e164, in: project)
         // A test number is never sent to, so it needs no proof of the app (as Firebase's test numbers need none).
-        if fixed == nil { try await appVerifications.requireProof(appProof, in: project) }
+        if fixed == nil { try await appVerifications.requireProof(appProof, for: phone.e164, in: project) }
         let instant = flow.flow == .desktop && fixed != nil
         let sent: PossessionStore.Sent = flow.flow == .mobile ? .code : instant ? .linkOpenedAtOnce : .link
         let purpose = purpose(of: flow)

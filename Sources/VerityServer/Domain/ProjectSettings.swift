@@ -45,6 +45,21 @@ public struct ProjectSettings: Sendable, Equatable, Codable {
     /// The carrier check a mobile possession flow may pass without a code (CAMARA Number Verification); off by
     /// default.
     public var carrierCheck = CarrierCheckSettings()
+    /// Whether an App Attest assertion of the project's app (``appAttestTeamId``.``appAttestBundleId``) proves the app
+    /// wherever app verification asks for a proof, besides the silent push. Off by default.
+    public var appAttestEnabled = false
+    /// The Apple developer team id of the project's app (ten letters and digits), for App Attest.
+    public var appAttestTeamId: String? = nil
+    /// The bundle id of the project's app, for App Attest.
+    public var appAttestBundleId: String? = nil
+    /// The App Attest environment the project accepts keys of; `production` by default.
+    public var appAttestEnvironment: AppAttestEnvironment = .production
+
+    /// The App Attest app id, `TEAMID.bundle.id`, when App Attest is on.
+    public var appAttestAppId: String? {
+        guard appAttestEnabled, let appAttestTeamId, let appAttestBundleId else { return nil }
+        return "\(appAttestTeamId).\(appAttestBundleId)"
+    }
 
     /// The channels a new project starts with turned off: `voice`.
     public static let newProjectDisabledChannels: [Channel] = [.voice]
@@ -63,9 +78,15 @@ public struct ProjectSettings: Sendable, Equatable, Codable {
         fallbackChannel: Channel? = nil,
         unusualActivityResponse: UnusualActivityResponse = .none,
         descopeCookies: Bool = false, descopeProjectId: String? = nil,
-        firebaseEmulatorAdmin: FirebaseEmulatorAdmin = .off
+        firebaseEmulatorAdmin: FirebaseEmulatorAdmin = .off, appAttestEnabled: Bool = false,
+        appAttestTeamId: String? = nil, appAttestBundleId: String? = nil,
+        appAttestEnvironment: AppAttestEnvironment = .production
     ) {
         self.firebaseEmulatorAdmin = firebaseEmulatorAdmin
+        self.appAttestEnabled = appAttestEnabled
+        self.appAttestTeamId = appAttestTeamId
+        self.appAttestBundleId = appAttestBundleId
+        self.appAttestEnvironment = appAttestEnvironment
         self.unusualActivityResponse = unusualActivityResponse
         self.codeLength = codeLength
         self.codeLifetime = codeLifetime
@@ -121,6 +142,19 @@ public struct ProjectSettings: Sendable, Equatable, Codable {
                 throw ConfigurationError(
                     "A Descope project id has 1 to 64 letters, digits, - and _, and does not start with prj_.")
             }
+        }
+        if let appAttestTeamId {
+            guard appAttestTeamId.count == 10,
+                appAttestTeamId.allSatisfy({ $0.isASCII && ($0.isUppercase || $0.isNumber) })
+            else { throw ConfigurationError("An App Attest team id is ten capital letters and digits.") }
+        }
+        if let appAttestBundleId {
+            guard (1...155).contains(appAttestBundleId.count),
+                appAttestBundleId.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") })
+            else { throw ConfigurationError("An App Attest bundle id is 1 to 155 letters, digits, . and -.") }
+        }
+        if appAttestEnabled, appAttestTeamId == nil || appAttestBundleId == nil {
+            throw ConfigurationError("App Attest needs the app's team id and bundle id.")
         }
         var copy = self
         copy.carrierCheck = try carrierCheck.validated()

@@ -5,7 +5,7 @@ import VerityCore
 /// `verity admin project create/update` options read the same words the same way. A setting left out stays as it is.
 ///
 /// Every value is trimmed. `none` and an empty value mean the same thing, nothing: no channel turned off, no fallback
-/// channel, no Descope project id, no response to unusual activity beyond the event, the emulator admin off. The SMS
+/// channel, no Descope project id, no App Attest team or bundle id, no response to unusual activity beyond the event, the emulator admin off. The SMS
 /// region allow-list is the exception, because an empty allow-list would silently stop every SMS: it takes region
 /// codes or `all`, and a project that sends no SMS turns the sms channel off instead.
 public struct ProjectSettingsChange: Sendable {
@@ -16,6 +16,7 @@ public struct ProjectSettingsChange: Sendable {
         case unusualActivityResponse, descopeCookies, descopeProjectId, firebaseEmulatorAdmin
         case carrierCheck, carrierAuthorizationUrl, carrierTokenUrl, carrierApiUrl, carrierClientId
         case carrierClientSecret, carrierScope, carrierNumberFormat, carrierTimeout
+        case appAttest, appAttestTeamId, appAttestBundleId, appAttestEnvironment
     }
 
     private var edits: [@Sendable (inout ProjectSettings) -> Void] = []
@@ -102,6 +103,18 @@ public struct ProjectSettingsChange: Sendable {
         case .carrierTimeout:
             let seconds = try integer(value, "Carrier check timeout")
             return { $0.carrierCheck.timeout = seconds }
+        case .appAttest:
+            let enabled = try choice(value, off: "off", on: "on")
+            return { $0.appAttestEnabled = enabled }
+        case .appAttestTeamId:
+            let id = isNone(value) ? nil : value
+            return { $0.appAttestTeamId = id }
+        case .appAttestBundleId:
+            let id = isNone(value) ? nil : value
+            return { $0.appAttestBundleId = id }
+        case .appAttestEnvironment:
+            let environment = try named(value, AppAttestEnvironment.self, "an App Attest environment")
+            return { $0.appAttestEnvironment = environment }
         }
     }
 

@@ -43,8 +43,15 @@ struct FirebaseFace {
         // The SDKs do not deduplicate: asking again while a code is pending answers it without a second message.
         let started = try await auth.start(
             OTPStartRequest(loginId: phoneNumber, channel: .sms, locale: Self.locale(request), resend: false),
-            clientAddress: context.clientAddress, startedBy: .firebase, in: project)
+            clientAddress: context.clientAddress, appProof: Self.appProof(request), startedBy: .firebase, in: project)
         return ExactKeysJSON(["sessionInfo": .string(started.verificationId)])
+    }
+
+    /// The proof of the app a project that requires one needs (else `MISSING_APP_CREDENTIAL`): Firebase App Check's
+    /// `X-Firebase-AppCheck` header, where an app's custom App Check provider puts Verity's proof (an App Attest
+    /// assertion or a silent-push proof), or Verity's own `X-Verity-App-Verification`.
+    private static func appProof(_ request: Request) -> String? {
+        HTTPField.Name("X-Firebase-AppCheck").flatMap { request.headers[$0] } ?? request.appVerificationProof
     }
 
     @Sendable func signInWithPhoneNumber(_ request: Request, context: VerityRequestContext) async throws

@@ -714,6 +714,36 @@ enum Migrations {
                 "ALTER TABLE possession_flows ADD COLUMN carrier_state_hash TEXT",
                 "CREATE UNIQUE INDEX possession_flows_carrier_state ON possession_flows (carrier_state_hash)",
             ]),
+        Migration(
+            version: 29, name: "App Attest settings, challenges and keys",
+            statements: [
+                "ALTER TABLE projects ADD COLUMN app_attest_enabled INTEGER NOT NULL DEFAULT 0",
+                "ALTER TABLE projects ADD COLUMN app_attest_team_id TEXT",
+                "ALTER TABLE projects ADD COLUMN app_attest_bundle_id TEXT",
+                "ALTER TABLE projects ADD COLUMN app_attest_environment TEXT NOT NULL DEFAULT 'production'",
+                // A challenge is kept as its SHA-256 and deleted as it is used: single use is one DELETE.
+                """
+                CREATE TABLE app_attest_challenges (
+                    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+                    challenge_hash TEXT NOT NULL,
+                    expires_at DOUBLE PRECISION NOT NULL,
+                    PRIMARY KEY (project_id, challenge_hash)
+                )
+                """,
+                "CREATE INDEX app_attest_challenges_expiry ON app_attest_challenges (expires_at)",
+                // An attested key: its public key (the uncompressed P-256 point, base64) and the last counter seen.
+                """
+                CREATE TABLE app_attest_keys (
+                    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+                    key_id TEXT NOT NULL,
+                    public_key TEXT NOT NULL,
+                    counter BIGINT NOT NULL,
+                    environment TEXT NOT NULL,
+                    created_at DOUBLE PRECISION NOT NULL,
+                    PRIMARY KEY (project_id, key_id)
+                )
+                """,
+            ]),
     ]
 
     /// Takes the migration lock of `schema` (nil: the current schema) until the transaction ends. Several nodes may

@@ -13,7 +13,8 @@ struct ProjectStore: Sendable {
         id, name, code_length, code_ttl_seconds, allowed_countries, created_at, webhook_url, webhook_secret, \
         session_ttl_seconds, refresh_ttl_seconds, possession_ttl_seconds, possession_code_ttl_seconds, \
         requires_app_verification, disabled_channels, fallback_channel, unusual_activity_response, descope_cookies, \
-        descope_project_id, firebase_emulator_admin, carrier_check, carrier_client_secret
+        descope_project_id, firebase_emulator_admin, carrier_check, carrier_client_secret, app_attest_enabled, \
+        app_attest_team_id, app_attest_bundle_id, app_attest_environment
         """
 
     /// ``projectColumns`` of `projects p` in a join.
@@ -28,7 +29,8 @@ struct ProjectStore: Sendable {
                                       possession_code_ttl_seconds, requires_app_verification, disabled_channels,
                                       fallback_channel, unusual_activity_response, descope_cookies,
                                       descope_project_id, firebase_emulator_admin, carrier_check,
-                                      carrier_client_secret)
+                                      carrier_client_secret, app_attest_enabled,
+                                      app_attest_team_id, app_attest_bundle_id, app_attest_environment)
                 VALUES (\(bind: project.id), \(bind: project.name), \(bind: project.settings.codeLength),
                         \(bind: project.settings.codeLifetime), \(bind: Self.encode(project.settings.allowedCountries)),
                         \(bind: project.createdAt.storedValue), \(bind: project.settings.sessionLifetime),
@@ -41,7 +43,10 @@ struct ProjectStore: Sendable {
                         \(bind: project.settings.descopeCookies ? 1 : 0), \(bind: project.settings.descopeProjectId),
                         \(bind: project.settings.firebaseEmulatorAdmin.rawValue),
                         \(bind: try Self.encode(project.settings.carrierCheck)),
-                        \(bind: try sealedCarrierSecret(of: project)))
+                        \(bind: try sealedCarrierSecret(of: project)),
+                        \(bind: project.settings.appAttestEnabled ? 1 : 0), \(bind: project.settings.appAttestTeamId),
+                        \(bind: project.settings.appAttestBundleId),
+                        \(bind: project.settings.appAttestEnvironment.rawValue))
                 """
             ).run()
         }
@@ -114,6 +119,10 @@ struct ProjectStore: Sendable {
                     firebase_emulator_admin = \(bind: project.settings.firebaseEmulatorAdmin.rawValue),
                     carrier_check = \(bind: try Self.encode(project.settings.carrierCheck)),
                     carrier_client_secret = \(bind: try sealedCarrierSecret(of: project)),
+                    app_attest_enabled = \(bind: project.settings.appAttestEnabled ? 1 : 0),
+                    app_attest_team_id = \(bind: project.settings.appAttestTeamId),
+                    app_attest_bundle_id = \(bind: project.settings.appAttestBundleId),
+                    app_attest_environment = \(bind: project.settings.appAttestEnvironment.rawValue),
                     settings_version = settings_version + 1
                 WHERE id = \(bind: project.id) AND settings_version = \(bind: version) AND NOT EXISTS (
                     SELECT 1 FROM projects other
@@ -326,7 +335,11 @@ struct ProjectStore: Sendable {
                 "unusual_activity_response", as: UnusualActivityResponse.self),
             descopeCookies: try row.decode(column: "descope_cookies", as: Int.self) != 0,
             descopeProjectId: try row.decode(column: "descope_project_id", as: String?.self),
-            firebaseEmulatorAdmin: try row.enumeration("firebase_emulator_admin", as: FirebaseEmulatorAdmin.self))
+            firebaseEmulatorAdmin: try row.enumeration("firebase_emulator_admin", as: FirebaseEmulatorAdmin.self),
+            appAttestEnabled: try row.decode(column: "app_attest_enabled", as: Int.self) != 0,
+            appAttestTeamId: try row.decode(column: "app_attest_team_id", as: String?.self),
+            appAttestBundleId: try row.decode(column: "app_attest_bundle_id", as: String?.self),
+            appAttestEnvironment: try row.enumeration("app_attest_environment", as: AppAttestEnvironment.self))
         settings.carrierCheck = try carrierCheck(from: row, projectId: id)
         return Project(
             id: id, name: try row.decode(column: "name", as: String.self), settings: settings,
