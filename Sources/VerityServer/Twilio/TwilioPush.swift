@@ -4,7 +4,7 @@ import VerityCore
 /// The rules of the Verify Push and TOTP face, over Verity's own factors and challenges: Twilio's entities, access
 /// tokens, factor verification by signature or code, device JWTs and answers signed over listed fields.
 struct TwilioPush: Sendable {
-    let store: TwilioPushStore
+    private let store: TwilioPushStore
     let webhooks: TwilioWebhookStore
     let services: TwilioServices
     let factors: FactorService
@@ -14,6 +14,22 @@ struct TwilioPush: Sendable {
     let random: any RandomSource
     let clock: any TimeSource
 
+    init(
+        store: TwilioPushStore, webhooks: TwilioWebhookStore, services: TwilioServices, factors: FactorService,
+        challenges: ChallengeService, projects: AdminService, webhookAddresses: OutboundAddressPolicy,
+        random: any RandomSource, clock: any TimeSource
+    ) {
+        self.store = store
+        self.webhooks = webhooks
+        self.services = services
+        self.factors = factors
+        self.challenges = challenges
+        self.projects = projects
+        self.webhookAddresses = webhookAddresses
+        self.random = random
+        self.clock = clock
+    }
+
     // MARK: - Services
 
     /// Deletes the service with everything of it, in one unit of work: its entities and webhooks, its factors with
@@ -22,7 +38,7 @@ struct TwilioPush: Sendable {
     func deleteService(_ sid: String, in project: Project) async throws {
         let (store, services, factors) = (store, services, factors)
         try await store.unitOfWork { work in
-            try await services.delete(sid, in: project, work: work)
+            try await services.delete(sid, in: project, in: work)
             let linked = try await store.unlinkFactors(serviceSid: sid, in: work)
             _ = try await factors.delete(ids: linked, projectId: project.id, in: work)
             let tokens = try await store.deleteAccessTokens(serviceSid: sid, projectId: project.id, in: work)

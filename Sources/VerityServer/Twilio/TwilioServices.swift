@@ -2,9 +2,15 @@ import Foundation
 
 /// Create, read, update, list and delete of a project's Twilio Verify services.
 struct TwilioServices: Sendable {
-    let store: TwilioServiceStore
+    private let store: TwilioServiceStore
     let random: any RandomSource
     let clock: any TimeSource
+
+    init(store: TwilioServiceStore, random: any RandomSource, clock: any TimeSource) {
+        self.store = store
+        self.random = random
+        self.clock = clock
+    }
 
     func create(_ form: TwilioForm, in project: Project) async throws -> TwilioVerifyService {
         guard form.string("FriendlyName") != nil else { throw TwilioError.missingParameter("FriendlyName") }
@@ -41,7 +47,7 @@ struct TwilioServices: Sendable {
 
     /// Deletes the service in the caller's unit of work, its entities and webhooks with it
     /// (``TwilioPush/deleteService(_:in:)`` deletes its factors and access tokens beside); 20404 when there is none.
-    func delete(_ sid: String, in project: Project, work: UnitOfWork) async throws {
+    func delete(_ sid: String, in project: Project, in work: UnitOfWork) async throws {
         guard TwilioSID.isValid(sid, prefix: "VA"), try await store.delete(sid: sid, projectId: project.id, in: work)
         else {
             throw TwilioError.notFound("/Services/\(sid)")
