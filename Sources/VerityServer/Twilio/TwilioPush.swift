@@ -5,7 +5,7 @@ import VerityCore
 /// tokens, factor verification by signature or code, device JWTs and answers signed over listed fields.
 struct TwilioPush: Sendable {
     private let store: TwilioPushStore
-    let webhooks: TwilioWebhookStore
+    private let webhooks: TwilioWebhookStore
     let services: TwilioServices
     let factors: FactorService
     let challenges: ChallengeService
@@ -496,6 +496,11 @@ struct TwilioPush: Sendable {
             let webhook = try await webhooks.webhook(sid: sid, serviceSid: service.sid)
         else { throw TwilioError.notFound("/Services/\(service.sid)/Webhooks/\(sid)") }
         return webhook
+    }
+
+    /// Up to `limit` of the service's webhooks in creation order, after the webhook `after`.
+    func webhooks(of service: TwilioVerifyService, after: String?, limit: Int) async throws -> [TwilioWebhook] {
+        try await webhooks.webhooks(serviceSid: service.sid, after: after, limit: limit)
     }
 
     func deleteWebhook(_ sid: String, in service: TwilioVerifyService) async throws {
