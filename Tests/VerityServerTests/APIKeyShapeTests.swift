@@ -18,7 +18,7 @@ struct APIKeyShapeTests {
         // A row made by an operator's own SQL, or a key from another system: the test-only way to store a secret
         // that Verity never issues.
         for (index, secret) in misshapen.enumerated() {
-            try await node.verity.admin.projects.insertKey(
+            try await node.verity.admin.insertKey(
                 APIKey(
                     id: "key_misshapen\(index)", projectId: pid, name: "misshapen", prefix: String(secret.prefix(10)),
                     createdAt: node.clock.now(), revokedAt: nil),

@@ -90,10 +90,8 @@ struct OutboxTests {
                 .init(to: "+1415555\(String(format: "%04d", index + 1000))", channel: .sms), in: node.project)
         }
         let now = node.clock.now()
-        // The worker's claims, straight from the store the outbox service builds its worker over.
-        let outbox = OutboxStore(
-            database: node.verity.database,
-            webhookSecrets: SecretSealer(masterKey: TestNode.masterKey, purpose: "webhook-secrets"))
+        // The worker's claims, through the outbox service's seam for them.
+        let outbox = node.verity.outbox
         func claim(_ limit: Int, at time: Date) async throws -> [OutboxMessage] {
             try await outbox.claimDue(
                 channels: OutboxLane.messages.channels, limit: limit, perProject: perProject, lease: 60, now: time)
@@ -130,10 +128,8 @@ struct OutboxTests {
             }
         }
         let now = node.clock.now()
-        // The worker's claims, straight from the store the outbox service builds its worker over.
-        let outbox = OutboxStore(
-            database: node.verity.database,
-            webhookSecrets: SecretSealer(masterKey: TestNode.masterKey, purpose: "webhook-secrets"))
+        // The worker's claims, through the outbox service's seam for them.
+        let outbox = node.verity.outbox
         #expect(
             try await outbox.claimDue(channels: OutboxLane.webhooks.channels, limit: 20, lease: 60, now: now).isEmpty)
         let capped = try await outbox.claimDue(
@@ -186,7 +182,7 @@ struct OutboxTests {
             return .ok
         }
         try await withLoopbackServer(router: router) { port in
-            let store = ChallengeStore(database: node.verity.database)
+            let challenges = node.verity.challenges
             @Sendable func queue(_ count: Int, to tenant: String, of project: Project) async throws {
                 let url = "http://127.0.0.1:\(port)/\(tenant)"
                 _ = try await node.verity.admin.setWebhook(projectId: project.id, url: url)
@@ -194,7 +190,7 @@ struct OutboxTests {
                     QueuedMessage(
                         id: "msg_\(tenant)\($0)", channel: .webhook, destination: url, payload: "{}")
                 }
-                try await store.queue(events, projectId: project.id, now: node.clock.now())
+                try await challenges.queue(events, projectId: project.id)
             }
             try await node.run { _ in
                 try await queue(10, to: "slow", of: node.project)

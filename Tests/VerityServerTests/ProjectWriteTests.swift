@@ -37,12 +37,12 @@ struct ProjectWriteTests {
     @Test("A settings change from an older copy keeps a webhook set since", arguments: TestEngine.available)
     func settingsKeepWebhook(engine: TestEngine) async throws {
         let node = try await TestNode.make(engine)
-        let (stale, version) = try #require(await node.verity.admin.projects.projectForUpdate(id: node.project.id))
+        let (stale, version) = try #require(await node.verity.admin.projectForUpdate(id: node.project.id))
         let hooked = try await node.verity.admin.setWebhook(projectId: node.project.id, url: "https://hooks.example/v")
         var changed = stale
         changed.settings.codeLength = 7
         #expect(
-            try await node.verity.admin.projects.update(changed, ifVersion: version), "a webhook is no settings change")
+            try await node.verity.admin.update(changed, ifVersion: version), "a webhook is no settings change")
         let project = try await node.verity.admin.project(id: node.project.id)
         #expect(project.settings.codeLength == 7)
         #expect(project.webhookURL == "https://hooks.example/v")

@@ -23,7 +23,7 @@ struct ConsoleFacesController: Sendable {
         let services = try await twilioServices.list(after: query["cursor"], limit: limit + 1, in: project)
         var body = ""
         for service in services.prefix(limit) {
-            let hooks = try await twilioPush.webhooks.webhooks(serviceSid: service.sid, after: nil, limit: 50)
+            let hooks = try await twilioPush.webhooks(of: service, after: nil, limit: 50)
             let rows = hooks.map { hook in
                 [
                     "<code>\(hook.sid)</code>", ConsoleHTML.escape(hook.friendlyName),

@@ -5,8 +5,13 @@ import VerityCore
 /// when there is one: the one rule for a provider's refusal in its direct answer (``OutboxWorker``) and for its
 /// later delivery-status report (``DeliveryStatusReceiver``).
 struct CodeFallback: Sendable {
-    let store: OutboxStore
+    private let store: OutboxStore
     let verifications: VerificationService
+
+    init(store: OutboxStore, verifications: VerificationService) {
+        self.store = store
+        self.verifications = verifications
+    }
 
     /// What became of a message given up.
     enum Outcome: Sendable, Equatable {

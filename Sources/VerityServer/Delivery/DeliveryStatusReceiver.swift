@@ -10,10 +10,21 @@ import VerityCore
 /// so a repeated report changes nothing.
 struct DeliveryStatusReceiver: Sendable {
     let settings: DeliveryStatusSettings
-    let store: OutboxStore
+    private let store: OutboxStore
     let fallback: CodeFallback
     let metrics: VerityMetrics
     let logger: Logger
+
+    init(
+        settings: DeliveryStatusSettings, store: OutboxStore, fallback: CodeFallback, metrics: VerityMetrics,
+        logger: Logger
+    ) {
+        self.settings = settings
+        self.store = store
+        self.fallback = fallback
+        self.metrics = metrics
+        self.logger = logger
+    }
 
     /// What one status report did.
     enum Outcome: Sendable, Equatable {

@@ -7,7 +7,7 @@ import VerityCore
 ///
 /// A lifecycle service: it starts with the server and, on graceful shutdown, finishes the deliveries in hand.
 struct OutboxWorker: Service {
-    let store: OutboxStore
+    private let store: OutboxStore
     /// Sends a code again by the project's fallback channel when its delivery fails for good.
     let verifications: VerificationService
     let factors: FactorService
@@ -19,6 +19,25 @@ struct OutboxWorker: Service {
     let metrics: VerityMetrics
     let signal: OutboxSignal
     let logger: Logger
+
+    init(
+        store: OutboxStore, verifications: VerificationService, factors: FactorService,
+        appVerifications: AppVerificationService, renderer: MessageRenderer, senders: Senders,
+        configuration: OutboxConfiguration, clock: any TimeSource, metrics: VerityMetrics, signal: OutboxSignal,
+        logger: Logger
+    ) {
+        self.store = store
+        self.verifications = verifications
+        self.factors = factors
+        self.appVerifications = appVerifications
+        self.renderer = renderer
+        self.senders = senders
+        self.configuration = configuration
+        self.clock = clock
+        self.metrics = metrics
+        self.signal = signal
+        self.logger = logger
+    }
 
     func run() async throws {
         await withGracefulShutdownHandler {

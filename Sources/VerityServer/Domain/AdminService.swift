@@ -2,10 +2,37 @@ import Foundation
 
 /// Projects and API keys: what `verity admin` does, and how a request's key or project id finds its project.
 public struct AdminService: Sendable {
-    let projects: ProjectStore
+    private let projects: ProjectStore
     let identifiers: Identifiers
     let webhookAddresses: OutboundAddressPolicy
     let clock: any TimeSource
+
+    init(
+        projects: ProjectStore, identifiers: Identifiers, webhookAddresses: OutboundAddressPolicy, clock: any TimeSource
+    ) {
+        self.projects = projects
+        self.identifiers = identifiers
+        self.webhookAddresses = webhookAddresses
+        self.clock = clock
+    }
+
+    /// The project `id` with the version a settings change compares against. For tests only: a seam for the
+    /// compare-and-set that ``update(_:ifVersion:)`` makes.
+    func projectForUpdate(id: String) async throws -> (Project, version: Int64)? {
+        try await projects.projectForUpdate(id: id)
+    }
+
+    /// Writes `project`'s settings only if it is still at `version`; false when it changed since. For tests only (see
+    /// ``projectForUpdate(id:)``).
+    func update(_ project: Project, ifVersion version: Int64) async throws -> Bool {
+        try await projects.update(project, ifVersion: version)
+    }
+
+    /// Stores a key under a secret hash of the caller's choosing. For tests only: a key Verity never issues (an
+    /// operator's own row), which every face must still refuse by its shape.
+    func insertKey(_ key: APIKey, secretHash: String) async throws {
+        try await projects.insertKey(key, secretHash: secretHash)
+    }
 
     /// A new secret key. `secret` is shown once and never stored.
     public struct CreatedKey: Sendable, Codable {

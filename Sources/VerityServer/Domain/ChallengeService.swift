@@ -239,8 +239,7 @@ struct ChallengeService: Sendable {
     func authenticateAnswer(token: String, challengeId: String) async throws
         -> (factor: FactorRecord, use: FactorService.DeviceTokenUse?, challenge: ChallengeRecord?)
     {
-        let store = store
-        return try await factors.checkDeviceToken(token) { factorId in
+        try await factors.checkDeviceToken(token) { [store] factorId in
             try await store.factorWithChallenge(factorId: factorId, challengeId: challengeId)
         }
     }
@@ -339,13 +338,14 @@ struct ChallengeService: Sendable {
             let messageId = identifiers.make("msg")
             let now = clock.now()
             return { answered, work in
-                let applied = try await UnusualActivityStore.record(
-                    UnusualActivityStore.Report(
+                try await store.recordUnusualActivity(
+                    .init(
                         eventId: eventId, projectId: answered.projectId, userId: answered.userId, factorId: factor.id,
-                        challengeId: answered.id, reason: reason, at: now),
+                        challengeId: answered.id, at: now),
                     in: work)
+                let applied = try await store.unusualActivityResponse(projectId: answered.projectId, in: work)
                 try await respond(to: applied, on: answered, by: factor, in: work)
-                try await ChallengeStore.enqueueWebhook(
+                try await store.enqueueWebhook(
                     for: answered,
                     webhook: { challenge, url in
                         let event = UnusualActivityEvent(
@@ -520,6 +520,12 @@ struct ChallengeService: Sendable {
         }
         if !expired.isEmpty { outboxSignal.notify() }
         return expired.count
+    }
+
+    /// Queues rendered messages about the project's challenges, as a challenge's own writes queue its webhook events.
+    /// For tests only: a seam for the outbox's lanes, which need many events at once.
+    func queue(_ messages: [QueuedMessage], projectId: String) async throws {
+        try await store.queue(messages, projectId: projectId, now: clock.now())
     }
 
     /// Pushes a pending push challenge to its factor's device again (the Twilio face's `Notifications`).

@@ -258,8 +258,7 @@ struct FactorService: Sendable {
     func checkDeviceToken(_ token: String, dialect: DeviceTokenDialect = .verity) async throws
         -> (FactorRecord, DeviceTokenUse?)
     {
-        let store = store
-        let (factor, use, _) = try await checkDeviceToken(token, dialect: dialect) { id in
+        let (factor, use, _) = try await checkDeviceToken(token, dialect: dialect) { [store] id in
             try await store.factor(id: id).map { ($0, ()) }
         }
         return (factor, use)
@@ -304,7 +303,7 @@ struct FactorService: Sendable {
 
     /// Spends a device token's use; throws `token_replayed` when it was spent before.
     func spend(_ use: DeviceTokenUse) async throws {
-        guard try await store.useDeviceToken(factorId: use.factorId, jti: use.jti, expiresAt: use.expiresAt)
+        guard try await store.spend(use)
         else { throw Self.replayed }
     }
 

@@ -77,6 +77,17 @@ public struct OutboxService: Sendable {
         return message
     }
 
+    /// Claims due messages as the worker does, without running one. For tests only: a seam for the claiming rules
+    /// (lanes, the per-project cap, leases), which a running worker would hide.
+    func claimDue(
+        channels: [OutboxChannel], limit: Int, perProject: Int? = nil, excludingProjects: Set<String> = [],
+        lease: TimeInterval, now: Date
+    ) async throws -> [OutboxMessage] {
+        try await store.claimDue(
+            channels: channels, limit: limit, perProject: perProject, excludingProjects: excludingProjects,
+            lease: lease, now: now)
+    }
+
     /// Messages waiting to be sent.
     func depth() async throws -> Int {
         try await store.pendingCount()

@@ -78,10 +78,27 @@ struct SessionService: Sendable {
             id: identifiers.make("ses"), projectId: project.id, userId: newUser.id, amr: amr, acr: nil,
             authTime: now, createdAt: now, expiresAt: now.addingTimeInterval(project.refreshLifetime), claims: claims)
         let refreshToken = newRefreshToken()
-        switch try await store.signIn(
-            loginKey: loginKey, newUser: newUser, logins: logins, session: session,
-            refreshHash: SecretHash.hex(refreshToken), now: now, in: work)
-        {
+        let refreshHash = SecretHash.hex(refreshToken)
+        let opening = session
+        let outcome = try await store.unitOfWork(in: work) { work -> SessionStore.SignInOutcome in
+            switch try await store.signInKnownUser(
+                loginKey: loginKey, session: opening, refreshHash: refreshHash, now: now, in: work)
+            {
+            case .signedIn(let user, _)?: return .signedIn(try await users.withRoles(user, in: work), firstSeen: false)
+            case .userDisabled?: return .userDisabled
+            case nil: break
+            }
+            var (user, firstSeen) = try await users.signingIn(
+                loginKey: loginKey, newUser: newUser, logins: logins, projectId: project.id, in: work)
+            guard !user.disabled else { return .userDisabled }
+            try await users.recordSignIn(id: user.id, now: now, in: work)
+            user.lastSignInAt = now
+            var session = opening
+            session.userId = user.id
+            try await store.open(session, refreshHash: refreshHash, now: now, in: work)
+            return .signedIn(user, firstSeen: firstSeen)
+        }
+        switch outcome {
         case .userDisabled:
             throw Self.disabled
         case .signedIn(let user, let firstSeen):
@@ -117,7 +134,12 @@ struct SessionService: Sendable {
             expiresAt: now.addingTimeInterval(project.refreshLifetime),
             event: (identifiers.make("sev"), clientAddress), now: now)
         {
-        case .rotated(let session, let user):
+        case .rotated(let session):
+            // Read after the rotation commits: a disabled user's session slid but got no next token.
+            guard let user = try await users.findUser(id: session.userId, in: project) else {
+                throw Self.invalidRefreshToken
+            }
+            guard !user.disabled else { throw Self.disabled }
             metrics.session(.refresh)
             return try await response(
                 session: session, user: user, refreshToken: next, firstSeen: false, dialect: dialect, in: project,
@@ -134,8 +156,6 @@ struct SessionService: Sendable {
                 .refreshTokenReused,
                 "This refresh token was used before, so it may have been copied; the session is revoked. Sign in again."
             )
-        case .userDisabled:
-            throw Self.disabled
         case .invalid:
             throw Self.invalidRefreshToken
         }

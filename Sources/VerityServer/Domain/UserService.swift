@@ -59,6 +59,28 @@ public struct UserService: Sendable {
         return user
     }
 
+    /// The user a sign-in with the login key `loginKey` is for, as `work` sees it: the one holding it, with its roles,
+    /// or `newUser` (holding `logins`) inserted now, which is `firstSeen`.
+    func signingIn(loginKey: String, newUser: User, logins: UserLogins, projectId: String, in work: UnitOfWork)
+        async throws -> (user: User, firstSeen: Bool)
+    {
+        if let user = try await store.user(loginKey: loginKey, projectId: projectId, in: work) {
+            return (user, false)
+        }
+        try await store.insert(newUser, logins: logins, projectId: projectId, in: work)
+        return (newUser, true)
+    }
+
+    /// Records that the user `id` signed in at `now`, in the sign-in's unit of work.
+    func recordSignIn(id: String, now: Date, in work: UnitOfWork) async throws {
+        try await store.recordSignIn(id: id, now: now, in: work)
+    }
+
+    /// The user with its role names filled in, as `work` sees them (a sign-in that read the user's row itself).
+    func withRoles(_ user: User, in work: UnitOfWork) async throws -> User {
+        try await store.withRoles(user, in: work)
+    }
+
     /// The user `id`, or nil when the project has none (a session naming a deleted user).
     func findUser(id: String, in project: Project) async throws -> User? {
         try await store.user(id: id, projectId: project.id)

@@ -6,13 +6,9 @@ import VerityCore
 struct ChallengeStore: Sendable {
     let database: Database
 
-    static let columns = """
-        id, project_id, user_id, factor_id, type, status, message, details, hidden_details, content_hash, \
-        user_verification, created_at, expires_at, responded_at, responded_factor_id, context, response_key_type, \
-        response_amr, deny_reason, user_verification_result
-        """
     private static let table = RecordTable(
-        name: "challenges", columns: columns, key: "id", scope: "project_id", record: record(from:))
+        name: "challenges", columns: ChallengeRecord.columns, key: "id", scope: "project_id",
+        record: ChallengeRecord.init(row:))
 
     /// Queues events about an answered challenge inside the answer's transaction.
     typealias AnswerEvents = @Sendable (ChallengeRecord, UnitOfWork) async throws -> Void
@@ -42,7 +38,7 @@ struct ChallengeStore: Sendable {
 
     private static func insertion(_ challenge: ChallengeRecord) throws -> SQLQueryString {
         """
-        INSERT INTO challenges (\(unsafeRaw: Self.columns))
+        INSERT INTO challenges (\(unsafeRaw: ChallengeRecord.columns))
         VALUES (\(bind: challenge.id), \(bind: challenge.projectId), \(bind: challenge.userId),
                 \(bind: challenge.factorId), \(bind: challenge.type.rawValue), \(bind: challenge.status.rawValue),
                 \(bind: challenge.message), \(bind: try Self.json(challenge.details)),
@@ -60,14 +56,14 @@ struct ChallengeStore: Sendable {
         try await database.lookup { try await Self.table.find(id, in: projectId, on: $0) }
     }
 
-    /// A factor by id (as ``FactorStore/factor(id:)`` reads it) and the challenge `challengeId` of its project, if
-    /// there is one: what a device's answer needs, in one read.
+    /// A factor by id (as the factors' own store reads it) and the challenge `challengeId` of its project, if there
+    /// is one: what a device's answer needs, in one joined read of the two tables.
     func factorWithChallenge(factorId: String, challengeId: String) async throws -> (FactorRecord, ChallengeRecord?)? {
         try await database.lookup { sql in
             guard
                 let row = try await sql.raw(
                     """
-                    SELECT \(unsafeRaw: qualified(FactorStore.columns, by: "f")), \(unsafeRaw: prefixed(Self.columns, by: "c"))
+                    SELECT \(unsafeRaw: qualified(FactorRecord.columns, by: "f")), \(unsafeRaw: prefixed(ChallengeRecord.columns, by: "c"))
                     FROM factors f LEFT JOIN challenges c ON c.id = \(bind: challengeId) AND c.project_id = f.project_id
                     WHERE f.id = \(bind: factorId)
                     """
@@ -75,8 +71,8 @@ struct ChallengeStore: Sendable {
             else { return nil }
             let challenge = PrefixedRow(row, alias: "c")
             return (
-                try FactorStore.record(from: row),
-                try challenge.decode(column: "id", as: String?.self) == nil ? nil : try Self.record(from: challenge)
+                try FactorRecord(row: row),
+                try challenge.decode(column: "id", as: String?.self) == nil ? nil : try ChallengeRecord(row: challenge)
             )
         }
     }
@@ -194,8 +190,7 @@ struct ChallengeStore: Sendable {
     ) async throws -> AnswerOutcome {
         if let token = change.token {
             guard
-                try await FactorStore.useDeviceToken(
-                    factorId: token.factorId, jti: token.jti, expiresAt: token.expiresAt, in: sql)
+                try await token.spend(in: sql)
             else { return .tokenSpent }
         }
         guard
@@ -203,17 +198,17 @@ struct ChallengeStore: Sendable {
                 """
                 UPDATE challenges SET \(answerAssignments(change))
                 WHERE id = \(bind: change.id) AND status = 'pending' AND expires_at > \(bind: change.now.storedValue)
-                RETURNING \(unsafeRaw: Self.columns)
+                RETURNING \(unsafeRaw: ChallengeRecord.columns)
                 """
             ).first()
         else {
             let current = try await sql.raw(
-                "SELECT \(unsafeRaw: Self.columns) FROM challenges WHERE id = \(bind: change.id)"
+                "SELECT \(unsafeRaw: ChallengeRecord.columns) FROM challenges WHERE id = \(bind: change.id)"
             )
-            .first().map(Self.record(from:))
+            .first().map(ChallengeRecord.init(row:))
             return .refused(current: current)
         }
-        let answered = try Self.record(from: row)
+        let answered = try ChallengeRecord(row: row)
         try await Self.enqueueWebhook(for: answered, webhook: webhook, in: sql, now: change.now)
         try await events?(answered, UnitOfWork(sql: sql))
         return .answered(answered)
@@ -261,10 +256,10 @@ struct ChallengeStore: Sendable {
                 UPDATE challenges SET \(answerAssignments(change))
                 WHERE id = \(bind: change.id) AND status = 'pending' AND expires_at > \(bind: change.now.storedValue)
                   AND EXISTS (SELECT 1 FROM spent)
-                RETURNING \(unsafeRaw: Self.columns))
+                RETURNING \(unsafeRaw: ChallengeRecord.columns))
             SELECT (SELECT count(*) FROM proceed) AS proceeded, (SELECT count(*) FROM spent) AS spent_count,
                    (SELECT webhook_url FROM hook) AS webhook_url, (SELECT webhook_secret FROM hook) AS webhook_secret,
-                   answered.*, \(unsafeRaw: prefixed(Self.columns, by: "stood"))
+                   answered.*, \(unsafeRaw: prefixed(ChallengeRecord.columns, by: "stood"))
             FROM (SELECT 1) AS one LEFT JOIN answered ON true
                 LEFT JOIN challenges stood ON stood.id = \(bind: change.id)
             """
@@ -276,9 +271,10 @@ struct ChallengeStore: Sendable {
         guard try row.decode(column: "id", as: String?.self) != nil else {
             let stood = PrefixedRow(row, alias: "stood")
             return .refused(
-                current: try stood.decode(column: "id", as: String?.self) == nil ? nil : try record(from: stood))
+                current: try stood.decode(column: "id", as: String?.self) == nil ? nil : try ChallengeRecord(row: stood)
+            )
         }
-        return .answered(try record(from: row))
+        return .answered(try ChallengeRecord(row: row))
     }
 
     /// Spends an approval on what it approved: marks an approved, unexpired, unused challenge as used. Returns false
@@ -307,9 +303,9 @@ struct ChallengeStore: Sendable {
                 WHERE id IN (
                     SELECT id FROM challenges WHERE status = 'pending' AND expires_at <= \(bind: now.storedValue)
                     ORDER BY expires_at LIMIT \(bind: limit) \(unsafeRaw: database.skipLockedClause))
-                RETURNING \(unsafeRaw: Self.columns)
+                RETURNING \(unsafeRaw: ChallengeRecord.columns)
                 """
-            ).all().map(Self.record(from:))
+            ).all().map(ChallengeRecord.init(row:))
             for challenge in expired {
                 try await Self.enqueueWebhook(for: challenge, webhook: webhook, in: sql, now: now)
             }
@@ -318,7 +314,7 @@ struct ChallengeStore: Sendable {
     }
 
     /// Queues the event for the project's webhook endpoint, when the project has one.
-    static func enqueueWebhook(
+    private static func enqueueWebhook(
         for challenge: ChallengeRecord, webhook: (ChallengeRecord, String) throws -> QueuedMessage,
         in sql: any SQLDatabase, now: Date
     ) async throws {
@@ -334,11 +330,11 @@ struct ChallengeStore: Sendable {
     }
 
     /// ``enqueueWebhook(for:webhook:in:now:)`` as part of a caller's unit of work (an answer's events).
-    static func enqueueWebhook(
+    func enqueueWebhook(
         for challenge: ChallengeRecord, webhook: (ChallengeRecord, String) throws -> QueuedMessage,
         in work: UnitOfWork, now: Date
     ) async throws {
-        try await enqueueWebhook(for: challenge, webhook: webhook, in: work.sql, now: now)
+        try await Self.enqueueWebhook(for: challenge, webhook: webhook, in: work.sql, now: now)
     }
 
     /// Queues messages about an existing challenge (a push sent again).
@@ -365,34 +361,5 @@ struct ChallengeStore: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         return String(decoding: try encoder.encode(value), as: UTF8.self)
-    }
-
-    static func record(from row: any SQLRow) throws -> ChallengeRecord {
-        let decoder = JSONDecoder()
-        return ChallengeRecord(
-            id: try row.decode(column: "id", as: String.self),
-            projectId: try row.decode(column: "project_id", as: String.self),
-            userId: try row.decode(column: "user_id", as: String.self),
-            factorId: try row.decode(column: "factor_id", as: String?.self),
-            type: try row.enumeration("type", as: FactorType.self),
-            status: try row.enumeration("status", as: ChallengeStatus.self),
-            message: try row.decode(column: "message", as: String.self),
-            details: try decoder.decode(
-                [ChallengeDetail].self, from: Data(try row.decode(column: "details", as: String.self).utf8)),
-            hiddenDetails: try decoder.decode(
-                [String: String].self, from: Data(try row.decode(column: "hidden_details", as: String.self).utf8)),
-            contentHash: try row.decode(column: "content_hash", as: String.self),
-            userVerification: try row.enumeration("user_verification", as: UserVerification.self),
-            createdAt: try row.date("created_at"), expiresAt: try row.date("expires_at"),
-            respondedAt: try row.optionalDate("responded_at"),
-            respondedFactorId: try row.decode(column: "responded_factor_id", as: String?.self),
-            context: try row.json("context", as: ChallengeContext.self),
-            answer: ChallengeRecord.AnswerStatement(
-                keyType: try row.decode(column: "response_key_type", as: String?.self).flatMap(
-                    FactorKeyType.init(rawValue:)),
-                amr: try row.json("response_amr", as: [UserVerificationMethod].self),
-                reason: try row.decode(column: "deny_reason", as: String?.self).flatMap(DenyReason.init(rawValue:)),
-                userVerificationResult: try row.decode(column: "user_verification_result", as: String?.self).flatMap(
-                    UserVerificationResult.init(rawValue:))))
     }
 }

@@ -6,13 +6,9 @@ import VerityCore
 struct FactorStore: Sendable {
     let database: Database
 
-    static let columns = """
-        id, project_id, user_id, type, status, friendly_name, public_key, push_platform, push_token, app_id, \
-        sdk_version, nonce, enrollment_token_hash, totp_secret, totp_algorithm, totp_digits, totp_period, \
-        totp_last_counter, created_at, verified_at, metadata, user_verification_key, suspended_at, apns_environment
-        """
     private static let table = RecordTable(
-        name: "factors", columns: columns, key: "id", scope: "project_id", record: record(from:))
+        name: "factors", columns: FactorRecord.columns, key: "id", scope: "project_id",
+        record: FactorRecord.init(row:))
 
     // MARK: Enrollment tokens
 
@@ -82,7 +78,7 @@ struct FactorStore: Sendable {
     private func insert(_ factor: FactorRecord, in sql: any SQLDatabase) async throws {
         try await sql.raw(
             """
-            INSERT INTO factors (\(unsafeRaw: Self.columns))
+            INSERT INTO factors (\(unsafeRaw: FactorRecord.columns))
             VALUES (\(bind: factor.id), \(bind: factor.projectId), \(bind: factor.userId), \(bind: factor.type.rawValue),
                     \(bind: factor.status.rawValue), \(bind: factor.friendlyName), \(bind: factor.publicKey),
                     \(bind: factor.pushPlatform?.rawValue), \(bind: factor.pushToken), \(bind: factor.appId),
@@ -101,9 +97,9 @@ struct FactorStore: Sendable {
         try await database.lookup { sql in try await Self.factor(id: id, in: sql) }
     }
 
-    static func factor(id: String, in sql: any SQLDatabase) async throws -> FactorRecord? {
-        try await sql.raw("SELECT \(unsafeRaw: columns) FROM factors WHERE id = \(bind: id)")
-            .first().map(record(from:))
+    private static func factor(id: String, in sql: any SQLDatabase) async throws -> FactorRecord? {
+        try await sql.raw("SELECT \(unsafeRaw: FactorRecord.columns) FROM factors WHERE id = \(bind: id)")
+            .first().map(FactorRecord.init(row:))
     }
 
     func factor(id: String, projectId: String) async throws -> FactorRecord? {
@@ -122,10 +118,10 @@ struct FactorStore: Sendable {
         try await database.lookup { sql in
             try await sql.raw(
                 """
-                SELECT \(unsafeRaw: Self.columns) FROM factors
+                SELECT \(unsafeRaw: FactorRecord.columns) FROM factors
                 WHERE project_id = \(bind: projectId) AND user_id = \(bind: userId) ORDER BY created_at, id
                 """
-            ).all().map(Self.record(from:))
+            ).all().map(FactorRecord.init(row:))
         }
     }
 
@@ -138,9 +134,9 @@ struct FactorStore: Sendable {
                 """
                 UPDATE factors SET status = 'verified', verified_at = \(bind: now.storedValue), nonce = NULL
                 WHERE id = \(bind: id) AND status = 'unverified'
-                RETURNING \(unsafeRaw: Self.columns)
+                RETURNING \(unsafeRaw: FactorRecord.columns)
                 """
-            ).first().map(Self.record(from:))
+            ).first().map(FactorRecord.init(row:))
         }
     }
 
@@ -164,9 +160,9 @@ struct FactorStore: Sendable {
                     sdk_version = COALESCE(\(bind: sdkVersion), sdk_version), app_id = COALESCE(\(bind: appId), app_id)
                     \(metadataChange)
                 WHERE id = \(bind: id)
-                RETURNING \(unsafeRaw: Self.columns)
+                RETURNING \(unsafeRaw: FactorRecord.columns)
                 """
-            ).first().map(Self.record(from:))
+            ).first().map(FactorRecord.init(row:))
         }
     }
 
@@ -177,9 +173,9 @@ struct FactorStore: Sendable {
                 """
                 UPDATE factors SET user_verification_key = \(bind: key)
                 WHERE id = \(bind: id) AND type = 'push'
-                RETURNING \(unsafeRaw: Self.columns)
+                RETURNING \(unsafeRaw: FactorRecord.columns)
                 """
-            ).first().map(Self.record(from:))
+            ).first().map(FactorRecord.init(row:))
         }
     }
 
@@ -220,9 +216,9 @@ struct FactorStore: Sendable {
                         """
                         UPDATE factors SET user_verification_key = \(bind: key)
                         WHERE id = \(bind: factor.id) AND type = 'push' \(held)
-                        RETURNING \(unsafeRaw: Self.columns)
+                        RETURNING \(unsafeRaw: FactorRecord.columns)
                         """
-                    ).first().map(Self.record(from:))
+                    ).first().map(FactorRecord.init(row:))
                 else { throw KeyChanged() }  // undoes the token's spending
                 return .changed(updated)
             }
@@ -239,9 +235,9 @@ struct FactorStore: Sendable {
                 """
                 UPDATE factors SET public_key = \(bind: new)
                 WHERE id = \(bind: id) AND type = 'push' AND public_key = \(bind: current)
-                RETURNING \(unsafeRaw: Self.columns)
+                RETURNING \(unsafeRaw: FactorRecord.columns)
                 """
-            ).first().map(Self.record(from:))
+            ).first().map(FactorRecord.init(row:))
         }
     }
 
@@ -329,25 +325,9 @@ struct FactorStore: Sendable {
         }
     }
 
-    /// Records a device token's `jti`; false when it was seen before (a replay).
-    func useDeviceToken(factorId: String, jti: String, expiresAt: Date) async throws -> Bool {
-        try await database.execute { sql in
-            try await Self.useDeviceToken(factorId: factorId, jti: jti, expiresAt: expiresAt, in: sql)
-        }
-    }
-
-    /// ``useDeviceToken(factorId:jti:expiresAt:)`` in the caller's transaction (a challenge's answer).
-    static func useDeviceToken(factorId: String, jti: String, expiresAt: Date, in sql: any SQLDatabase) async throws
-        -> Bool
-    {
-        try await sql.raw(
-            """
-            INSERT INTO device_token_uses (factor_id, jti, expires_at)
-            VALUES (\(bind: factorId), \(bind: jti), \(bind: expiresAt.storedValue))
-            ON CONFLICT (factor_id, jti) DO NOTHING
-            RETURNING jti
-            """
-        ).first() != nil
+    /// Records a device token's use; false when its `jti` was seen before (a replay).
+    func spend(_ use: FactorService.DeviceTokenUse) async throws -> Bool {
+        try await database.execute { sql in try await use.spend(in: sql) }
     }
 
     /// Drops replay records and enrollment tokens nobody can use any more.
@@ -358,35 +338,6 @@ struct FactorStore: Sendable {
                 "DELETE FROM enrollment_tokens WHERE expires_at < \(bind: now.addingTimeInterval(-86_400).storedValue)"
             ).run()
         }
-    }
-
-    static func record(from row: any SQLRow) throws -> FactorRecord {
-        FactorRecord(
-            id: try row.decode(column: "id", as: String.self),
-            projectId: try row.decode(column: "project_id", as: String.self),
-            userId: try row.decode(column: "user_id", as: String.self),
-            type: try row.enumeration("type", as: FactorType.self),
-            status: try row.enumeration("status", as: FactorStatus.self),
-            friendlyName: try row.decode(column: "friendly_name", as: String.self),
-            publicKey: try row.decode(column: "public_key", as: String?.self),
-            pushPlatform: try row.decode(column: "push_platform", as: String?.self).flatMap(
-                PushPlatform.init(rawValue:)),
-            pushToken: try row.decode(column: "push_token", as: String?.self),
-            appId: try row.decode(column: "app_id", as: String?.self),
-            sdkVersion: try row.decode(column: "sdk_version", as: String?.self),
-            metadata: try row.json("metadata", as: [String: String].self),
-            nonce: try row.decode(column: "nonce", as: String?.self),
-            enrollmentTokenHash: try row.decode(column: "enrollment_token_hash", as: String?.self),
-            totpSecret: try row.decode(column: "totp_secret", as: String?.self),
-            totpAlgorithm: try row.decode(column: "totp_algorithm", as: String?.self),
-            totpDigits: try row.decode(column: "totp_digits", as: Int?.self),
-            totpPeriod: try row.decode(column: "totp_period", as: Int?.self),
-            totpLastCounter: try row.decode(column: "totp_last_counter", as: Int64?.self),
-            createdAt: try row.date("created_at"), verifiedAt: try row.optionalDate("verified_at"),
-            userVerificationKey: try row.decode(column: "user_verification_key", as: String?.self),
-            suspendedAt: try row.optionalDate("suspended_at"),
-            apnsEnvironment: try row.decode(column: "apns_environment", as: String?.self).flatMap(
-                APNsEnvironment.init(rawValue:)))
     }
 
     /// Metadata as stored: a JSON object, or NULL for none.

@@ -5,7 +5,7 @@ import VerityCore
 /// The transactional outbox: messages are written with the change that causes them and drained by workers.
 struct OutboxStore: Sendable {
     let database: Database
-    /// Opens the project's sealed webhook signing secret (see ``ProjectStore``).
+    /// Opens the project's sealed webhook signing secret (as the project's settings seal it).
     let webhookSecrets: SecretSealer
 
     static let columns = """
@@ -138,34 +138,39 @@ struct OutboxStore: Sendable {
         }
     }
 
-    /// Loads what rendering a message needs: the project's name and, for a code, its verification.
+    /// Loads what rendering a message needs: the project's name and, for a code, its verification; for a push, the
+    /// factor it goes to. One joined read of the other aggregates' tables (projects, verifications, factors), so the
+    /// outbox calls no other store.
     func delivery(for message: OutboxMessage) async throws -> Delivery? {
-        try await database.lookup { sql in
+        let factorId = message.channel == .push ? message.destination : nil
+        return try await database.lookup { sql in
             guard
-                let project = try await sql.raw(
+                let row = try await sql.raw(
                     """
-                    SELECT name, webhook_secret, fallback_channel, disabled_channels FROM projects
-                    WHERE id = \(bind: message.projectId)
+                    SELECT p.name, p.webhook_secret, p.fallback_channel, p.disabled_channels,
+                           \(unsafeRaw: prefixed(VerificationRecord.columns, by: "v")),
+                           \(unsafeRaw: prefixed(FactorRecord.columns, by: "f"))
+                    FROM projects p
+                    LEFT JOIN verifications v ON v.id = \(bind: message.verificationId) AND v.project_id = p.id
+                    LEFT JOIN factors f ON f.id = \(bind: factorId)
+                    WHERE p.id = \(bind: message.projectId)
                     """
                 ).first()
             else { return nil }
-            var delivery = Delivery(
-                message: message, projectName: try project.decode(column: "name", as: String.self),
-                webhookSecret: try project.decode(column: "webhook_secret", as: String?.self).map {
+            let verification = PrefixedRow(row, alias: "v")
+            let factor = PrefixedRow(row, alias: "f")
+            return Delivery(
+                message: message, projectName: try row.decode(column: "name", as: String.self),
+                verification: try verification.decodeNil(column: "id")
+                    ? nil : try VerificationRecord(row: verification),
+                factor: try factor.decodeNil(column: "id") ? nil : try FactorRecord(row: factor),
+                webhookSecret: try row.decode(column: "webhook_secret", as: String?.self).map {
                     try webhookSecrets.openText($0, context: message.projectId)
                 },
-                fallbackChannel: try project.decode(column: "fallback_channel", as: String?.self)
+                fallbackChannel: try row.decode(column: "fallback_channel", as: String?.self)
                     .flatMap(Channel.init(rawValue:)),
-                disabledChannels: try project.decode(column: "disabled_channels", as: String.self)
+                disabledChannels: try row.decode(column: "disabled_channels", as: String.self)
                     .split(separator: ",").compactMap { Channel(rawValue: String($0)) })
-            if let verificationId = message.verificationId {
-                delivery.verification = try await VerificationStore(database: database)
-                    .verification(in: sql, id: verificationId, projectId: message.projectId)
-            }
-            if message.channel == .push {
-                delivery.factor = try await FactorStore.factor(id: message.destination, in: sql)
-            }
-            return delivery
         }
     }
 

@@ -19,52 +19,45 @@ struct SessionStore: Sendable {
         case userDisabled
     }
 
-    /// Signs in the user holding `loginKey`, creating `newUser` when there is none, and opens `session` with its
-    /// first refresh token — all in one transaction, the caller's when `work` is given.
-    func signIn(
-        loginKey: String, newUser: User, logins: UserLogins, session: SessionRecord, refreshHash: String, now: Date,
-        in work: UnitOfWork? = nil
-    ) async throws -> SignInOutcome {
-        let engine = database.engine
-        return try await database.transaction(in: work) { sql in
-            if engine == .postgres,
-                let known = try await Self.signInKnownUser(
-                    loginKey: loginKey, session: session, refreshHash: refreshHash, now: now, in: sql)
-            {
-                return known
-            }
-            var firstSeen = false
-            var user = try await UserStore.user(loginKey: loginKey, projectId: session.projectId, in: sql)
-            if user == nil {
-                try await UserStore.insert(newUser, logins: logins, projectId: session.projectId, in: sql)
-                user = newUser
-                firstSeen = true
-            }
-            guard var user, !user.disabled else { return .userDisabled }
-            try await sql.raw(
-                "UPDATE users SET last_sign_in_at = \(bind: now.storedValue) WHERE id = \(bind: user.id)"
-            ).run()
-            user.lastSignInAt = now
-            var session = session
-            session.userId = user.id
-            try await sql.raw(
-                """
-                INSERT INTO sessions (id, project_id, user_id, amr, acr, auth_time, created_at, refreshed_at,
-                                      expires_at, claims)
-                VALUES (\(bind: session.id), \(bind: session.projectId), \(bind: session.userId),
-                        \(bind: try Self.encode(session.amr)), \(bind: session.acr), \(bind: session.authTime.storedValue),
-                        \(bind: now.storedValue), \(bind: now.storedValue), \(bind: session.expiresAt.storedValue),
-                        \(bind: try Self.encode(claims: session.claims)))
-                """
-            ).run()
-            try await Self.insertToken(refreshHash, session: session, now: now, in: sql)
-            return .signedIn(user, firstSeen: firstSeen)
-        }
+    /// Runs `body` in the caller's unit of work when there is one, otherwise as one of its own: a sign-in's user and
+    /// session, with what proved it.
+    func unitOfWork<T: Sendable>(in work: UnitOfWork?, _ body: @Sendable (UnitOfWork) async throws -> T)
+        async throws -> T
+    {
+        try await database.unitOfWork(in: work, body)
     }
 
-    /// Signs in a user who exists, on PostgreSQL, in one statement of chained writes instead of four: the user's
-    /// last sign-in, the session and its first refresh token, none of them when the user is disabled. Nil when no user
-    /// holds `loginKey` (the caller then creates one).
+    /// Signs in the user holding `loginKey` and opens `session` with its first refresh token in one statement, where
+    /// the engine has one (PostgreSQL): the user's last sign-in, the session and its token, none of them when the
+    /// user is disabled. The user comes back without its roles. Nil when no user holds `loginKey` or the engine runs
+    /// the sign-in in steps (the caller then finds or creates the user and calls ``open(_:refreshHash:now:in:)``).
+    func signInKnownUser(
+        loginKey: String, session: SessionRecord, refreshHash: String, now: Date, in work: UnitOfWork
+    ) async throws -> SignInOutcome? {
+        guard database.engine == .postgres else { return nil }
+        return try await Self.signInKnownUser(
+            loginKey: loginKey, session: session, refreshHash: refreshHash, now: now, in: work.sql)
+    }
+
+    /// Opens `session` for its user, with its first refresh token, in `work`.
+    func open(_ session: SessionRecord, refreshHash: String, now: Date, in work: UnitOfWork) async throws {
+        let sql = work.sql
+        try await sql.raw(
+            """
+            INSERT INTO sessions (id, project_id, user_id, amr, acr, auth_time, created_at, refreshed_at,
+                                  expires_at, claims)
+            VALUES (\(bind: session.id), \(bind: session.projectId), \(bind: session.userId),
+                    \(bind: try Self.encode(session.amr)), \(bind: session.acr), \(bind: session.authTime.storedValue),
+                    \(bind: now.storedValue), \(bind: now.storedValue), \(bind: session.expiresAt.storedValue),
+                    \(bind: try Self.encode(claims: session.claims)))
+            """
+        ).run()
+        try await Self.insertToken(refreshHash, session: session, now: now, in: sql)
+    }
+
+    /// ``signInKnownUser(loginKey:session:refreshHash:now:in:)``'s one statement of chained writes instead of four. It
+    /// reads and touches the user's row itself (the users table, in the same statement) rather than calling the
+    /// users' store, which would cost the round trips it saves.
     private static func signInKnownUser(
         loginKey: String, session: SessionRecord, refreshHash: String, now: Date, in sql: any SQLDatabase
     ) async throws -> SignInOutcome? {
@@ -79,7 +72,7 @@ struct SessionStore: Sendable {
                 touched AS (
                     UPDATE users SET last_sign_in_at = \(bind: now.storedValue)
                     WHERE id = (SELECT id FROM found WHERE disabled = 0)
-                    RETURNING \(unsafeRaw: UserStore.columns)),
+                    RETURNING \(unsafeRaw: User.columns)),
                 opened AS (
                     INSERT INTO sessions (id, project_id, user_id, amr, acr, auth_time, created_at, refreshed_at,
                                           expires_at, claims)
@@ -102,18 +95,16 @@ struct SessionStore: Sendable {
             try row.decode(column: "found_count", as: Int.self) > 0
         else { return nil }
         guard try row.decode(column: "id", as: String?.self) != nil else { return .userDisabled }
-        guard let user = try await UserStore.withRoles(try UserStore.user(from: row), in: sql) else { return nil }
-        return .signedIn(user, firstSeen: false)
+        return .signedIn(try User(row: row), firstSeen: false)
     }
 
     /// What presenting a refresh token did.
     enum RefreshOutcome: Sendable {
-        /// The token was good: it is now used, `nextHash` is the session's active token.
-        case rotated(SessionRecord, User)
+        /// The token was good: it is now used, and `nextHash` is the session's active token unless the session's user
+        /// is disabled or gone (the caller reads the user and refuses those).
+        case rotated(SessionRecord)
         /// The token had been used before: its session is now revoked.
         case reused(SessionRecord)
-        /// The token's user is disabled.
-        case userDisabled
         /// Unknown, expired or revoked.
         case invalid
     }
@@ -151,19 +142,34 @@ struct SessionStore: Sendable {
                     WHERE id = \(bind: sessionId) AND revoked_at IS NULL AND expires_at > \(bind: now.storedValue)
                     RETURNING \(unsafeRaw: Self.columns)
                     """
-                ).first().map(Self.session(from:)),
-                let user = try await UserStore.user(id: session.userId, projectId: projectId, in: sql)
+                ).first().map(Self.session(from:))
             else { return .invalid }
-            guard !user.disabled else { return .userDisabled }
-            try await Self.insertToken(nextHash, session: session, now: now, in: sql)
-            return .rotated(session, user)
+            try await sql.raw(
+                Self.nextTokenUnlessUserDisabled(nextHash, sessions: "sessions", now: now, id: session.id)
+            ).run()
+            return .rotated(session)
         }
+    }
+
+    /// Inserts the next refresh token for each session that `sessions` (a table, or the statement's updated rows)
+    /// holds, unless its user is disabled or gone. It reads the users table in this one statement rather than calling
+    /// the users' store, so the check costs no round trip of its own.
+    private static func nextTokenUnlessUserDisabled(_ hash: String, sessions: String, now: Date, id: String? = nil)
+        -> SQLQueryString
+    {
+        let only: SQLQueryString = id.map { "AND s.id = \(bind: $0)" } ?? ""
+        return """
+            INSERT INTO refresh_tokens (token_hash, session_id, project_id, status, created_at, expires_at)
+            SELECT \(bind: hash), s.id, s.project_id, 'active', \(bind: now.storedValue), s.expires_at
+            FROM \(unsafeRaw: sessions) s JOIN users u ON u.id = s.user_id AND u.project_id = s.project_id
+            WHERE u.disabled = 0 \(only)
+            """
     }
 
     /// ``refresh(hash:projectId:nextHash:expiresAt:event:now:)`` on PostgreSQL, where one statement of chained
     /// updates does what the transaction does on SQLite: the presented token is used, the session slides, and the
-    /// next token is inserted unless the user is disabled. One round trip instead of six; the user is read after it
-    /// commits, and a token that was not active goes on to ``refuse(hash:projectId:event:now:in:)``.
+    /// next token is inserted unless the user is disabled. One round trip instead of six; the caller reads the user
+    /// after it commits, and a token that was not active goes on to ``refuse(hash:projectId:event:now:in:)``.
     private func refreshInOneStatement(
         hash: String, projectId: String, nextHash: String, expiresAt: Date, event: (id: String, ip: String?),
         now: Date
@@ -183,10 +189,7 @@ struct SessionStore: Sendable {
                       AND expires_at > \(bind: now.storedValue)
                     RETURNING \(unsafeRaw: Self.columns)),
                 next AS (
-                    INSERT INTO refresh_tokens (token_hash, session_id, project_id, status, created_at, expires_at)
-                    SELECT \(bind: nextHash), s.id, s.project_id, 'active', \(bind: now.storedValue), s.expires_at
-                    FROM refreshed s JOIN users u ON u.id = s.user_id AND u.project_id = s.project_id
-                    WHERE u.disabled = 0
+                    \(Self.nextTokenUnlessUserDisabled(nextHash, sessions: "refreshed", now: now))
                     RETURNING session_id)
                 SELECT (SELECT count(*) FROM used) AS used_count, s.*
                 FROM (SELECT 1) AS one LEFT JOIN refreshed s ON true
@@ -199,13 +202,7 @@ struct SessionStore: Sendable {
             }
         }
         guard try row.decode(column: "id", as: String?.self) != nil else { return .invalid }
-        let session = try Self.session(from: row)
-        guard
-            let user = try await database.execute({ sql in
-                try await UserStore.user(id: session.userId, projectId: projectId, in: sql)
-            })
-        else { return .invalid }
-        return user.disabled ? .userDisabled : .rotated(session, user)
+        return .rotated(try Self.session(from: row))
     }
 
     /// Why a token that is not active was presented: reuse of a used one revokes its family.

@@ -17,12 +17,13 @@ struct TwilioEventQueue: Sendable {
 
     func enqueue(in sql: any SQLDatabase) async throws {
         guard !events.isEmpty else { return }
+        // The service's webhooks are read here, in the write's transaction, in one SELECT of their table.
         let webhooks = try await sql.raw(
             """
-            SELECT \(unsafeRaw: TwilioWebhookStore.columns) FROM twilio_webhooks
+            SELECT \(unsafeRaw: TwilioWebhook.columns) FROM twilio_webhooks
             WHERE service_sid = \(bind: serviceSid) AND status = 'enabled'
             """
-        ).all().map(TwilioWebhookStore.webhook(from:))
+        ).all().map(TwilioWebhook.init(row:))
         var messages: [QueuedMessage] = []
         for event in events {
             for webhook in webhooks where webhook.eventTypes.contains(event.type) || webhook.eventTypes.contains("*") {

@@ -3,7 +3,8 @@ import SQLKit
 import VerityCore
 
 /// The Twilio face's Verify Push and TOTP records: entities, the Twilio side of factors, and access tokens. The
-/// factors and challenges themselves are Verity's (``FactorStore``, ``ChallengeStore``).
+/// factors and challenges themselves are Verity's (``FactorService``, ``ChallengeService``); the lists below read their
+/// tables in one joined `SELECT` each, never through their stores.
 struct TwilioPushStore: Sendable {
     let database: Database
 
@@ -118,7 +119,7 @@ struct TwilioPushStore: Sendable {
         serviceSid: String, identity: String, projectId: String, factorId: String?, after: String?, limit: Int
     ) async throws -> [(FactorRecord, TwilioFactorLink)] {
         try await database.execute { sql in
-            let columns = qualified(FactorStore.columns, by: "f")
+            let columns = qualified(FactorRecord.columns, by: "f")
             let only: SQLQueryString = factorId.map { "AND f.id = \(bind: $0)" } ?? ""
             let start = SQLQueryString.pageStart(
                 after: after, table: "factors", key: "id", scope: "project_id", projectId)
@@ -132,7 +133,7 @@ struct TwilioPushStore: Sendable {
                 ORDER BY f.created_at, f.id LIMIT \(bind: limit)
                 """
             ).all().map { row in
-                (try FactorStore.record(from: row), try Self.link(from: row, updatedColumn: "link_updated_at"))
+                (try FactorRecord(row: row), try Self.link(from: row, updatedColumn: "link_updated_at"))
             }
         }
     }
@@ -191,7 +192,7 @@ struct TwilioPushStore: Sendable {
         descending: Bool, after: String?, limit: Int, now: Date
     ) async throws -> [ChallengeRecord] {
         try await database.execute { sql in
-            let columns = qualified(ChallengeStore.columns, by: "c")
+            let columns = qualified(ChallengeRecord.columns, by: "c")
             let factorFilter: SQLQueryString = factorId.map { "AND c.factor_id = \(bind: $0)" } ?? ""
             // A pending challenge past its expiry is expired before housekeeping marks it.
             let statusFilter: SQLQueryString =
@@ -223,7 +224,7 @@ struct TwilioPushStore: Sendable {
                   AND t.identity = \(bind: identity) \(factorFilter) \(statusFilter) \(start)
                 ORDER BY c.created_at \(unsafeRaw: order), c.id \(unsafeRaw: order) LIMIT \(bind: limit)
                 """
-            ).all().map(ChallengeStore.record(from:))
+            ).all().map(ChallengeRecord.init(row:))
         }
     }
 

@@ -5,16 +5,15 @@ import SQLKit
 struct TwilioWebhookStore: Sendable {
     let database: Database
 
-    static let columns =
-        "sid, service_sid, friendly_name, event_types, webhook_url, status, version, created_at, updated_at"
     private static let table = RecordTable(
-        name: "twilio_webhooks", columns: columns, key: "sid", scope: "service_sid", record: webhook(from:))
+        name: "twilio_webhooks", columns: TwilioWebhook.columns, key: "sid", scope: "service_sid",
+        record: TwilioWebhook.init(row:))
 
     func insert(_ webhook: TwilioWebhook) async throws {
         try await database.execute { sql in
             try await sql.raw(
                 """
-                INSERT INTO twilio_webhooks (\(unsafeRaw: Self.columns))
+                INSERT INTO twilio_webhooks (\(unsafeRaw: TwilioWebhook.columns))
                 VALUES (\(bind: webhook.sid), \(bind: webhook.serviceSid), \(bind: webhook.friendlyName),
                         \(bind: try Self.json(webhook.eventTypes)), \(bind: webhook.url),
                         \(bind: webhook.enabled ? "enabled" : "disabled"), \(bind: webhook.version),
@@ -50,19 +49,6 @@ struct TwilioWebhookStore: Sendable {
 
     func delete(sid: String, serviceSid: String) async throws -> Bool {
         try await database.execute { try await Self.table.delete(sid, in: serviceSid, on: $0) }
-    }
-
-    static func webhook(from row: any SQLRow) throws -> TwilioWebhook {
-        TwilioWebhook(
-            sid: try row.decode(column: "sid", as: String.self),
-            serviceSid: try row.decode(column: "service_sid", as: String.self),
-            friendlyName: try row.decode(column: "friendly_name", as: String.self),
-            eventTypes: try JSONDecoder().decode(
-                [String].self, from: Data(try row.decode(column: "event_types", as: String.self).utf8)),
-            url: try row.decode(column: "webhook_url", as: String.self),
-            enabled: try row.decode(column: "status", as: String.self) == "enabled",
-            version: try row.decode(column: "version", as: String.self),
-            createdAt: try row.date("created_at"), updatedAt: try row.date("updated_at"))
     }
 
     private static func json(_ value: [String]) throws -> String {

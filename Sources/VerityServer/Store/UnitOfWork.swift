@@ -15,6 +15,15 @@ extension Database {
         try await transaction { sql in try await body(UnitOfWork(sql: sql)) }
     }
 
+    /// Runs `body` in the caller's unit of work when there is one (a step of a larger change), otherwise as a unit of
+    /// work of its own.
+    func unitOfWork<T: Sendable>(in work: UnitOfWork?, _ body: @Sendable (UnitOfWork) async throws -> T)
+        async throws -> T
+    {
+        if let work { return try await body(work) }
+        return try await unitOfWork(body)
+    }
+
     /// Runs `body` in the caller's unit of work when there is one (a step of a larger change), otherwise as
     /// ``execute(_:)``.
     func execute<T: Sendable>(in work: UnitOfWork?, _ body: @Sendable (any SQLDatabase) async throws -> T)

@@ -6,9 +6,6 @@ import VerityCore
 struct UserStore: Sendable {
     let database: Database
 
-    static let columns =
-        "id, email, phone, display_name, custom_claims, disabled, created_at, last_sign_in_at"
-
     /// Why a write was not made.
     enum WriteError: Error {
         /// A login id (by its key) belongs to another user of the project.
@@ -29,7 +26,9 @@ struct UserStore: Sendable {
     }
 
     /// Inserts a user inside the caller's transaction.
-    static func insert(_ user: User, logins: UserLogins, projectId: String, in sql: any SQLDatabase) async throws {
+    private static func insert(_ user: User, logins: UserLogins, projectId: String, in sql: any SQLDatabase)
+        async throws
+    {
         try await sql.raw(
             """
             INSERT INTO users (id, project_id, email, phone, display_name, custom_claims, disabled, created_at,
@@ -52,11 +51,11 @@ struct UserStore: Sendable {
         try await database.execute(in: work) { sql in try await Self.user(id: id, projectId: projectId, in: sql) }
     }
 
-    static func user(id: String, projectId: String, in sql: any SQLDatabase) async throws -> User? {
+    private static func user(id: String, projectId: String, in sql: any SQLDatabase) async throws -> User? {
         try await withRoles(
             sql.raw(
-                "SELECT \(unsafeRaw: columns) FROM users WHERE id = \(bind: id) AND project_id = \(bind: projectId)"
-            ).first().map(user(from:)), in: sql)
+                "SELECT \(unsafeRaw: User.columns) FROM users WHERE id = \(bind: id) AND project_id = \(bind: projectId)"
+            ).first().map(User.init(row:)), in: sql)
     }
 
     /// The user holding a login id (by its key), if any.
@@ -64,16 +63,32 @@ struct UserStore: Sendable {
         try await database.lookup { sql in try await Self.user(loginKey: loginKey, projectId: projectId, in: sql) }
     }
 
-    static func user(loginKey: String, projectId: String, in sql: any SQLDatabase) async throws -> User? {
+    /// The user holding a login id (by its key) as `work` sees it.
+    func user(loginKey: String, projectId: String, in work: UnitOfWork) async throws -> User? {
+        try await Self.user(loginKey: loginKey, projectId: projectId, in: work.sql)
+    }
+
+    /// Records that the user signed in at `now`, in `work` (with the session the sign-in opens).
+    func recordSignIn(id: String, now: Date, in work: UnitOfWork) async throws {
+        try await work.sql.raw("UPDATE users SET last_sign_in_at = \(bind: now.storedValue) WHERE id = \(bind: id)")
+            .run()
+    }
+
+    /// The user with its role names filled in, as `work` sees them.
+    func withRoles(_ user: User, in work: UnitOfWork) async throws -> User {
+        try await Self.withRoles([user], in: work.sql).first ?? user
+    }
+
+    private static func user(loginKey: String, projectId: String, in sql: any SQLDatabase) async throws -> User? {
         try await withRoles(
             sql.raw(
                 """
-                SELECT \(unsafeRaw: columns) FROM users
+                SELECT \(unsafeRaw: User.columns) FROM users
                 WHERE project_id = \(bind: projectId) AND id = (
                     SELECT user_id FROM user_login_ids
                     WHERE project_id = \(bind: projectId) AND login_key = \(bind: loginKey))
                 """
-            ).first().map(user(from:)), in: sql)
+            ).first().map(User.init(row:)), in: sql)
     }
 
     /// Up to `limit` users, newest first (ties broken by id, descending), after the position `after`.
@@ -82,21 +97,21 @@ struct UserStore: Sendable {
             if let after {
                 let users = try await sql.raw(
                     """
-                    SELECT \(unsafeRaw: Self.columns) FROM users
+                    SELECT \(unsafeRaw: User.columns) FROM users
                     WHERE project_id = \(bind: projectId)
                       AND (created_at < \(bind: after.createdAt)
                            OR (created_at = \(bind: after.createdAt) AND id < \(bind: after.id)))
                     ORDER BY created_at DESC, id DESC LIMIT \(bind: limit)
                     """
-                ).all().map(Self.user(from:))
+                ).all().map(User.init(row:))
                 return try await Self.withRoles(users, in: sql)
             }
             let users = try await sql.raw(
                 """
-                SELECT \(unsafeRaw: Self.columns) FROM users WHERE project_id = \(bind: projectId)
+                SELECT \(unsafeRaw: User.columns) FROM users WHERE project_id = \(bind: projectId)
                 ORDER BY created_at DESC, id DESC LIMIT \(bind: limit)
                 """
-            ).all().map(Self.user(from:))
+            ).all().map(User.init(row:))
             return try await Self.withRoles(users, in: sql)
         }
     }
@@ -115,9 +130,9 @@ struct UserStore: Sendable {
                     """
                     UPDATE users SET custom_claims = COALESCE(\(bind: claims), custom_claims)
                     WHERE id = \(bind: id) AND project_id = \(bind: projectId)
-                    RETURNING \(unsafeRaw: Self.columns)
+                    RETURNING \(unsafeRaw: User.columns)
                     """
-                ).first().map(Self.user(from:))
+                ).first().map(User.init(row:))
             else { return nil }
             if let displayName {
                 try await sql.raw(
@@ -151,9 +166,9 @@ struct UserStore: Sendable {
                     """
                     UPDATE users SET disabled = \(bind: disabled ? 1 : 0)
                     WHERE id = \(bind: id) AND project_id = \(bind: projectId)
-                    RETURNING \(unsafeRaw: Self.columns)
+                    RETURNING \(unsafeRaw: User.columns)
                     """
-                ).first().map(Self.user(from:))
+                ).first().map(User.init(row:))
             else { return nil }
             return try await Self.withRoles(user, in: sql)
         }
@@ -174,7 +189,7 @@ struct UserStore: Sendable {
     // MARK: - Helpers
 
     /// The users with their role names filled in.
-    static func withRoles(_ users: [User], in sql: any SQLDatabase) async throws -> [User] {
+    private static func withRoles(_ users: [User], in sql: any SQLDatabase) async throws -> [User] {
         guard !users.isEmpty else { return users }
         let ids = SQLList(users.map { SQLBind($0.id) })
         var roles: [String: [String]] = [:]
@@ -191,7 +206,7 @@ struct UserStore: Sendable {
         }
     }
 
-    static func withRoles(_ user: User?, in sql: any SQLDatabase) async throws -> User? {
+    private static func withRoles(_ user: User?, in sql: any SQLDatabase) async throws -> User? {
         guard let user else { return nil }
         return try await withRoles([user], in: sql).first
     }
@@ -220,25 +235,5 @@ struct UserStore: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(claims), as: UTF8.self)
-    }
-
-    static func user(from row: any SQLRow) throws -> User {
-        let claimsText = try row.decode(column: "custom_claims", as: String.self)
-        let claims: [String: JSONValue]
-        do {
-            claims = try JSONDecoder().decode([String: JSONValue].self, from: Data(claimsText.utf8))
-        } catch {
-            throw StoreError.corruptValue(column: "custom_claims")
-        }
-        return User(
-            id: try row.decode(column: "id", as: String.self),
-            loginIds: [
-                try row.decode(column: "email", as: String?.self), try row.decode(column: "phone", as: String?.self),
-            ].compactMap { $0 },
-            displayName: try row.decode(column: "display_name", as: String?.self),
-            customClaims: claims,
-            disabled: try row.decode(column: "disabled", as: Int.self) != 0,
-            createdAt: try row.date("created_at"),
-            lastSignInAt: try row.optionalDate("last_sign_in_at"))
     }
 }

@@ -9,12 +9,9 @@ import VerityCore
 struct VerificationStore: Sendable {
     let database: Database
 
-    static let columns = """
-        id, project_id, channel, destination, destination_key, locale, status, code_salt, code_length, send_attempts, \
-        check_attempts, created_at, updated_at, expires_at, purpose, session_claims, started_by
-        """
     static let table = RecordTable(
-        name: "verifications", columns: columns, key: "id", scope: "project_id", record: record(from:))
+        name: "verifications", columns: VerificationRecord.columns, key: "id", scope: "project_id",
+        record: VerificationRecord.init(row:))
 
     /// What `startOrResend` did.
     enum StartOutcome: Sendable {
@@ -79,10 +76,10 @@ struct VerificationStore: Sendable {
                         UPDATE verifications SET session_claims = \(bind: claims)
                         WHERE project_id = \(bind: candidate.projectId) AND purpose = \(bind: purpose)
                           AND destination_key = \(bind: candidate.destinationKey) AND status = 'pending'
-                        RETURNING \(unsafeRaw: Self.columns)
+                        RETURNING \(unsafeRaw: VerificationRecord.columns)
                         """
                     ).first() {
-                        return .pending(try Self.record(from: row))
+                        return .pending(try VerificationRecord(row: row))
                     }
                 } else if let row = try await sql.raw(
                     """
@@ -93,10 +90,10 @@ struct VerificationStore: Sendable {
                     WHERE project_id = \(bind: candidate.projectId) AND purpose = \(bind: purpose)
                       AND destination_key = \(bind: candidate.destinationKey)
                       AND status = 'pending' AND send_attempts < \(bind: maxSends)
-                    RETURNING \(unsafeRaw: Self.columns)
+                    RETURNING \(unsafeRaw: VerificationRecord.columns)
                     """
                 ).first() {
-                    let record = try Self.record(from: row)
+                    let record = try VerificationRecord(row: row)
                     if deliver { try await Self.enqueue(sql, messageId: messageId, for: record, now: now) }
                     return .resent(record, messageId: messageId)
                 } else if try await sql.raw(
@@ -147,11 +144,11 @@ struct VerificationStore: Sendable {
                         updated_at = \(bind: now.storedValue)
                     WHERE id = \(bind: verificationId) AND project_id = \(bind: projectId) AND status = 'pending'
                       AND expires_at > \(bind: now.storedValue)
-                    RETURNING \(unsafeRaw: Self.columns)
+                    RETURNING \(unsafeRaw: VerificationRecord.columns)
                     """
                 ).first()
             else { return nil }
-            let record = try Self.record(from: row)
+            let record = try VerificationRecord(row: row)
             try await Self.enqueue(sql, messageId: messageId, for: record, now: now)
             return record
         }
@@ -163,7 +160,7 @@ struct VerificationStore: Sendable {
         _ candidate: VerificationRecord, messageId: String?, now: Date, engine: DatabaseEngine, in sql: any SQLDatabase
     ) async throws -> VerificationRecord? {
         let insert: SQLQueryString = """
-            INSERT INTO verifications (\(unsafeRaw: Self.columns))
+            INSERT INTO verifications (\(unsafeRaw: VerificationRecord.columns))
             VALUES (\(bind: candidate.id), \(bind: candidate.projectId), \(bind: candidate.channel.rawValue),
                     \(bind: candidate.destination), \(bind: candidate.destinationKey), \(bind: candidate.locale),
                     'pending', \(bind: candidate.codeSalt), \(bind: candidate.codeLength), 1, 0,
@@ -171,11 +168,11 @@ struct VerificationStore: Sendable {
                     \(bind: candidate.purpose.rawValue), \(bind: try candidate.sessionClaims.map(storedJSON)),
                     \(bind: candidate.startedBy?.rawValue))
             ON CONFLICT (project_id, purpose, destination_key) WHERE status = 'pending' DO NOTHING
-            RETURNING \(unsafeRaw: Self.columns)
+            RETURNING \(unsafeRaw: VerificationRecord.columns)
             """
         guard let messageId, engine == .postgres else {
             guard let row = try await sql.raw(insert).first() else { return nil }
-            let record = try Self.record(from: row)
+            let record = try VerificationRecord(row: row)
             if let messageId { try await enqueue(sql, messageId: messageId, for: record, now: now) }
             return record
         }
@@ -189,9 +186,9 @@ struct VerificationStore: Sendable {
                        \(bind: now.storedValue), \(bind: now.storedValue)
                 FROM inserted
                 RETURNING id)
-            SELECT \(unsafeRaw: Self.columns) FROM inserted
+            SELECT \(unsafeRaw: VerificationRecord.columns) FROM inserted
             """
-        ).first().map(Self.record(from:))
+        ).first().map(VerificationRecord.init(row:))
     }
 
     private static func enqueue(_ sql: any SQLDatabase, messageId: String, for record: VerificationRecord, now: Date)
@@ -215,18 +212,22 @@ struct VerificationStore: Sendable {
     /// A verification by id alone, for links that carry it (an instant link names its flow and project).
     func verification(id: String) async throws -> VerificationRecord? {
         try await database.lookupConfirmingMiss { sql in
-            try await sql.raw("SELECT \(unsafeRaw: Self.columns) FROM verifications WHERE id = \(bind: id)")
-                .first().map(Self.record(from:))
+            try await sql.raw(
+                "SELECT \(unsafeRaw: VerificationRecord.columns) FROM verifications WHERE id = \(bind: id)"
+            )
+            .first().map(VerificationRecord.init(row:))
         }
     }
 
-    func verification(in sql: any SQLDatabase, id: String, projectId: String) async throws -> VerificationRecord? {
+    private func verification(in sql: any SQLDatabase, id: String, projectId: String) async throws
+        -> VerificationRecord?
+    {
         try await sql.raw(
             """
-            SELECT \(unsafeRaw: Self.columns) FROM verifications
+            SELECT \(unsafeRaw: VerificationRecord.columns) FROM verifications
             WHERE id = \(bind: id) AND project_id = \(bind: projectId)
             """
-        ).first().map(Self.record(from:))
+        ).first().map(VerificationRecord.init(row:))
     }
 
     /// The messages that carried a verification's code, oldest first: one per send, with the channel it went by.
@@ -255,12 +256,12 @@ struct VerificationStore: Sendable {
         try await database.lookup { sql in
             try await sql.raw(
                 """
-                SELECT \(unsafeRaw: Self.columns) FROM verifications
+                SELECT \(unsafeRaw: VerificationRecord.columns) FROM verifications
                 WHERE project_id = \(bind: projectId) AND purpose = \(bind: purpose.rawValue) AND status = 'pending'
                   AND started_by = \(bind: face.rawValue) AND expires_at > \(bind: now.storedValue)
                 ORDER BY created_at DESC, id DESC LIMIT \(bind: limit)
                 """
-            ).all().map(Self.record(from:))
+            ).all().map(VerificationRecord.init(row:))
         }
     }
 
@@ -270,11 +271,11 @@ struct VerificationStore: Sendable {
         try await database.lookupConfirmingMiss { sql in
             try await sql.raw(
                 """
-                SELECT \(unsafeRaw: Self.columns) FROM verifications
+                SELECT \(unsafeRaw: VerificationRecord.columns) FROM verifications
                 WHERE project_id = \(bind: projectId) AND purpose = \(bind: purpose.rawValue)
                   AND destination_key = \(bind: destinationKey) AND status = 'pending'
                 """
-            ).first().map(Self.record(from:))
+            ).first().map(VerificationRecord.init(row:))
         }
     }
 
@@ -288,12 +289,12 @@ struct VerificationStore: Sendable {
         return try await database.lookupConfirmingMiss { sql in
             try await sql.raw(
                 """
-                SELECT \(unsafeRaw: Self.columns) FROM verifications
+                SELECT \(unsafeRaw: VerificationRecord.columns) FROM verifications
                 WHERE project_id = \(bind: projectId) AND destination_key = \(bind: destinationKey)
                   AND purpose >= \(bind: purposePrefix) AND purpose < \(bind: upperBound) AND status = 'pending'
                 ORDER BY created_at DESC, id DESC LIMIT 1
                 """
-            ).first().map(Self.record(from:))
+            ).first().map(VerificationRecord.init(row:))
         }
     }
 
@@ -307,13 +308,13 @@ struct VerificationStore: Sendable {
         try await database.lookupConfirmingMiss { sql in
             try await sql.raw(
                 """
-                SELECT \(unsafeRaw: Self.columns) FROM verifications
+                SELECT \(unsafeRaw: VerificationRecord.columns) FROM verifications
                 WHERE project_id = \(bind: projectId) AND purpose = \(bind: purpose.rawValue)
                   AND destination_key = \(bind: destinationKey) AND expires_at > \(bind: now.storedValue)
                 ORDER BY created_at DESC, CASE WHEN status = 'max_attempts_reached' THEN 1 ELSE 0 END, id DESC
                 LIMIT 1
                 """
-            ).first().map(Self.record(from:))
+            ).first().map(VerificationRecord.init(row:))
         }
     }
 
@@ -369,9 +370,9 @@ struct VerificationStore: Sendable {
                 UPDATE verifications SET \(set), updated_at = \(bind: now.storedValue)
                 WHERE id = \(bind: id) AND status = 'pending' AND expires_at > \(bind: now.storedValue)
                   AND check_attempts < \(bind: maxChecks)
-                RETURNING \(unsafeRaw: Self.columns)
+                RETURNING \(unsafeRaw: VerificationRecord.columns)
                 """
-            ).first().map(Self.record(from:))
+            ).first().map(VerificationRecord.init(row:))
         }
     }
 
@@ -383,30 +384,9 @@ struct VerificationStore: Sendable {
                 UPDATE verifications SET status = 'canceled', updated_at = \(bind: now.storedValue)
                 WHERE id = \(bind: id) AND project_id = \(bind: projectId) AND status = 'pending'
                   AND expires_at > \(bind: now.storedValue)
-                RETURNING \(unsafeRaw: Self.columns)
+                RETURNING \(unsafeRaw: VerificationRecord.columns)
                 """
-            ).first().map(Self.record(from:))
+            ).first().map(VerificationRecord.init(row:))
         }
-    }
-
-    static func record(from row: any SQLRow) throws -> VerificationRecord {
-        VerificationRecord(
-            id: try row.decode(column: "id", as: String.self),
-            projectId: try row.decode(column: "project_id", as: String.self),
-            channel: try row.enumeration("channel", as: Channel.self),
-            destination: try row.decode(column: "destination", as: String.self),
-            destinationKey: try row.decode(column: "destination_key", as: String.self),
-            locale: try row.decode(column: "locale", as: String.self),
-            status: try row.enumeration("status", as: VerificationStatus.self),
-            codeSalt: try row.decode(column: "code_salt", as: String.self),
-            codeLength: try row.decode(column: "code_length", as: Int.self),
-            sendAttempts: try row.decode(column: "send_attempts", as: Int.self),
-            checkAttempts: try row.decode(column: "check_attempts", as: Int.self),
-            createdAt: try row.date("created_at"), updatedAt: try row.date("updated_at"),
-            expiresAt: try row.date("expires_at"),
-            purpose: try row.enumeration("purpose", as: VerificationPurpose.self),
-            sessionClaims: try row.json("session_claims", as: [String: JSONValue].self),
-            startedBy: try row.decodeNil(column: "started_by")
-                ? nil : try row.enumeration("started_by", as: StartingFace.self))
     }
 }

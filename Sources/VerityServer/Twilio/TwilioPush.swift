@@ -4,8 +4,8 @@ import VerityCore
 /// The rules of the Verify Push and TOTP face, over Verity's own factors and challenges: Twilio's entities, access
 /// tokens, factor verification by signature or code, device JWTs and answers signed over listed fields.
 struct TwilioPush: Sendable {
-    let store: TwilioPushStore
-    let webhooks: TwilioWebhookStore
+    private let store: TwilioPushStore
+    private let webhooks: TwilioWebhookStore
     let services: TwilioServiceService
     let factors: FactorService
     let challenges: ChallengeService
@@ -13,6 +13,22 @@ struct TwilioPush: Sendable {
     let webhookAddresses: OutboundAddressPolicy
     let random: any RandomSource
     let clock: any TimeSource
+
+    init(
+        store: TwilioPushStore, webhooks: TwilioWebhookStore, services: TwilioServiceService, factors: FactorService,
+        challenges: ChallengeService, admin: AdminService, webhookAddresses: OutboundAddressPolicy,
+        random: any RandomSource, clock: any TimeSource
+    ) {
+        self.store = store
+        self.webhooks = webhooks
+        self.services = services
+        self.factors = factors
+        self.challenges = challenges
+        self.admin = admin
+        self.webhookAddresses = webhookAddresses
+        self.random = random
+        self.clock = clock
+    }
 
     // MARK: - Services
 
@@ -22,7 +38,7 @@ struct TwilioPush: Sendable {
     func deleteService(_ sid: String, in project: Project) async throws {
         let (store, services, factors) = (store, services, factors)
         try await store.unitOfWork { work in
-            try await services.delete(sid, in: project, work: work)
+            try await services.delete(sid, in: project, in: work)
             let linked = try await store.unlinkFactors(serviceSid: sid, in: work)
             _ = try await factors.delete(ids: linked, projectId: project.id, in: work)
             let tokens = try await store.deleteAccessTokens(serviceSid: sid, projectId: project.id, in: work)
@@ -480,6 +496,11 @@ struct TwilioPush: Sendable {
             let webhook = try await webhooks.webhook(sid: sid, serviceSid: service.sid)
         else { throw TwilioError.notFound("/Services/\(service.sid)/Webhooks/\(sid)") }
         return webhook
+    }
+
+    /// Up to `limit` of the service's webhooks in creation order, after the webhook `after`.
+    func webhooks(of service: TwilioServiceRecord, after: String?, limit: Int) async throws -> [TwilioWebhook] {
+        try await webhooks.webhooks(serviceSid: service.sid, after: after, limit: limit)
     }
 
     func deleteWebhook(_ sid: String, in service: TwilioServiceRecord) async throws {

@@ -276,7 +276,7 @@ struct TwilioPushController {
         let (found, meta) = try await TwilioPageMeta.page(
             try TwilioForm.query(of: request), sidPrefix: "YW", listURL: "\(serviceURL(scope))/Webhooks",
             key: "webhooks",
-            fetch: { try await push.webhooks.webhooks(serviceSid: scope.service.sid, after: $0, limit: $1) },
+            fetch: { try await push.webhooks(of: scope.service, after: $0, limit: $1) },
             sid: \.sid)
         return try TwilioJSON.response(
             object: ["webhooks": .array(found.map { .object(body($0, scope)) }), "meta": try TwilioJSON.value(meta)])

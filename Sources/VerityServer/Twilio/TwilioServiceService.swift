@@ -3,9 +3,15 @@ import Foundation
 /// Create, read, update, list and delete of a project's Twilio Verify services (each a ``TwilioServiceRecord``):
 /// the service of ``TwilioServiceStore``, as ``FactorService`` is of `FactorStore`.
 struct TwilioServiceService: Sendable {
-    let store: TwilioServiceStore
+    private let store: TwilioServiceStore
     let random: any RandomSource
     let clock: any TimeSource
+
+    init(store: TwilioServiceStore, random: any RandomSource, clock: any TimeSource) {
+        self.store = store
+        self.random = random
+        self.clock = clock
+    }
 
     func create(_ form: TwilioForm, in project: Project) async throws -> TwilioServiceRecord {
         guard form.string("FriendlyName") != nil else { throw TwilioError.missingParameter("FriendlyName") }
@@ -42,7 +48,7 @@ struct TwilioServiceService: Sendable {
 
     /// Deletes the service in the caller's unit of work, its entities and webhooks with it
     /// (``TwilioPush/deleteService(_:in:)`` deletes its factors and access tokens beside); 20404 when there is none.
-    func delete(_ sid: String, in project: Project, work: UnitOfWork) async throws {
+    func delete(_ sid: String, in project: Project, in work: UnitOfWork) async throws {
         guard TwilioSID.isValid(sid, prefix: "VA"), try await store.delete(sid: sid, projectId: project.id, in: work)
         else {
             throw TwilioError.notFound("/Services/\(sid)")
