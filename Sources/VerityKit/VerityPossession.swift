@@ -1,10 +1,10 @@
 import Foundation
 import VerityCore
 
-/// Runs a backend-started possession check with one call: `authenticate(authToken:ui:)`.
+/// Runs a backend-started possession check with one call: `authenticate(authToken:carrierAuthorizationUrl:ui:)`.
 ///
 /// The backend calls `POST /v1/possession` and hands the `authToken` to the app. The app calls
-/// ``authenticate(authToken:ui:)`` with its screens; on a phone (`mobile`) the user gets a code by SMS and may
+/// ``authenticate(authToken:carrierAuthorizationUrl:ui:)`` with its screens; on a phone (`mobile`) the user gets a code by SMS and may
 /// resend it (3 times), enter it again after a wrong one (3 times) or change the number (3 times); on a desktop
 /// (`desktop`) the user taps a link texted to their phone while the desktop waits. When it returns, the app tells
 /// its backend, which asks `POST /v1/possession/{correlationId}/validate` for the verdict (the app never decides).
@@ -15,10 +15,12 @@ import VerityCore
 /// try await backend.finishPossession(correlationId: outcome.correlationId)
 /// ```
 ///
-/// With ``CarrierCheckOptions``, a phone flow whose number is known first tries the carrier check: the operator's
-/// page is opened over mobile data, and the operator confirms the number to the server without any code. When there
-/// is no mobile-data path, the step times out, or the operator does not confirm the number, the code is sent as
-/// usual.
+/// With ``CarrierCheckOptions``, a phone flow the backend started with a number on a project with the carrier check
+/// on first tries the carrier check: the backend hands the app the start's `carrierAuthorizationUrl` with the
+/// `authToken`, the app passes it to ``authenticate(authToken:carrierAuthorizationUrl:ui:)``, and the operator's page
+/// is opened over mobile data; its redirects end on the server's `GET /v1/carrier-check/callback`, where the operator
+/// confirms the number without any code. When there is no mobile-data path, the step times out, or the operator does
+/// not confirm the number (the flow's `carrierCheck` says why), the code is sent as usual.
 public struct VerityPossession: Sendable {
     /// How long one wait for an instant link lasts at most, in seconds (the server's limit).
     public static let maxWait = 60
@@ -53,11 +55,15 @@ public struct VerityPossession: Sendable {
     ///
     /// - Parameters:
     ///   - authToken: The `authToken` the backend got from `POST /v1/possession`.
+    ///   - carrierAuthorizationUrl: The `carrierAuthorizationUrl` the backend got with it, when the project has the
+    ///     carrier check on; opened over mobile data when this runner has ``CarrierCheckOptions``.
     ///   - ui: The app's screens.
     /// - Returns: The finished flow (`status` `succeeded`); the backend validates it.
     /// - Throws: ``PossessionError`` when the check ends without success (cancelled, expired, failed, finished
     ///   before).
-    public func authenticate(authToken: String, ui: some PossessionUI) async throws -> PossessionState {
+    public func authenticate(authToken: String, carrierAuthorizationUrl: URL? = nil, ui: some PossessionUI)
+        async throws -> PossessionState
+    {
         guard let correlationId = StartedPossession.correlationId(inAuthToken: authToken) else {
             throw PossessionError.invalidToken
         }
@@ -69,8 +75,9 @@ public struct VerityPossession: Sendable {
         case .expired: throw PossessionError.expired
         default: break
         }
-        if let carrier, state.flow == .mobile, state.status == .created, !state.phoneNumberNeeded,
-            let confirmed = try await confirmByCarrier(flow, carrier)
+        if let carrier, let carrierAuthorizationUrl, state.flow == .mobile, state.status == .created,
+            state.carrierCheck == .pending,
+            let confirmed = try await confirmByCarrier(flow, carrier, carrierAuthorizationUrl)
         {
             return confirmed
         }
@@ -81,9 +88,11 @@ public struct VerityPossession: Sendable {
     }
 
     /// The carrier check: the flow, succeeded, when the operator confirmed the number; `nil` to send the code.
-    private func confirmByCarrier(_ flow: Flow, _ carrier: CarrierFrontChannel) async throws -> PossessionState? {
+    private func confirmByCarrier(_ flow: Flow, _ carrier: CarrierFrontChannel, _ url: URL) async throws
+        -> PossessionState?
+    {
         do {
-            try await carrier.open(try await flow.startCarrierCheck())
+            try await carrier.open(url)
         } catch is CancellationError {
             throw PossessionError.cancelled
         } catch {
@@ -95,7 +104,8 @@ public struct VerityPossession: Sendable {
         case .succeeded: return state
         case .expired: throw PossessionError.expired
         default:
-            logger.log(.info, "the operator did not confirm the number; sending a code")
+            let reason = state.carrierCheck?.rawValue ?? "unknown"
+            logger.log(.info, "the operator did not confirm the number (\(reason)); sending a code")
             return nil
         }
     }
@@ -191,13 +201,6 @@ public struct VerityPossession: Sendable {
                     error = failure
                 }
             }
-        }
-
-        /// Starts a carrier check and returns the operator's authorization URL.
-        func startCarrierCheck() async throws -> URL {
-            let response = try await client.send(
-                .post, "v1/possession/\(correlationId)\(CarrierCheckRoute.start)", bearerToken: token)
-            return try client.decode(CarrierCheckRoute.Started.self, from: response, status: 200).authorizationUrl
         }
 
         func changeNumber(to number: String) async throws -> PossessionState {

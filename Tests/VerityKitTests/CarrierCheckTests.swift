@@ -43,7 +43,7 @@ actor ScriptedCellularConnection: CellularConnection {
 @Suite("The carrier check, with the code as its fallback")
 struct CarrierCheckTests {
     static let authorizationURL = "https://operator.example/authorize?client_id=verity&state=s1"
-    static let callback = "https://verity.test/v1/possession/carrier/callback?code=c0de&state=s1"
+    static let callback = "https://verity.test/v1/carrier-check/callback?code=c0de&state=s1"
 
     static func possession(
         _ transport: RecordingTransport, _ connection: ScriptedCellularConnection, timesOut: Bool = false
@@ -57,32 +57,41 @@ struct CarrierCheckTests {
             carrierCheck: CarrierCheckOptions(connection: connection, sleep: sleep))
     }
 
-    static func enqueueStart(_ transport: RecordingTransport) async throws {
-        await transport.enqueue(try PossessionRunnerTests.state(.mobile, .created))
-        await transport.enqueue(try Fixture.json(["authorizationUrl": authorizationURL]))
+    /// A mobile flow as the server answers it, with its carrier check where it stands.
+    static func state(_ status: PossessionStatus, carrier: CarrierCheckStatus?) throws -> TransportResponse {
+        try Fixture.json(
+            PossessionState(
+                correlationId: "pos_abc", flow: .mobile, status: status, maskedPhoneNumber: "+1•••••••0100",
+                phoneNumberNeeded: false, resendsLeft: 3, retriesLeft: 3, numberChangesLeft: 3, codeExpiresAt: nil,
+                expiresAt: Fixture.now.addingTimeInterval(900), carrierCheck: carrier))
+    }
+
+    static func authenticate(
+        _ transport: RecordingTransport, _ connection: ScriptedCellularConnection, timesOut: Bool = false,
+        ui: ScriptScreens = ScriptScreens()
+    ) async throws -> PossessionState {
+        try await possession(transport, connection, timesOut: timesOut).authenticate(
+            authToken: PossessionRunnerTests.token, carrierAuthorizationUrl: URL(string: authorizationURL), ui: ui)
     }
 
     @Test("the operator's page is opened over mobile data, its redirects followed to the callback, and no code is sent")
     func confirmedByCarrier() async throws {
         let transport = RecordingTransport()
-        try await Self.enqueueStart(transport)
-        await transport.enqueue(try PossessionRunnerTests.state(.mobile, .succeeded))
+        await transport.enqueue(try Self.state(.created, carrier: .pending))
+        await transport.enqueue(try Self.state(.succeeded, carrier: .verified))
         let connection = ScriptedCellularConnection([
             ScriptedCellularConnection.redirect(to: "https://aggregator.example:8443/nv/auth?session=42"),
             ScriptedCellularConnection.redirect(to: "/nv/confirm"),
             ScriptedCellularConnection.redirect(to: Self.callback),
             ScriptedCellularConnection.ok,
         ])
-        let outcome = try await Self.possession(transport, connection).authenticate(
-            authToken: PossessionRunnerTests.token, ui: ScriptScreens())
+        let outcome = try await Self.authenticate(transport, connection)
         #expect(outcome.status == .succeeded)
 
+        // The app reads the flow before and after the operator's page, and asks the server for nothing else.
         let requests = await transport.requests
-        #expect(
-            requests.map(\.url.path) == [
-                "/v1/possession/pos_abc", "/v1/possession/pos_abc/carrier/start", "/v1/possession/pos_abc",
-            ])
-        #expect(requests[1].method == .post)
+        #expect(requests.map(\.url.path) == ["/v1/possession/pos_abc", "/v1/possession/pos_abc"])
+        #expect(requests.allSatisfy { $0.method == .get })
         #expect(requests[1].value(forHeader: "Authorization") == "Bearer \(PossessionRunnerTests.token)")
         let exchanges = await connection.exchanges
         #expect(
@@ -96,17 +105,18 @@ struct CarrierCheckTests {
         #expect(exchanges[0].request.hasSuffix("\r\n\r\n"))
         #expect(exchanges[1].request.hasPrefix("GET /nv/auth?session=42 HTTP/1.1\r\nHost: aggregator.example:8443\r\n"))
         #expect(exchanges[2].request.hasPrefix("GET /nv/confirm HTTP/1.1\r\n"))
-        #expect(exchanges[3].request.hasPrefix("GET /v1/possession/carrier/callback?code=c0de&state=s1 HTTP/1.1\r\n"))
+        #expect(exchanges[3].request.hasPrefix("GET /v1/carrier-check/callback?code=c0de&state=s1 HTTP/1.1\r\n"))
     }
 
     enum Fallback: String, CaseIterable, Sendable {
-        case noCellularPath, timeout, notConfirmed, leavesHTTPS, endsOffTheCallback, redirectLoop, projectRefuses
+        case noCellularPath, timeout, notConfirmed, leavesHTTPS, endsOffTheCallback, redirectLoop, projectWithout
     }
 
     @Test("the code is sent instead when the carrier check cannot confirm the number", arguments: Fallback.allCases)
     func fallsBackToCode(_ fallback: Fallback) async throws {
         let transport = RecordingTransport()
-        await transport.enqueue(try PossessionRunnerTests.state(.mobile, .created))
+        // A project without the carrier check answers no `carrierCheck`, and no URL to open.
+        await transport.enqueue(try Self.state(.created, carrier: fallback == .projectWithout ? nil : .pending))
         var steps: [ScriptedCellularConnection.Step] = []
         switch fallback {
         case .noCellularPath: steps = [.fail(.noCellularPath)]
@@ -117,39 +127,33 @@ struct CarrierCheckTests {
         case .endsOffTheCallback: steps = [ScriptedCellularConnection.ok]
         case .redirectLoop:
             steps = Array(repeating: ScriptedCellularConnection.redirect(to: Self.authorizationURL), count: 20)
-        case .projectRefuses: break
+        case .projectWithout: break
         }
-        if fallback == .projectRefuses {
-            await transport.enqueue(try Fixture.problem(.notFound))
-        } else {
-            await transport.enqueue(try Fixture.json(["authorizationUrl": Self.authorizationURL]))
-        }
-        // The operator said no: the server leaves the flow as it was.
-        if fallback == .notConfirmed { await transport.enqueue(try PossessionRunnerTests.state(.mobile, .created)) }
-        await transport.enqueue(try PossessionRunnerTests.state(.mobile, .otpSent))
+        // The operator said no: the server leaves the flow to a code and says why.
+        if fallback == .notConfirmed { await transport.enqueue(try Self.state(.created, carrier: .notVerified)) }
+        await transport.enqueue(try Self.state(.otpSent, carrier: nil))
         let connection = ScriptedCellularConnection(steps)
 
         let screens = ScriptScreens(codes: [.cancel])
         await #expect(throws: PossessionError.cancelled) {
-            try await Self.possession(transport, connection, timesOut: fallback == .timeout).authenticate(
-                authToken: PossessionRunnerTests.token, ui: screens)
+            try await Self.authenticate(transport, connection, timesOut: fallback == .timeout, ui: screens)
         }
         let requests = await transport.requests
         #expect(requests.last?.url.path == "/v1/possession/pos_abc/otp/start")
-        #expect(requests.filter { $0.url.path.hasSuffix("/carrier/start") }.count == 1)
+        #expect(requests.filter { $0.method == .post }.count == 1)
         #expect(await connection.exchanges.count <= CarrierFrontChannelLimits.maxExchanges)
+        if fallback == .projectWithout { #expect(await connection.exchanges.isEmpty) }
         #expect(await screens.errors == [nil])
     }
 
-    @Test("a flow whose number the app must ask for, and a desktop flow, go straight to the code or the link")
-    func onlyWithAKnownNumberOnAPhone() async throws {
+    @Test("a desktop flow goes straight to the link, even with an authorization URL")
+    func onlyOnAPhone() async throws {
         let transport = RecordingTransport()
         await transport.enqueue(try PossessionRunnerTests.state(.desktop, .created))
         await transport.enqueue(try PossessionRunnerTests.state(.desktop, .linkSent))
         let connection = ScriptedCellularConnection([])
         await #expect(throws: PossessionError.cancelled) {
-            try await Self.possession(transport, connection).authenticate(
-                authToken: PossessionRunnerTests.token, ui: ScriptScreens())
+            try await Self.authenticate(transport, connection)
         }
         #expect(await transport.requests.map(\.url.path).last == "/v1/possession/pos_abc/link/start")
         #expect(await connection.exchanges.isEmpty)

@@ -46,6 +46,8 @@ public struct MyScreens: PossessionUI {
 
 /// The app's backend client.
 public struct Backend: Sendable {
+    /// What the backend's `POST /v1/possession` answered, as it hands it to the app.
+    public func startPossession() async throws -> StartedPossession { unused() }
     public func finishPossession(correlationId: String) async throws {}
 }
 
