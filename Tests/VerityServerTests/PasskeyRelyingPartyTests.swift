@@ -191,3 +191,69 @@ struct PasskeyRelyingPartyTests {
         }
     }
 }
+
+@Suite("Passkey settings and options")
+struct PasskeySettingsTests {
+    @Test(
+        "Settings take https origins on the relying-party id or a subdomain and Android app origins",
+        arguments: [
+            "https://example.com", "https://login.example.com", "https://example.com:8443",
+            "android:apk-key-hash:" + String(repeating: "A", count: 43),
+        ])
+    func goodOrigin(origin: String) throws {
+        let settings = PasskeySettings(rpID: "example.com", rpName: "Example", origins: [origin, origin])
+        #expect(try settings.validated().origins == [origin])
+    }
+
+    @Test(
+        "Settings refuse origins that are not on the relying-party id, not https, or not bare origins",
+        arguments: [
+            "http://example.com", "https://example.com.evil.example", "https://notexample.com",
+            "https://example.com/", "https://example.com/login", "https://user@example.com", "example.com",
+            "android:apk-key-hash:short", "ftp://example.com",
+        ])
+    func badOrigin(origin: String) {
+        let settings = PasskeySettings(rpID: "example.com", rpName: "Example", origins: [origin])
+        #expect(throws: ConfigurationError.self) { try settings.validated() }
+    }
+
+    @Test("Settings refuse a relying-party id that is not a domain name, an empty name, no origin, a long lifetime")
+    func badSettings() {
+        for rpID in ["", "Example.com", "https://example.com", "exa mple.com", "-example.com", "example..com"] {
+            let settings = PasskeySettings(rpID: rpID, rpName: "Example", origins: ["https://example.com"])
+            #expect(throws: ConfigurationError.self) { try settings.validated() }
+        }
+        #expect(throws: ConfigurationError.self) {
+            try PasskeySettings(rpID: "example.com", rpName: "", origins: ["https://example.com"]).validated()
+        }
+        #expect(throws: ConfigurationError.self) {
+            try PasskeySettings(rpID: "example.com", rpName: "Example", origins: []).validated()
+        }
+        var long = PasskeySettings(rpID: "example.com", rpName: "Example", origins: ["https://example.com"])
+        long.challengeLifetime = 3600
+        #expect(throws: ConfigurationError.self) { try long.validated() }
+    }
+
+    @Test("Creation options exclude the user's credentials and carry the project's preferences")
+    func options() {
+        var settings = PasskeySettings(rpID: "example.com", rpName: "Example", origins: ["https://example.com"])
+        settings.userVerification = .required
+        settings.residentKey = .required
+        settings.attachment = .platform
+        let party = PasskeyRelyingParty(settings: settings)
+        let existing = [PasskeyCredentialDescriptor(id: Data([1, 2]), transports: ["internal"])]
+        let creation = party.creationOptions(
+            challenge: [9], userHandle: Data([7]), userName: "ada@example.com", userDisplayName: "Ada",
+            existing: existing)
+        #expect(creation.excludeCredentials == existing)
+        #expect(creation.algorithms == [.es256, .edDSA, .rs256])
+        #expect(creation.userVerification == .required)
+        #expect(creation.residentKey == .required)
+        #expect(creation.attachment == .platform)
+        #expect(creation.timeout == 300)
+        let request = party.requestOptions(challenge: [9], allowed: [])
+        #expect(request.allowCredentials.isEmpty)
+        #expect(request.rpID == "example.com")
+        #expect(request.userVerification == .required)
+    }
+}

@@ -17,6 +17,27 @@ struct PasskeyRelyingParty: Sendable {
         var crossOrigin: Bool?
     }
 
+    /// The options of a registration for the user `userHandle`, who already holds `existing`.
+    func creationOptions(
+        challenge: [UInt8], userHandle: Data, userName: String, userDisplayName: String,
+        existing: [PasskeyCredentialDescriptor]
+    ) -> PasskeyCreationOptions {
+        PasskeyCreationOptions(
+            challenge: challenge, rpID: settings.rpID, rpName: settings.rpName, userHandle: userHandle,
+            userName: userName, userDisplayName: userDisplayName, algorithms: [.es256, .edDSA, .rs256],
+            timeout: settings.challengeLifetime, excludeCredentials: existing, attachment: settings.attachment,
+            residentKey: settings.residentKey, userVerification: settings.userVerification,
+            attestation: settings.attestation)
+    }
+
+    /// The options of a sign-in or step-up: `allowed` names the user's credentials, or is empty for a discoverable
+    /// sign-in.
+    func requestOptions(challenge: [UInt8], allowed: [PasskeyCredentialDescriptor]) -> PasskeyRequestOptions {
+        PasskeyRequestOptions(
+            challenge: challenge, rpID: settings.rpID, timeout: settings.challengeLifetime, allowCredentials: allowed,
+            userVerification: settings.userVerification)
+    }
+
     /// Checks a registration answer against the challenge its ceremony issued (§7.1 steps 5 to 27).
     func verifyRegistration(_ answer: PasskeyRegistrationAnswer, challenge: [UInt8]) throws(PasskeyRefusal)
         -> RegisteredPasskey
