@@ -30,24 +30,7 @@ struct PasskeyExportTests {
             "rpId": settings.rpID, "origin": "https://example.com",
             "registrationChallenge": b64(Data(registrationChallenge)),
             "assertionChallenge": b64(Data(assertionChallenge)),
-            "registrations": [none, packed].map { registration in
-                [
-                    "id": b64(registration.credentialID), "rawId": b64(registration.credentialID),
-                    "type": "public-key",
-                    "response": [
-                        "clientDataJSON": b64(registration.clientDataJSON),
-                        "attestationObject": b64(registration.attestationObject), "transports": ["internal"],
-                    ],
-                ]
-            },
-            "assertion": [
-                "id": b64(assertion.credentialID), "rawId": b64(assertion.credentialID), "type": "public-key",
-                "response": [
-                    "clientDataJSON": b64(assertion.clientDataJSON),
-                    "authenticatorData": b64(assertion.authenticatorData), "signature": b64(assertion.signature),
-                    "userHandle": b64(assertion.userHandle ?? Data()),
-                ],
-            ],
+            "registrations": [none.json, packed.json], "assertion": assertion.json,
             "storedPublicKey": b64(stored.credential.publicKeyCBOR),
             "storedSignCount": Int(stored.credential.signCount),
         ]

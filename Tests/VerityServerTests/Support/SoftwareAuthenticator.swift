@@ -24,6 +24,16 @@ struct SoftwareAuthenticator {
                 credentialID: credentialID, clientDataJSON: clientDataJSON, attestationObject: attestationObject,
                 transports: ["internal"])
         }
+        /// The standard JSON serialisation of the `PublicKeyCredential` (`toJSON()`).
+        var json: [String: Any] {
+            [
+                "id": Base64URL.encode(credentialID), "rawId": Base64URL.encode(credentialID), "type": "public-key",
+                "response": [
+                    "clientDataJSON": Base64URL.encode(clientDataJSON),
+                    "attestationObject": Base64URL.encode(attestationObject), "transports": ["internal"],
+                ],
+            ]
+        }
     }
 
     /// One assertion answer.
@@ -37,6 +47,18 @@ struct SoftwareAuthenticator {
             PasskeyAssertionAnswer(
                 credentialID: credentialID, clientDataJSON: clientDataJSON, authenticatorData: authenticatorData,
                 signature: signature, userHandle: userHandle)
+        }
+        /// The standard JSON serialisation of the `PublicKeyCredential` (`toJSON()`).
+        var json: [String: Any] {
+            var response = [
+                "clientDataJSON": Base64URL.encode(clientDataJSON),
+                "authenticatorData": Base64URL.encode(authenticatorData), "signature": Base64URL.encode(signature),
+            ]
+            response["userHandle"] = userHandle.map(Base64URL.encode)
+            return [
+                "id": Base64URL.encode(credentialID), "rawId": Base64URL.encode(credentialID), "type": "public-key",
+                "response": response,
+            ]
         }
     }
 
