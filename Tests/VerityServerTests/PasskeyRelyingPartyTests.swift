@@ -107,6 +107,17 @@ struct PasskeyRelyingPartyTests {
         }
     }
 
+    @Test(
+        "Every refusal is a 4xx with a stable code",
+        arguments: [
+            PasskeyRefusal.malformed("x"), .wrongType, .challengeMismatch, .originNotAllowed, .rpIDMismatch,
+            .userNotPresent, .userVerificationMissing, .backupFlagsInvalid, .unsupportedAlgorithm,
+            .attestationRefused("x"), .invalidSignature, .counterRegressed, .wrongCredential,
+        ])
+    func refusalCodes(refusal: PasskeyRefusal) {
+        #expect((400..<500).contains(refusal.verityError.code.httpStatus))
+    }
+
     @Test("Missing UV is refused where the project requires it, at registration and sign-in")
     func userVerification() throws {
         let strict = PasskeyRelyingParty(
