@@ -2,7 +2,7 @@ import Foundation
 
 /// A single-use App Attest challenge (`POST /v1/auth/app-attest/challenges`): what an app attests a new key over
 /// (`DCAppAttestService.attestKey(_:clientDataHash:)` with the SHA-256 of the challenge's UTF-8), or binds into the
-/// client data of an assertion (``AppAttestProof/clientData(challenge:destination:)``). It works once, for five
+/// client data of an assertion (``AppAttestProof/clientData(challenge:)``). It works once, for five
 /// minutes.
 public struct AppAttestChallenge: Codable, Sendable, Equatable {
     /// The challenge, base64url text.

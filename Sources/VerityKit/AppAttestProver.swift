@@ -22,9 +22,9 @@ struct AppAttestProver: Sendable {
         let keyId = try await options.service.generateKey()
         let challenge = try await newChallenge()
         let attestation = try await options.service.attestKey(
-            keyId, clientDataHash: AppAttestRoute.clientDataHash(challenge: challenge))
-        let body = AppAttestRoute.Attestation(
-            keyId: keyId, attestation: attestation.base64EncodedString(), challenge: challenge)
+            keyId, clientDataHash: AppAttestRoute.attestationHash(challenge: challenge))
+        let body = AppAttestKeyRequest(
+            keyId: keyId, attestationObject: attestation.base64EncodedString(), challenge: challenge)
         let response = try await client.send(
             .post, AppAttestRoute.keys, body: try VerityAPIClient.encode(body),
             headers: [AuthHeaders.project: projectId], bearerToken: nil)
@@ -38,8 +38,8 @@ struct AppAttestProver: Sendable {
     func proof(keyId: String) async throws -> String {
         let challenge = try await newChallenge()
         let assertion = try await options.service.generateAssertion(
-            keyId, clientDataHash: AppAttestRoute.clientDataHash(challenge: challenge))
-        return AppAttestRoute.proof(keyId: keyId, challenge: challenge, assertion: assertion)
+            keyId, clientDataHash: AppAttestRoute.assertionHash(challenge: challenge))
+        return AppAttestProof.header(keyId: keyId, challenge: challenge, assertion: assertion)
     }
 
     /// Forgets the attested key, so that the next proof attests a new one.
@@ -61,6 +61,6 @@ struct AppAttestProver: Sendable {
     private func newChallenge() async throws -> String {
         let response = try await client.send(
             .post, AppAttestRoute.challenges, headers: [AuthHeaders.project: projectId], bearerToken: nil)
-        return try client.decode(AppAttestRoute.Challenge.self, from: response, status: 201).challenge
+        return try client.decode(AppAttestChallenge.self, from: response, status: 201).challenge
     }
 }

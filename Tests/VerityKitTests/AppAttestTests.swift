@@ -55,9 +55,14 @@ final class ScriptedAppAttestService: AppAttestService, @unchecked Sendable {
         data.map { String(format: "%02x", $0) }.joined()
     }
 
-    /// The SHA-256 of a challenge, in hex, as the client data hash is.
+    /// The SHA-256 of a challenge, in hex, as a new key's client data hash is.
     static func hash(_ challenge: String) -> String {
         hex(Data(SHA256.hash(data: Data(challenge.utf8))))
+    }
+
+    /// The SHA-256 of an assertion's client data over `challenge`, in hex.
+    static func assertionHash(_ challenge: String) -> String {
+        hex(Data(SHA256.hash(data: AppAttestProof.clientData(challenge: challenge))))
     }
 
     static func keyId(_ number: Int) -> String {
@@ -93,7 +98,8 @@ struct AppAttestTests {
         }
 
         func enqueueChallenge(_ challenge: String) async throws {
-            await transport.enqueue(try Fixture.json(["challenge": challenge], status: 201))
+            await transport.enqueue(
+                try Fixture.json(["challenge": challenge, "expiresAt": "2030-01-01T00:00:00Z"], status: 201))
         }
 
         /// Scripts a key's attestation over `challenge` (accepted), then an assertion's challenge.
@@ -148,8 +154,8 @@ struct AppAttestTests {
     /// The proof an assertion by key `number` over `challenge` makes.
     static func proof(key number: Int, challenge: String) -> String {
         let keyId = ScriptedAppAttestService.keyId(number)
-        let assertion = Data("assertion by \(keyId) over \(ScriptedAppAttestService.hash(challenge))".utf8)
-        return "appattest.\(Base64URL.encode(Data("key-\(number)".utf8))).\(challenge).\(Base64URL.encode(assertion))"
+        let assertion = Data("assertion by \(keyId) over \(ScriptedAppAttestService.assertionHash(challenge))".utf8)
+        return AppAttestProof.header(keyId: keyId, challenge: challenge, assertion: assertion)
     }
 
     static let otpStart = "/v1/auth/otp/start"
@@ -171,7 +177,8 @@ struct AppAttestTests {
         #expect(
             attestation == [
                 "keyId": ScriptedAppAttestService.keyId(1), "challenge": "c1",
-                "attestation": Data("attestation of \(ScriptedAppAttestService.keyId(1))".utf8).base64EncodedString(),
+                "attestationObject": Data("attestation of \(ScriptedAppAttestService.keyId(1))".utf8)
+                    .base64EncodedString(),
             ])
         #expect(setup.storedKeyId == ScriptedAppAttestService.keyId(1))
 
@@ -184,8 +191,8 @@ struct AppAttestTests {
         #expect(
             setup.service.recorded == [
                 "generateKey", "attestKey \(key) \(ScriptedAppAttestService.hash("c1"))",
-                "generateAssertion \(key) \(ScriptedAppAttestService.hash("c2"))",
-                "generateAssertion \(key) \(ScriptedAppAttestService.hash("c3"))",
+                "generateAssertion \(key) \(ScriptedAppAttestService.assertionHash("c2"))",
+                "generateAssertion \(key) \(ScriptedAppAttestService.assertionHash("c3"))",
             ])
     }
 

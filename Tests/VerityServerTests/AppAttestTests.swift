@@ -47,7 +47,7 @@ struct AppAttestTests {
         try await node.run { client in
             try await Self.attest(device, client: client, project: project)
             let first = try await Self.proof(
-                device, for: "ada@example.com", counter: 1, client: client, project: project)
+                device, counter: 1, client: client, project: project)
             let sent = try await AppVerificationTests.start(
                 "ada@example.com", proof: first, client: client, project: project)
             #expect(sent.status == .ok)
@@ -63,21 +63,15 @@ struct AppAttestTests {
                     "ada@example.com", device: device, counter: counter, client: client, project: project)
                 try Self.expectRefused(refused, AppAttestVerifier.Failure.wrongCounter.description)
             }
-            // An assertion for one address does not send to another.
-            let forAda = try await Self.proof(
-                device, for: "ada@example.com", counter: 5, client: client, project: project)
-            let toBob = try await AppVerificationTests.start(
-                "bob@example.com", proof: forAda, client: client, project: project)
-            try Self.expectRefused(toBob, AppAttestVerifier.Failure.badSignature.description)
             // A challenge older than its five minutes.
             let old = try await Self.proof(
-                device, for: "ada@example.com", counter: 4, client: client, project: project)
+                device, counter: 4, client: client, project: project)
             node.clock.advance(by: AppAttestService.challengeLifetime)
             let expired = try await AppVerificationTests.start(
                 "ada@example.com", proof: old, client: client, project: project)
             try Self.expectRefused(expired, "The App Attest challenge is unknown, used or expired.")
             // A challenge never issued.
-            let clientData = AppAttestProof.clientData(challenge: "NOTISSUED", destination: "ada@example.com")
+            let clientData = AppAttestProof.clientData(challenge: "NOTISSUED")
             let unissued = AppAttestProof.header(
                 keyId: device.keyId, challenge: "NOTISSUED",
                 assertion: try device.assertion(clientData: clientData, appId: Self.appId, counter: 9))
@@ -89,7 +83,7 @@ struct AppAttestTests {
             let forged = AppAttestProof.header(
                 keyId: device.keyId, challenge: challenge,
                 assertion: try device.assertion(
-                    clientData: AppAttestProof.clientData(challenge: challenge, destination: "ada@example.com"),
+                    clientData: AppAttestProof.clientData(challenge: challenge),
                     appId: Self.appId, counter: 10, signer: P256.Signing.PrivateKey()))
             let unsigned = try await AppVerificationTests.start(
                 "ada@example.com", proof: forged, client: client, project: project)
@@ -109,8 +103,8 @@ struct AppAttestTests {
         try await node.run { client in
             try await Self.attest(device, client: client, project: project)
             let proofs = [
-                try await Self.proof(device, for: "ada@example.com", counter: 7, client: client, project: project),
-                try await Self.proof(device, for: "ada@example.com", counter: 7, client: client, project: project),
+                try await Self.proof(device, counter: 7, client: client, project: project),
+                try await Self.proof(device, counter: 7, client: client, project: project),
             ]
             let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
                 for proof in proofs {
@@ -189,7 +183,7 @@ struct AppAttestTests {
             try Self.expectRefused(refused, "This App Attest key is not attested in this project.")
             // Nor does a challenge of one project serve in the other.
             let elsewhere = try await Self.proof(
-                device, for: "ada@example.com", counter: 2, client: client, project: otherProject)
+                device, counter: 2, client: client, project: otherProject)
             let crossed = try await AppVerificationTests.start(
                 "ada@example.com", proof: elsewhere, client: client, project: project)
             try Self.expectRefused(crossed, "The App Attest challenge is unknown, used or expired.")
@@ -231,7 +225,7 @@ struct AppAttestTests {
             #expect(try missing.googleError() == "MISSING_APP_CREDENTIAL")
             var appCheck = HTTPFields()
             appCheck[try #require(HTTPField.Name("X-Firebase-AppCheck"))] = try await Self.proof(
-                device, for: phone, counter: 1, client: client, project: project)
+                device, counter: 1, client: client, project: project)
             let sent = try await client.firebase(
                 "\(FirebaseFaceTests.v1)/accounts:sendVerificationCode", key: link.apiKey,
                 json: #"{"phoneNumber":"\#(phone)"}"#, headers: appCheck)
@@ -242,7 +236,7 @@ struct AppAttestTests {
                 #"{"phoneNumber":"+14155550124","flow":"mobile"}"#, node: node, client: client)
             var headers = HTTPFields()
             headers[try #require(HTTPField.Name(AuthHeaders.appVerification))] = try await Self.proof(
-                device, for: "+14155550124", counter: 2, client: client, project: project)
+                device, counter: 2, client: client, project: project)
             let proven = try await client.send(
                 .post, "/v1/possession/\(flow.started.correlationId)/otp/start", key: flow.started.authToken,
                 headers: headers)
@@ -307,7 +301,7 @@ struct AppAttestTests {
         _ loginId: String, device: AppAttestTestDevice, counter: UInt32, client: some TestClientProtocol,
         project: Project
     ) async throws -> TestResponse {
-        let proof = try await proof(device, for: loginId, counter: counter, client: client, project: project)
+        let proof = try await proof(device, counter: counter, client: client, project: project)
         return try await AppVerificationTests.start(loginId, proof: proof, client: client, project: project)
     }
 
@@ -324,13 +318,13 @@ struct AppAttestTests {
         #expect(problem.detail == detail, sourceLocation: sourceLocation)
     }
 
-    /// The header value of a fresh assertion for a send to `destination`.
+    /// The header value of a fresh assertion, good for one send.
     static func proof(
-        _ device: AppAttestTestDevice, for destination: String, counter: UInt32, client: some TestClientProtocol,
+        _ device: AppAttestTestDevice, counter: UInt32, client: some TestClientProtocol,
         project: Project
     ) async throws -> String {
         let challenge = try await challenge(client: client, project: project)
-        let clientData = AppAttestProof.clientData(challenge: challenge, destination: destination)
+        let clientData = AppAttestProof.clientData(challenge: challenge)
         return AppAttestProof.header(
             keyId: device.keyId, challenge: challenge,
             assertion: try device.assertion(clientData: clientData, appId: appId, counter: counter))

@@ -493,7 +493,7 @@ def app_attest_forged_root_case():
            f"an attestation chained to a forged root answered {status} {body}")
 
     assert_challenge = challenge()
-    client_data = f"verity-app-attest\n{assert_challenge}\n{phone}".encode()
+    client_data = f"verity-app-attest\n{assert_challenge}".encode()
     assert_data = hashlib.sha256(app_id).digest() + b"\x40\0\0\0\x01"
     # Apple signs nonce = SHA-256(authenticatorData ‖ SHA-256(clientData)) with ECDSA-SHA256.
     signed = hashlib.sha256(assert_data + hashlib.sha256(client_data).digest()).digest()

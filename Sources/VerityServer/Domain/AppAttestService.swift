@@ -68,10 +68,10 @@ struct AppAttestService: Sendable {
         return AppAttestKeyRegistered(keyId: request.keyId)
     }
 
-    /// Checks an assertion proof (``AppAttestProof``) for a send to `destination`: a challenge of the project, unused;
+    /// Checks an assertion proof (``AppAttestProof``) for one send: a challenge of the project, unused;
     /// a key the project attested in its current environment; Apple's checks; a counter above the last one.
     /// - Throws: `app_verification_required` when any of them fails.
-    func requireAssertion(_ proof: String, destination: String, in project: Project) async throws {
+    func requireAssertion(_ proof: String, in project: Project) async throws {
         guard let appId = project.settings.appAttestAppId else {
             throw AppVerificationService.required("This project does not accept App Attest.")
         }
@@ -89,7 +89,7 @@ struct AppAttestService: Sendable {
         let counter: UInt32
         do throws(AppAttestVerifier.Failure) {
             counter = try verifier.assertion(
-                Data(assertion), clientData: AppAttestProof.clientData(challenge: challenge, destination: destination),
+                Data(assertion), clientData: AppAttestProof.clientData(challenge: challenge),
                 key: key, appId: appId)
         } catch { throw Self.refused(error) }
         guard try await store.advanceCounter(keyId: keyId, projectId: project.id, to: Int64(counter)) else {

@@ -92,7 +92,7 @@ struct AppVerificationService: Sendable {
     func requireProof(_ proof: String?, for destination: String, in project: Project) async throws {
         guard project.settings.requiresAppVerification else { return }
         if let proof, proof.hasPrefix(AppAttestProof.scheme + ".") {
-            return try await appAttest.requireAssertion(proof, destination: destination, in: project)
+            return try await appAttest.requireAssertion(proof, in: project)
         }
         let now = clock.now()
         guard let proof, proof.count <= 256, let dot = proof.lastIndex(of: ".") else {
