@@ -53,11 +53,13 @@ struct TwilioSNATests {
             #expect(body["status"] as? String == "approved" && body["valid"] as? Bool == true)
             #expect(body["sid"] as? String == sid && body["channel"] as? String == "sna")
             #expect(Self.snaErrorCodes(body).isEmpty)
-            // By `To` too, and nothing was sent.
-            let byNumber = try await client.twilio(
-                .post, "/Services/\(service)/VerificationCheck", auth: auth, form: ["To": Self.number])
-            #expect(try byNumber.json()["status"] as? String == "approved")
+            // Nothing was sent; approved once, then gone as on Twilio (by `To` as by SID).
             #expect(node.sender.messages().isEmpty)
+            for form in [["To": Self.number], ["VerificationSid": sid]] {
+                let again = try await client.twilio(
+                    .post, "/Services/\(service)/VerificationCheck", auth: auth, form: form)
+                try again.expectTwilioError(404, code: 20404)
+            }
         }
     }
 

@@ -124,8 +124,8 @@ struct TwilioVerificationController {
         return try TwilioJSON.response(body, status: .created)
     }
 
-    /// A check without a `Code`: the service's SNA verification, by `VerificationSid` or the newest for `To`. Approved
-    /// once the carrier confirmed the number; otherwise pending, with the reason in `sna_attempts_error_codes`. Nil
+    /// A check without a `Code`: the service's SNA verification, by `VerificationSid` or the newest for `To`. Approved,
+    /// once, when the carrier confirmed the number; otherwise pending, with the reason in `sna_attempts_error_codes`. Nil
     /// when there is no SNA verification to check (the check then needs its `Code`).
     private func checkSNA(_ form: TwilioForm, service: TwilioServiceRecord, account: TwilioAccount) async throws
         -> Response?
@@ -144,6 +144,11 @@ struct TwilioVerificationController {
         guard [.created, .succeeded].contains(status) else { throw VerityError(.verificationNotFound) }
         var body = try snaFields(flow, service: service, account: account).check
         if status == .succeeded {
+            // The approval is the flow's one validation: Twilio forgets an approved verification, so a second check
+            // finds nothing.
+            guard try await possessions.validate(id: flow.id, in: account.project).success else {
+                throw VerityError(.verificationNotFound)
+            }
             (body.status, body.valid) = (VerificationStatus.approved.rawValue, true)
         } else {
             body.snaAttemptsErrorCodes = [
