@@ -91,6 +91,28 @@ struct TwilioSNATests {
         }
     }
 
+    @Test(
+        "sna: a failed authorization step is 60510, an operator that fails or times out 60511",
+        arguments: TestEngine.available, [false, true])
+    func operatorFailures(engine: TestEngine, operatorFails: Bool) async throws {
+        let standIn = CamaraStandIn()
+        if operatorFails {
+            standIn.script.verifyError = (503, "UNAVAILABLE")
+        } else {
+            standIn.script.authorizationError = "access_denied"
+        }
+        try await CarrierCheckTests.withCarrier(engine, standIn) { node, client in
+            let auth = try node.twilioAuth()
+            let (service, verification) = try await Self.startSNA(auth: auth, client: client)
+            try await Self.open(verification, client: client)
+            let checked = try await client.twilio(
+                .post, "/Services/\(service)/VerificationCheck", auth: auth, form: ["To": Self.number])
+            let body = try checked.json()
+            #expect(checked.status == .ok && body["status"] as? String == "pending")
+            #expect(Self.snaErrorCodes(body) == [operatorFails ? 60511 : 60510])
+        }
+    }
+
     @Test("sna: another service's verification is not found (20404)", arguments: TestEngine.available)
     func anotherService(engine: TestEngine) async throws {
         try await CarrierCheckTests.withCarrier(engine, CamaraStandIn()) { node, client in
