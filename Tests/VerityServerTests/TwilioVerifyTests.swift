@@ -328,7 +328,7 @@ struct TwilioVerifyTests {
             (["To": "not-a-number", "Channel": "sms"], 60200, "Invalid parameter: To"),
             (["To": "nobody@", "Channel": "email"], 60200, "Invalid parameter: To"),
             (["To": "+14155550100", "Channel": "carrier-pigeon"], 60200, "Invalid parameter: Channel"),
-            (["To": "+14155550100", "Channel": "sna"], 60200, "Invalid parameter: Channel"),
+            (["To": "+14155550100", "Channel": "auto"], 60200, "Invalid parameter: Channel"),
             (["Channel": "sms"], 60200, "Invalid parameter: To"),
             (["To": "+14155550100"], 60200, "Invalid parameter: Channel"),
             (["To": "+14155550100", "Channel": "sms", "Locale": "not a locale!"], 60200, "Invalid parameter: Locale"),

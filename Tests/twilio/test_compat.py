@@ -159,6 +159,20 @@ def same_code_across_channels():
     assert checked.status == "approved" and checked.channel == "whatsapp"
 
 
+@case("sna: with the project's carrier check off, Channel=sna is 400 60223 and nothing is stored or sent")
+def sna_without_carrier_check():
+    service = VERIFY.services(SERVICE)
+    expect_error(
+        lambda: service.verifications.create(to="+14155550106", channel="sna"),
+        400,
+        60223,
+        "Delivery channel disabled",
+    )
+    assert verity("outbox", "list", "--to", "+14155550106") == []
+    # No SNA verification was started, so a check without a code still needs its code.
+    expect_error(lambda: service.verification_checks.create(to="+14155550106"), 400, 60200, "Invalid parameter: Code")
+
+
 @case("verify: a call to a premium-rate number is 403 60605 and nothing is sent")
 def premium_call():
     service = VERIFY.services(SERVICE)
@@ -215,7 +229,7 @@ def invalid_input():
     expect_error(lambda: service.verifications.create(to="+1555", channel="sms"), 400, 60200, "Invalid parameter: To")
     expect_error(lambda: service.verifications.create(to="12345", channel="sms"), 400, 60200, "Invalid parameter: To")
     expect_error(
-        lambda: service.verifications.create(to="+14155550105", channel="sna"),
+        lambda: service.verifications.create(to="+14155550105", channel="auto"),
         400,
         60200,
         "Invalid parameter: Channel",

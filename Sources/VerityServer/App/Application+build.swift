@@ -114,7 +114,7 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
     if let prefix = configuration.twilioVerifyPrefix {
         TwilioFace(
             services: verity.twilioServices, push: verity.twilioPush, verifications: verity.verifications,
-            admin: admin, clock: verity.clock, logger: verity.logger, prefix: prefix,
+            possessions: verity.possession, admin: admin, clock: verity.clock, logger: verity.logger, prefix: prefix,
             publicURL: configuration.resolvedPublicURL
         ).addRoutes(to: router)
     }

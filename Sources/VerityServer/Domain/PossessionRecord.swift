@@ -27,6 +27,8 @@ struct PossessionRecord: Sendable, Equatable {
     var allowsTestNumbers = false
     /// Where the flow's carrier check stands; nil when it started without one.
     var carrierCheck: CarrierCheckStatus?
+    /// The face resource that started the flow and alone may read it (a Twilio service SID); nil for the API's.
+    var owner: String?
 
     /// The status a client sees: an unfinished flow past its lifetime is expired.
     func status(at now: Date) -> PossessionStatus {

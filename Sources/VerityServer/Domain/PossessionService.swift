@@ -59,7 +59,10 @@ public struct PossessionService: Sendable {
 
     // MARK: - Backend
 
-    func start(_ request: StartPossessionRequest, in project: Project) async throws -> StartedPossession {
+    /// Starts a flow; `owner` names the face resource that starts it (a Twilio service), which alone reads it back.
+    func start(_ request: StartPossessionRequest, owner: String? = nil, in project: Project) async throws
+        -> StartedPossession
+    {
         let phone = try request.phoneNumber.map(Destination.phoneNumber)
         if let phone { try DestinationPolicy.requireAllowedDestination(.phone(phone), in: project) }
         if let url = request.finalTargetUrl {
@@ -87,6 +90,7 @@ public struct PossessionService: Sendable {
             expiresAt: now.addingTimeInterval(TimeInterval(project.settings.possessionLifetime)),
             allowsTestNumbers: request.allowTestNumbers ?? false)
         record.carrierCheck = carrierState == nil ? nil : .pending
+        record.owner = owner
         try await store.insert(
             record, tokenHash: SecretHash.hex(token), carrierStateHash: carrierState.map(SecretHash.hex))
         metrics.possession(.started)
@@ -96,6 +100,36 @@ public struct PossessionService: Sendable {
         return StartedPossession(
             correlationId: record.id, authToken: token, flow: record.flow, expiresAt: record.expiresAt,
             carrierAuthorizationUrl: carrierState.map { carrier.authorizationURL(carrierCheck, state: $0) })
+    }
+
+    /// Starts a mobile flow for `phoneNumber` that the carrier check proves, for the face resource `owner` (Twilio's
+    /// `Channel=sna`): the answer's `carrierAuthorizationUrl` is what the device opens over mobile data. Refused with
+    /// `channel_disabled` while the project's carrier check is off.
+    func startCarrierCheck(phoneNumber: String, owner: String, in project: Project) async throws -> StartedPossession {
+        guard project.settings.carrierCheck.enabled else {
+            throw VerityError(.channelDisabled, "This project's carrier check is off.")
+        }
+        return try await start(
+            StartPossessionRequest(phoneNumber: phoneNumber, flow: .mobile), owner: owner, in: project)
+    }
+
+    /// The flow `owner` started, by `id`, or the newest one for `phoneNumber` when `id` is nil. Nil when there is no
+    /// such flow at all; `possession_not_found` when it belongs to another owner, or to none.
+    func ownedFlow(id: String?, phoneNumber: String?, owner: String, in project: Project) async throws
+        -> PossessionRecord?
+    {
+        let flow: PossessionRecord?
+        if let id {
+            flow = try await store.flow(id: id, projectId: project.id)
+        } else if let phoneNumber {
+            let phone = try Destination.phoneNumber(phoneNumber)
+            flow = try await store.newestFlow(projectId: project.id, owner: owner, phone: phone.e164)
+        } else {
+            flow = nil
+        }
+        guard let flow else { return nil }
+        guard flow.owner == owner else { throw Self.notFound }
+        return flow
     }
 
     /// A page of a project's possession flows for its operators, newest first, after the flow `cursor` names.

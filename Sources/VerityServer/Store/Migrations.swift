@@ -744,6 +744,14 @@ enum Migrations {
                 )
                 """,
             ]),
+        Migration(
+            version: 31, name: "possession flows owned by a face resource (Twilio's SNA verifications)",
+            statements: [
+                // The face resource that started the flow (a Twilio service SID for `Channel=sna`); NULL otherwise.
+                "ALTER TABLE possession_flows ADD COLUMN owner TEXT",
+                // A check by `To` reads the owner's newest flow for the number.
+                "CREATE INDEX possession_flows_owner ON possession_flows (project_id, owner, phone, created_at)",
+            ]),
     ]
 
     /// Takes the migration lock of `schema` (nil: the current schema) until the transaction ends. Several nodes may

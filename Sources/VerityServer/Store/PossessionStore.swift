@@ -10,7 +10,7 @@ struct PossessionStore: Sendable {
     private static let columns = """
         id, project_id, flow, phone, final_target_url, locale, status, resends, retries, \
         number_changes, method, created_at, expires_at, completed_at, validated_at, backend_phone, test_number, \
-        allow_test_numbers, carrier_check
+        allow_test_numbers, carrier_check, owner
         """
     private static let table = RecordTable(
         name: "possession_flows", columns: columns, key: "id", scope: "project_id", record: record(from:))
@@ -26,7 +26,7 @@ struct PossessionStore: Sendable {
                         \(bind: record.status.rawValue), 0, 0, 0, NULL, \(bind: record.createdAt.storedValue),
                         \(bind: record.expiresAt.storedValue), NULL, NULL, \(bind: record.phone), 0,
                         \(bind: record.allowsTestNumbers ? 1 : 0), \(bind: record.carrierCheck?.rawValue),
-                        \(bind: tokenHash), \(bind: carrierStateHash))
+                        \(bind: record.owner), \(bind: tokenHash), \(bind: carrierStateHash))
                 """
             ).run()
         }
@@ -43,6 +43,19 @@ struct PossessionStore: Sendable {
 
     func flow(id: String, projectId: String) async throws -> PossessionRecord? {
         try await database.lookupConfirmingMiss { try await Self.table.find(id, in: projectId, on: $0) }
+    }
+
+    /// The newest flow `owner` started for `phone`.
+    func newestFlow(projectId: String, owner: String, phone: String) async throws -> PossessionRecord? {
+        try await database.lookupConfirmingMiss { sql in
+            try await sql.raw(
+                """
+                SELECT \(unsafeRaw: Self.columns) FROM possession_flows
+                WHERE project_id = \(bind: projectId) AND owner = \(bind: owner) AND phone = \(bind: phone)
+                ORDER BY created_at DESC, id DESC LIMIT 1
+                """
+            ).first().map(Self.record(from:))
+        }
     }
 
     /// Up to `limit` of a project's possession flows, newest first, after the flow `after`.
@@ -216,6 +229,7 @@ struct PossessionStore: Sendable {
             testNumber: try row.decode(column: "test_number", as: Int.self) != 0,
             allowsTestNumbers: try row.decode(column: "allow_test_numbers", as: Int.self) != 0,
             carrierCheck: try row.decode(column: "carrier_check", as: String?.self).flatMap(
-                CarrierCheckStatus.init(rawValue:)))
+                CarrierCheckStatus.init(rawValue:)),
+            owner: try row.decode(column: "owner", as: String?.self))
     }
 }

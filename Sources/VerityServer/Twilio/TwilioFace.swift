@@ -10,6 +10,7 @@ struct TwilioFace {
     let services: TwilioServiceService
     let push: TwilioPush
     let verifications: VerificationService
+    let possessions: PossessionService
     let admin: AdminService
     let clock: any TimeSource
     let logger: Logger
@@ -28,7 +29,8 @@ struct TwilioFace {
         let baseURL = publicURL + prefix
         TwilioServiceController(services: services, push: push, baseURL: baseURL).addRoutes(to: group)
         TwilioVerificationController(
-            services: services, verifications: verifications, clock: clock, baseURL: baseURL
+            services: services, verifications: verifications, possessions: possessions, clock: clock,
+            baseURL: baseURL
         ).addRoutes(to: group)
         TwilioPushController(push: push, services: services, clock: clock, baseURL: baseURL).addRoutes(to: group)
         router.add(middleware: TwilioUnmatchedRoutes(versionPath: versionPath, clock: clock))

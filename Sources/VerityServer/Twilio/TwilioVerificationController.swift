@@ -3,10 +3,12 @@ import Hummingbird
 import VerityCore
 
 /// `/v2/Services/{VA}/Verifications` and `/VerificationCheck`: Twilio's one-time codes, run by Verity's
-/// ``VerificationService`` (same code on re-send, 5 sends, 5 checks, single approval).
+/// ``VerificationService`` (same code on re-send, 5 sends, 5 checks, single approval); and Silent Network Auth
+/// (`Channel=sna`), run by ``PossessionService``'s carrier check.
 struct TwilioVerificationController {
     let services: TwilioServiceService
     let verifications: VerificationService
+    let possessions: PossessionService
     let clock: any TimeSource
     /// The face's absolute base URL, for `url`.
     let baseURL: String
@@ -22,8 +24,10 @@ struct TwilioVerificationController {
         let (account, service) = try await scope(context)
         let form = try await TwilioForm.body(of: request)
         let to = try form.requiredString("To")
-        let channel = try Self.channel(try form.requiredString("Channel"))
+        let channelName = try form.requiredString("Channel")
         try Self.refuseUnsupported(form, "CustomCode", "Amount", "Payee")
+        if channelName == "sna" { return try await createSNA(to: to, service: service, account: account) }
+        let channel = try Self.channel(channelName)
         let now = clock.now()
         let record = try await verifications.start(
             StartVerificationRequest(to: to, channel: channel, locale: form.string("Locale")),
@@ -68,8 +72,11 @@ struct TwilioVerificationController {
     @Sendable func check(_ request: Request, context: VerityRequestContext) async throws -> Response {
         let (account, service) = try await scope(context)
         let form = try await TwilioForm.body(of: request)
-        let code = try form.requiredString("Code")
         try Self.refuseUnsupported(form, "Amount", "Payee")
+        if form.string("Code") == nil, let answer = try await checkSNA(form, service: service, account: account) {
+            return answer
+        }
+        let code = try form.requiredString("Code")
         let checked: CheckVerificationRequest
         if let sid = form.string("VerificationSid") {
             guard let id = TwilioSID.verityId(sid, prefix: "VE", idPrefix: "ver") else {
@@ -100,6 +107,81 @@ struct TwilioVerificationController {
         return try TwilioJSON.response(body)
     }
 
+    // MARK: - Silent Network Auth
+
+    /// `Channel=sna`: a possession flow owned by the service, proven by the carrier check; `sna.url` is the carrier
+    /// authorization URL the device opens over mobile data.
+    private func createSNA(to: String, service: TwilioServiceRecord, account: TwilioAccount) async throws -> Response {
+        let started = try await possessions.startCarrierCheck(phoneNumber: to, owner: service.sid, in: account.project)
+        guard
+            let flow = try await possessions.ownedFlow(
+                id: started.correlationId, phoneNumber: nil, owner: service.sid, in: account.project),
+            let url = started.carrierAuthorizationUrl
+        else { throw VerityError(.internalError, "A started carrier check has no flow or no URL.") }
+        var body = try snaFields(flow, service: service, account: account)
+        body.sendCodeAttempts = []
+        body.sna = Nullable(VerificationBody.SNA(url: url))
+        return try TwilioJSON.response(body, status: .created)
+    }
+
+    /// A check without a `Code`: the service's SNA verification, by `VerificationSid` or the newest for `To`. Approved,
+    /// once, when the carrier confirmed the number; otherwise pending, with the reason in `sna_attempts_error_codes`. Nil
+    /// when there is no SNA verification to check (the check then needs its `Code`).
+    private func checkSNA(_ form: TwilioForm, service: TwilioServiceRecord, account: TwilioAccount) async throws
+        -> Response?
+    {
+        var id: String?
+        if let sid = form.string("VerificationSid") {
+            guard let flowId = TwilioSID.verityId(sid, prefix: "VE", idPrefix: "pos") else { return nil }
+            id = flowId
+        }
+        let to = form.string("To").flatMap { $0.isEmpty ? nil : $0 }
+        guard id != nil || to != nil,
+            let flow = try await possessions.ownedFlow(id: id, phoneNumber: to, owner: service.sid, in: account.project)
+        else { return nil }
+        let status = flow.status(at: clock.now())
+        // Twilio forgets a verification once it is over: an expired or failed flow is not found.
+        guard [.created, .succeeded].contains(status) else { throw VerityError(.verificationNotFound) }
+        var body = try snaFields(flow, service: service, account: account).check
+        if status == .succeeded {
+            // The approval is the flow's one validation: Twilio forgets an approved verification, so a second check
+            // finds nothing.
+            guard try await possessions.validate(id: flow.id, in: account.project).success else {
+                throw VerityError(.verificationNotFound)
+            }
+            (body.status, body.valid) = (VerificationStatus.approved.rawValue, true)
+        } else {
+            body.snaAttemptsErrorCodes = [
+                VerificationBody.SNAAttemptError(
+                    attemptSid: try sid(flow.id, prefix: "VL"), code: Self.snaErrorCode(flow.carrierCheck))
+            ]
+        }
+        return try TwilioJSON.response(body)
+    }
+
+    /// Twilio's SNA error code for where a carrier check stands: 60519 result pending, 60500 number mismatch, 60510
+    /// SNA error (the authorization step failed), 60511 downstream error (the operator timed out or failed).
+    static func snaErrorCode(_ status: CarrierCheckStatus?) -> Int {
+        switch status {
+        case .notVerified?: 60500
+        case .authorizationFailed?: 60510
+        case .timedOut?, .unavailable?: 60511
+        case .pending?, .checking?, .verified?, nil: 60519
+        }
+    }
+
+    /// A pending SNA verification's fields (a `VE…` SID over the flow's id).
+    private func snaFields(_ flow: PossessionRecord, service: TwilioServiceRecord, account: TwilioAccount) throws
+        -> VerificationBody
+    {
+        let sid = try sid(flow.id, prefix: "VE")
+        return VerificationBody(
+            sid: sid, serviceSid: service.sid, accountSid: account.sid, to: flow.phone ?? "", channel: "sna",
+            status: VerificationStatus.pending.rawValue, valid: false, dateCreated: flow.createdAt,
+            dateUpdated: flow.completedAt ?? flow.createdAt,
+            url: "\(baseURL)/v2/Services/\(service.sid)/Verifications/\(sid)")
+    }
+
     // MARK: - Mapping
 
     /// The account and the service the path names (20404 when the project has no such service).
@@ -117,8 +199,12 @@ struct TwilioVerificationController {
     }
 
     private func sid(_ record: VerificationRecord) throws -> String {
-        guard let sid = TwilioSID.sid("VE", verityId: record.id) else {
-            throw VerityError(.internalError, "A verification id has no Twilio SID.")
+        try sid(record.id, prefix: "VE")
+    }
+
+    private func sid(_ id: String, prefix: String) throws -> String {
+        guard let sid = TwilioSID.sid(prefix, verityId: id) else {
+            throw VerityError(.internalError, "A Verity id has no Twilio SID.")
         }
         return sid
     }
@@ -131,8 +217,8 @@ struct TwilioVerificationController {
         }
     }
 
-    /// Twilio's channel names: `call` is Verity's `voice`; Twilio's others (`sna`, `auto`) are refused rather than
-    /// silently rerouted.
+    /// Twilio's channel names for codes: `call` is Verity's `voice`; `sna` is the carrier check (``createSNA``);
+    /// `auto` is refused rather than silently rerouted.
     static func channel(_ name: String) throws -> Channel {
         switch name {
         case "sms": .sms
@@ -188,11 +274,22 @@ struct TwilioVerificationController {
         var amount = Nullable<String>.null
         var payee = Nullable<String>.null
         var sendCodeAttempts: [SendAttempt]?
-        var snaAttemptsErrorCodes: [String]?
+        var snaAttemptsErrorCodes: [SNAAttemptError]?
         var dateCreated: Date
         var dateUpdated: Date
-        var sna: Nullable<String>? = .null
+        var sna: Nullable<SNA>? = .null
         var url: String?
+
+        /// Where the device goes for Silent Network Auth.
+        struct SNA: Encodable {
+            var url: String
+        }
+
+        /// Why an SNA verification is not approved yet.
+        struct SNAAttemptError: Encodable {
+            var attemptSid: String
+            var code: Int
+        }
 
         struct SendAttempt: Encodable {
             var time: Date
