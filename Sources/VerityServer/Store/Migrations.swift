@@ -744,6 +744,49 @@ enum Migrations {
                 )
                 """,
             ]),
+        Migration(
+            version: 30, name: "passkeys: relying-party settings, credentials and challenges",
+            statements: [
+                // The project's relying party as JSON (PasskeySettings); NULL: passkeys off.
+                "ALTER TABLE projects ADD COLUMN passkeys TEXT",
+                // A user's passkey: what the relying party needs to check its assertions (the COSE key as sent, the
+                // last counter, BE and BS), and what the user sees (name, transports, authenticator model).
+                """
+                CREATE TABLE passkeys (
+                    id TEXT PRIMARY KEY,
+                    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    credential_id TEXT NOT NULL,
+                    public_key TEXT NOT NULL,
+                    sign_count BIGINT NOT NULL,
+                    backup_eligible INTEGER NOT NULL,
+                    backed_up INTEGER NOT NULL,
+                    transports TEXT NOT NULL,
+                    aaguid TEXT NOT NULL,
+                    attestation_format TEXT NOT NULL,
+                    friendly_name TEXT NOT NULL,
+                    created_at DOUBLE PRECISION NOT NULL,
+                    last_used_at DOUBLE PRECISION
+                )
+                """,
+                // Credential ids are unique per project: a second registration of one is refused.
+                "CREATE UNIQUE INDEX passkeys_credential ON passkeys (project_id, credential_id)",
+                "CREATE INDEX passkeys_user ON passkeys (user_id)",
+                // A challenge is kept as its SHA-256, bound to its ceremony (`registration`, `authentication`,
+                // `step_up`) and to the user it was issued for (NULL: a sign-in without a login id), and deleted as
+                // it is used: single use is one DELETE.
+                """
+                CREATE TABLE passkey_challenges (
+                    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+                    challenge_hash TEXT NOT NULL,
+                    ceremony TEXT NOT NULL,
+                    user_id TEXT REFERENCES users(id) ON DELETE CASCADE,
+                    expires_at DOUBLE PRECISION NOT NULL,
+                    PRIMARY KEY (project_id, challenge_hash)
+                )
+                """,
+                "CREATE INDEX passkey_challenges_expiry ON passkey_challenges (expires_at)",
+            ]),
     ]
 
     /// Takes the migration lock of `schema` (nil: the current schema) until the transaction ends. Several nodes may
