@@ -85,3 +85,58 @@ struct PasskeyServiceTests {
         #expect(try await passkeys.passkeys(userId: user.id, in: project).isEmpty)
     }
 }
+
+@Suite("Passkey sign-in in the Domain")
+struct PasskeySignInTests {
+    @Test(
+        "A sign-in with and without a login id passes once; a replay, a flipped signature bit, another user's credential and a counter regression are refused",
+        arguments: TestEngine.available)
+    func signIn(engine: TestEngine) async throws {
+        let (node, project, user) = try await PasskeyServiceTests.node(engine)
+        let passkeys = node.verity.passkeys
+        let other = try await node.verity.users.create(CreateUserRequest(loginIds: ["bob@example.com"]), in: project)
+        var authenticator = SoftwareAuthenticator()
+        let created = try await passkeys.registrationOptions(for: user, in: project)
+        let registration = authenticator.register(challenge: created.challenge, userHandle: created.userHandle)
+        _ = try await passkeys.register(registration.answer, friendlyName: nil, for: user, in: project)
+        let id = registration.credentialID
+
+        let named = try await passkeys.authenticationOptions(userId: user.id, in: project)
+        #expect(named.allowCredentials.map(\.id) == [id])
+        let assertion = try authenticator.assert(challenge: named.challenge, credentialID: id)
+        let signedIn = try await passkeys.authenticate(assertion.answer, in: project)
+        #expect(signedIn.passkey.userId == user.id)
+        #expect(signedIn.assertion.amr == ["hwk", "user"])
+        #expect(
+            await PasskeyServiceTests.code { try await passkeys.authenticate(assertion.answer, in: project) }
+                == .challengeNotFound)
+
+        let discoverable = try await passkeys.authenticationOptions(userId: nil, in: project)
+        #expect(discoverable.allowCredentials.isEmpty)
+        var flipped = try authenticator.assert(challenge: discoverable.challenge, credentialID: id).answer
+        flipped.signature[flipped.signature.count / 2] ^= 1
+        #expect(
+            await PasskeyServiceTests.code { try await passkeys.authenticate(flipped, in: project) }
+                == .invalidSignature)
+        let anyone = try await passkeys.authenticationOptions(userId: nil, in: project)
+        let found = try await passkeys.authenticate(
+            try authenticator.assert(challenge: anyone.challenge, credentialID: id).answer, in: project)
+        #expect(found.passkey.userId == user.id)
+
+        let forOther = try await passkeys.authenticationOptions(userId: other.id, in: project)
+        let stolen = try authenticator.assert(challenge: forOther.challenge, credentialID: id)
+        #expect(
+            await PasskeyServiceTests.code { try await passkeys.authenticate(stolen.answer, in: project) }
+                == .wrongFactor)
+
+        let counted = try await passkeys.passkeys(userId: user.id, in: project).first?.credential.signCount
+        #expect((counted ?? 0) > 1)
+        authenticator.counter = 1
+        let again = try await passkeys.authenticationOptions(userId: user.id, in: project)
+        let regressed = try authenticator.assert(challenge: again.challenge, credentialID: id)
+        #expect(
+            await PasskeyServiceTests.code { try await passkeys.authenticate(regressed.answer, in: project) }
+                == .forbidden)
+        #expect(try await passkeys.passkeys(userId: user.id, in: project).first?.credential.signCount == counted)
+    }
+}

@@ -85,6 +85,59 @@ struct PasskeyService: Sendable {
         }
     }
 
+    /// The options of a sign-in: for `userId`, naming their passkeys in `allowCredentials`; for nobody (nil), a
+    /// discoverable sign-in whose answer's `userHandle` names the user.
+    func authenticationOptions(userId: String?, in project: Project) async throws -> PasskeyRequestOptions {
+        let relyingParty = try Self.relyingParty(of: project)
+        var allowed: [PasskeyRecord] = []
+        if let userId { allowed = try await store.passkeys(userId: userId, projectId: project.id) }
+        let challenge = try await issueChallenge(.authentication, userId: userId, in: project)
+        return relyingParty.requestOptions(
+            challenge: challenge,
+            allowed: allowed.map {
+                PasskeyCredentialDescriptor(id: $0.credential.credentialID, transports: $0.transports)
+            })
+    }
+
+    /// Checks a sign-in answer: its challenge (spent first, issued for a sign-in), the passkey it names (the named
+    /// user's, or the `userHandle`'s in a discoverable sign-in), and the relying party's checks; the counter and BS
+    /// are recorded. A counter that does not rise is refused.
+    func authenticate(_ answer: PasskeyAssertionAnswer, in project: Project) async throws
+        -> (passkey: PasskeyRecord, assertion: VerifiedAssertion)
+    {
+        let relyingParty = try Self.relyingParty(of: project)
+        let now = clock.now()
+        let challenge = try Self.challenge(in: answer.clientDataJSON)
+        let outcome = try await store.unitOfWork {
+            work -> Result<(passkey: PasskeyRecord, assertion: VerifiedAssertion), PasskeyRefusal> in
+            guard
+                let binding = try await store.consumeChallenge(
+                    hash: Self.hash(challenge), ceremony: Ceremony.authentication.rawValue, projectId: project.id,
+                    now: now, in: work)
+            else { throw Self.unissued }
+            guard
+                let passkey = try await store.passkey(
+                    credentialID: answer.credentialID, projectId: project.id, in: work),
+                passkey.userId == (binding.userId ?? answer.userHandle.map { String(decoding: $0, as: UTF8.self) })
+            else { return .failure(.wrongCredential) }
+            let assertion: VerifiedAssertion
+            do throws(PasskeyRefusal) {
+                assertion = try relyingParty.verifyAssertion(
+                    answer, challenge: challenge, credential: passkey.credential)
+            } catch { return .failure(error) }
+            guard
+                try await store.recordUse(
+                    id: passkey.id, signCount: assertion.signCount, backedUp: assertion.backedUp,
+                    projectId: project.id, now: now, in: work)
+            else { return .failure(.counterRegressed) }
+            return .success((passkey, assertion))
+        }
+        switch outcome {
+        case .failure(let refusal): throw refusal.verityError
+        case .success(let result): return result
+        }
+    }
+
     /// The passkeys of `userId`, oldest first.
     func passkeys(userId: String, in project: Project) async throws -> [PasskeyRecord] {
         try await store.passkeys(userId: userId, projectId: project.id)

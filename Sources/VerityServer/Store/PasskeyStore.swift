@@ -90,13 +90,15 @@ struct PasskeyStore: Sendable {
     }
 
     /// The project's passkey with credential id `credentialID`.
-    func passkey(credentialID: Data, projectId: String, in work: UnitOfWork) async throws -> PasskeyRecord? {
-        try await work.sql.raw(
-            """
-            SELECT \(unsafeRaw: Self.columns) FROM passkeys
-            WHERE project_id = \(bind: projectId) AND credential_id = \(bind: Base64URL.encode(credentialID))
-            """
-        ).first().map(Self.record(from:))
+    func passkey(credentialID: Data, projectId: String, in work: UnitOfWork? = nil) async throws -> PasskeyRecord? {
+        try await database.execute(in: work) { sql in
+            try await sql.raw(
+                """
+                SELECT \(unsafeRaw: Self.columns) FROM passkeys
+                WHERE project_id = \(bind: projectId) AND credential_id = \(bind: Base64URL.encode(credentialID))
+                """
+            ).first().map(Self.record(from:))
+        }
     }
 
     /// Records a use: the counter moves to `signCount` and BS to `backedUp`. True when the stored counter was
