@@ -138,5 +138,7 @@ struct PasskeySignInTests {
             await PasskeyServiceTests.code { try await passkeys.authenticate(regressed.answer, in: project) }
                 == .forbidden)
         #expect(try await passkeys.passkeys(userId: user.id, in: project).first?.credential.signCount == counted)
+        let events = try await node.verity.sessions.securityEvents(userId: user.id, limit: nil, in: project)
+        #expect(events.items.map(\.type) == ["passkey_counter_regressed"])
     }
 }

@@ -124,18 +124,33 @@ struct PasskeyService: Sendable {
             do throws(PasskeyRefusal) {
                 assertion = try relyingParty.verifyAssertion(
                     answer, challenge: challenge, credential: passkey.credential)
-            } catch { return .failure(error) }
+            } catch {
+                if error == .counterRegressed { try await recordCounterRegression(of: passkey, at: now, in: work) }
+                return .failure(error)
+            }
             guard
                 try await store.recordUse(
                     id: passkey.id, signCount: assertion.signCount, backedUp: assertion.backedUp,
                     projectId: project.id, now: now, in: work)
-            else { return .failure(.counterRegressed) }
+            else {
+                try await recordCounterRegression(of: passkey, at: now, in: work)
+                return .failure(.counterRegressed)
+            }
             return .success((passkey, assertion))
         }
         switch outcome {
         case .failure(let refusal): throw refusal.verityError
         case .success(let result): return result
         }
+    }
+
+    /// Records the security event of a counter that did not rise, in the unit of work that spends the challenge, so
+    /// the refusal and its event commit together.
+    private func recordCounterRegression(of passkey: PasskeyRecord, at now: Date, in work: UnitOfWork) async throws {
+        try await store.recordCounterRegression(eventId: identifiers.make("sev"), passkey: passkey, at: now, in: work)
+        logger.warning(
+            "Passkey counter went backwards",
+            metadata: ["user": "\(passkey.userId)", "passkey": "\(passkey.id)", "project": "\(passkey.projectId)"])
     }
 
     /// The passkeys of `userId`, oldest first.

@@ -119,6 +119,23 @@ struct PasskeyStore: Sendable {
         ).first() != nil
     }
 
+    /// Records the security event of an assertion whose counter did not rise (the credential may have been cloned), in
+    /// `work`, the one that spent the challenge.
+    func recordCounterRegression(eventId: String, passkey: PasskeyRecord, at now: Date, in work: UnitOfWork)
+        async throws
+    {
+        try await work.sql.raw(
+            """
+            INSERT INTO security_events (id, project_id, user_id, session_id, type, ip_address, created_at, factor_id)
+            VALUES (\(bind: eventId), \(bind: passkey.projectId), \(bind: passkey.userId), NULL,
+                    \(bind: Self.counterRegressionEvent), NULL, \(bind: now.storedValue), \(bind: passkey.id))
+            """
+        ).run()
+    }
+
+    /// The type of the security event ``recordCounterRegression(eventId:passkey:at:in:)`` records.
+    static let counterRegressionEvent = "passkey_counter_regressed"
+
     /// Renames the passkey `id` of `userId`; false when there is none.
     func rename(id: String, userId: String, projectId: String, to name: String) async throws -> Bool {
         try await database.execute { sql in
