@@ -17,6 +17,11 @@ extension Project {
     var summary: String {
         let countries = settings.allowedCountries.map { $0.joined(separator: ",") } ?? "all"
         let carrier = settings.carrierCheck
+        let passkeys = settings.passkeys.map {
+            "\($0.rpID) (\($0.rpName)), origins \($0.origins.joined(separator: ",")), user verification "
+                + "\($0.userVerification.rawValue), resident key \($0.residentKey.rawValue), attestation "
+                + "\($0.attestation.rawValue), challenges \($0.challengeLifetime) s"
+        }
         return """
             \(id)  \(name)
               code length: \(settings.codeLength) digits, lifetime: \(settings.codeLifetime) s, SMS countries: \(countries)
@@ -31,6 +36,7 @@ extension Project {
               Descope project id: \(settings.descopeProjectId ?? "none (the Verity project id only)")
               Firebase emulator admin (Bearer owner, pending codes; loopback only): \(settings.firebaseEmulatorAdmin.rawValue)
               carrier check (CAMARA): \(carrier.enabled ? "on, \(carrier.apiURL), client \(carrier.clientId), \(carrier.numberFormat.rawValue) number, \(carrier.timeout) s" : "off")
+              passkeys: \(passkeys ?? "off")
             """
     }
 }

@@ -134,6 +134,42 @@ struct ProjectSettingsOptions: ParsableArguments {
             """)
     var appAttestEnvironment: String?
 
+    @Option(
+        help: """
+            The passkey relying-party id, a domain the origins belong to (e.g. example.com); none turns passkeys off. \
+            Turning them on needs --passkey-rp-name and --passkey-origins too.
+            """)
+    var passkeyRpId: String?
+
+    @Option(help: "The relying-party name authenticators show, 1 to 64 characters.")
+    var passkeyRpName: String?
+
+    @Option(
+        help: """
+            The origins passkey ceremonies may come from, separated by commas: https origins on the relying-party id \
+            or a subdomain, and android:apk-key-hash: origins for Android apps.
+            """)
+    var passkeyOrigins: String?
+
+    @Option(help: "The authenticator attachment asked for: platform, cross-platform, or none to let the user choose.")
+    var passkeyAttachment: String?
+
+    @Option(help: "Whether passkeys must be discoverable: discouraged, preferred (the default) or required.")
+    var passkeyResidentKey: String?
+
+    @Option(
+        help: """
+            Whether the authenticator must verify the user: discouraged, preferred (the default) or required, which \
+            refuses an answer without user verification.
+            """)
+    var passkeyUserVerification: String?
+
+    @Option(help: "The attestation asked for at registration: none (the default) or direct (packed, checked).")
+    var passkeyAttestation: String?
+
+    @Option(help: "Seconds a passkey challenge may be answered, 30 to 600 (300).")
+    var passkeyChallengeLifetime: String?
+
     /// The options given, by the setting they change.
     private var text: [ProjectSettingsChange.Setting: String] {
         let given: [(ProjectSettingsChange.Setting, String?)] = [
@@ -150,7 +186,11 @@ struct ProjectSettingsOptions: ParsableArguments {
             (.carrierNumberFormat, carrierNumberFormat), (.carrierTimeout, carrierTimeout),
             (.firebaseEmulatorAdmin, firebaseEmulatorAdmin), (.appAttest, appAttest),
             (.appAttestTeamId, appAttestTeamId), (.appAttestBundleId, appAttestBundleId),
-            (.appAttestEnvironment, appAttestEnvironment),
+            (.appAttestEnvironment, appAttestEnvironment), (.passkeyRpId, passkeyRpId),
+            (.passkeyRpName, passkeyRpName), (.passkeyOrigins, passkeyOrigins),
+            (.passkeyAttachment, passkeyAttachment), (.passkeyResidentKey, passkeyResidentKey),
+            (.passkeyUserVerification, passkeyUserVerification), (.passkeyAttestation, passkeyAttestation),
+            (.passkeyChallengeLifetime, passkeyChallengeLifetime),
         ]
         return Dictionary(uniqueKeysWithValues: given.compactMap { setting, value in value.map { (setting, $0) } })
     }

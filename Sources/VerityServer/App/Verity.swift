@@ -30,6 +30,7 @@ public struct Verity: Sendable {
     let auth: AuthService
     let possession: PossessionService
     let appVerifications: AppVerificationService
+    let passkeys: PasskeyService
     let factors: FactorService
     let challenges: ChallengeService
     let twilioServices: TwilioServiceService
@@ -138,6 +139,8 @@ public struct Verity: Sendable {
             store: FirebaseProjectStore(database: database), admin: admin, random: random, clock: clock)
         self.verifications = verifications
         self.sessions = sessions
+        self.passkeys = PasskeyService(
+            store: PasskeyStore(database: database), identifiers: identifiers, clock: clock, logger: logger)
         self.auth = AuthService(
             verifications: verifications, sessions: sessions, testNumbers: testNumbers, users: users,
             factors: factors, challenges: challenges, appVerifications: appVerifications, limiter: limiter,

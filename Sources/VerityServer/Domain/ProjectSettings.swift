@@ -54,6 +54,8 @@ public struct ProjectSettings: Sendable, Equatable, Codable {
     public var appAttestBundleId: String? = nil
     /// The App Attest environment the project accepts keys of; `production` by default.
     public var appAttestEnvironment: AppAttestEnvironment = .production
+    /// The project's WebAuthn relying party; nil while the project offers no passkeys (the default).
+    public var passkeys: PasskeySettings? = nil
 
     /// The App Attest app id, `TEAMID.bundle.id`, when App Attest is on.
     public var appAttestAppId: String? {
@@ -158,6 +160,7 @@ public struct ProjectSettings: Sendable, Equatable, Codable {
         }
         var copy = self
         copy.carrierCheck = try carrierCheck.validated()
+        copy.passkeys = try passkeys?.validated()
         copy.disabledChannels = Channel.allCases.filter(disabledChannels.contains)
         if let countries = allowedCountries {
             let normalised = countries.map { $0.trimmingCharacters(in: .whitespaces).uppercased() }.filter {

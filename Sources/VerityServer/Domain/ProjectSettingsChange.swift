@@ -17,6 +17,8 @@ public struct ProjectSettingsChange: Sendable {
         case carrierCheck, carrierAuthorizationUrl, carrierTokenUrl, carrierApiUrl, carrierClientId
         case carrierClientSecret, carrierScope, carrierNumberFormat, carrierTimeout
         case appAttest, appAttestTeamId, appAttestBundleId, appAttestEnvironment
+        case passkeyRpId, passkeyRpName, passkeyOrigins, passkeyAttachment, passkeyResidentKey
+        case passkeyUserVerification, passkeyAttestation, passkeyChallengeLifetime
     }
 
     private var edits: [@Sendable (inout ProjectSettings) -> Void] = []
@@ -115,6 +117,33 @@ public struct ProjectSettingsChange: Sendable {
         case .appAttestEnvironment:
             let environment = try named(value, AppAttestEnvironment.self, "an App Attest environment")
             return { $0.appAttestEnvironment = environment }
+        case .passkeyRpId:
+            // `none` turns passkeys off; an id turns them on, and the name and origins must come with it.
+            if isNone(value) { return { $0.passkeys = nil } }
+            return { settings in settings.editPasskeys { $0.rpID = value } }
+        case .passkeyRpName: return { settings in settings.editPasskeys { $0.rpName = value } }
+        case .passkeyOrigins:
+            let origins =
+                isNone(value)
+                ? []
+                : value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            return { settings in settings.editPasskeys { $0.origins = origins } }
+        case .passkeyAttachment:
+            let attachment =
+                try isNone(value) ? nil : named(value, PasskeySettings.Attachment.self, "an authenticator attachment")
+            return { settings in settings.editPasskeys { $0.attachment = attachment } }
+        case .passkeyResidentKey:
+            let requirement = try named(value, PasskeySettings.Requirement.self, "a resident-key requirement")
+            return { settings in settings.editPasskeys { $0.residentKey = requirement } }
+        case .passkeyUserVerification:
+            let requirement = try named(value, PasskeySettings.Requirement.self, "a user-verification requirement")
+            return { settings in settings.editPasskeys { $0.userVerification = requirement } }
+        case .passkeyAttestation:
+            let attestation = try named(value, PasskeySettings.Attestation.self, "an attestation preference")
+            return { settings in settings.editPasskeys { $0.attestation = attestation } }
+        case .passkeyChallengeLifetime:
+            let seconds = try integer(value, "Passkey challenge lifetime")
+            return { settings in settings.editPasskeys { $0.challengeLifetime = seconds } }
         }
     }
 
@@ -171,5 +200,15 @@ public struct ProjectSettingsChange: Sendable {
                     + "to send no SMS, turn the sms channel off.")
         }
         return codes
+    }
+}
+
+extension ProjectSettings {
+    /// Edits the relying party, starting from an empty one while passkeys are off: a project that names only some of
+    /// the relying party's settings is refused by ``validated()``, which names what is missing.
+    fileprivate mutating func editPasskeys(_ edit: (inout PasskeySettings) -> Void) {
+        var relyingParty = passkeys ?? PasskeySettings(rpID: "", rpName: "", origins: [])
+        edit(&relyingParty)
+        passkeys = relyingParty
     }
 }

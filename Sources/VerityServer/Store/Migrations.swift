@@ -702,7 +702,7 @@ enum Migrations {
                 "ALTER TABLE verifications ADD COLUMN started_by TEXT"
             ]),
         Migration(
-            version: 28, name: "carrier check (CAMARA Number Verification)",
+            version: 27, name: "carrier check (CAMARA Number Verification)",
             statements: [
                 // The project's carrier check as JSON (CarrierCheckSettings, without its secret); NULL: never set.
                 "ALTER TABLE projects ADD COLUMN carrier_check TEXT",
@@ -715,7 +715,7 @@ enum Migrations {
                 "CREATE UNIQUE INDEX possession_flows_carrier_state ON possession_flows (carrier_state_hash)",
             ]),
         Migration(
-            version: 29, name: "App Attest settings, challenges and keys",
+            version: 28, name: "App Attest settings, challenges and keys",
             statements: [
                 "ALTER TABLE projects ADD COLUMN app_attest_enabled INTEGER NOT NULL DEFAULT 0",
                 "ALTER TABLE projects ADD COLUMN app_attest_team_id TEXT",
@@ -745,7 +745,50 @@ enum Migrations {
                 """,
             ]),
         Migration(
-            version: 31, name: "possession flows owned by a face resource (Twilio's SNA verifications)",
+            version: 29, name: "passkeys: relying-party settings, credentials and challenges",
+            statements: [
+                // The project's relying party as JSON (PasskeySettings); NULL: passkeys off.
+                "ALTER TABLE projects ADD COLUMN passkeys TEXT",
+                // A user's passkey: what the relying party needs to check its assertions (the COSE key as sent, the
+                // last counter, BE and BS), and what the user sees (name, transports, authenticator model).
+                """
+                CREATE TABLE passkeys (
+                    id TEXT PRIMARY KEY,
+                    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    credential_id TEXT NOT NULL,
+                    public_key TEXT NOT NULL,
+                    sign_count BIGINT NOT NULL,
+                    backup_eligible INTEGER NOT NULL,
+                    backed_up INTEGER NOT NULL,
+                    transports TEXT NOT NULL,
+                    aaguid TEXT NOT NULL,
+                    attestation_format TEXT NOT NULL,
+                    friendly_name TEXT NOT NULL,
+                    created_at DOUBLE PRECISION NOT NULL,
+                    last_used_at DOUBLE PRECISION
+                )
+                """,
+                // Credential ids are unique per project: a second registration of one is refused.
+                "CREATE UNIQUE INDEX passkeys_credential ON passkeys (project_id, credential_id)",
+                "CREATE INDEX passkeys_user ON passkeys (user_id)",
+                // A challenge is kept as its SHA-256, bound to its ceremony (`registration`, `authentication`,
+                // `step_up`) and to the user it was issued for (NULL: a sign-in without a login id), and deleted as
+                // it is used: single use is one DELETE.
+                """
+                CREATE TABLE passkey_challenges (
+                    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+                    challenge_hash TEXT NOT NULL,
+                    ceremony TEXT NOT NULL,
+                    user_id TEXT REFERENCES users(id) ON DELETE CASCADE,
+                    expires_at DOUBLE PRECISION NOT NULL,
+                    PRIMARY KEY (project_id, challenge_hash)
+                )
+                """,
+                "CREATE INDEX passkey_challenges_expiry ON passkey_challenges (expires_at)",
+            ]),
+        Migration(
+            version: 30, name: "possession flows owned by a face resource (Twilio's SNA verifications)",
             statements: [
                 // The face resource that started the flow (a Twilio service SID for `Channel=sna`); NULL otherwise.
                 "ALTER TABLE possession_flows ADD COLUMN owner TEXT",

@@ -14,7 +14,7 @@ struct ProjectStore: Sendable {
         session_ttl_seconds, refresh_ttl_seconds, possession_ttl_seconds, possession_code_ttl_seconds, \
         requires_app_verification, disabled_channels, fallback_channel, unusual_activity_response, descope_cookies, \
         descope_project_id, firebase_emulator_admin, carrier_check, carrier_client_secret, app_attest_enabled, \
-        app_attest_team_id, app_attest_bundle_id, app_attest_environment
+        app_attest_team_id, app_attest_bundle_id, app_attest_environment, passkeys
         """
 
     /// ``projectColumns`` of `projects p` in a join.
@@ -30,7 +30,8 @@ struct ProjectStore: Sendable {
                                       fallback_channel, unusual_activity_response, descope_cookies,
                                       descope_project_id, firebase_emulator_admin, carrier_check,
                                       carrier_client_secret, app_attest_enabled,
-                                      app_attest_team_id, app_attest_bundle_id, app_attest_environment)
+                                      app_attest_team_id, app_attest_bundle_id, app_attest_environment,
+                                      passkeys)
                 VALUES (\(bind: project.id), \(bind: project.name), \(bind: project.settings.codeLength),
                         \(bind: project.settings.codeLifetime), \(bind: Self.encode(project.settings.allowedCountries)),
                         \(bind: project.createdAt.storedValue), \(bind: project.settings.sessionLifetime),
@@ -46,7 +47,8 @@ struct ProjectStore: Sendable {
                         \(bind: try sealedCarrierSecret(of: project)),
                         \(bind: project.settings.appAttestEnabled ? 1 : 0), \(bind: project.settings.appAttestTeamId),
                         \(bind: project.settings.appAttestBundleId),
-                        \(bind: project.settings.appAttestEnvironment.rawValue))
+                        \(bind: project.settings.appAttestEnvironment.rawValue),
+                        \(bind: try Self.encode(project.settings.passkeys)))
                 """
             ).run()
         }
@@ -123,6 +125,7 @@ struct ProjectStore: Sendable {
                     app_attest_team_id = \(bind: project.settings.appAttestTeamId),
                     app_attest_bundle_id = \(bind: project.settings.appAttestBundleId),
                     app_attest_environment = \(bind: project.settings.appAttestEnvironment.rawValue),
+                    passkeys = \(bind: try Self.encode(project.settings.passkeys)),
                     settings_version = settings_version + 1
                 WHERE id = \(bind: project.id) AND settings_version = \(bind: version) AND NOT EXISTS (
                     SELECT 1 FROM projects other
@@ -287,6 +290,11 @@ struct ProjectStore: Sendable {
             ? nil : String(decoding: try JSONEncoder().encode(carrierCheck), as: UTF8.self)
     }
 
+    /// The relying party as stored: its JSON, or nil while passkeys are off.
+    private static func encode(_ passkeys: PasskeySettings?) throws -> String? {
+        try passkeys.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
+    }
+
     /// The carrier check's client secret, sealed and bound to its project (a context no webhook secret has).
     private func sealedCarrierSecret(of project: Project) throws -> String? {
         try project.settings.carrierCheck.clientSecret.map {
@@ -341,6 +349,9 @@ struct ProjectStore: Sendable {
             appAttestBundleId: try row.decode(column: "app_attest_bundle_id", as: String?.self),
             appAttestEnvironment: try row.enumeration("app_attest_environment", as: AppAttestEnvironment.self))
         settings.carrierCheck = try carrierCheck(from: row, projectId: id)
+        settings.passkeys = try row.decode(column: "passkeys", as: String?.self).map {
+            try JSONDecoder().decode(PasskeySettings.self, from: Data($0.utf8))
+        }
         return Project(
             id: id, name: try row.decode(column: "name", as: String.self), settings: settings,
             createdAt: try row.date("created_at"),

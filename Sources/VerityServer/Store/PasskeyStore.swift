@@ -1,0 +1,191 @@
+import Foundation
+import SQLKit
+import VerityCore
+
+/// Passkeys and their ceremonies' challenges (kept as their SHA-256, deleted as they are used).
+struct PasskeyStore: Sendable {
+    let database: Database
+
+    /// The user a challenge was issued for; nil for a sign-in that named nobody.
+    struct ChallengeBinding: Sendable, Equatable {
+        var userId: String?
+    }
+
+    private static let columns =
+        """
+        id, project_id, user_id, credential_id, public_key, sign_count, backup_eligible, backed_up, transports, \
+        aaguid, attestation_format, friendly_name, created_at, last_used_at
+        """
+
+    /// Runs `body` as one unit of work.
+    func unitOfWork<T: Sendable>(_ body: @Sendable (UnitOfWork) async throws -> T) async throws -> T {
+        try await database.unitOfWork(body)
+    }
+
+    /// Stores a new challenge for `ceremony` and `userId`, and drops the project's challenges that expired.
+    func insertChallenge(
+        hash: String, ceremony: String, userId: String?, projectId: String, expiresAt: Date, now: Date
+    ) async throws {
+        try await database.transaction { sql in
+            try await sql.raw(
+                """
+                DELETE FROM passkey_challenges
+                WHERE project_id = \(bind: projectId) AND expires_at <= \(bind: now.storedValue)
+                """
+            ).run()
+            try await sql.raw(
+                """
+                INSERT INTO passkey_challenges (project_id, challenge_hash, ceremony, user_id, expires_at)
+                VALUES (\(bind: projectId), \(bind: hash), \(bind: ceremony), \(bind: userId),
+                        \(bind: expiresAt.storedValue))
+                """
+            ).run()
+        }
+    }
+
+    /// Uses the challenge up: its binding when it was issued in `projectId` for `ceremony`, unused and unexpired;
+    /// nil otherwise. One statement, so of two concurrent uses one wins.
+    func consumeChallenge(hash: String, ceremony: String, projectId: String, now: Date, in work: UnitOfWork)
+        async throws -> ChallengeBinding?
+    {
+        try await work.sql.raw(
+            """
+            DELETE FROM passkey_challenges
+            WHERE project_id = \(bind: projectId) AND challenge_hash = \(bind: hash) AND ceremony = \(bind: ceremony)
+              AND expires_at > \(bind: now.storedValue)
+            RETURNING user_id
+            """
+        ).first().map { ChallengeBinding(userId: try $0.decode(column: "user_id", as: String?.self)) }
+    }
+
+    /// Keeps a newly registered passkey; false, and nothing written, when the project has its credential id already.
+    func insert(_ passkey: PasskeyRecord, in work: UnitOfWork) async throws -> Bool {
+        try await work.sql.raw(
+            """
+            INSERT INTO passkeys (\(unsafeRaw: Self.columns))
+            VALUES (\(bind: passkey.id), \(bind: passkey.projectId), \(bind: passkey.userId),
+                    \(bind: Base64URL.encode(passkey.credential.credentialID)),
+                    \(bind: passkey.credential.publicKeyCBOR.base64EncodedString()),
+                    \(bind: Int64(passkey.credential.signCount)), \(bind: passkey.credential.backupEligible ? 1 : 0),
+                    \(bind: passkey.backedUp ? 1 : 0), \(bind: passkey.transports.joined(separator: ",")),
+                    \(bind: passkey.aaguid.base64EncodedString()), \(bind: passkey.attestationFormat),
+                    \(bind: passkey.friendlyName), \(bind: passkey.createdAt.storedValue), NULL)
+            ON CONFLICT (project_id, credential_id) DO NOTHING
+            RETURNING id
+            """
+        ).first() != nil
+    }
+
+    /// The user's passkeys, oldest first.
+    func passkeys(userId: String, projectId: String, in work: UnitOfWork? = nil) async throws -> [PasskeyRecord] {
+        try await database.execute(in: work) { sql in
+            try await sql.raw(
+                """
+                SELECT \(unsafeRaw: Self.columns) FROM passkeys
+                WHERE project_id = \(bind: projectId) AND user_id = \(bind: userId)
+                ORDER BY created_at, id
+                """
+            ).all().map(Self.record(from:))
+        }
+    }
+
+    /// The project's passkey with credential id `credentialID`.
+    func passkey(credentialID: Data, projectId: String, in work: UnitOfWork? = nil) async throws -> PasskeyRecord? {
+        try await database.execute(in: work) { sql in
+            try await sql.raw(
+                """
+                SELECT \(unsafeRaw: Self.columns) FROM passkeys
+                WHERE project_id = \(bind: projectId) AND credential_id = \(bind: Base64URL.encode(credentialID))
+                """
+            ).first().map(Self.record(from:))
+        }
+    }
+
+    /// Records a use: the counter moves to `signCount` and BS to `backedUp`. True when the stored counter was
+    /// lower, or both are zero (synced passkeys keep none); one conditional statement, so of two concurrent
+    /// assertions with one counter only one moves it.
+    func recordUse(
+        id: String, signCount: UInt32, backedUp: Bool, projectId: String, now: Date, in work: UnitOfWork
+    ) async throws -> Bool {
+        let count = Int64(signCount)
+        return try await work.sql.raw(
+            """
+            UPDATE passkeys SET sign_count = \(bind: count), backed_up = \(bind: backedUp ? 1 : 0),
+                last_used_at = \(bind: now.storedValue)
+            WHERE project_id = \(bind: projectId) AND id = \(bind: id)
+              AND (sign_count < \(bind: count) OR (sign_count = 0 AND \(bind: count) = 0))
+            RETURNING id
+            """
+        ).first() != nil
+    }
+
+    /// Records the security event of an assertion whose counter did not rise (the credential may have been cloned), in
+    /// `work`, the one that spent the challenge.
+    func recordCounterRegression(eventId: String, passkey: PasskeyRecord, at now: Date, in work: UnitOfWork)
+        async throws
+    {
+        try await work.sql.raw(
+            """
+            INSERT INTO security_events (id, project_id, user_id, session_id, type, ip_address, created_at, factor_id)
+            VALUES (\(bind: eventId), \(bind: passkey.projectId), \(bind: passkey.userId), NULL,
+                    \(bind: Self.counterRegressionEvent), NULL, \(bind: now.storedValue), \(bind: passkey.id))
+            """
+        ).run()
+    }
+
+    /// The type of the security event ``recordCounterRegression(eventId:passkey:at:in:)`` records.
+    static let counterRegressionEvent = "passkey_counter_regressed"
+
+    /// Renames the passkey `id` of `userId`; false when there is none.
+    func rename(id: String, userId: String, projectId: String, to name: String) async throws -> Bool {
+        try await database.execute { sql in
+            try await sql.raw(
+                """
+                UPDATE passkeys SET friendly_name = \(bind: name)
+                WHERE project_id = \(bind: projectId) AND user_id = \(bind: userId) AND id = \(bind: id)
+                RETURNING id
+                """
+            ).first() != nil
+        }
+    }
+
+    /// Deletes the passkey `id` of `userId`; false when there is none.
+    func delete(id: String, userId: String, projectId: String) async throws -> Bool {
+        try await database.execute { sql in
+            try await sql.raw(
+                """
+                DELETE FROM passkeys
+                WHERE project_id = \(bind: projectId) AND user_id = \(bind: userId) AND id = \(bind: id)
+                RETURNING id
+                """
+            ).first() != nil
+        }
+    }
+
+    private static func record(from row: any SQLRow) throws -> PasskeyRecord {
+        func data(_ column: String, _ decode: (String) -> Data?) throws -> Data {
+            guard let value = decode(try row.decode(column: column, as: String.self)) else {
+                throw StoreError.corruptValue(column: "passkeys.\(column)")
+            }
+            return value
+        }
+        let count = try row.decode(column: "sign_count", as: Int64.self)
+        guard let signCount = UInt32(exactly: count) else {
+            throw StoreError.corruptValue(column: "passkeys.sign_count")
+        }
+        return PasskeyRecord(
+            id: try row.decode(column: "id", as: String.self),
+            projectId: try row.decode(column: "project_id", as: String.self),
+            userId: try row.decode(column: "user_id", as: String.self),
+            credential: StoredPasskey(
+                credentialID: try data("credential_id") { Base64URL.decode($0).map { Data($0) } },
+                publicKeyCBOR: try data("public_key") { Data(base64Encoded: $0) }, signCount: signCount,
+                backupEligible: try row.decode(column: "backup_eligible", as: Int.self) != 0),
+            backedUp: try row.decode(column: "backed_up", as: Int.self) != 0,
+            transports: try row.decode(column: "transports", as: String.self).split(separator: ",").map(String.init),
+            aaguid: try data("aaguid") { Data(base64Encoded: $0) },
+            attestationFormat: try row.decode(column: "attestation_format", as: String.self),
+            friendlyName: try row.decode(column: "friendly_name", as: String.self),
+            createdAt: try row.date("created_at"), lastUsedAt: try row.optionalDate("last_used_at"))
+    }
+}
