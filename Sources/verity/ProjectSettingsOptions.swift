@@ -184,7 +184,7 @@ struct ProjectSettingsOptions: ParsableArguments {
             (.carrierApiUrl, carrierApiUrl), (.carrierClientId, carrierClientId),
             (.carrierClientSecret, carrierClientSecret), (.carrierScope, carrierScope),
             (.carrierNumberFormat, carrierNumberFormat), (.carrierTimeout, carrierTimeout),
-            (.firebaseEmulatorAdmin, firebaseEmulatorAdmin), (.appAttest, appAttest),
+            (.appAttest, appAttest),
             (.appAttestTeamId, appAttestTeamId), (.appAttestBundleId, appAttestBundleId),
             (.appAttestEnvironment, appAttestEnvironment), (.passkeyRpId, passkeyRpId),
             (.passkeyRpName, passkeyRpName), (.passkeyOrigins, passkeyOrigins),
