@@ -20,7 +20,9 @@ extension Project {
         let passkeys = settings.passkeys.map {
             "\($0.rpID) (\($0.rpName)), origins \($0.origins.joined(separator: ",")), user verification "
                 + "\($0.userVerification.rawValue), resident key \($0.residentKey.rawValue), attestation "
-                + "\($0.attestation.rawValue), challenges \($0.challengeLifetime) s"
+                + "\($0.attestation.rawValue), challenges \($0.challengeLifetime) s, Apple apps "
+                + "\($0.appleAppIDs?.joined(separator: ",") ?? "none"), Android apps "
+                + "\($0.androidPackages?.joined(separator: ",") ?? "none")"
         }
         return """
             \(id)  \(name)

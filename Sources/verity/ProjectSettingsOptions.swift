@@ -170,6 +170,20 @@ struct ProjectSettingsOptions: ParsableArguments {
     @Option(help: "Seconds a passkey challenge may be answered, 30 to 600 (300).")
     var passkeyChallengeLifetime: String?
 
+    @Option(
+        help: """
+            The Apple apps that may use the passkeys, as TEAMID.bundle.id separated by commas (none: no app): the \
+            webcredentials of /.well-known/apple-app-site-association on the relying-party id.
+            """)
+    var passkeyAppleAppIds: String?
+
+    @Option(
+        help: """
+            The Android apps (package names, separated by commas; none: no app) that may use the passkeys: \
+            /.well-known/assetlinks.json names them with the certificates of the android:apk-key-hash: origins.
+            """)
+    var passkeyAndroidPackages: String?
+
     /// The options given, by the setting they change.
     private var text: [ProjectSettingsChange.Setting: String] {
         let given: [(ProjectSettingsChange.Setting, String?)] = [
@@ -190,7 +204,8 @@ struct ProjectSettingsOptions: ParsableArguments {
             (.passkeyRpName, passkeyRpName), (.passkeyOrigins, passkeyOrigins),
             (.passkeyAttachment, passkeyAttachment), (.passkeyResidentKey, passkeyResidentKey),
             (.passkeyUserVerification, passkeyUserVerification), (.passkeyAttestation, passkeyAttestation),
-            (.passkeyChallengeLifetime, passkeyChallengeLifetime),
+            (.passkeyChallengeLifetime, passkeyChallengeLifetime), (.passkeyAppleAppIds, passkeyAppleAppIds),
+            (.passkeyAndroidPackages, passkeyAndroidPackages),
         ]
         return Dictionary(uniqueKeysWithValues: given.compactMap { setting, value in value.map { (setting, $0) } })
     }

@@ -1,10 +1,12 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import NIOCore
 import VerityCore
 
 /// The public documents a backend needs to validate session tokens offline: the project's JWKS and an
-/// OpenID-style discovery document. No API key: they hold public keys only.
+/// OpenID-style discovery document; and those an app's associated domain reads to use the passkeys of the projects
+/// whose relying-party id is the request's host. No API key: they hold public keys and app ids only.
 struct WellKnownController {
     let signingKeys: SigningKeyService
     let admin: AdminService
@@ -16,7 +18,41 @@ struct WellKnownController {
         group.get("openid-configuration", use: configuration)
         // The same key set at the shorter path the design names.
         router.get("v1/projects/:projectId/jwks.json", use: jwks)
+        router.get(".well-known/apple-app-site-association", use: appleAppSiteAssociation)
+        router.get(".well-known/assetlinks.json", use: assetLinks)
     }
+
+    /// `webcredentials` for the Apple apps of the host's projects; 404 when there are none.
+    @Sendable func appleAppSiteAssociation(_ request: Request, context: VerityRequestContext) async throws
+        -> Response
+    {
+        let apps = try await admin.passkeyApps(host: Self.host(of: request)).appleAppIDs
+        guard !apps.isEmpty else { throw Self.noApps }
+        return try Self.json(["webcredentials": ["apps": apps]])
+    }
+
+    /// One `delegate_permission/common.get_login_creds` statement per Android app of the host's projects; 404 when
+    /// there are none.
+    @Sendable func assetLinks(_ request: Request, context: VerityRequestContext) async throws -> Response {
+        let apps = try await admin.passkeyApps(host: Self.host(of: request)).androidApps
+        guard !apps.isEmpty else { throw Self.noApps }
+        return try Self.json(
+            apps.map { app in
+                AssetLink(
+                    target: AssetLink.Target(
+                        packageName: app.packageName, fingerprints: app.certificateFingerprints))
+            })
+    }
+
+    /// The request's host without its port: the relying-party id a browser or an app would take from it.
+    private static func host(of request: Request) -> String {
+        // HTTP/1's Host header is the authority once parsed; a request built in process may carry it as a field.
+        let authority = HTTPField.Name("Host").flatMap { request.headers[$0] } ?? request.head.authority ?? ""
+        if authority.hasPrefix("[") { return String(authority.prefix { $0 != "]" }) + "]" }
+        return String(authority.prefix { $0 != ":" })
+    }
+
+    private static let noApps = VerityError(.notFound, "No project on this host names apps for its passkeys.")
 
     @Sendable func jwks(_ request: Request, context: VerityRequestContext) async throws -> Response {
         let projectId = try await project(context)
@@ -47,6 +83,24 @@ struct WellKnownController {
             status: .ok,
             headers: [.contentType: "application/json", .cacheControl: "public, max-age=60"],
             body: .init(byteBuffer: ByteBuffer(bytes: try encoder.encode(value))))
+    }
+
+    /// A Digital Asset Links statement letting an Android app use the host's passkeys.
+    private struct AssetLink: Encodable {
+        struct Target: Encodable {
+            var namespace = "android_app"
+            var packageName: String
+            var fingerprints: [String]
+
+            enum CodingKeys: String, CodingKey {
+                case namespace
+                case packageName = "package_name"
+                case fingerprints = "sha256_cert_fingerprints"
+            }
+        }
+
+        var relation = ["delegate_permission/common.get_login_creds"]
+        var target: Target
     }
 
     private struct DiscoveryDocument: Encodable {

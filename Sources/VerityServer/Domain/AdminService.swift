@@ -99,6 +99,11 @@ public struct AdminService: Sendable {
         try await projects.projects()
     }
 
+    /// The apps `host` vouches for as users of its projects' passkeys (see ``PasskeyAppAssociation``).
+    func passkeyApps(host: String) async throws -> PasskeyAppAssociation {
+        PasskeyAppAssociation(host: host, projects: try await projects.projects())
+    }
+
     /// Changes a project's name or settings; nil leaves a value as it is. `settings` is applied to the stored
     /// settings and written only if nobody changed them meanwhile (compare and set); otherwise it is applied again
     /// to the newer ones, so concurrent changes all stay.

@@ -95,6 +95,15 @@ struct PasskeyService: Sendable {
         try await requestOptions(.authentication, userId: userId, in: project)
     }
 
+    /// The options of a sign-in by the user holding `loginId`, as ``authenticationOptions(userId:in:)`` gives them;
+    /// nil, or a login id nobody holds, gets a discoverable sign-in's (an answer then names its user by its
+    /// `userHandle`, so naming a login id proves nothing by itself).
+    func authenticationOptions(loginId: String?, in project: Project) async throws -> PasskeyRequestOptions {
+        var userId: String?
+        if let loginId { userId = try await sessions.users.findUser(loginId: loginId, in: project)?.id }
+        return try await authenticationOptions(userId: userId, in: project)
+    }
+
     private func requestOptions(_ ceremony: Ceremony, userId: String?, in project: Project) async throws
         -> PasskeyRequestOptions
     {

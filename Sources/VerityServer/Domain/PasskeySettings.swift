@@ -37,6 +37,32 @@ public struct PasskeySettings: Sendable, Equatable, Codable {
     public var attestation: Attestation = .none
     /// How long a challenge may be answered, in seconds (30 s to 10 min).
     public var challengeLifetime: Int = 300
+    /// The iOS and macOS apps that may use the credentials, as `TEAMID.bundle.id`: the `webcredentials` of
+    /// `/.well-known/apple-app-site-association` on the relying-party id. Nil or empty: none.
+    public var appleAppIDs: [String]? = nil
+    /// The Android apps (package names) that may use the credentials: `/.well-known/assetlinks.json` on the
+    /// relying-party id names them with the signing certificates of the `android:apk-key-hash:` origins.
+    public var androidPackages: [String]? = nil
+
+    /// The SHA-256 fingerprints of the Android signing certificates the `android:apk-key-hash:` origins name, in the
+    /// form `assetlinks.json` takes (uppercase hex pairs joined by colons).
+    public var androidCertificateFingerprints: [String] {
+        origins.compactMap { origin in
+            guard origin.hasPrefix(Self.androidOriginPrefix),
+                let hash = Base64URL.decode(Self.base64URL(String(origin.dropFirst(Self.androidOriginPrefix.count))))
+            else { return nil }
+            return hash.map { byte in
+                let hex = String(byte, radix: 16, uppercase: true)
+                return hex.count == 1 ? "0" + hex : hex
+            }.joined(separator: ":")
+        }
+    }
+
+    /// An Android origin's hash in base64url, however the app wrote it (Android writes base64 with `+` and `/`).
+    private static func base64URL(_ hash: String) -> String {
+        hash.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
 
     /// The allowed range of ``challengeLifetime``.
     public static let challengeLifetimeRange = 30...600
@@ -82,9 +108,39 @@ public struct PasskeySettings: Sendable, Equatable, Codable {
         guard Self.challengeLifetimeRange.contains(challengeLifetime) else {
             throw ConfigurationError("The passkey challenge lifetime must be between 30 and 600 seconds.")
         }
+        for id in appleAppIDs ?? [] where !Self.isAppleAppID(id) {
+            throw ConfigurationError("'\(id)' is not an Apple app id: a 10-character team id, a dot, a bundle id.")
+        }
+        for package in androidPackages ?? [] where !Self.isAndroidPackage(package) {
+            throw ConfigurationError("'\(package)' is not an Android package name such as com.example.app.")
+        }
+        guard androidPackages?.isEmpty ?? true || !androidCertificateFingerprints.isEmpty else {
+            throw ConfigurationError(
+                "An Android app needs its \(Self.androidOriginPrefix) origin, which names its signing certificate.")
+        }
         var copy = self
         copy.origins = unique
         return copy
+    }
+
+    /// `TEAMID.bundle.id`: ten uppercase letters or digits, a dot, and a bundle id.
+    private static func isAppleAppID(_ id: String) -> Bool {
+        let parts = id.split(separator: ".", maxSplits: 1)
+        return id.count <= 255 && parts.count == 2 && parts[0].count == 10
+            && parts[0].allSatisfy { $0.isASCII && ($0.isUppercase || $0.isNumber) }
+            && parts[1].split(separator: ".", omittingEmptySubsequences: false).allSatisfy { label in
+                !label.isEmpty && label.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
+            }
+    }
+
+    /// At least two dot-separated segments, each a letter and then letters, digits or underscores.
+    private static func isAndroidPackage(_ package: String) -> Bool {
+        let segments = package.split(separator: ".", omittingEmptySubsequences: false)
+        return package.count <= 255 && segments.count >= 2
+            && segments.allSatisfy { segment in
+                (segment.first?.isLetter ?? false)
+                    && segment.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
+            }
     }
 
     /// An origin is a scheme, a host and maybe a port, nothing else; WebAuthn lets a page on the relying-party id or a
@@ -92,9 +148,7 @@ public struct PasskeySettings: Sendable, Equatable, Codable {
     private func allowsAsOrigin(_ origin: String) -> Bool {
         if origin.hasPrefix(Self.androidOriginPrefix) {
             let hash = String(origin.dropFirst(Self.androidOriginPrefix.count))
-            return Base64URL.decode(
-                hash.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_"))?
-                .count == 32
+            return Base64URL.decode(Self.base64URL(hash))?.count == 32
         }
         guard let components = URLComponents(string: origin), let host = components.host,
             components.path.isEmpty, components.query == nil, components.fragment == nil, components.user == nil,

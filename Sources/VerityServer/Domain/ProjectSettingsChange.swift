@@ -19,6 +19,7 @@ public struct ProjectSettingsChange: Sendable {
         case appAttest, appAttestTeamId, appAttestBundleId, appAttestEnvironment
         case passkeyRpId, passkeyRpName, passkeyOrigins, passkeyAttachment, passkeyResidentKey
         case passkeyUserVerification, passkeyAttestation, passkeyChallengeLifetime
+        case passkeyAppleAppIds, passkeyAndroidPackages
     }
 
     private var edits: [@Sendable (inout ProjectSettings) -> Void] = []
@@ -123,11 +124,14 @@ public struct ProjectSettingsChange: Sendable {
             return { settings in settings.editPasskeys { $0.rpID = value } }
         case .passkeyRpName: return { settings in settings.editPasskeys { $0.rpName = value } }
         case .passkeyOrigins:
-            let origins =
-                isNone(value)
-                ? []
-                : value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            let origins = Self.list(value)
             return { settings in settings.editPasskeys { $0.origins = origins } }
+        case .passkeyAppleAppIds:
+            let ids = Self.list(value)
+            return { settings in settings.editPasskeys { $0.appleAppIDs = ids.isEmpty ? nil : ids } }
+        case .passkeyAndroidPackages:
+            let packages = Self.list(value)
+            return { settings in settings.editPasskeys { $0.androidPackages = packages.isEmpty ? nil : packages } }
         case .passkeyAttachment:
             let attachment =
                 try isNone(value) ? nil : named(value, PasskeySettings.Attachment.self, "an authenticator attachment")
@@ -149,6 +153,12 @@ public struct ProjectSettingsChange: Sendable {
 
     private static func isNone(_ value: String) -> Bool {
         value.isEmpty || value.lowercased() == "none"
+    }
+
+    /// A comma-separated list, trimmed, without empty items; `none` is the empty list.
+    private static func list(_ value: String) -> [String] {
+        isNone(value)
+            ? [] : value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
     private static func integer(_ value: String, _ what: String) throws(ConfigurationError) -> Int {

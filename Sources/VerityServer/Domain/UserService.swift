@@ -91,6 +91,12 @@ public struct UserService: Sendable {
         try await store.user(id: id, projectId: project.id, in: work)
     }
 
+    /// The user holding `loginId` (compared by ``UserLogins/key(for:)``), or nil; `invalid_login_id` when it is
+    /// neither an email address nor an E.164 number.
+    func findUser(loginId: String, in project: Project) async throws -> User? {
+        try await store.user(loginKey: try UserLogins.key(for: loginId), projectId: project.id)
+    }
+
     /// Whether the user holding the login id with canonical key `loginKey` is disabled (false when nobody holds
     /// it).
     func isDisabled(loginKey: String, in project: Project) async throws -> Bool {
@@ -104,8 +110,7 @@ public struct UserService: Sendable {
     {
         let limit = try Paging.limit(limit, max: Self.maxPageSize)
         if let loginId {
-            let key = try UserLogins.key(for: loginId)
-            let found = try await store.user(loginKey: key, projectId: project.id)
+            let found = try await findUser(loginId: loginId, in: project)
             return Page<User>(items: found.map { [$0] } ?? [])
         }
         let after = try cursor.map(Self.decodeCursor)
