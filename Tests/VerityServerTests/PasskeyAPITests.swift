@@ -45,6 +45,18 @@ extension TestClientProtocol {
     }
 }
 
+extension TestClientProtocol {
+    /// Signs `loginId` in by a code and registers a passkey for them: the session, the authenticator and its key.
+    func signedInWithPasskey(_ loginId: String, node: TestNode, project: Project) async throws
+        -> (AuthResponse, SoftwareAuthenticator, Data)
+    {
+        let session = try await signIn(loginId, node: node)
+        var authenticator = SoftwareAuthenticator()
+        let key = try await registerPasskey(&authenticator, project: project, session: session.sessionJwt)
+        return (session, authenticator, key)
+    }
+}
+
 @Suite("The native passkey API over HTTP")
 struct PasskeyAPITests {
     /// Turns passkeys on for the node's project, user verification `required` or `preferred`.
@@ -107,12 +119,12 @@ struct PasskeyAPITests {
         let node = try await TestNode.make(engine)
         let project = try await Self.passkeysOn(node)
         try await node.run { client in
-            let ada = try await client.signIn("ada@example.com", node: node)
-            var adas = SoftwareAuthenticator()
-            let adasKey = try await client.registerPasskey(&adas, project: project, session: ada.sessionJwt)
-            let bob = try await client.signIn("bob@example.com", node: node)
-            var bobs = SoftwareAuthenticator()
-            let bobsKey = try await client.registerPasskey(&bobs, project: project, session: bob.sessionJwt)
+            let (ada, adasAuthenticator, adasKey) = try await client.signedInWithPasskey(
+                "ada@example.com", node: node, project: project)
+            var adas = adasAuthenticator
+            let (_, bobsAuthenticator, bobsKey) = try await client.signedInWithPasskey(
+                "bob@example.com", node: node, project: project)
+            var bobs = bobsAuthenticator
 
             for ceremony in ["authentication", "stepup"] {
                 let session = ceremony == "stepup" ? ada.sessionJwt : nil
@@ -175,9 +187,9 @@ struct PasskeyAPITests {
         let node = try await TestNode.make(engine)
         let project = try await Self.passkeysOn(node)
         try await node.run { client in
-            let ada = try await client.signIn("ada@example.com", node: node)
-            var adas = SoftwareAuthenticator()
-            let adasKey = try await client.registerPasskey(&adas, project: project, session: ada.sessionJwt)
+            let (ada, adasAuthenticator, adasKey) = try await client.signedInWithPasskey(
+                "ada@example.com", node: node, project: project)
+            var adas = adasAuthenticator
             let bob = try await client.signIn("bob@example.com", node: node)
             let bobsChallenge = try await client.passkeyOptions(
                 "/stepup/options", project: project, session: bob.sessionJwt)

@@ -45,6 +45,10 @@ CREATED=$("$VERITY_BIN" admin project create --name Fuzz --json)
 KEY=$(echo "$CREATED" | python3 -c 'import json,sys; print(json.load(sys.stdin)["apiKey"])')
 PROJECT=$(echo "$CREATED" | python3 -c 'import json,sys; print(json.load(sys.stdin)["project"]["id"])')
 
+# Passkeys on, so the passkey operations get past "this project offers no passkeys" to the parsing of their bodies.
+"$VERITY_BIN" admin project update "$PROJECT" --passkey-rp-id localhost --passkey-rp-name Fuzz \
+    --passkey-origins http://localhost >/dev/null || fail "passkeys on"
+
 # A signed-in session and a possession token, so the session- and token-guarded operations get past their checks
 # in the second pass (each pass sends one bearer value to every operation).
 curl -sf "$BASE/v1/test-numbers" -H "Authorization: Bearer $KEY" -H "Content-Type: application/json" \
