@@ -348,4 +348,24 @@ struct PasskeyAPITests {
             }
         }
     }
+
+    @Test(
+        "Passkey options and answers take from the client's bucket: past it, 429 rate_limited",
+        arguments: TestEngine.available)
+    func limitedPerClient(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine) { configuration in
+            configuration.rateLimits.perClientAddress = RateLimitPolicy(capacity: 2, period: 3600)
+        }
+        let project = try await Self.passkeysOn(node)
+        try await node.run { client in
+            for _ in 1...2 {
+                let options = try await client.passkeys(.post, "/authentication/options", project: project, body: [:])
+                #expect(options.status == .ok)
+            }
+            for path in ["/authentication/options", "/authentication/verify", "/stepup/options"] {
+                let limited = try await client.passkeys(.post, path, project: project, body: [:])
+                #expect(try limited.status == .tooManyRequests && limited.problem().code == "rate_limited")
+            }
+        }
+    }
 }

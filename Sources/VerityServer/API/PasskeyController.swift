@@ -10,11 +10,13 @@ extension PublicKeyCredentialRequestOptionsJSON: ResponseEncodable {}
 /// (`/v1/users/{userId}/passkeys`, the API key): a user's passkeys, and a registration started for a user id.
 ///
 /// Options are answered in their standard JSON forms; answers are taken as the standard JSON serialisation of a
-/// `PublicKeyCredential`. Every check is ``PasskeyService``'s.
+/// `PublicKeyCredential`. Every check is ``PasskeyService``'s. The app routes that issue or spend a challenge take
+/// from the per-client bucket the other sign-in routes take from.
 struct PasskeyController {
     let passkeys: PasskeyService
     let sessions: SessionService
     let users: UserService
+    let auth: AuthService
 
     /// Adds the app routes to `app` (`/v1/auth/passkeys`) and the backend's to `backend` (`/v1`).
     func addRoutes(app: RouterGroup<VerityRequestContext>, backend: RouterGroup<VerityRequestContext>) {
@@ -40,39 +42,41 @@ struct PasskeyController {
     @Sendable func registrationOptions(_ request: Request, context: VerityRequestContext) async throws
         -> PublicKeyCredentialCreationOptionsJSON
     {
-        let (auth, project) = try await signedIn(request, context)
+        let (auth, project) = try await signedIn(request, context, limited: true)
         return PublicKeyCredentialCreationOptionsJSON(
             try await passkeys.registrationOptions(for: auth.user, in: project))
     }
 
     @Sendable func register(_ request: Request, context: VerityRequestContext) async throws -> PasskeyJSON {
-        let (auth, project) = try await signedIn(request, context)
+        let (auth, project) = try await signedIn(request, context, limited: true)
         return try await register(request, context: context, for: auth.user, in: project)
     }
 
     @Sendable func authenticationOptions(_ request: Request, context: VerityRequestContext) async throws
         -> PublicKeyCredentialRequestOptionsJSON
     {
+        let project = try await limitedProject(context)
         let body = try await request.decodeJSON(
             AuthenticationOptionsRequest.self, context: context, empty: AuthenticationOptionsRequest())
         return PublicKeyCredentialRequestOptionsJSON(
-            try await passkeys.authenticationOptions(loginId: body.loginId, in: try context.requireProject()))
+            try await passkeys.authenticationOptions(loginId: body.loginId, in: project))
     }
 
     @Sendable func signIn(_ request: Request, context: VerityRequestContext) async throws -> AuthResponse {
+        let project = try await limitedProject(context)
         let credential = try await request.decodeJSON(PublicKeyCredentialJSON.self, context: context)
-        return try await passkeys.signIn(try credential.assertionAnswer(), in: try context.requireProject())
+        return try await passkeys.signIn(try credential.assertionAnswer(), in: project)
     }
 
     @Sendable func stepUpOptions(_ request: Request, context: VerityRequestContext) async throws
         -> PublicKeyCredentialRequestOptionsJSON
     {
-        let (auth, project) = try await signedIn(request, context)
+        let (auth, project) = try await signedIn(request, context, limited: true)
         return PublicKeyCredentialRequestOptionsJSON(try await passkeys.stepUpOptions(for: auth, in: project))
     }
 
     @Sendable func stepUp(_ request: Request, context: VerityRequestContext) async throws -> AuthResponse {
-        let (auth, project) = try await signedIn(request, context)
+        let (auth, project) = try await signedIn(request, context, limited: true)
         let credential = try await request.decodeJSON(PublicKeyCredentialJSON.self, context: context)
         return try await passkeys.stepUp(try credential.assertionAnswer(), for: auth, in: project)
     }
@@ -125,11 +129,19 @@ struct PasskeyController {
 
     // MARK: - Shared
 
-    private func signedIn(_ request: Request, _ context: VerityRequestContext) async throws
+    /// The signed-in session and its project; `limited` takes from the client's bucket first.
+    private func signedIn(_ request: Request, _ context: VerityRequestContext, limited: Bool = false) async throws
         -> (SessionAuth, Project)
     {
-        let project = try context.requireProject()
+        let project = limited ? try await limitedProject(context) : try context.requireProject()
         return (try await sessions.authenticate(bearer: request.bearerToken, in: project), project)
+    }
+
+    /// The project, once the client's bucket had room for one more challenge issued or spent.
+    private func limitedProject(_ context: VerityRequestContext) async throws -> Project {
+        let project = try context.requireProject()
+        try await auth.limitClient(context.clientAddress, in: project)
+        return project
     }
 
     private func namedUser(_ context: VerityRequestContext) async throws -> (User, Project) {

@@ -96,7 +96,9 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
     InstantLinkPageController(possession: verity.possession, admin: admin).addRoutes(to: router)
     AuthController(auth: verity.auth, sessions: verity.sessions, appVerifications: verity.appVerifications).addRoutes(
         to: router.group("v1/auth").add(middleware: ProjectHeaderAuthenticator(admin: admin)))
-    PasskeyController(passkeys: verity.passkeys, sessions: verity.sessions, users: verity.users).addRoutes(
+    PasskeyController(
+        passkeys: verity.passkeys, sessions: verity.sessions, users: verity.users, auth: verity.auth
+    ).addRoutes(
         app: router.group("v1/auth/passkeys").add(middleware: ProjectHeaderAuthenticator(admin: admin)),
         backend: authenticated)
     AppAttestController(appAttest: verity.appVerifications.appAttest).addRoutes(
