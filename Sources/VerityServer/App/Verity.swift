@@ -31,6 +31,8 @@ public struct Verity: Sendable {
     let possession: PossessionService
     let appVerifications: AppVerificationService
     let passkeys: PasskeyService
+    /// Sign-up and sign-in by passkey: users and sessions joined to the passkeys.
+    let passkeyAccounts: PasskeyAccounts
     let factors: FactorService
     let challenges: ChallengeService
     let twilioServices: TwilioServiceService
@@ -141,6 +143,7 @@ public struct Verity: Sendable {
         self.sessions = sessions
         self.passkeys = PasskeyService(
             store: PasskeyStore(database: database), identifiers: identifiers, clock: clock, logger: logger)
+        self.passkeyAccounts = PasskeyAccounts(passkeys: self.passkeys, users: users, sessions: sessions)
         self.auth = AuthService(
             verifications: verifications, sessions: sessions, testNumbers: testNumbers, users: users,
             factors: factors, challenges: challenges, appVerifications: appVerifications, limiter: limiter,
