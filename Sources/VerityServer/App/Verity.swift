@@ -142,7 +142,8 @@ public struct Verity: Sendable {
         self.verifications = verifications
         self.sessions = sessions
         self.passkeys = PasskeyService(
-            store: PasskeyStore(database: database), identifiers: identifiers, clock: clock, logger: logger)
+            store: PasskeyStore(database: database), sessions: sessions, identifiers: identifiers, clock: clock,
+            logger: logger)
         self.passkeyAccounts = PasskeyAccounts(passkeys: self.passkeys, users: users, sessions: sessions)
         self.auth = AuthService(
             verifications: verifications, sessions: sessions, testNumbers: testNumbers, users: users,
