@@ -236,4 +236,178 @@ struct DescopeWebAuthnTests {
             #expect(try await node.verity.users.list(loginId: "new@example.com", in: project).items.isEmpty)
         }
     }
+
+    /// Starts a sign-in of `loginId` (`signin/start`, or `signup-in/start` when `path` says so) and answers it with
+    /// `authenticator`'s credential `credentialID` (the allowed one when nil).
+    static func signIn(
+        _ loginId: String, path: String = "signin", bearer: String, loginOptions: String = "{}",
+        authenticator: inout SoftwareAuthenticator, credentialID: Data? = nil, client: some TestClientProtocol
+    ) async throws -> (start: DescopeWebAuthnStart, assertion: SoftwareAuthenticator.Assertion) {
+        let start = try DescopeWebAuthnStart(
+            try await client.descope(
+                "/v1/auth/webauthn/\(path)/start", bearer: bearer,
+                json: #"{"loginId":"\#(loginId)","origin":"\#(origin)","loginOptions":\#(loginOptions)}"#))
+        #expect(!start.create)
+        let allowed = try #require(start.allowCredentials.first.flatMap(Base64URL.decode))
+        let assertion = try authenticator.assert(
+            challenge: try start.challenge, credentialID: credentialID ?? Data(allowed))
+        return (start, assertion)
+    }
+
+    @Test(
+        "signin and signup-in (create true, then false) sign in by passkey; stepup and mfa step the session up",
+        arguments: TestEngine.available)
+    func signInAndStepUp(engine: TestEngine) async throws {
+        let (node, project) = try await Self.node(engine)
+        let pid = project.id
+        try await node.run { client in
+            var authenticator = SoftwareAuthenticator()
+            // signup-in for a new login id: create, finished by signup/finish.
+            let first = try DescopeWebAuthnStart(
+                try await client.descope(
+                    "/v1/auth/webauthn/signup-in/start", bearer: pid,
+                    json: #"{"loginId":"\#(Self.email)","origin":"\#(Self.origin)"}"#))
+            #expect(first.create)
+            let made = authenticator.register(challenge: try first.challenge, userHandle: try first.userHandle)
+            let signedUp = try await client.descopeFinish(
+                "/v1/auth/webauthn/signup/finish", bearer: pid, transactionId: first.transactionId,
+                credential: made.json)
+            let userId = try #require((try signedUp.json()["user"] as? [String: Any])?["userId"] as? String)
+
+            // signup-in again: the user has a passkey, so it is a sign-in, finished by signin/finish.
+            let (again, assertion) = try await Self.signIn(
+                Self.email, path: "signup-in", bearer: pid, authenticator: &authenticator, client: client)
+            #expect(again.allowCredentials == [Base64URL.encode(made.credentialID)])
+            let signedIn = try await client.descopeFinish(
+                "/v1/auth/webauthn/signin/finish", bearer: pid, transactionId: again.transactionId,
+                credential: assertion.json)
+            #expect(signedIn.status == .ok)
+            let body = try signedIn.json()
+            #expect(body["firstSeen"] as? Bool == false)
+            #expect((body["user"] as? [String: Any])?["userId"] as? String == userId)
+            let claims = try Self.claims(try #require(body["sessionJwt"] as? String))
+            #expect(claims["amr"] as? [String] == ["hwk", "user"])
+            let refreshJwt = try #require(body["refreshJwt"] as? String)
+
+            // signin/start as python-sdk sends it; an unknown login id is E062108.
+            let (plain, plainAssertion) = try await Self.signIn(
+                Self.email, bearer: pid, authenticator: &authenticator, client: client)
+            let plainFinish = try await client.descopeFinish(
+                "/v1/auth/webauthn/signin/finish", bearer: pid, transactionId: plain.transactionId,
+                credential: plainAssertion.json)
+            #expect(plainFinish.status == .ok)
+            let unknown = try await client.descope(
+                "/v1/auth/webauthn/signin/start", bearer: pid, json: #"{"loginId":"nobody@example.com"}"#)
+            #expect(try unknown.descopeError() == "E062108")
+
+            // A step-up needs the refresh JWT; with it, the finish steps that session up (`su`).
+            let anonymous = try await client.descope(
+                "/v1/auth/webauthn/signin/start", bearer: pid,
+                json: #"{"loginId":"\#(Self.email)","loginOptions":{"stepup":true}}"#)
+            #expect(anonymous.status == .badRequest)
+            #expect(try anonymous.descopeError() == "E011003")
+            for options in [#"{"stepup":true}"#, #"{"mfa":true}"#] {
+                let (stepUp, stepUpAssertion) = try await Self.signIn(
+                    Self.email, bearer: "\(pid):\(refreshJwt)", loginOptions: options, authenticator: &authenticator,
+                    client: client)
+                let finish = try await client.descopeFinish(
+                    "/v1/auth/webauthn/signin/finish", bearer: pid, transactionId: stepUp.transactionId,
+                    credential: stepUpAssertion.json)
+                #expect(finish.status == .ok, "\(options)")
+                let stepped = try Self.claims(try #require(try finish.json()["sessionJwt"] as? String))
+                #expect(stepped["su"] as? Bool == true, "\(options)")
+                #expect(stepped["sid"] as? String == claims["sid"] as? String, "\(options)")
+            }
+        }
+    }
+
+    @Test(
+        "signin/finish refuses, each in Descope's shape and code, and signs nobody in",
+        arguments: TestEngine.available)
+    func refusedSignIn(engine: TestEngine) async throws {
+        let (node, project) = try await Self.node(engine)
+        let pid = project.id
+        try await node.run { client in
+            var ada = SoftwareAuthenticator()
+            var eve = SoftwareAuthenticator()
+            let adaSession = try await Self.signUp(Self.email, authenticator: &ada, project: project, client: client)
+            let adaRefresh = try #require(adaSession.body["refreshJwt"] as? String)
+            let (_, eveCredential) = try await Self.signUp(
+                "eve@example.com", authenticator: &eve, project: project, client: client)
+            let eveSession = try await Self.signUp(
+                "mallory@example.com", authenticator: &eve, project: project, client: client)
+            let eveJwt = try #require(eveSession.body["sessionJwt"] as? String)
+            let eveSid = try #require(try Self.claims(eveJwt)["sid"] as? String)
+
+            func finish(_ transactionId: String, _ assertion: SoftwareAuthenticator.Assertion) async throws
+                -> TestResponse
+            {
+                try await client.descopeFinish(
+                    "/v1/auth/webauthn/signin/finish", bearer: pid, transactionId: transactionId,
+                    credential: assertion.json)
+            }
+            func expectRefused(_ response: TestResponse, _ status: HTTPResponse.Status, _ name: String) throws {
+                #expect(response.status == status, "\(name)")
+                #expect(try response.descopeError() == "E011003", "\(name)")
+                #expect(try response.json()["sessionJwt"] == nil, "\(name)")
+            }
+
+            // A challenge the server did not issue.
+            let forged = [UInt8](repeating: 7, count: 32)
+            let (allowed, _) = try await Self.signIn(Self.email, bearer: pid, authenticator: &ada, client: client)
+            let credential = try #require(allowed.allowCredentials.first.flatMap(Base64URL.decode))
+            let unissued = try ada.assert(challenge: forged, credentialID: Data(credential))
+            try expectRefused(try await finish(Base64URL.encode(forged), unissued), .notFound, "unissued")
+
+            // A replayed assertion.
+            let (start, assertion) = try await Self.signIn(
+                Self.email, bearer: pid, authenticator: &ada, client: client)
+            #expect(try await finish(start.transactionId, assertion).status == .ok)
+            try expectRefused(try await finish(start.transactionId, assertion), .notFound, "replay")
+
+            // A flipped signature bit.
+            var (flipStart, flipped) = try await Self.signIn(
+                Self.email, bearer: pid, authenticator: &ada, client: client)
+            flipped.signature[flipped.signature.count - 1] ^= 0x01
+            try expectRefused(try await finish(flipStart.transactionId, flipped), .badRequest, "flipped bit")
+
+            // Another user's credential, answering Ada's sign-in.
+            let (other, eveAssertion) = try await Self.signIn(
+                Self.email, bearer: pid, authenticator: &eve, credentialID: eveCredential, client: client)
+            try expectRefused(try await finish(other.transactionId, eveAssertion), .forbidden, "another user's")
+
+            // A wrong origin.
+            ada.origin = "https://evil.example"
+            let (phished, phishedAssertion) = try await Self.signIn(
+                Self.email, bearer: pid, authenticator: &ada, client: client)
+            try expectRefused(try await finish(phished.transactionId, phishedAssertion), .forbidden, "origin")
+            ada.origin = Self.origin
+
+            // A counter set back.
+            ada.counter = 0
+            let (cloned, clonedAssertion) = try await Self.signIn(
+                Self.email, bearer: pid, authenticator: &ada, client: client)
+            try expectRefused(try await finish(cloned.transactionId, clonedAssertion), .forbidden, "counter")
+            ada.counter = 100
+
+            // No UV where the project requires it.
+            ada.userVerified = false
+            let (unverified, unverifiedAssertion) = try await Self.signIn(
+                Self.email, bearer: pid, authenticator: &ada, client: client)
+            try expectRefused(
+                try await finish(unverified.transactionId, unverifiedAssertion), .forbidden, "missing UV")
+            ada.userVerified = true
+
+            // Ada's step-up with its transaction pointed at another user's session: that session is not stepped up.
+            let (stepUp, stepUpAssertion) = try await Self.signIn(
+                Self.email, bearer: "\(pid):\(adaRefresh)", loginOptions: #"{"stepup":true}"#, authenticator: &ada,
+                client: client)
+            let redirected = "\(try Base64URL.encode(stepUp.challenge)).\(eveSid)"
+            try expectRefused(try await finish(redirected, stepUpAssertion), .notFound, "another session")
+            // Ada can still sign in: none of the refusals changed her passkey.
+            let (last, lastAssertion) = try await Self.signIn(
+                Self.email, bearer: pid, authenticator: &ada, client: client)
+            #expect(try await finish(last.transactionId, lastAssertion).status == .ok)
+        }
+    }
 }

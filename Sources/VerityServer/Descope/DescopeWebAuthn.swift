@@ -14,6 +14,8 @@ extension DescopeFace {
     func addWebAuthnRoutes(to group: RouterGroup<VerityRequestContext>) {
         group.post("v1/auth/webauthn/signup/start", use: webAuthnSignUpStart)
         group.post("v1/auth/webauthn/signup/finish", use: webAuthnSignUpFinish)
+        group.post("v1/auth/webauthn/signin/start", use: webAuthnSignInStart)
+        group.post("v1/auth/webauthn/signin/finish", use: webAuthnSignInFinish)
         group.post("v1/auth/webauthn/signup-in/start", use: webAuthnSignUpOrInStart)
         group.post("v1/auth/webauthn/update/start", use: webAuthnUpdateStart)
         group.post("v1/auth/webauthn/update/finish", use: webAuthnUpdateFinish)
@@ -42,15 +44,77 @@ extension DescopeFace {
         return jwtResponse(try await passkeys.signUp(answer, dialect: .descope(project), in: project), project: project)
     }
 
+    /// `webauthn/signin/start`: the request options of a sign-in of the login id's user (their passkeys in
+    /// `allowCredentials`). With `loginOptions.stepup` or `mfa` and the refresh JWT in the bearer value, a step-up of
+    /// that session instead, whose transaction id also names the session (`<challenge>.<session id>`): the finish
+    /// carries no refresh JWT, and the Domain takes only an assertion by a passkey of that session's user.
+    @Sendable func webAuthnSignInStart(_ request: Request, context: VerityRequestContext) async throws -> ExactKeysJSON
+    {
+        let bearer = try DescopeBearer(request)
+        let project = try await projects.project(bearer, request)
+        let body = try await request.decodeDescope(WebAuthnStartBody.self, context: context)
+        let loginId = try body.requiredLoginId()
+        try PasskeyService.requireOrigin(body.origin, in: project)
+        if let stepUp = try await webAuthnStepUpStart(body, bearer: bearer, loginId: loginId, in: project) {
+            return stepUp
+        }
+        return try Self.webAuthnStart(request: try await passkeys.signInOptions(loginId: loginId, in: project))
+    }
+
+    /// The start of a step-up when `loginOptions` ask for one (`stepup` or `mfa`); nil for a sign-in.
+    private func webAuthnStepUpStart(
+        _ body: WebAuthnStartBody, bearer: DescopeBearer, loginId: String, in project: Project
+    ) async throws -> ExactKeysJSON? {
+        let options = body.loginOptions ?? DescopeLoginOptions()
+        guard options.stepup == true || options.mfa == true else { return nil }
+        guard let refreshJwt = bearer.secret else {
+            throw DescopeError.badRequest(
+                "A step-up or MFA sign-in sends `Authorization: Bearer <projectId>:<refreshJwt>`.")
+        }
+        guard options.customClaims?.isEmpty ?? true else {
+            throw DescopeError.badRequest("`loginOptions.customClaims` come with a code (otp) sign-in only.")
+        }
+        let signedIn = try await sessions.authenticate(
+            refreshToken: refreshJwt, dialect: .descope(project), in: project)
+        try Self.requireOwn(loginId, signedIn)
+        let stepUp = try await passkeys.passkeys.stepUpOptions(for: signedIn, in: project)
+        return try Self.webAuthnStart(request: stepUp, session: signedIn.session.id)
+    }
+
+    /// `webauthn/signin/finish`: the sign-in's session (a JWTResponse), or the stepped-up session's new session JWT
+    /// (with `su`; its refresh JWT stays the one the client holds).
+    @Sendable func webAuthnSignInFinish(_ request: Request, context: VerityRequestContext) async throws
+        -> DescopeTokens
+    {
+        let project = try await projects.project(try DescopeBearer(request), request)
+        let body = try await request.decodeDescope(WebAuthnFinishBody.self, context: context)
+        let answer = try body.credential().assertionAnswer()
+        let transaction = try body.requiredTransactionId().split(separator: ".", maxSplits: 1).map(String.init)
+        try PasskeyService.requireAnswer(answer.clientDataJSON, to: transaction[0])
+        guard transaction.count == 2 else {
+            return jwtResponse(
+                try await passkeys.passkeys.signIn(answer, dialect: .descope(project), in: project), project: project)
+        }
+        let session = try await sessions.authenticate(sessionId: transaction[1], in: project)
+        return jwtResponse(
+            try await passkeys.passkeys.stepUp(answer, for: session, dialect: .descope(project), in: project),
+            project: project)
+    }
+
     /// `webauthn/signup-in/start`: a sign-in when the login id's user has a passkey (`create: false`, finished by
     /// `signin/finish`), a sign-up when nobody holds it (`create: true`, finished by `signup/finish`).
     @Sendable func webAuthnSignUpOrInStart(_ request: Request, context: VerityRequestContext) async throws
         -> ExactKeysJSON
     {
-        let project = try await projects.project(try DescopeBearer(request), request)
+        let bearer = try DescopeBearer(request)
+        let project = try await projects.project(bearer, request)
         let body = try await request.decodeDescope(WebAuthnStartBody.self, context: context)
+        let loginId = try body.requiredLoginId()
         try PasskeyService.requireOrigin(body.origin, in: project)
-        switch try await passkeys.signUpOrInOptions(loginId: try body.requiredLoginId(), in: project) {
+        if let stepUp = try await webAuthnStepUpStart(body, bearer: bearer, loginId: loginId, in: project) {
+            return stepUp
+        }
+        switch try await passkeys.signUpOrInOptions(loginId: loginId, in: project) {
         case .signUp(let options): return try Self.webAuthnStart(creation: options)
         case .signIn(let options): return try Self.webAuthnStart(request: options)
         }
@@ -93,21 +157,22 @@ extension DescopeFace {
             create: true)
     }
 
-    /// A start's answer for a sign-in.
-    static func webAuthnStart(request options: PasskeyRequestOptions) throws -> ExactKeysJSON {
+    /// A start's answer for a sign-in, or for a step-up of the session `session`.
+    static func webAuthnStart(request options: PasskeyRequestOptions, session: String? = nil) throws -> ExactKeysJSON {
         try webAuthnStart(
-            challenge: options.challenge,
+            challenge: options.challenge, session: session,
             options: PublicKeyOptions(publicKey: PublicKeyCredentialRequestOptionsJSON(options)),
             create: false)
     }
 
-    private static func webAuthnStart(challenge: [UInt8], options: some Encodable, create: Bool) throws
-        -> ExactKeysJSON
-    {
+    private static func webAuthnStart(
+        challenge: [UInt8], session: String? = nil, options: some Encodable, create: Bool
+    ) throws -> ExactKeysJSON {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return ExactKeysJSON([
-            "transactionId": .string(Base64URL.encode(challenge)),
+            "transactionId": .string(
+                ([Base64URL.encode(challenge)] + (session.map { [$0] } ?? [])).joined(separator: ".")),
             "options": .string(String(decoding: try encoder.encode(options), as: UTF8.self)), "create": .bool(create),
         ])
     }

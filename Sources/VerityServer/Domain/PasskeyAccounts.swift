@@ -45,6 +45,15 @@ struct PasskeyAccounts: Sendable {
         return .signIn(try await passkeys.authenticationOptions(userId: user.id, in: project))
     }
 
+    /// The options of a sign-in of the user holding `loginId`, naming their passkeys. A login id nobody holds is
+    /// refused as a user without passkeys is not (`user_not_found`), as Descope's sign-in does.
+    func signInOptions(loginId: String, in project: Project) async throws -> PasskeyRequestOptions {
+        guard let user = try await holder(of: loginId, in: project) else {
+            throw VerityError(.userNotFound, "No user has this login id.")
+        }
+        return try await passkeys.authenticationOptions(userId: user.id, in: project)
+    }
+
     /// Checks a sign-up's registration answer and, in one unit of work with it, creates the user the sign-up named,
     /// keeps the passkey and opens a session proven by it (its `amr` by the passkey's BE and UV flags, `acr: mfa` with
     /// UV). A login id taken since the start is refused and writes nothing.
@@ -61,9 +70,8 @@ struct PasskeyAccounts: Sendable {
                 loginKey: loginKey, newUser: User(id: signUp.userId, loginIds: logins.ids, createdAt: now),
                 logins: logins, projectId: project.id, in: work)
             guard firstSeen else { throw Self.taken }
-            // TODO(pknative): open(userId:amr:acr:) once the passkey session entry lands.
-            _ = user
-            var opened = try await sessions.open(logins, amr: registered.amr, in: project, in: work)
+            var opened = try await sessions.open(
+                userId: user.id, amr: registered.amr, acr: registered.acr, in: project, in: work)
             opened.firstSeen = true
             return opened
         }
