@@ -37,10 +37,7 @@ extension DescopeFace {
     @Sendable func webAuthnSignUpFinish(_ request: Request, context: VerityRequestContext) async throws
         -> DescopeTokens
     {
-        let project = try await projects.project(try DescopeBearer(request), request)
-        let body = try await request.decodeDescope(WebAuthnFinishBody.self, context: context)
-        let answer = try body.credential().registrationAnswer()
-        try PasskeyService.requireAnswer(answer.clientDataJSON, to: try body.requiredTransactionId())
+        let (project, answer) = try await webAuthnRegistration(request, context)
         return jwtResponse(try await passkeys.signUp(answer, dialect: .descope(project), in: project), project: project)
     }
 
@@ -141,12 +138,20 @@ extension DescopeFace {
     @Sendable func webAuthnUpdateFinish(_ request: Request, context: VerityRequestContext) async throws
         -> ExactKeysJSON
     {
+        let (project, answer) = try await webAuthnRegistration(request, context)
+        _ = try await passkeys.passkeys.register(answer, friendlyName: nil, in: project)
+        return ExactKeysJSON([:])
+    }
+
+    /// A registration finish's project and answer, which must name the transaction's challenge.
+    private func webAuthnRegistration(_ request: Request, _ context: VerityRequestContext) async throws
+        -> (Project, PasskeyRegistrationAnswer)
+    {
         let project = try await projects.project(try DescopeBearer(request), request)
         let body = try await request.decodeDescope(WebAuthnFinishBody.self, context: context)
         let answer = try body.credential().registrationAnswer()
         try PasskeyService.requireAnswer(answer.clientDataJSON, to: try body.requiredTransactionId())
-        _ = try await passkeys.passkeys.register(answer, friendlyName: nil, in: project)
-        return ExactKeysJSON([:])
+        return (project, answer)
     }
 
     /// A start's answer for a registration.
