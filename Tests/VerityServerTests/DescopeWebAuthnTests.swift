@@ -410,4 +410,42 @@ struct DescopeWebAuthnTests {
             #expect(try await finish(last.transactionId, lastAssertion).status == .ok)
         }
     }
+
+    @Test(
+        "Bad input is 400 / E011003 and writes nothing; a user without a passkey is E062107 on signup-in and signup",
+        arguments: TestEngine.available)
+    func badInput(engine: TestEngine) async throws {
+        let (node, project) = try await Self.node(engine)
+        let pid = project.id
+        try await node.run { client in
+            let start = try DescopeWebAuthnStart(
+                try await client.descope(
+                    "/v1/auth/webauthn/signup/start", bearer: pid, json: #"{"loginId":"\#(Self.email)"}"#))
+            let bodies = [
+                #"{"loginId":""}"#, #"{"loginId":"not a login id"}"#, #"{"user":{}}"#,
+                #"{"transactionId":"\#(start.transactionId)"}"#,
+                #"{"transactionId":"\#(start.transactionId)","response":"{not json"}"#,
+                #"{"transactionId":"\#(start.transactionId)","response":42}"#,
+                #"{"transactionId":"\#(start.transactionId)","response":"{\"id\":\"x\",\"rawId\":\"x\",\"type\":\"public-key\",\"response\":{\"clientDataJSON\":\"!!\"}}"}"#,
+                #"{"response":"{}"}"#, "[]",
+            ]
+            for path in ["signup/start", "signup/finish", "signin/start", "signin/finish", "update/finish"] {
+                for body in bodies {
+                    let response = try await client.descope("/v1/auth/webauthn/\(path)", bearer: pid, json: body)
+                    #expect(response.status.code / 100 == 4, "\(path) \(body)")
+                    #expect(try response.descopeError().hasPrefix("E0"), "\(path) \(body)")
+                }
+            }
+            #expect(try await node.verity.users.list(loginId: Self.email, in: project).items.isEmpty)
+
+            // A user who signed in by code and has no passkey: neither a sign-up nor a sign-up-or-in makes one.
+            _ = try await DescopeFaceTests.signIn(Self.email, method: "email", node: node, client: client)
+            for path in ["signup/start", "signup-in/start"] {
+                let refused = try await client.descope(
+                    "/v1/auth/webauthn/\(path)", bearer: pid, json: #"{"loginId":"\#(Self.email)"}"#)
+                #expect(refused.status == .badRequest, "\(path)")
+                #expect(try refused.descopeError() == "E062107", "\(path)")
+            }
+        }
+    }
 }
