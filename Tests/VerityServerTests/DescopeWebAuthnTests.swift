@@ -317,6 +317,13 @@ struct DescopeWebAuthnTests {
                 let stepped = try Self.claims(try #require(try finish.json()["sessionJwt"] as? String))
                 #expect(stepped["su"] as? Bool == true, "\(options)")
                 #expect(stepped["sid"] as? String == claims["sid"] as? String, "\(options)")
+                // One more refresh JWT of the same session; the one the client held stays valid.
+                let more = try #require(try finish.json()["refreshJwt"] as? String, "\(options)")
+                #expect(more != refreshJwt)
+                for token in [more, refreshJwt] {
+                    let me = try await client.descope("/v1/auth/me", method: .get, bearer: "\(pid):\(token)")
+                    #expect(me.status == .ok, "\(options)")
+                }
             }
         }
     }

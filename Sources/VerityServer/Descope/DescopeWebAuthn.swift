@@ -79,7 +79,8 @@ extension DescopeFace {
     }
 
     /// `webauthn/signin/finish`: the sign-in's session (a JWTResponse), or the stepped-up session's new session JWT
-    /// (with `su`; its refresh JWT stays the one the client holds).
+    /// (with `su`) and one more refresh JWT of it, which descope-swift requires in the answer (the one the client
+    /// holds stays valid, as after a step-up by code).
     @Sendable func webAuthnSignInFinish(_ request: Request, context: VerityRequestContext) async throws
         -> DescopeTokens
     {
@@ -94,7 +95,8 @@ extension DescopeFace {
         }
         let session = try await sessions.authenticate(sessionId: transaction[1], in: project)
         return jwtResponse(
-            try await passkeys.passkeys.stepUp(answer, for: session, dialect: .descope(project), in: project),
+            try await passkeys.passkeys.stepUp(
+                answer, for: session, issuingRefreshToken: true, dialect: .descope(project), in: project),
             project: project)
     }
 

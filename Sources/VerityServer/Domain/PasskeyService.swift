@@ -233,14 +233,18 @@ struct PasskeyService: Sendable {
     /// challenge issued by ``stepUpOptions(for:in:)`` to the same user, and the session gains the assertion's `amr`
     /// (`acr: mfa` when the user was verified or the passkey is now a second factor), in the same unit of work. Its
     /// token is worded in `dialect` (Verity's when nil). Another user's passkey is refused.
+    ///
+    /// - Parameter issuingRefreshToken: Also gives the session one more refresh token, for a client whose step-up
+    ///   answer must carry one (see ``SessionService/recordStepUp(_:methods:provenACR:claims:issuingRefreshToken:in:in:)``).
     func stepUp(
-        _ answer: PasskeyAssertionAnswer, for auth: SessionAuth, dialect: SessionTokenDialect? = nil,
-        in project: Project
+        _ answer: PasskeyAssertionAnswer, for auth: SessionAuth, issuingRefreshToken: Bool = false,
+        dialect: SessionTokenDialect? = nil, in project: Project
     ) async throws -> AuthResponse {
         let steppedUp = try await verify(answer, ceremony: .stepUp, userId: auth.user.id, in: project) {
             _, assertion, work in
             try await sessions.recordStepUp(
-                auth, methods: assertion.amr, provenACR: assertion.acr, in: project, in: work)
+                auth, methods: assertion.amr, provenACR: assertion.acr, issuingRefreshToken: issuingRefreshToken,
+                in: project, in: work)
         }
         return try await sessions.answer(steppedUp, dialect: dialect, in: project)
     }
