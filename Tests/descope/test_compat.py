@@ -463,6 +463,8 @@ def case_webauthn_sign_in_and_step_up():
     start = client.webauthn.sign_in_start("max@example.com", PASSKEY_ORIGIN, LoginOptions(stepup=True), refresh)
     stepped = client.webauthn.sign_in_finish(
         start["transactionId"], json.dumps(device.get(start["options"], PASSKEY_ORIGIN)))
+    remember_secret(stepped["refreshSessionToken"]["jwt"])
+    assert stepped["refreshSessionToken"]["jwt"] != refresh, "a step-up answers one more refresh JWT"
     assert stepped["sessionToken"].get("su") is True, stepped["sessionToken"]
     assert stepped["sessionToken"]["sid"] == signed_in["sessionToken"]["sid"], stepped["sessionToken"]
     # The session refreshes as before, with the refresh JWT the client held.
