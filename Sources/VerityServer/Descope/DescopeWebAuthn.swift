@@ -47,6 +47,17 @@ extension DescopeFace {
     /// carries no refresh JWT, and the Domain takes only an assertion by a passkey of that session's user.
     @Sendable func webAuthnSignInStart(_ request: Request, context: VerityRequestContext) async throws -> ExactKeysJSON
     {
+        try await webAuthnStartSigningIn(request, context) { loginId, project in
+            try Self.webAuthnStart(request: try await passkeys.signInOptions(loginId: loginId, in: project))
+        }
+    }
+
+    /// What the sign-in starts share: the project, the login id and the origin, and a step-up when `loginOptions`
+    /// ask for one; otherwise `signIn`'s answer for the login id.
+    private func webAuthnStartSigningIn(
+        _ request: Request, _ context: VerityRequestContext,
+        signIn: (String, Project) async throws -> ExactKeysJSON
+    ) async throws -> ExactKeysJSON {
         let bearer = try DescopeBearer(request)
         let project = try await projects.project(bearer, request)
         let body = try await request.decodeDescope(WebAuthnStartBody.self, context: context)
@@ -55,7 +66,7 @@ extension DescopeFace {
         if let stepUp = try await webAuthnStepUpStart(body, bearer: bearer, loginId: loginId, in: project) {
             return stepUp
         }
-        return try Self.webAuthnStart(request: try await passkeys.signInOptions(loginId: loginId, in: project))
+        return try await signIn(loginId, project)
     }
 
     /// The start of a step-up when `loginOptions` ask for one (`stepup` or `mfa`); nil for a sign-in.
@@ -105,17 +116,11 @@ extension DescopeFace {
     @Sendable func webAuthnSignUpOrInStart(_ request: Request, context: VerityRequestContext) async throws
         -> ExactKeysJSON
     {
-        let bearer = try DescopeBearer(request)
-        let project = try await projects.project(bearer, request)
-        let body = try await request.decodeDescope(WebAuthnStartBody.self, context: context)
-        let loginId = try body.requiredLoginId()
-        try PasskeyService.requireOrigin(body.origin, in: project)
-        if let stepUp = try await webAuthnStepUpStart(body, bearer: bearer, loginId: loginId, in: project) {
-            return stepUp
-        }
-        switch try await passkeys.signUpOrInOptions(loginId: loginId, in: project) {
-        case .signUp(let options): return try Self.webAuthnStart(creation: options)
-        case .signIn(let options): return try Self.webAuthnStart(request: options)
+        try await webAuthnStartSigningIn(request, context) { loginId, project in
+            switch try await passkeys.signUpOrInOptions(loginId: loginId, in: project) {
+            case .signUp(let options): try Self.webAuthnStart(creation: options)
+            case .signIn(let options): try Self.webAuthnStart(request: options)
+            }
         }
     }
 
