@@ -21,6 +21,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from compat_cases import run_cases  # noqa: E402
 from verity_cli import remember_secret, verity  # noqa: E402
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "passkeys"))
+from authenticator import Authenticator  # noqa: E402
+
 BASE = os.environ["VERITY_BASE"] + "/descope"
 
 
@@ -407,6 +410,94 @@ def case_management():
     expect_refused(lambda: stranger.mgmt.role.load_all(), "E011002", 401)
 
 
+PASSKEY_ORIGIN = "https://example.com"
+
+
+def passkey_project():
+    """A project with passkeys on (UV required), its app client and a software authenticator."""
+    project = verity("admin", "project", "create", "--name", "Passkeys")
+    remember_secret(project["apiKey"])
+    verity("admin", "project", "update", project["project"]["id"], "--passkey-rp-id", "example.com",
+           "--passkey-rp-name", "Example", "--passkey-origins", PASSKEY_ORIGIN,
+           "--passkey-user-verification", "required")
+    return DescopeClient(project["project"]["id"], base_url=BASE), Authenticator()
+
+
+def case_webauthn_sign_up_and_update():
+    client, device = passkey_project()
+    start = client.webauthn.sign_up_start("lin@example.com", PASSKEY_ORIGIN, {"name": "Lin"})
+    assert start["create"] is True, start
+    options = json.loads(start["options"])["publicKey"]
+    assert options["rp"]["id"] == "example.com" and options["user"]["name"] == "lin@example.com", options
+    credential = device.create(start["options"], PASSKEY_ORIGIN)
+    signed_up = client.webauthn.sign_up_finish(start["transactionId"], json.dumps(credential))
+    remember_secret(signed_up["refreshSessionToken"]["jwt"])
+    assert signed_up["firstSeen"] is True and signed_up["user"]["loginIds"] == ["lin@example.com"], signed_up
+    assert "hwk" in signed_up["sessionToken"]["amr"], signed_up["sessionToken"]
+    # The same answer again: its transaction is spent, and the SDK raises Descope's error.
+    expect_refused(lambda: client.webauthn.sign_up_finish(start["transactionId"], json.dumps(credential)),
+                   "E011003", 404)
+    # A second passkey for the signed-in user (another device), with the refresh JWT.
+    laptop = Authenticator()
+    update = client.webauthn.update_start(
+        "lin@example.com", signed_up["refreshSessionToken"]["jwt"], PASSKEY_ORIGIN)
+    assert client.webauthn.update_finish(
+        update["transactionId"], json.dumps(laptop.create(update["options"], PASSKEY_ORIGIN))) is None
+
+
+def case_webauthn_sign_in_and_step_up():
+    client, device = passkey_project()
+    start = client.webauthn.sign_up_or_in_start("max@example.com", PASSKEY_ORIGIN)
+    assert start["create"] is True, start
+    signed_up = client.webauthn.sign_up_finish(
+        start["transactionId"], json.dumps(device.create(start["options"], PASSKEY_ORIGIN)))
+    remember_secret(signed_up["refreshSessionToken"]["jwt"])
+    start = client.webauthn.sign_up_or_in_start("max@example.com", PASSKEY_ORIGIN)
+    assert start["create"] is False, start
+    signed_in = client.webauthn.sign_in_finish(
+        start["transactionId"], json.dumps(device.get(start["options"], PASSKEY_ORIGIN)))
+    remember_secret(signed_in["refreshSessionToken"]["jwt"])
+    assert signed_in["firstSeen"] is False and signed_in["userId"] == signed_up["userId"], signed_in
+    assert client.validate_session(signed_in["sessionToken"]["jwt"])["userId"] == signed_up["userId"]
+    refresh = signed_in["refreshSessionToken"]["jwt"]
+    start = client.webauthn.sign_in_start("max@example.com", PASSKEY_ORIGIN, LoginOptions(stepup=True), refresh)
+    stepped = client.webauthn.sign_in_finish(
+        start["transactionId"], json.dumps(device.get(start["options"], PASSKEY_ORIGIN)))
+    remember_secret(stepped["refreshSessionToken"]["jwt"])
+    assert stepped["refreshSessionToken"]["jwt"] != refresh, "a step-up answers one more refresh JWT"
+    assert stepped["sessionToken"].get("su") is True, stepped["sessionToken"]
+    assert stepped["sessionToken"]["sid"] == signed_in["sessionToken"]["sid"], stepped["sessionToken"]
+    # The session refreshes as before, with the refresh JWT the client held.
+    assert client.refresh_session(refresh)["sessionToken"]["sub"] == signed_up["userId"]
+
+
+def case_webauthn_refusals():
+    client, device = passkey_project()
+    expect_refused(lambda: client.webauthn.sign_up_start("kim@example.com", "https://evil.example"), "E011003", 403)
+    start = client.webauthn.sign_up_start("kim@example.com", PASSKEY_ORIGIN)
+    phished = device.create(start["options"], "https://evil.example")
+    expect_refused(lambda: client.webauthn.sign_up_finish(start["transactionId"], json.dumps(phished)),
+                   "E011003", 403)
+    start = client.webauthn.sign_up_start("kim@example.com", PASSKEY_ORIGIN)
+    client.webauthn.sign_up_finish(start["transactionId"], json.dumps(device.create(start["options"], PASSKEY_ORIGIN)))
+    # A flipped signature bit, then a replay of a good assertion, then missing UV.
+    device.flip_signature_bit = True
+    start = client.webauthn.sign_in_start("kim@example.com", PASSKEY_ORIGIN)
+    flipped = device.get(start["options"], PASSKEY_ORIGIN)
+    expect_refused(lambda: client.webauthn.sign_in_finish(start["transactionId"], json.dumps(flipped)),
+                   "E011003", 400)
+    device.flip_signature_bit = False
+    start = client.webauthn.sign_in_start("kim@example.com", PASSKEY_ORIGIN)
+    good = json.dumps(device.get(start["options"], PASSKEY_ORIGIN))
+    remember_secret(client.webauthn.sign_in_finish(start["transactionId"], good)["refreshSessionToken"]["jwt"])
+    expect_refused(lambda: client.webauthn.sign_in_finish(start["transactionId"], good), "E011003", 404)
+    device.user_verified = False
+    start = client.webauthn.sign_in_start("kim@example.com", PASSKEY_ORIGIN)
+    unverified = device.get(start["options"], PASSKEY_ORIGIN)
+    expect_refused(lambda: client.webauthn.sign_in_finish(start["transactionId"], json.dumps(unverified)),
+                   "E011003", 403)
+
+
 CASES = [
     ("email and SMS sign-up-or-in: JWTs with drn DS/DSR, the user, firstSeen true then false",
      case_email_and_sms_sign_up_or_in),
@@ -431,6 +522,13 @@ CASES = [
      case_descope_project_id),
     ("mgmt.user create/load/search/update/delete and mgmt.role create/load_all/delete; another project's key refused",
      case_management),
+    ("webauthn: sign_up_start/finish make the user and sign in; update_start/finish add a passkey; a replay is refused",
+     case_webauthn_sign_up_and_update),
+    ("webauthn: sign_up_or_in_start (create true, then false), sign_in_finish, step-up with LoginOptions(stepup=True)",
+     case_webauthn_sign_in_and_step_up),
+    ("webauthn refusals through the SDK's AuthException: a wrong origin (start, answer), a flipped signature bit, "
+     "a replay, missing UV",
+     case_webauthn_refusals),
 ]
 
 raise SystemExit(run_cases(CASES, "Descope"))

@@ -126,7 +126,7 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
     if let prefix = configuration.descopePrefix {
         DescopeFace(
             auth: verity.auth, sessions: verity.sessions, users: verity.users, roles: verity.roles,
-            accounts: verity.accounts,
+            accounts: verity.accounts, passkeys: verity.passkeyAccounts,
             signingKeys: verity.signingKeys, projects: DescopeProjects(admin: admin), clock: verity.clock,
             logger: verity.logger, prefix: prefix,
             secureCookies: HTTPCookie.isSecure(publicURL: configuration.resolvedPublicURL)

@@ -31,6 +31,8 @@ public struct Verity: Sendable {
     let possession: PossessionService
     let appVerifications: AppVerificationService
     let passkeys: PasskeyService
+    /// Sign-up and sign-in by passkey: users and sessions joined to the passkeys.
+    let passkeyAccounts: PasskeyAccounts
     let factors: FactorService
     let challenges: ChallengeService
     let twilioServices: TwilioServiceService
@@ -142,6 +144,7 @@ public struct Verity: Sendable {
         self.passkeys = PasskeyService(
             store: PasskeyStore(database: database), sessions: sessions, identifiers: identifiers, clock: clock,
             logger: logger)
+        self.passkeyAccounts = PasskeyAccounts(passkeys: self.passkeys, users: users, sessions: sessions)
         self.auth = AuthService(
             verifications: verifications, sessions: sessions, testNumbers: testNumbers, users: users,
             factors: factors, challenges: challenges, appVerifications: appVerifications, limiter: limiter,

@@ -18,6 +18,8 @@ struct DescopeFace {
     let users: UserService
     let roles: RoleService
     let accounts: UserAccounts
+    /// Sign-up and sign-in by passkey (``addWebAuthnRoutes(to:)``).
+    let passkeys: PasskeyAccounts
     let signingKeys: SigningKeyService
     let projects: DescopeProjects
     let clock: any TimeSource
@@ -42,6 +44,7 @@ struct DescopeFace {
         group.get("v1/auth/me", use: me)
         group.post("v1/auth/logout", use: logout)
         group.post("v1/auth/logoutall", use: logoutAll)
+        addWebAuthnRoutes(to: group)
         DescopeManagement(users: users, roles: roles, accounts: accounts, projects: projects).addRoutes(to: group)
         router.add(middleware: DescopeUnmatchedRoutes(prefix: prefix))
     }
@@ -88,7 +91,7 @@ struct DescopeFace {
         guard let loginId = body.loginId, !loginId.isEmpty else {
             throw DescopeError.badRequest("`loginId` is required.")
         }
-        let options = body.loginOptions ?? LoginOptions()
+        let options = body.loginOptions ?? DescopeLoginOptions()
         if kind != .signUp, options.stepup == true || options.mfa == true {
             guard let refreshJwt = bearer.secret else {
                 throw DescopeError.badRequest(
@@ -206,7 +209,7 @@ struct DescopeFace {
     // MARK: - Helpers
 
     /// The refresh JWT of a session call and its project; refused when the request presents none.
-    private func refreshJwt(_ request: Request) async throws -> (String, Project) {
+    func refreshJwt(_ request: Request) async throws -> (String, Project) {
         let bearer = try DescopeBearer(request)
         let project = try await projects.project(bearer, request)
         guard let refreshJwt = Self.presentedRefreshJwt(bearer, request, in: project) else {
@@ -232,7 +235,7 @@ struct DescopeFace {
     }
 
     /// Refuses a login id that is not one of the signed-in user's (the Domain's comparison of login ids).
-    private static func requireOwn(_ loginId: String, _ signedIn: SessionAuth) throws {
+    static func requireOwn(_ loginId: String, _ signedIn: SessionAuth) throws {
         guard UserLogins.contains(loginId, in: signedIn.user.loginIds) else {
             throw DescopeError.badRequest("The login id is not the signed-in user's.")
         }
@@ -272,7 +275,8 @@ struct DescopeFace {
     }
 }
 
-private struct LoginOptions: Decodable {
+/// `loginOptions` of a sign-in start: step-up or MFA of the bearer's session, claims for the session, a locale.
+struct DescopeLoginOptions: Decodable {
     var stepup: Bool?
     var mfa: Bool?
     var customClaims: [String: JSONValue]?
@@ -281,7 +285,7 @@ private struct LoginOptions: Decodable {
 
 private struct StartBody: Decodable {
     var loginId: String?
-    var loginOptions: LoginOptions?
+    var loginOptions: DescopeLoginOptions?
 }
 
 private struct UpdateBody: Decodable {

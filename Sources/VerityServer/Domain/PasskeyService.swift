@@ -52,41 +52,130 @@ struct PasskeyService: Sendable {
     func register(
         _ answer: PasskeyRegistrationAnswer, friendlyName: String?, for user: User, in project: Project
     ) async throws -> PasskeyRecord {
+        try await register(
+            answer, friendlyName: friendlyName, in: project, admitting: { $0 == .user(user.id) },
+            proving: { _, _, _ in }
+        ).passkey
+    }
+
+    /// Checks a registration answer against a challenge issued for a registration of an existing user (by
+    /// ``registrationOptions(for:in:)``), whoever it was, and keeps the passkey as theirs: for a client that names the
+    /// ceremony but not the user when it finishes it.
+    func register(_ answer: PasskeyRegistrationAnswer, friendlyName: String?, in project: Project) async throws
+        -> PasskeyRecord
+    {
+        try await register(
+            answer, friendlyName: friendlyName, in: project,
+            admitting: {
+                if case .user = $0 { true } else { false }
+            }, proving: { _, _, _ in }
+        ).passkey
+    }
+
+    /// Who a registration challenge was issued for.
+    enum Registrant: Sendable, Equatable {
+        /// An existing user: a signed-in user adding a passkey.
+        case user(String)
+        /// The user a sign-up creates once its answer is accepted.
+        case newUser(PasskeySignUp)
+
+        var userId: String {
+            switch self {
+            case .user(let id): id
+            case .newUser(let signUp): signUp.userId
+            }
+        }
+    }
+
+    /// The one registration: spends the challenge, checks that it was issued for a registrant `admits` takes, checks
+    /// the answer, runs `proving` (which writes what the registration proves: a new user, a session) and keeps the
+    /// passkey, all in one unit of work. A refused answer still spends the challenge, and nothing else is written.
+    private func register<Proof: Sendable>(
+        _ answer: PasskeyRegistrationAnswer, friendlyName: String?, in project: Project,
+        admitting admits: @escaping @Sendable (Registrant) -> Bool,
+        proving: @escaping @Sendable (UnitOfWork, Registrant, RegisteredPasskey) async throws -> Proof
+    ) async throws -> (passkey: PasskeyRecord, proof: Proof) {
         let relyingParty = try Self.relyingParty(of: project)
         let name = try Self.friendlyName(friendlyName ?? "Passkey")
         let now = clock.now()
         let challenge = try Self.challenge(in: answer.clientDataJSON)
-        let passkey = try await store.unitOfWork { work in
-            guard
-                let binding = try await store.consumeChallenge(
-                    hash: Self.hash(challenge), ceremony: Ceremony.registration.rawValue, projectId: project.id,
-                    now: now, in: work),
-                binding.userId == user.id
-            else { throw Self.unissued }
+        let outcome = try await store.unitOfWork {
+            work -> Result<(passkey: PasskeyRecord, proof: Proof), PasskeyRefusal> in
+            let binding = try await store.consumeChallenge(
+                hash: Self.hash(challenge), ceremony: Ceremony.registration.rawValue, projectId: project.id,
+                now: now, in: work)
+            guard let registrant = binding.flatMap(Self.registrant), admits(registrant) else { throw Self.unissued }
             let registered: RegisteredPasskey
             do throws(PasskeyRefusal) {
                 registered = try relyingParty.verifyRegistration(answer, challenge: challenge)
             } catch {
-                return Result<PasskeyRecord, PasskeyRefusal>.failure(error)
+                return .failure(error)
             }
+            let proof = try await proving(work, registrant, registered)
             let passkey = PasskeyRecord(
-                id: identifiers.make("pky"), projectId: project.id, userId: user.id, credential: registered.credential,
-                backedUp: registered.backedUp, transports: registered.transports, aaguid: registered.aaguid,
-                attestationFormat: registered.attestationFormat, friendlyName: name, createdAt: now, lastUsedAt: nil)
+                id: identifiers.make("pky"), projectId: project.id, userId: registrant.userId,
+                credential: registered.credential, backedUp: registered.backedUp, transports: registered.transports,
+                aaguid: registered.aaguid, attestationFormat: registered.attestationFormat, friendlyName: name,
+                createdAt: now, lastUsedAt: nil)
             guard try await store.insert(passkey, in: work) else {
                 throw VerityError(.conflict, "This credential is registered already.")
             }
-            return .success(passkey)
+            return .success((passkey, proof))
         }
         // The spent challenge commits even when the answer is refused, so no answer is tried twice against it.
-        switch passkey {
+        switch outcome {
         case .failure(let refusal): throw refusal.verityError
-        case .success(let passkey):
+        case .success(let registered):
             logger.info(
                 "Passkey registered",
-                metadata: ["user": "\(user.id)", "passkey": "\(passkey.id)", "project": "\(project.id)"])
-            return passkey
+                metadata: [
+                    "user": "\(registered.passkey.userId)", "passkey": "\(registered.passkey.id)",
+                    "project": "\(project.id)",
+                ])
+            return registered
         }
+    }
+
+    private static func registrant(_ binding: PasskeyStore.ChallengeBinding) -> Registrant? {
+        if let userId = binding.userId { return .user(userId) }
+        return binding.signUp.map(Registrant.newUser)
+    }
+
+    // MARK: - Sign-up
+
+    /// The options of a sign-up: a registration for a user who does not exist yet, who will hold `logins`. The user's
+    /// id is chosen now (the authenticator keeps it as the user handle); the user is written only by
+    /// ``signUp(_:in:creating:)``.
+    func signUpOptions(_ logins: UserLogins, displayName: String?, in project: Project) async throws
+        -> PasskeyCreationOptions
+    {
+        let relyingParty = try Self.relyingParty(of: project)
+        let signUp = PasskeySignUp(userId: identifiers.make("usr"), loginIds: logins.ids)
+        let challenge = try await issueChallenge(.registration, userId: nil, signUp: signUp, in: project)
+        let name = signUp.loginIds.first ?? signUp.userId
+        return relyingParty.creationOptions(
+            challenge: challenge, userHandle: Data(signUp.userId.utf8), userName: name,
+            userDisplayName: displayName ?? name, existing: [])
+    }
+
+    /// Checks a sign-up's registration answer against a challenge of ``signUpOptions(_:displayName:in:)`` and, in the
+    /// unit of work that spends the challenge and keeps the passkey, runs `creating`, which writes the user the
+    /// sign-up names (and what else the sign-up opens). A refused answer spends the challenge and creates nobody; a
+    /// failure of `creating` leaves nothing written.
+    func signUp<Created: Sendable>(
+        _ answer: PasskeyRegistrationAnswer, in project: Project,
+        creating: @escaping @Sendable (UnitOfWork, PasskeySignUp, RegisteredPasskey) async throws -> Created
+    ) async throws -> (passkey: PasskeyRecord, created: Created) {
+        let registered = try await register(
+            answer, friendlyName: nil, in: project,
+            admitting: {
+                if case .newUser = $0 { true } else { false }
+            },
+            proving: { work, registrant, registered in
+                guard case .newUser(let signUp) = registrant else { throw Self.unissued }
+                return try await creating(work, signUp, registered)
+            })
+        return (registered.passkey, registered.proof)
     }
 
     /// The options of a sign-in: for `userId`, naming their passkeys in `allowCredentials`; for nobody (nil), a
@@ -153,14 +242,18 @@ struct PasskeyService: Sendable {
     /// challenge issued by ``stepUpOptions(for:in:)`` to the same user, and the session gains the assertion's `amr`
     /// (`acr: mfa` when the user was verified or the passkey is now a second factor), in the same unit of work. Its
     /// token is worded in `dialect` (Verity's when nil). Another user's passkey is refused.
+    ///
+    /// - Parameter issuingRefreshToken: Also gives the session one more refresh token, for a client whose step-up
+    ///   answer must carry one (see ``SessionService/recordStepUp(_:methods:provenACR:claims:issuingRefreshToken:in:in:)``).
     func stepUp(
-        _ answer: PasskeyAssertionAnswer, for auth: SessionAuth, dialect: SessionTokenDialect? = nil,
-        in project: Project
+        _ answer: PasskeyAssertionAnswer, for auth: SessionAuth, issuingRefreshToken: Bool = false,
+        dialect: SessionTokenDialect? = nil, in project: Project
     ) async throws -> AuthResponse {
         let steppedUp = try await verify(answer, ceremony: .stepUp, userId: auth.user.id, in: project) {
             _, assertion, work in
             try await sessions.recordStepUp(
-                auth, methods: assertion.amr, provenACR: assertion.acr, in: project, in: work)
+                auth, methods: assertion.amr, provenACR: assertion.acr, issuingRefreshToken: issuingRefreshToken,
+                in: project, in: work)
         }
         return try await sessions.answer(steppedUp, dialect: dialect, in: project)
     }
@@ -245,15 +338,36 @@ struct PasskeyService: Sendable {
 
     // MARK: - Challenges
 
-    /// A new 32-byte challenge for `ceremony`, bound to `userId` (nil: a sign-in that named nobody).
-    private func issueChallenge(_ ceremony: Ceremony, userId: String?, in project: Project) async throws -> [UInt8] {
+    /// A new 32-byte challenge for `ceremony`, bound to `userId` (nil: a sign-in that named nobody) or to the user a
+    /// `signUp` will create.
+    private func issueChallenge(
+        _ ceremony: Ceremony, userId: String?, signUp: PasskeySignUp? = nil, in project: Project
+    ) async throws -> [UInt8] {
         let relyingParty = try Self.relyingParty(of: project)
         let now = clock.now()
         let challenge = identifiers.random.bytes(count: 32)
         try await store.insertChallenge(
-            hash: Self.hash(challenge), ceremony: ceremony.rawValue, userId: userId, projectId: project.id,
+            hash: Self.hash(challenge), ceremony: ceremony.rawValue, userId: userId, signUp: signUp,
+            projectId: project.id,
             expiresAt: now.addingTimeInterval(TimeInterval(relyingParty.settings.challengeLifetime)), now: now)
         return challenge
+    }
+
+    /// Refuses a ceremony started from an origin the project does not allow, for a client that names its origin when
+    /// it starts (Descope's start bodies); none named says nothing, and the answer's client data is checked anyway.
+    static func requireOrigin(_ origin: String?, in project: Project) throws {
+        guard let origin else { return }
+        guard try relyingParty(of: project).allows(origin: origin) else {
+            throw PasskeyRefusal.originNotAllowed.verityError
+        }
+    }
+
+    /// Refuses an answer whose client data does not name the challenge `transaction` (its base64url), for a client
+    /// that names its ceremony apart from the answer (Descope's `transactionId`): an answer to another ceremony's
+    /// challenge is refused as one to a challenge never issued.
+    static func requireAnswer(_ clientDataJSON: Data, to transaction: String) throws {
+        let challenge = try challenge(in: clientDataJSON)
+        guard CodeGenerator.constantTimeEquals(Base64URL.encode(challenge), transaction) else { throw unissued }
     }
 
     private static let unissued = VerityError(

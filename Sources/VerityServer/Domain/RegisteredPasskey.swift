@@ -13,4 +13,14 @@ struct RegisteredPasskey: Sendable, Equatable {
     var attestationFormat: String
     /// The transports the client reported.
     var transports: [String]
+
+    /// The RFC 8176 methods the registration proves, as an assertion by the same passkey would (a sign-up signs in).
+    var amr: [String] {
+        VerifiedAssertion.amr(backupEligible: credential.backupEligible, userVerified: userVerified)
+    }
+
+    /// `mfa` when the user was verified.
+    var acr: String? {
+        VerifiedAssertion.acr(userVerified: userVerified)
+    }
 }

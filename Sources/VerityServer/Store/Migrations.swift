@@ -795,6 +795,15 @@ enum Migrations {
                 // A check by `To` reads the owner's newest flow for the number.
                 "CREATE INDEX possession_flows_owner ON possession_flows (project_id, owner, phone, created_at)",
             ]),
+        Migration(
+            version: 34, name: "passkey sign-ups: a registration challenge for a user who does not exist yet",
+            statements: [
+                // The id the new user will have (its user handle) and the login ids it will hold, comma-separated;
+                // both NULL except on a sign-up's challenge, which names no existing user. The user is written only
+                // when the answer is accepted.
+                "ALTER TABLE passkey_challenges ADD COLUMN new_user_id TEXT",
+                "ALTER TABLE passkey_challenges ADD COLUMN new_login_ids TEXT",
+            ]),
     ]
 
     /// Takes the migration lock of `schema` (nil: the current schema) until the transaction ends. Several nodes may

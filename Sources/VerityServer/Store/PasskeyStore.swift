@@ -6,9 +6,11 @@ import VerityCore
 struct PasskeyStore: Sendable {
     let database: Database
 
-    /// The user a challenge was issued for; nil for a sign-in that named nobody.
+    /// The user a challenge was issued for; nil for a sign-in that named nobody, and for a sign-up, whose user does
+    /// not exist yet and is named by `signUp`.
     struct ChallengeBinding: Sendable, Equatable {
         var userId: String?
+        var signUp: PasskeySignUp? = nil
     }
 
     private static let columns =
@@ -22,9 +24,11 @@ struct PasskeyStore: Sendable {
         try await database.unitOfWork(body)
     }
 
-    /// Stores a new challenge for `ceremony` and `userId`, and drops the project's challenges that expired.
+    /// Stores a new challenge for `ceremony` and `userId` (or the user a `signUp` will create), and drops the
+    /// project's challenges that expired.
     func insertChallenge(
-        hash: String, ceremony: String, userId: String?, projectId: String, expiresAt: Date, now: Date
+        hash: String, ceremony: String, userId: String?, signUp: PasskeySignUp? = nil, projectId: String,
+        expiresAt: Date, now: Date
     ) async throws {
         try await database.transaction { sql in
             try await sql.raw(
@@ -35,8 +39,10 @@ struct PasskeyStore: Sendable {
             ).run()
             try await sql.raw(
                 """
-                INSERT INTO passkey_challenges (project_id, challenge_hash, ceremony, user_id, expires_at)
+                INSERT INTO passkey_challenges (
+                    project_id, challenge_hash, ceremony, user_id, new_user_id, new_login_ids, expires_at)
                 VALUES (\(bind: projectId), \(bind: hash), \(bind: ceremony), \(bind: userId),
+                        \(bind: signUp?.userId), \(bind: signUp?.loginIds.joined(separator: ",")),
                         \(bind: expiresAt.storedValue))
                 """
             ).run()
@@ -53,9 +59,17 @@ struct PasskeyStore: Sendable {
             DELETE FROM passkey_challenges
             WHERE project_id = \(bind: projectId) AND challenge_hash = \(bind: hash) AND ceremony = \(bind: ceremony)
               AND expires_at > \(bind: now.storedValue)
-            RETURNING user_id
+            RETURNING user_id, new_user_id, new_login_ids
             """
-        ).first().map { ChallengeBinding(userId: try $0.decode(column: "user_id", as: String?.self)) }
+        ).first().map { row in
+            let signUp = try row.decode(column: "new_user_id", as: String?.self).map { id in
+                PasskeySignUp(
+                    userId: id,
+                    loginIds: try row.decode(column: "new_login_ids", as: String?.self)?.split(separator: ",")
+                        .map(String.init) ?? [])
+            }
+            return ChallengeBinding(userId: try row.decode(column: "user_id", as: String?.self), signUp: signUp)
+        }
     }
 
     /// Keeps a newly registered passkey; false, and nothing written, when the project has its credential id already.
