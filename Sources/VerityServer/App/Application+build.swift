@@ -159,6 +159,7 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
         ConsoleFlowsController(
             console: front, admin: admin, challenges: verity.challenges, possession: verity.possession
         ).addRoutes(to: console)
+        ConsolePasskeysController(console: front, passkeys: verity.operatorPasskeys).addRoutes(to: console)
     }
     // Last: it wraps only the not-found responder, and needs every route.
     router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes))

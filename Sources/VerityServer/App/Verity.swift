@@ -24,6 +24,8 @@ public struct Verity: Sendable {
     public let firebaseProjects: FirebaseProjects
     /// The console's operators, their sign-in links and sessions, and the audit trail.
     public let operators: OperatorService
+    /// The operators' passkeys, on the console's own relying party.
+    let operatorPasskeys: OperatorPasskeyService
     let verifications: VerificationService
     let sessions: SessionService
     /// Sign-in codes and step-up.
@@ -170,6 +172,9 @@ public struct Verity: Sendable {
             store: OperatorStore(database: database),
             totpSecrets: SecretSealer(masterKey: masterKey, purpose: "console-totp"), identifiers: identifiers,
             random: random, clock: clock, logger: logger)
+        self.operatorPasskeys = OperatorPasskeyService(
+            store: OperatorPasskeyStore(database: database), operators: operators,
+            publicURL: configuration.resolvedPublicURL, identifiers: identifiers, clock: clock, logger: logger)
         self.signal = signal
         self.longPolls = longPolls
         self.clock = clock

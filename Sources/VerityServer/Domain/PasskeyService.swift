@@ -187,15 +187,16 @@ struct PasskeyService: Sendable {
         return challenge
     }
 
-    private static let unissued = VerityError(
+    static let unissued = VerityError(
         .challengeNotFound, "The answer is for a challenge this server did not issue, or one already used or expired.")
 
-    private static func hash(_ challenge: [UInt8]) -> String {
+    /// How a challenge is stored: the SHA-256 of its base64url form.
+    static func hash(_ challenge: [UInt8]) -> String {
         SecretHash.hex(Base64URL.encode(challenge))
     }
 
     /// The challenge the client data names; the relying party checks it again with the rest.
-    private static func challenge(in clientDataJSON: Data) throws -> [UInt8] {
+    static func challenge(in clientDataJSON: Data) throws -> [UInt8] {
         struct Named: Decodable { var challenge: String }
         guard let named = try? JSONDecoder().decode(Named.self, from: clientDataJSON),
             let challenge = Base64URL.decode(named.challenge), !challenge.isEmpty
@@ -210,7 +211,8 @@ struct PasskeyService: Sendable {
         return PasskeyRelyingParty(settings: settings)
     }
 
-    private static func friendlyName(_ name: String) throws -> String {
+    /// A passkey's name, trimmed: 1 to ``friendlyNameLimit`` characters on one line.
+    static func friendlyName(_ name: String) throws -> String {
         let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
         guard (1...friendlyNameLimit).contains(trimmed.count), !trimmed.contains(where: \.isNewline) else {
             throw VerityError(.invalidRequest, "A passkey's name has 1 to \(friendlyNameLimit) characters.")

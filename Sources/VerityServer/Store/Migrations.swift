@@ -795,6 +795,43 @@ enum Migrations {
                 // A check by `To` reads the owner's newest flow for the number.
                 "CREATE INDEX possession_flows_owner ON possession_flows (project_id, owner, phone, created_at)",
             ]),
+        Migration(
+            version: 32, name: "console operators' passkeys",
+            statements: [
+                // An operator's passkey: what the console's relying party needs to check its assertions (the COSE
+                // key as sent, the last counter, BE and BS) and what the operator sees. Operators are not a project's
+                // users, so their credentials are not in `passkeys`; credential ids are unique on the server.
+                """
+                CREATE TABLE console_passkeys (
+                    id TEXT PRIMARY KEY,
+                    operator_id TEXT NOT NULL REFERENCES console_operators(id) ON DELETE CASCADE,
+                    credential_id TEXT NOT NULL UNIQUE,
+                    public_key TEXT NOT NULL,
+                    sign_count BIGINT NOT NULL,
+                    backup_eligible INTEGER NOT NULL,
+                    backed_up INTEGER NOT NULL,
+                    transports TEXT NOT NULL,
+                    aaguid TEXT NOT NULL,
+                    attestation_format TEXT NOT NULL,
+                    friendly_name TEXT NOT NULL,
+                    created_at DOUBLE PRECISION NOT NULL,
+                    last_used_at DOUBLE PRECISION
+                )
+                """,
+                "CREATE INDEX console_passkeys_operator ON console_passkeys (operator_id)",
+                // A ceremony's challenge, kept as its SHA-256 and deleted as it is used, bound to the ceremony, the
+                // operator and, for a sign-in, the sign-in link it was issued for.
+                """
+                CREATE TABLE console_passkey_challenges (
+                    challenge_hash TEXT PRIMARY KEY,
+                    ceremony TEXT NOT NULL,
+                    operator_id TEXT NOT NULL REFERENCES console_operators(id) ON DELETE CASCADE,
+                    link_hash TEXT,
+                    expires_at DOUBLE PRECISION NOT NULL
+                )
+                """,
+                "CREATE INDEX console_passkey_challenges_expiry ON console_passkey_challenges (expires_at)",
+            ]),
     ]
 
     /// Takes the migration lock of `schema` (nil: the current schema) until the transaction ends. Several nodes may
