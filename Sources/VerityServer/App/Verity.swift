@@ -142,7 +142,8 @@ public struct Verity: Sendable {
         self.verifications = verifications
         self.sessions = sessions
         self.passkeys = PasskeyService(
-            store: PasskeyStore(database: database), identifiers: identifiers, clock: clock, logger: logger)
+            store: PasskeyStore(database: database), sessions: sessions, identifiers: identifiers, clock: clock,
+            logger: logger)
         self.auth = AuthService(
             verifications: verifications, sessions: sessions, testNumbers: testNumbers, users: users,
             factors: factors, challenges: challenges, appVerifications: appVerifications, limiter: limiter,

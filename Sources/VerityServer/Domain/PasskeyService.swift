@@ -18,12 +18,16 @@ struct PasskeyService: Sendable {
     static let friendlyNameLimit = 64
 
     private let store: PasskeyStore
+    let sessions: SessionService
     let identifiers: Identifiers
     let clock: any TimeSource
     let logger: Logger
 
-    init(store: PasskeyStore, identifiers: Identifiers, clock: any TimeSource, logger: Logger) {
+    init(
+        store: PasskeyStore, sessions: SessionService, identifiers: Identifiers, clock: any TimeSource, logger: Logger
+    ) {
         self.store = store
+        self.sessions = sessions
         self.identifiers = identifiers
         self.clock = clock
         self.logger = logger
@@ -88,10 +92,16 @@ struct PasskeyService: Sendable {
     /// The options of a sign-in: for `userId`, naming their passkeys in `allowCredentials`; for nobody (nil), a
     /// discoverable sign-in whose answer's `userHandle` names the user.
     func authenticationOptions(userId: String?, in project: Project) async throws -> PasskeyRequestOptions {
+        try await requestOptions(.authentication, userId: userId, in: project)
+    }
+
+    private func requestOptions(_ ceremony: Ceremony, userId: String?, in project: Project) async throws
+        -> PasskeyRequestOptions
+    {
         let relyingParty = try Self.relyingParty(of: project)
         var allowed: [PasskeyRecord] = []
         if let userId { allowed = try await store.passkeys(userId: userId, projectId: project.id) }
-        let challenge = try await issueChallenge(.authentication, userId: userId, in: project)
+        let challenge = try await issueChallenge(ceremony, userId: userId, in: project)
         return relyingParty.requestOptions(
             challenge: challenge,
             allowed: allowed.map {
@@ -105,15 +115,65 @@ struct PasskeyService: Sendable {
     func authenticate(_ answer: PasskeyAssertionAnswer, in project: Project) async throws
         -> (passkey: PasskeyRecord, assertion: VerifiedAssertion)
     {
+        try await verify(answer, ceremony: .authentication, in: project) { passkey, assertion, _ in
+            (passkey, assertion)
+        }
+    }
+
+    /// Signs in with a passkey: checks the answer as ``authenticate(_:in:)`` does and opens a session for the
+    /// passkey's user in the same unit of work, so the spent challenge, the recorded counter and the session commit
+    /// together. The session's `amr` and `acr` are the assertion's (``VerifiedAssertion/amr``); its token is worded
+    /// in `dialect` (Verity's when nil). A disabled user is refused with `userDisabled`.
+    func signIn(_ answer: PasskeyAssertionAnswer, dialect: SessionTokenDialect? = nil, in project: Project)
+        async throws -> AuthResponse
+    {
+        let opened = try await verify(answer, ceremony: .authentication, in: project) { passkey, assertion, work in
+            try await sessions.open(
+                userId: passkey.userId, amr: assertion.amr, acr: assertion.acr, in: project, in: work)
+        }
+        return try await sessions.answer(opened, dialect: dialect, in: project)
+    }
+
+    /// The options of a step-up of the signed-in session `auth`: a challenge bound to its user, naming their passkeys
+    /// in `allowCredentials`.
+    func stepUpOptions(for auth: SessionAuth, in project: Project) async throws -> PasskeyRequestOptions {
+        try await requestOptions(.stepUp, userId: auth.user.id, in: project)
+    }
+
+    /// Steps the session `auth` up with a passkey of its user: the answer is checked like a sign-in's, against a
+    /// challenge issued by ``stepUpOptions(for:in:)`` to the same user, and the session gains the assertion's `amr`
+    /// (`acr: mfa` when the user was verified or the passkey is now a second factor), in the same unit of work. Its
+    /// token is worded in `dialect` (Verity's when nil). Another user's passkey is refused.
+    func stepUp(
+        _ answer: PasskeyAssertionAnswer, for auth: SessionAuth, dialect: SessionTokenDialect? = nil,
+        in project: Project
+    ) async throws -> AuthResponse {
+        let steppedUp = try await verify(answer, ceremony: .stepUp, userId: auth.user.id, in: project) {
+            _, assertion, work in
+            try await sessions.recordStepUp(
+                auth, methods: assertion.amr, provenACR: assertion.acr, in: project, in: work)
+        }
+        return try await sessions.answer(steppedUp, dialect: dialect, in: project)
+    }
+
+    /// Checks an assertion answer for `ceremony` and runs `complete` with the passkey and the verified assertion in
+    /// the same unit of work: the challenge is spent first (issued for `ceremony`, and to `userId` when given), then
+    /// the passkey it names (the challenge's user's, or the `userHandle`'s when the challenge named nobody) and the
+    /// relying party's checks; the counter and BS are recorded. A refusal commits the spent challenge (and the
+    /// security event of a counter that did not rise) and throws; an error `complete` throws commits nothing.
+    private func verify<T: Sendable>(
+        _ answer: PasskeyAssertionAnswer, ceremony: Ceremony, userId: String? = nil, in project: Project,
+        then complete: @Sendable (PasskeyRecord, VerifiedAssertion, UnitOfWork) async throws -> T
+    ) async throws -> T {
         let relyingParty = try Self.relyingParty(of: project)
         let now = clock.now()
         let challenge = try Self.challenge(in: answer.clientDataJSON)
-        let outcome = try await store.unitOfWork {
-            work -> Result<(passkey: PasskeyRecord, assertion: VerifiedAssertion), PasskeyRefusal> in
+        let outcome = try await store.unitOfWork { work -> Result<T, PasskeyRefusal> in
             guard
                 let binding = try await store.consumeChallenge(
-                    hash: Self.hash(challenge), ceremony: Ceremony.authentication.rawValue, projectId: project.id,
-                    now: now, in: work)
+                    hash: Self.hash(challenge), ceremony: ceremony.rawValue, projectId: project.id, now: now,
+                    in: work),
+                userId == nil || binding.userId == userId
             else { throw Self.unissued }
             guard
                 let passkey = try await store.passkey(
@@ -136,7 +196,7 @@ struct PasskeyService: Sendable {
                 try await recordCounterRegression(of: passkey, at: now, in: work)
                 return .failure(.counterRegressed)
             }
-            return .success((passkey, assertion))
+            return .success(try await complete(passkey, assertion, work))
         }
         switch outcome {
         case .failure(let refusal): throw refusal.verityError

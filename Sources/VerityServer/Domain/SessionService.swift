@@ -108,6 +108,31 @@ struct SessionService: Sendable {
         }
     }
 
+    /// Writes a sign-in of the known user `userId`, proven without a login id (a passkey names its user): the session
+    /// with `amr` and `acr` and its first refresh token, in the caller's unit of work when one is given, so that what
+    /// proved the sign-in commits with it or not at all. Throws `userDisabled` when the user is disabled. Answer it
+    /// with ``answer(_:dialect:in:)`` once the work commits.
+    func open(userId: String, amr: [String], acr: String?, in project: Project, in work: UnitOfWork? = nil)
+        async throws -> OpenedSession
+    {
+        let now = clock.now()
+        let session = SessionRecord(
+            id: identifiers.make("ses"), projectId: project.id, userId: userId, amr: amr, acr: acr, authTime: now,
+            createdAt: now, expiresAt: now.addingTimeInterval(project.refreshLifetime), claims: [:])
+        let refreshToken = newRefreshToken()
+        let user = try await store.unitOfWork(in: work) { work in
+            guard var user = try await users.findUser(id: userId, in: project, in: work) else {
+                throw UserService.notFound(userId)
+            }
+            guard !user.disabled else { throw Self.disabled }
+            try await users.recordSignIn(id: user.id, now: now, in: work)
+            user.lastSignInAt = now
+            try await store.open(session, refreshHash: SecretHash.hex(refreshToken), now: now, in: work)
+            return user
+        }
+        return OpenedSession(session: session, user: user, refreshToken: refreshToken, firstSeen: false, now: now)
+    }
+
     /// The answer to a committed sign-in: its session token (worded in `dialect`) and refresh token.
     func answer(_ opened: OpenedSession, dialect: SessionTokenDialect? = nil, in project: Project) async throws
         -> AuthResponse
@@ -206,24 +231,56 @@ struct SessionService: Sendable {
         _ auth: SessionAuth, method: String, claims: [String: JSONValue]? = nil, issuingRefreshToken: Bool = false,
         dialect: SessionTokenDialect? = nil, in project: Project
     ) async throws -> AuthResponse {
+        let steppedUp = try await recordStepUp(
+            auth, methods: [method], claims: claims, issuingRefreshToken: issuingRefreshToken, in: project)
+        return try await answer(steppedUp, dialect: dialect, in: project)
+    }
+
+    /// A step-up that is written but not answered yet: the first half of
+    /// ``stepUp(_:method:claims:issuingRefreshToken:dialect:in:)``.
+    struct SteppedUpSession: Sendable {
+        var session: SessionRecord
+        var user: User
+        var refreshToken: String?
+        var now: Date
+    }
+
+    /// Records the second factor `methods` proved on the session, in the caller's unit of work when one is given, so
+    /// that what proved it commits with it or not at all. The session's `acr` becomes `mfa` when the proof was one
+    /// (`provenACR`, a passkey with user verification) or when the session now holds two factors. Answer it with
+    /// ``answer(_:dialect:in:)`` once the work commits.
+    func recordStepUp(
+        _ auth: SessionAuth, methods: [String], provenACR: String? = nil, claims: [String: JSONValue]? = nil,
+        issuingRefreshToken: Bool = false, in project: Project, in work: UnitOfWork? = nil
+    ) async throws -> SteppedUpSession {
         var amr = auth.session.amr
-        if !amr.contains(method) { amr.append(method) }
+        for method in methods where !amr.contains(method) { amr.append(method) }
         let factors = Set(amr).subtracting(["otp"])
         let now = clock.now()
         let refreshToken = issuingRefreshToken ? newRefreshToken() : nil
         guard
             let session = try await store.stepUp(
-                id: auth.session.id, amr: amr, acr: factors.count >= 2 ? "mfa" : nil,
+                id: auth.session.id, amr: amr, acr: factors.count >= 2 || provenACR == "mfa" ? "mfa" : nil,
                 claims: auth.session.claims.merging(claims ?? [:]) { _, new in new },
-                addingRefreshHash: refreshToken.map(SecretHash.hex), now: now)
+                addingRefreshHash: refreshToken.map(SecretHash.hex), now: now, in: work)
         else { throw Self.invalidSession }
+        return SteppedUpSession(session: session, user: auth.user, refreshToken: refreshToken, now: now)
+    }
+
+    /// The answer to a committed step-up: a session token that says so (worded in `dialect`).
+    func answer(_ steppedUp: SteppedUpSession, dialect: SessionTokenDialect? = nil, in project: Project) async throws
+        -> AuthResponse
+    {
         metrics.session(.stepUp)
         logger.info(
             "Session stepped up",
-            metadata: ["session": "\(session.id)", "method": "\(method)", "project": "\(project.id)"])
+            metadata: [
+                "session": "\(steppedUp.session.id)", "amr": "\(steppedUp.session.amr.joined(separator: " "))",
+                "project": "\(project.id)",
+            ])
         return try await response(
-            session: session, user: auth.user, refreshToken: refreshToken, firstSeen: false, dialect: dialect,
-            steppedUp: true, in: project, now: now)
+            session: steppedUp.session, user: steppedUp.user, refreshToken: steppedUp.refreshToken, firstSeen: false,
+            dialect: dialect, steppedUp: true, in: project, now: steppedUp.now)
     }
 
     /// A new session token for a session whose user changed (a login id added): the refresh token stays.

@@ -285,10 +285,10 @@ struct SessionStore: Sendable {
     }
 
     /// Records a proven second factor on an active session, and its claims from now on, and adds the refresh token
-    /// `addingRefreshHash` hashes to it, all or nothing; nil when the session is gone.
+    /// `addingRefreshHash` hashes to it, all or nothing (in `work` when given); nil when the session is gone.
     func stepUp(
         id: String, amr: [String], acr: String?, claims: [String: JSONValue], addingRefreshHash: String? = nil,
-        now: Date
+        now: Date, in work: UnitOfWork? = nil
     ) async throws -> SessionRecord? {
         let encoded = try Self.encode(amr)
         let encodedClaims = try Self.encode(claims: claims)
@@ -302,8 +302,8 @@ struct SessionStore: Sendable {
                 """
             ).first().map(Self.session(from:))
         }
-        guard let addingRefreshHash else { return try await database.execute(update) }
-        return try await database.transaction { sql in
+        guard let addingRefreshHash else { return try await database.execute(in: work, update) }
+        return try await database.transaction(in: work) { sql in
             guard let session = try await update(sql) else { return nil }
             try await Self.insertToken(addingRefreshHash, session: session, now: now, in: sql)
             return session
