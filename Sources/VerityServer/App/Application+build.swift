@@ -94,6 +94,7 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
     PossessionController(possession: verity.possession, admin: admin).addRoutes(
         backend: authenticated, router: router)
     InstantLinkPageController(possession: verity.possession, admin: admin).addRoutes(to: router)
+    PasskeyLinkController(links: verity.passkeyLinks, admin: admin).addRoutes(backend: authenticated, router: router)
     AuthController(auth: verity.auth, sessions: verity.sessions, appVerifications: verity.appVerifications).addRoutes(
         to: router.group("v1/auth").add(middleware: ProjectHeaderAuthenticator(admin: admin)))
     AppAttestController(appAttest: verity.appVerifications.appAttest).addRoutes(

@@ -33,6 +33,8 @@ public struct Verity: Sendable {
     let possession: PossessionService
     let appVerifications: AppVerificationService
     let passkeys: PasskeyService
+    /// The hosted passkey page's links.
+    let passkeyLinks: PasskeyLinkService
     let factors: FactorService
     let challenges: ChallengeService
     let twilioServices: TwilioServiceService
@@ -144,6 +146,10 @@ public struct Verity: Sendable {
         self.passkeys = PasskeyService(
             store: PasskeyStore(database: database), sessions: sessions, identifiers: identifiers, clock: clock,
             logger: logger)
+        self.passkeyLinks = PasskeyLinkService(
+            store: PasskeyLinkStore(database: database), passkeys: passkeys, users: users,
+            sealer: SecretSealer(masterKey: masterKey, purpose: "passkey-link-sessions"),
+            publicURL: configuration.resolvedPublicURL, identifiers: identifiers, clock: clock, logger: logger)
         self.auth = AuthService(
             verifications: verifications, sessions: sessions, testNumbers: testNumbers, users: users,
             factors: factors, challenges: challenges, appVerifications: appVerifications, limiter: limiter,

@@ -22,7 +22,7 @@ struct ConsolePasskeysController: Sendable {
         group.post(
             "account/passkeys/options",
             use: console.action { request, session, _ in
-                try await Self.json {
+                try await PasskeyCeremonyJSON.respond {
                     _ = try passkeys.checkOrigin(request.headers[.origin])
                     return PublicKeyCredentialCreationOptionsJSON(
                         try await passkeys.registrationOptions(for: session.record))
@@ -31,10 +31,10 @@ struct ConsolePasskeysController: Sendable {
         group.post(
             "account/passkeys",
             use: console.action { _, session, form in
-                try await Self.json {
-                    let answer = try Self.credential(in: form).registrationAnswer()
+                try await PasskeyCeremonyJSON.respond {
+                    let answer = try PasskeyCeremonyJSON.credential(in: form).registrationAnswer()
                     _ = try await passkeys.register(answer, friendlyName: form["name"], for: session.record)
-                    return Done(location: "/console/account")
+                    return PasskeyCeremonyJSON.Done(location: "/console/account")
                 }
             })
         group.post(
@@ -110,68 +110,35 @@ struct ConsolePasskeysController: Sendable {
 
     @Sendable func signInOptions(_ request: Request, context: VerityRequestContext) async throws -> Response {
         let form = try await ConsoleForm.body(of: request)
-        return try await Self.json {
+        return try await PasskeyCeremonyJSON.respond {
             _ = try passkeys.checkOrigin(request.headers[.origin])
             return PublicKeyCredentialRequestOptionsJSON(
-                try await passkeys.signInOptions(linkToken: form["token"] ?? ""))
+                try await Self.wordingLinkRefusal { try await passkeys.signInOptions(linkToken: form["token"] ?? "") })
         }
     }
 
     @Sendable func signIn(_ request: Request, context: VerityRequestContext) async throws -> Response {
         let form = try await ConsoleForm.body(of: request)
         var cookie: String?
-        var response = try await Self.json {
-            let answer = try Self.credential(in: form).assertionAnswer()
-            let (token, _) = try await passkeys.signIn(
-                linkToken: form["token"] ?? "", answer: answer, clientAddress: context.clientAddress)
+        var response = try await PasskeyCeremonyJSON.respond {
+            let answer = try PasskeyCeremonyJSON.credential(in: form).assertionAnswer()
+            let (token, _) = try await Self.wordingLinkRefusal {
+                try await passkeys.signIn(
+                    linkToken: form["token"] ?? "", answer: answer, clientAddress: context.clientAddress)
+            }
             cookie = console.cookie(value: token, maxAge: nil)
-            return Done(location: "/console")
+            return PasskeyCeremonyJSON.Done(location: "/console")
         }
         if let cookie { response.headers[.setCookie] = cookie }
         return response
     }
 
-    // MARK: - JSON
-
-    /// Where the page goes once a ceremony is done.
-    struct Done: Encodable {
-        var location: String
-    }
-
-    /// A refusal: its stable code and the reason.
-    struct Refusal: Encodable {
-        var code: String
-        var message: String
-    }
-
-    /// `body`'s answer as JSON, or its refusal as `{code, message}` with the code's status.
-    private static func json<Answer: Encodable>(_ body: () async throws -> Answer) async throws -> Response {
-        let status: HTTPResponse.Status
-        let data: Data
-        do {
-            data = try JSONEncoder().encode(try await body())
-            status = .ok
-        } catch let error as VerityError {
-            status = HTTPResponse.Status(code: error.code.httpStatus)
-            data = try JSONEncoder().encode(Refusal(code: error.code.rawValue, message: error.detail ?? ""))
-        } catch is OperatorService.SignInRefusal {
-            // Only an unusable link reaches here: the passkey ceremonies count no codes.
-            status = .unauthorized
-            data = try JSONEncoder().encode(
-                Refusal(
-                    code: ErrorCode.invalidSession.rawValue,
-                    message: "This sign-in link has expired or was already used. Ask for a new one."))
+    /// `body`, with an unusable link's refusal as the error the JSON answers word (the passkey ceremonies count no
+    /// codes, so no other refusal reaches here).
+    private static func wordingLinkRefusal<T>(_ body: () async throws -> T) async throws -> T {
+        do { return try await body() } catch is OperatorService.SignInRefusal {
+            throw VerityError(.invalidSession, "This sign-in link has expired or was already used. Ask for a new one.")
         }
-        return Response(
-            status: status, headers: [.contentType: "application/json", .cacheControl: "no-store"],
-            body: .init(byteBuffer: ByteBuffer(bytes: data)))
-    }
-
-    private static func credential(in form: ConsoleForm) throws -> PublicKeyCredentialJSON {
-        guard let text = form["credential"],
-            let credential = try? JSONDecoder().decode(PublicKeyCredentialJSON.self, from: Data(text.utf8))
-        else { throw VerityError(.invalidRequest, "The credential is not a PublicKeyCredential's JSON.") }
-        return credential
     }
 
     private static func passkeyId(_ request: Request) -> String {

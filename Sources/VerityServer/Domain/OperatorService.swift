@@ -297,7 +297,9 @@ public struct OperatorService: Sendable {
         return Hex.encode(mac)
     }
 
-    private static func isWellFormed(_ token: String, prefix: String) -> Bool {
+    /// Whether `token` has the shape of a secret from ``Identifiers/secret(bytes:)`` after `prefix`, so a malformed one
+    /// is turned away before it is hashed or looked up.
+    static func isWellFormed(_ token: String, prefix: String) -> Bool {
         token.hasPrefix(prefix) && token.count <= 100
             && token.utf8.allSatisfy {
                 $0 == UInt8(ascii: "_") || ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x7a)

@@ -796,7 +796,7 @@ enum Migrations {
                 "CREATE INDEX possession_flows_owner ON possession_flows (project_id, owner, phone, created_at)",
             ]),
         Migration(
-            version: 32, name: "console operators' passkeys",
+            version: 32, name: "console operators' passkeys, hosted passkey links",
             statements: [
                 // An operator's passkey: what the console's relying party needs to check its assertions (the COSE
                 // key as sent, the last counter, BE and BS) and what the operator sees. Operators are not a project's
@@ -831,6 +831,25 @@ enum Migrations {
                 )
                 """,
                 "CREATE INDEX console_passkey_challenges_expiry ON console_passkey_challenges (expires_at)",
+                // A project's hosted passkey page: a single-use link (by the hash of its secret) for one ceremony,
+                // registration for `user_id` or sign-in (as `user_id`, or discoverable when NULL). `status` is
+                // `pending`, `answering` while an answer is checked, then `completed` with the passkey; a sign-in
+                // keeps its session answer sealed until the backend reads it once.
+                """
+                CREATE TABLE passkey_links (
+                    id TEXT PRIMARY KEY,
+                    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+                    user_id TEXT REFERENCES users(id) ON DELETE CASCADE,
+                    ceremony TEXT NOT NULL,
+                    token_hash TEXT NOT NULL UNIQUE,
+                    status TEXT NOT NULL,
+                    passkey_id TEXT,
+                    session_answer TEXT,
+                    created_at DOUBLE PRECISION NOT NULL,
+                    expires_at DOUBLE PRECISION NOT NULL,
+                    completed_at DOUBLE PRECISION
+                )
+                """,
             ]),
     ]
 
