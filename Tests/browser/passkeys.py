@@ -4,16 +4,21 @@ authenticator (CTAP2, internal transport, resident keys, user verification) over
 signs in with a one-time link, registers a passkey on the Account page (the browser makes the credential, the server
 checks it), and signs in with it from a fresh link; then the same page opened on another origin than the public URL
 is refused with a stable code on the page, and a credential removed from the authenticator fails the sign-in cleanly.
+Then the same for a project's hosted passkey page: a backend's registration link adds a passkey on the page, a
+discoverable sign-in link signs the user in and the backend reads the session once, the page on another origin is
+refused, and a removed credential fails cleanly.
 
 Used by Tests/browser/passkeys.sh, which starts the server (public URL http://localhost:PORT) and chromedriver.
 Prints an `ok - …` line per check and exits non-zero, with the reason on stderr, at the first check that fails.
 """
 
 import argparse
+import json
 import os
 import subprocess
 import sys
 import urllib.error
+import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from webdriver import CheckFailed, WebDriver, WebDriverError, check, ok, wait_for  # noqa: E402
@@ -71,6 +76,16 @@ class Run:
 
     def credentials(self):
         return self.driver.cdp("WebAuthn.getCredentials", {"authenticatorId": self.authenticator})["credentials"]
+
+    def api(self, method, path, body=None):
+        request = urllib.request.Request(
+            self.base + path, data=None if body is None else json.dumps(body).encode(), method=method,
+            headers={"Content-Type": "application/json", "Authorization": f"Bearer {self.args.key}"})
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, json.loads(response.read().decode())
+
+    def done(self):
+        wait_for("the page saying it is done", lambda: self.heading() == "Done", timeout=30)
 
     # -- the checks
 
@@ -139,6 +154,49 @@ class Run:
               "the button stays disabled after the failure")
         ok(f"with the credential removed from the authenticator the sign-in fails cleanly ({code}: {text})")
 
+    def hosted_register(self):
+        status, link = self.api("POST", "/v1/passkey-links", {"ceremony": "registration", "userId": self.args.user})
+        check(status == 201 and link["url"].startswith(self.base + "/passkeys/vpk_"), f"the link is {status} {link}")
+        self.driver.get(link["url"])
+        check(self.heading() == "Add a passkey", f"the hosted page shows {self.heading()!r}")
+        self.driver.click(self.enabled("Add a passkey"))
+        self.done()
+        _, read = self.api("GET", f"/v1/passkey-links/{link['id']}")
+        check(read["status"] == "completed" and read.get("passkeyId", "").startswith("pky_"), f"the link reads {read}")
+        check(len(self.credentials()) == 1, "the authenticator does not hold the project's passkey")
+        ok(f"the hosted page registers a passkey for the backend's user ({read['passkeyId']})")
+
+    def hosted_sign_in(self):
+        status, link = self.api("POST", "/v1/passkey-links", {"ceremony": "sign_in"})
+        check(status == 201, f"the sign-in link is {status} {link}")
+        self.driver.get(link["url"])
+        self.driver.click(self.enabled("Sign in with a passkey"))
+        self.done()
+        _, first = self.api("GET", f"/v1/passkey-links/{link['id']}")
+        session = first.get("session") or {}
+        check(first["status"] == "completed" and session.get("refreshToken", "").startswith("vrt_")
+              and session.get("user", {}).get("id") == self.args.user, f"the sign-in link reads {first}")
+        _, second = self.api("GET", f"/v1/passkey-links/{link['id']}")
+        check("session" not in second, "the session is handed out twice")
+        ok("a discoverable sign-in on the hosted page signs the user in; the backend reads the session once")
+
+    def hosted_refusals(self):
+        _, link = self.api("POST", "/v1/passkey-links", {"ceremony": "sign_in", "userId": self.args.user})
+        other = link["url"].replace("//localhost:", "//127.0.0.1:")
+        self.driver.get(other)
+        self.driver.click(self.enabled("Sign in with a passkey"))
+        code, text = self.status()
+        check(code == "forbidden", f"the hosted page on another origin shows {code!r}: {text!r}")
+        ok(f"the hosted page opened on another origin is refused with code {code}")
+        self.driver.cdp("WebAuthn.clearCredentials", {"authenticatorId": self.authenticator})
+        self.driver.get(link["url"])
+        self.driver.click(self.enabled("Sign in with a passkey"))
+        code, text = self.status()
+        check(code == "passkey_not_used", f"with the credential removed the hosted page shows {code!r}: {text!r}")
+        _, read = self.api("GET", f"/v1/passkey-links/{link['id']}")
+        check(read["status"] == "pending", f"after the failures the link reads {read}")
+        ok(f"with the credential removed the hosted sign-in fails cleanly ({code}); the link stays pending")
+
     def run(self):
         capabilities = {
             "browserName": "chrome",
@@ -158,6 +216,9 @@ class Run:
             self.sign_in()
             self.wrong_origin()
             self.removed_credential()
+            self.hosted_register()
+            self.hosted_sign_in()
+            self.hosted_refusals()
         finally:
             self.driver.quit()
 
@@ -168,6 +229,8 @@ def main():
     parser.add_argument("--chromium", help="the browser binary")
     parser.add_argument("--base", required=True, help="the server's public URL (http://localhost:PORT)")
     parser.add_argument("--verity", required=True, help="the verity binary (for console-login)")
+    parser.add_argument("--key", required=True, help="the project's API key")
+    parser.add_argument("--user", required=True, help="the project's user (usr_…)")
     args = parser.parse_args()
     try:
         Run(args).run()

@@ -3,7 +3,8 @@
 # http://localhost:PORT (browsers scope passkeys to a host name, never to an IP address), and headless Chromium with
 # the DevTools virtual authenticator, driven through chromedriver (passkeys.py): register a passkey on the Account
 # page, sign in with it from a fresh link, see the page opened on http://127.0.0.1:PORT refused with a stable code,
-# and a credential removed from the authenticator fail the sign-in cleanly.
+# and a credential removed from the authenticator fail the sign-in cleanly; then the same on a project's hosted passkey
+# page (/passkeys/{token}), whose links the script makes through the API as a backend would.
 #
 # Needs chromium and chromedriver (Debian: apt-get install chromium chromium-driver). Environment:
 #   VERITY_BIN        the verity binary (default: `swift build --product verity`, then .build/debug/verity)
@@ -40,11 +41,20 @@ SERVER_PID=$!
 for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$PORT/health" >/dev/null && break; sleep 0.1; done
 curl -sf "http://127.0.0.1:$PORT/health" >/dev/null || fail "server did not answer /health"
 "$VERITY" admin operator create ada >/dev/null || fail "admin operator create"
-echo "ok - verity serve with the public URL $BASE, operator ada"
+json() { python3 -c "import json,sys; print(json.load(sys.stdin)$1)"; }
+CREATED=$("$VERITY" admin project create --name "Acme" --json) || fail "admin project create"
+PROJECT=$(echo "$CREATED" | json "['project']['id']")
+KEY=$(echo "$CREATED" | json "['apiKey']")
+"$VERITY" admin project update "$PROJECT" --passkey-rp-id localhost --passkey-rp-name Acme --passkey-origins "$BASE" \
+    >/dev/null || fail "admin project update (passkeys)"
+USER_ID=$(curl -sf -X POST "http://127.0.0.1:$PORT/v1/users" -H "Authorization: Bearer $KEY" \
+    -H "Content-Type: application/json" -d '{"loginIds":["ada@example.com"]}' | json "['id']") || fail "create a user"
+echo "ok - verity serve with the public URL $BASE, operator ada, project Acme ($PROJECT) with passkeys on localhost"
 
 start_driver "$DRIVER_PORT" || fail "chromedriver did not start"
 
 python3 Tests/browser/passkeys.py --driver "$DRIVER_URL" --chromium "$CHROMIUM" --base "$BASE" --verity "$VERITY" \
+    --key "$KEY" --user "$USER_ID" \
     | tee "$WORK/browser.out" || fail "browser check"
 passed=$(grep -c '^ok - ' "$WORK/browser.out")
 echo "passkeys: $((passed + 1)) passed, 0 failed"
