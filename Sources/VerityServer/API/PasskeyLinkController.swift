@@ -49,12 +49,7 @@ struct PasskeyLinkController {
     func addRoutes(backend: RouterGroup<VerityRequestContext>, router: Router<VerityRequestContext>) {
         backend.post("passkey-links", use: create)
         backend.get("passkey-links/:linkId", use: read)
-        router.get("passkey-page.js") { _, _ in
-            Response(
-                status: .ok,
-                headers: [.contentType: "text/javascript; charset=utf-8", .cacheControl: "max-age=300"],
-                body: .init(byteBuffer: ByteBuffer(string: ConsolePasskeyScript.source)))
-        }
+        router.get("passkey-page.js") { _, _ in ConsolePasskeyScript.response() }
         router.get("passkeys/:token", use: show)
         router.post("passkeys/:token/options", use: options)
         router.post("passkeys/:token", use: answer)

@@ -1,3 +1,6 @@
+import Hummingbird
+import NIOCore
+
 /// The console's one script, served as `/console/console.js` to the two pages that run a WebAuthn ceremony (the
 /// content security policy lets nothing else run). A form marked `data-passkey` (`register` or `sign-in`) posts its
 /// fields to its `data-options` URL for the options, asks the browser's authenticator, then posts its fields and the
@@ -5,6 +8,13 @@
 /// this browser, the server's refusal, the user's cancel) is shown in the form's `data-passkey-status` line, with a
 /// stable code in `data-code`.
 enum ConsolePasskeyScript {
+    /// The script as a response (the console's `/console/console.js`, the hosted page's `/passkey-page.js`).
+    static func response() -> Response {
+        Response(
+            status: .ok, headers: [.contentType: "text/javascript; charset=utf-8", .cacheControl: "max-age=300"],
+            body: .init(byteBuffer: ByteBuffer(string: source)))
+    }
+
     static let source = #"""
         "use strict";
         (() => {

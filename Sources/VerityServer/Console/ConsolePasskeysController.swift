@@ -12,12 +12,7 @@ struct ConsolePasskeysController: Sendable {
     let passkeys: OperatorPasskeyService
 
     func addRoutes(to group: RouterGroup<VerityRequestContext>) {
-        group.get("console.js") { _, _ in
-            Response(
-                status: .ok,
-                headers: [.contentType: "text/javascript; charset=utf-8", .cacheControl: "max-age=300"],
-                body: .init(byteBuffer: ByteBuffer(string: ConsolePasskeyScript.source)))
-        }
+        group.get("console.js") { _, _ in ConsolePasskeyScript.response() }
         group.get("account", use: console.page(account))
         group.post(
             "account/passkeys/options",

@@ -96,10 +96,8 @@ struct OperatorPasskeyService: Sendable {
                 return .failure(error)
             }
             let passkey = PasskeyRecord(
-                id: identifiers.make("pky"), projectId: "", userId: session.operatorId,
-                credential: registered.credential, backedUp: registered.backedUp, transports: registered.transports,
-                aaguid: registered.aaguid, attestationFormat: registered.attestationFormat, friendlyName: name,
-                createdAt: now, lastUsedAt: nil)
+                id: identifiers.make("pky"), projectId: "", userId: session.operatorId, registered: registered,
+                friendlyName: name, createdAt: now)
             guard try await store.insert(passkey, in: work) else {
                 throw VerityError(.conflict, "This credential is registered already.")
             }

@@ -70,9 +70,8 @@ struct PasskeyService: Sendable {
                 return Result<PasskeyRecord, PasskeyRefusal>.failure(error)
             }
             let passkey = PasskeyRecord(
-                id: identifiers.make("pky"), projectId: project.id, userId: user.id, credential: registered.credential,
-                backedUp: registered.backedUp, transports: registered.transports, aaguid: registered.aaguid,
-                attestationFormat: registered.attestationFormat, friendlyName: name, createdAt: now, lastUsedAt: nil)
+                id: identifiers.make("pky"), projectId: project.id, userId: user.id, registered: registered,
+                friendlyName: name, createdAt: now)
             guard try await store.insert(passkey, in: work) else {
                 throw VerityError(.conflict, "This credential is registered already.")
             }
