@@ -94,6 +94,7 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
     PossessionController(possession: verity.possession, admin: admin).addRoutes(
         backend: authenticated, router: router)
     InstantLinkPageController(possession: verity.possession, admin: admin).addRoutes(to: router)
+    PasskeyLinkController(links: verity.passkeyLinks, admin: admin).addRoutes(backend: authenticated, router: router)
     AuthController(auth: verity.auth, sessions: verity.sessions, appVerifications: verity.appVerifications).addRoutes(
         to: router.group("v1/auth").add(middleware: ProjectHeaderAuthenticator(admin: admin)))
     PasskeyController(
@@ -164,6 +165,7 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
         ConsoleFlowsController(
             console: front, admin: admin, challenges: verity.challenges, possession: verity.possession
         ).addRoutes(to: console)
+        ConsolePasskeysController(console: front, passkeys: verity.operatorPasskeys).addRoutes(to: console)
     }
     // Last: it wraps only the not-found responder, and needs every route.
     router.add(middleware: MethodNotAllowedMiddleware(routes: router.routes))

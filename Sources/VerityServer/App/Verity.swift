@@ -24,6 +24,8 @@ public struct Verity: Sendable {
     public let firebaseProjects: FirebaseProjects
     /// The console's operators, their sign-in links and sessions, and the audit trail.
     public let operators: OperatorService
+    /// The operators' passkeys, on the console's own relying party.
+    let operatorPasskeys: OperatorPasskeyService
     let verifications: VerificationService
     let sessions: SessionService
     /// Sign-in codes and step-up.
@@ -33,6 +35,8 @@ public struct Verity: Sendable {
     let passkeys: PasskeyService
     /// Sign-up and sign-in by passkey: users and sessions joined to the passkeys.
     let passkeyAccounts: PasskeyAccounts
+    /// The hosted passkey page's links.
+    let passkeyLinks: PasskeyLinkService
     let factors: FactorService
     let challenges: ChallengeService
     let twilioServices: TwilioServiceService
@@ -145,6 +149,10 @@ public struct Verity: Sendable {
             store: PasskeyStore(database: database), sessions: sessions, identifiers: identifiers, clock: clock,
             logger: logger)
         self.passkeyAccounts = PasskeyAccounts(passkeys: self.passkeys, users: users, sessions: sessions)
+        self.passkeyLinks = PasskeyLinkService(
+            store: PasskeyLinkStore(database: database), passkeys: passkeys, users: users,
+            sealer: SecretSealer(masterKey: masterKey, purpose: "passkey-link-sessions"),
+            publicURL: configuration.resolvedPublicURL, identifiers: identifiers, clock: clock, logger: logger)
         self.auth = AuthService(
             verifications: verifications, sessions: sessions, testNumbers: testNumbers, users: users,
             factors: factors, challenges: challenges, appVerifications: appVerifications, limiter: limiter,
@@ -174,6 +182,9 @@ public struct Verity: Sendable {
             store: OperatorStore(database: database),
             totpSecrets: SecretSealer(masterKey: masterKey, purpose: "console-totp"), identifiers: identifiers,
             random: random, clock: clock, logger: logger)
+        self.operatorPasskeys = OperatorPasskeyService(
+            store: OperatorPasskeyStore(database: database), operators: operators,
+            publicURL: configuration.resolvedPublicURL, identifiers: identifiers, clock: clock, logger: logger)
         self.signal = signal
         self.longPolls = longPolls
         self.clock = clock

@@ -70,6 +70,9 @@ struct ConsoleController: Sendable {
                 """)
         }
         guard let consoleOperator = try await operators.linkOperator(token) else { return Self.invalidLink() }
+        if consoleOperator.hasPasskeys {
+            return Self.passkeySignIn(token: token, consoleOperator)
+        }
         let totp =
             consoleOperator.hasTOTP
             ? ConsoleHTML.field(
@@ -86,6 +89,26 @@ struct ConsoleController: Sendable {
             """)
     }
 
+    /// The sign-in page of an operator with a passkey: the passkey, or (when they have TOTP too) a code.
+    static func passkeySignIn(token: String, _ consoleOperator: ConsoleOperator) -> Response {
+        let code = ConsoleHTML.field(
+            "Code from your authenticator app", name: "code", required: true,
+            extra: #"inputmode="numeric" autocomplete="one-time-code" pattern="[0-9 ]{6,8}""#)
+        let totp =
+            consoleOperator.hasTOTP
+            ? """
+            <h2>Or with a code</h2>
+            <form method="post" action="/console/sign-in">
+            <input type="hidden" name="token" value="\(ConsoleHTML.escape(token))">
+            \(code)
+            <p><button type="submit">Sign in with the code</button></p>
+            </form>
+            """ : ""
+        return ConsoleHTML.page(
+            "Sign in", ConsolePasskeysController.signInForm(token: token, operatorName: consoleOperator.name) + totp,
+            script: true)
+    }
+
     @Sendable func signIn(_ request: Request, context: VerityRequestContext) async throws -> Response {
         let form = try await ConsoleForm.body(of: request)
         do {
@@ -98,7 +121,7 @@ struct ConsoleController: Sendable {
     }
 
     /// The sign-in page that says why a sign-in was refused; its alert carries the refusal's stable code in
-    /// `data-code` (`invalid_session`, `wrong_code`, `rate_limited`).
+    /// `data-code` (`invalid_session`, `wrong_code`, `rate_limited`, `wrong_factor`).
     static func refused(_ refusal: OperatorService.SignInRefusal) -> Response {
         switch refusal {
         case .invalidLink:
@@ -112,6 +135,11 @@ struct ConsoleController: Sendable {
             let more = codesLeft.map { " This link takes \($0) more \($0 == 1 ? "code" : "codes")." } ?? ""
             return alert(
                 .wrongCode, "That code is not right.\(more) Open your sign-in link again and enter the current code.")
+        case .passkeyRequired:
+            return alert(
+                .wrongFactor,
+                "This operator signs in with a passkey.</p><p>Open your sign-in link again in a browser that offers "
+                    + "passkeys and choose <em>Sign in with a passkey</em>.")
         case .lockedOut(let retryAfter):
             var response = alert(
                 .rateLimited,

@@ -5,7 +5,8 @@ import NIOCore
 import VerityCore
 
 /// The console's HTML: every page in one layout, every value escaped, served with a strict content security policy.
-/// Pages have no scripts; forms post back to the console and carry the session's CSRF token.
+/// Pages have no scripts, except the two passkey pages (signing in with a passkey, the account page), which load the
+/// console's one script from its own origin; forms post back to the console and carry the session's CSRF token.
 enum ConsoleHTML {
     /// `text` with the five characters that mean something in HTML replaced by entities.
     static func escape(_ text: String) -> String { text.markupEscaped }
@@ -15,10 +16,14 @@ enum ConsoleHTML {
         "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; "
         + "base-uri 'none'"
 
-    /// A whole page: the layout around `body` (already HTML), with the navigation when someone is signed in.
+    /// The policy of a page that runs the console's passkey script: that one file, and requests to the console only.
+    static let scriptPolicy = contentSecurityPolicy + "; script-src 'self'; connect-src 'self'"
+
+    /// A whole page: the layout around `body` (already HTML), with the navigation when someone is signed in; with
+    /// `script`, it loads `/console/console.js` (WebAuthn needs `navigator.credentials`).
     static func page(
         _ title: String, _ body: String, session: ConsoleSession? = nil, status: HTTPResponse.Status = .ok,
-        headers extra: HTTPFields = [:]
+        headers extra: HTTPFields = [:], script: Bool = false
     ) -> Response {
         let navigation =
             session.map { session in
@@ -29,6 +34,7 @@ enum ConsoleHTML {
                 <a href="/console/verifications">Verifications</a>
                 <a href="/console/messages">Messages</a>
                 <a href="/console/audit">Audit trail</a>
+                <a href="/console/account">Account</a>
                 </nav>
                 <form method="post" action="/console/sign-out" class="signout">\(csrfField(session))
                 <span>\(escape(session.record.operatorName))</span> <button type="submit">Sign out</button></form>
@@ -41,7 +47,7 @@ enum ConsoleHTML {
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <meta name="referrer" content="no-referrer">
             <title>\(escape(title)) · Verity console</title>
-            <link rel="stylesheet" href="/console/console.css">
+            <link rel="stylesheet" href="/console/console.css">\(script ? #"<script src="/console/console.js" defer></script>"# : "")
             </head><body>
             <a class="skip" href="#main">Skip to content</a>
             \(navigation)
@@ -52,7 +58,7 @@ enum ConsoleHTML {
         var headers = extra
         headers[.contentType] = "text/html; charset=utf-8"
         headers[.cacheControl] = "no-store"
-        headers[.contentSecurityPolicy] = contentSecurityPolicy
+        headers[.contentSecurityPolicy] = script ? scriptPolicy : contentSecurityPolicy
         if let frameOptions = HTTPField.Name("X-Frame-Options") { headers[frameOptions] = "DENY" }
         if let contentTypeOptions = HTTPField.Name("X-Content-Type-Options") { headers[contentTypeOptions] = "nosniff" }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))

@@ -104,11 +104,15 @@ public struct OperatorService: Sendable {
         /// Too many wrong codes in a row, for this operator or from this client address: no code is checked for
         /// `retryAfter` seconds.
         case lockedOut(retryAfter: Int)
+        /// The operator has a passkey and no TOTP: the link alone does not sign them in, their passkey must.
+        case passkeyRequired
     }
 
     /// Uses the link (and checks the TOTP code when the operator has one) and opens a session; returns the secret
     /// for the session cookie. Every code tried counts against the link (``codesPerLink``), the operator and the
-    /// client address (``lockout(afterFailures:)``) before it is checked, and every refused one is audited.
+    /// client address (``lockout(afterFailures:)``) before it is checked, and every refused one is audited. An
+    /// operator with a passkey and no TOTP is refused (``SignInRefusal/passkeyRequired``): they sign in with
+    /// ``OperatorPasskeyService/signIn(linkToken:answer:clientAddress:)``.
     func signIn(linkToken: String, totpCode: String?, clientAddress: String? = nil) async throws
         -> (token: String, session: ConsoleSession)
     {
@@ -122,6 +126,12 @@ public struct OperatorService: Sendable {
         var counter: UInt64?
         var attempts = 0
         var subjects: [String] = []
+        if sealed == nil, consoleOperator.hasPasskeys {
+            try await audit(
+                consoleOperator, "operator.sign_in.passkey_required", clientAddress: clientAddress,
+                note: "the link alone does not sign in an operator with a passkey")
+            throw SignInRefusal.passkeyRequired
+        }
         if let sealed {
             subjects = ["operator:\(consoleOperator.id)"]
             if let clientAddress { subjects.append("client:\(AuthService.clientBucket(clientAddress))") }
@@ -131,23 +141,49 @@ public struct OperatorService: Sendable {
             counter = checked.counter
             attempts = checked.attempts
         }
-        let token = "vcs_" + identifiers.secret(bytes: 32)
-        let sessionId = identifiers.make("csn")
-        let operatorId: String?
+        let opened: (token: String, session: ConsoleSession)?
         do {
-            operatorId = try await store.signIn(
-                tokenHash: linkHash, sessionId: sessionId, sessionTokenHash: SecretHash.hex(token),
-                totpCounter: counter, clearing: subjects, now: now)
+            opened = try await openSession(
+                linkHash: linkHash, for: consoleOperator, totpCounter: counter, clearing: subjects, now: now)
         } catch is OperatorStore.ReplayedStep {
             try await refuseCode(
                 consoleOperator, "operator.sign_in.replayed_code", clientAddress: clientAddress,
                 codesLeft: Self.codesPerLink - attempts)
         }
-        guard let operatorId else { throw SignInRefusal.invalidLink }
+        guard let opened else { throw SignInRefusal.invalidLink }
+        try await signedIn(opened.session, "operator.sign_in")
+        return opened
+    }
+
+    /// Uses the sign-in link `linkHash` and opens a session for `consoleOperator` (with `totpCounter`, moving their
+    /// last used TOTP step, and ending the runs of failed attempts of `clearing`), in `work` when given; the secret for
+    /// the session cookie and the session, or nil when the link is used, expired or unknown.
+    func openSession(
+        linkHash: String, for consoleOperator: ConsoleOperator, totpCounter: UInt64? = nil, clearing: [String] = [],
+        now: Date, in work: UnitOfWork? = nil
+    ) async throws -> (token: String, session: ConsoleSession)? {
+        let token = "vcs_" + identifiers.secret(bytes: 32)
+        let sessionId = identifiers.make("csn")
+        guard
+            let operatorId = try await store.signIn(
+                tokenHash: linkHash, sessionId: sessionId, sessionTokenHash: SecretHash.hex(token),
+                totpCounter: totpCounter, clearing: clearing, now: now, in: work)
+        else { return nil }
         let record = ConsoleSessionRecord(id: sessionId, operatorId: operatorId, operatorName: consoleOperator.name)
-        try await audit(record, "operator.sign_in", target: consoleOperator.id)
-        logger.info("Console sign-in", metadata: ["operator": "\(operatorId)", "session": "\(sessionId)"])
         return (token, ConsoleSession(record: record, csrfToken: Self.csrfToken(for: token)))
+    }
+
+    /// Audits and logs a sign-in that opened `session`, as `action`.
+    func signedIn(_ session: ConsoleSession, _ action: String) async throws {
+        try await audit(session.record, action, target: session.record.operatorId)
+        logger.info(
+            "Console sign-in",
+            metadata: ["operator": "\(session.record.operatorId)", "session": "\(session.record.id)"])
+    }
+
+    /// The hash a sign-in link is stored by; nil for a token that is not one.
+    static func linkHash(of token: String) -> String? {
+        isWellFormed(token, prefix: "vcl_") ? SecretHash.hex(token) : nil
     }
 
     /// Counts the attempt and checks `code` against the operator's TOTP secret; the matching time step, or a
@@ -201,7 +237,7 @@ public struct OperatorService: Sendable {
 
     /// Writes a refused sign-in as the operator's to the audit trail: the operator's id, the client's address when
     /// it is known, and `note`.
-    private func audit(_ consoleOperator: ConsoleOperator, _ action: String, clientAddress: String?, note: String)
+    func audit(_ consoleOperator: ConsoleOperator, _ action: String, clientAddress: String?, note: String)
         async throws
     {
         let from = clientAddress.map { " from \($0)" } ?? ""
@@ -261,7 +297,9 @@ public struct OperatorService: Sendable {
         return Hex.encode(mac)
     }
 
-    private static func isWellFormed(_ token: String, prefix: String) -> Bool {
+    /// Whether `token` has the shape of a secret from ``Identifiers/secret(bytes:)`` after `prefix`, so a malformed one
+    /// is turned away before it is hashed or looked up.
+    static func isWellFormed(_ token: String, prefix: String) -> Bool {
         token.hasPrefix(prefix) && token.count <= 100
             && token.utf8.allSatisfy {
                 $0 == UInt8(ascii: "_") || ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x7a)

@@ -23,3 +23,17 @@ struct PasskeyRecord: Sendable, Equatable {
     var createdAt: Date
     var lastUsedAt: Date?
 }
+
+extension PasskeyRecord {
+    /// A passkey that has just passed registration, named `friendlyName`, never used yet.
+    init(
+        id: String, projectId: String, userId: String, registered: RegisteredPasskey, friendlyName: String,
+        createdAt: Date
+    ) {
+        self.init(
+            id: id, projectId: projectId, userId: userId, credential: registered.credential,
+            backedUp: registered.backedUp, transports: registered.transports, aaguid: registered.aaguid,
+            attestationFormat: registered.attestationFormat, friendlyName: friendlyName, createdAt: createdAt,
+            lastUsedAt: nil)
+    }
+}

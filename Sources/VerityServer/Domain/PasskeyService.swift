@@ -113,10 +113,8 @@ struct PasskeyService: Sendable {
             }
             let proof = try await proving(work, registrant, registered)
             let passkey = PasskeyRecord(
-                id: identifiers.make("pky"), projectId: project.id, userId: registrant.userId,
-                credential: registered.credential, backedUp: registered.backedUp, transports: registered.transports,
-                aaguid: registered.aaguid, attestationFormat: registered.attestationFormat, friendlyName: name,
-                createdAt: now, lastUsedAt: nil)
+                id: identifiers.make("pky"), projectId: project.id, userId: registrant.userId, registered: registered,
+                friendlyName: name, createdAt: now)
             guard try await store.insert(passkey, in: work) else {
                 throw VerityError(.conflict, "This credential is registered already.")
             }
@@ -370,15 +368,16 @@ struct PasskeyService: Sendable {
         guard CodeGenerator.constantTimeEquals(Base64URL.encode(challenge), transaction) else { throw unissued }
     }
 
-    private static let unissued = VerityError(
+    static let unissued = VerityError(
         .challengeNotFound, "The answer is for a challenge this server did not issue, or one already used or expired.")
 
-    private static func hash(_ challenge: [UInt8]) -> String {
+    /// How a challenge is stored: the SHA-256 of its base64url form.
+    static func hash(_ challenge: [UInt8]) -> String {
         SecretHash.hex(Base64URL.encode(challenge))
     }
 
     /// The challenge the client data names; the relying party checks it again with the rest.
-    private static func challenge(in clientDataJSON: Data) throws -> [UInt8] {
+    static func challenge(in clientDataJSON: Data) throws -> [UInt8] {
         struct Named: Decodable { var challenge: String }
         guard let named = try? JSONDecoder().decode(Named.self, from: clientDataJSON),
             let challenge = Base64URL.decode(named.challenge), !challenge.isEmpty
@@ -393,7 +392,8 @@ struct PasskeyService: Sendable {
         return PasskeyRelyingParty(settings: settings)
     }
 
-    private static func friendlyName(_ name: String) throws -> String {
+    /// A passkey's name, trimmed: 1 to ``friendlyNameLimit`` characters on one line.
+    static func friendlyName(_ name: String) throws -> String {
         let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
         guard (1...friendlyNameLimit).contains(trimmed.count), !trimmed.contains(where: \.isNewline) else {
             throw VerityError(.invalidRequest, "A passkey's name has 1 to \(friendlyNameLimit) characters.")

@@ -796,7 +796,63 @@ enum Migrations {
                 "CREATE INDEX possession_flows_owner ON possession_flows (project_id, owner, phone, created_at)",
             ]),
         Migration(
-            version: 34, name: "passkey sign-ups: a registration challenge for a user who does not exist yet",
+            version: 32, name: "console operators' passkeys, hosted passkey links",
+            statements: [
+                // An operator's passkey: what the console's relying party needs to check its assertions (the COSE
+                // key as sent, the last counter, BE and BS) and what the operator sees. Operators are not a project's
+                // users, so their credentials are not in `passkeys`; credential ids are unique on the server.
+                """
+                CREATE TABLE console_passkeys (
+                    id TEXT PRIMARY KEY,
+                    operator_id TEXT NOT NULL REFERENCES console_operators(id) ON DELETE CASCADE,
+                    credential_id TEXT NOT NULL UNIQUE,
+                    public_key TEXT NOT NULL,
+                    sign_count BIGINT NOT NULL,
+                    backup_eligible INTEGER NOT NULL,
+                    backed_up INTEGER NOT NULL,
+                    transports TEXT NOT NULL,
+                    aaguid TEXT NOT NULL,
+                    attestation_format TEXT NOT NULL,
+                    friendly_name TEXT NOT NULL,
+                    created_at DOUBLE PRECISION NOT NULL,
+                    last_used_at DOUBLE PRECISION
+                )
+                """,
+                "CREATE INDEX console_passkeys_operator ON console_passkeys (operator_id)",
+                // A ceremony's challenge, kept as its SHA-256 and deleted as it is used, bound to the ceremony, the
+                // operator and, for a sign-in, the sign-in link it was issued for.
+                """
+                CREATE TABLE console_passkey_challenges (
+                    challenge_hash TEXT PRIMARY KEY,
+                    ceremony TEXT NOT NULL,
+                    operator_id TEXT NOT NULL REFERENCES console_operators(id) ON DELETE CASCADE,
+                    link_hash TEXT,
+                    expires_at DOUBLE PRECISION NOT NULL
+                )
+                """,
+                "CREATE INDEX console_passkey_challenges_expiry ON console_passkey_challenges (expires_at)",
+                // A project's hosted passkey page: a single-use link (by the hash of its secret) for one ceremony,
+                // registration for `user_id` or sign-in (as `user_id`, or discoverable when NULL). `status` is
+                // `pending`, `answering` while an answer is checked, then `completed` with the passkey; a sign-in
+                // keeps its session answer sealed until the backend reads it once.
+                """
+                CREATE TABLE passkey_links (
+                    id TEXT PRIMARY KEY,
+                    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+                    user_id TEXT REFERENCES users(id) ON DELETE CASCADE,
+                    ceremony TEXT NOT NULL,
+                    token_hash TEXT NOT NULL UNIQUE,
+                    status TEXT NOT NULL,
+                    passkey_id TEXT,
+                    session_answer TEXT,
+                    created_at DOUBLE PRECISION NOT NULL,
+                    expires_at DOUBLE PRECISION NOT NULL,
+                    completed_at DOUBLE PRECISION
+                )
+                """,
+            ]),
+        Migration(
+            version: 33, name: "passkey sign-ups: a registration challenge for a user who does not exist yet",
             statements: [
                 // The id the new user will have (its user handle) and the login ids it will hold, comma-separated;
                 // both NULL except on a sign-up's challenge, which names no existing user. The user is written only

@@ -24,7 +24,7 @@ struct OperatorStore: Sendable {
     func operatorNamed(_ name: String) async throws -> (ConsoleOperator, sealedTOTPSecret: String?)? {
         try await database.lookupConfirmingMiss { sql in
             try await sql.raw(
-                "SELECT id, name, totp_secret, created_at FROM console_operators WHERE name = \(bind: name)"
+                "SELECT \(unsafeRaw: Self.operatorColumns("o")) FROM console_operators o WHERE o.name = \(bind: name)"
             ).first().map { row in
                 (try Self.consoleOperator(from: row), try row.decode(column: "totp_secret", as: String?.self))
             }
@@ -34,8 +34,10 @@ struct OperatorStore: Sendable {
     /// Every operator, by name.
     func operators() async throws -> [ConsoleOperator] {
         try await database.lookup { sql in
-            try await sql.raw("SELECT id, name, totp_secret, created_at FROM console_operators ORDER BY name")
-                .all().map(Self.consoleOperator(from:))
+            try await sql.raw(
+                "SELECT \(unsafeRaw: Self.operatorColumns("o")) FROM console_operators o ORDER BY o.name"
+            )
+            .all().map(Self.consoleOperator(from:))
         }
     }
 
@@ -59,7 +61,7 @@ struct OperatorStore: Sendable {
         try await database.lookupConfirmingMiss { sql in
             try await sql.raw(
                 """
-                SELECT o.id, o.name, o.totp_secret, o.created_at
+                SELECT \(unsafeRaw: Self.operatorColumns("o"))
                 FROM console_sign_in_links l JOIN console_operators o ON o.id = l.operator_id
                 WHERE l.token_hash = \(bind: tokenHash) AND l.used_at IS NULL AND l.expires_at > \(bind: now.storedValue)
                   AND l.code_attempts < \(bind: codeAttempts)
@@ -145,15 +147,15 @@ struct OperatorStore: Sendable {
         var attempt: CodeAttempt
     }
 
-    /// Uses the link and opens `session` for its operator, in one transaction; with `totpCounter`, also moves the
+    /// Uses the link and opens `session` for its operator, in one transaction (or `work`); with `totpCounter`, also moves the
     /// operator's last used TOTP step up to it, and ends the runs of failed attempts of `clearing` (the code was
     /// right). Nil (and nothing written) when the link is used, expired or unknown, or that TOTP step (or a later
     /// one) signed in already.
     func signIn(
         tokenHash: String, sessionId: String, sessionTokenHash: String, totpCounter: UInt64?, clearing: [String] = [],
-        now: Date
+        now: Date, in work: UnitOfWork? = nil
     ) async throws -> String? {
-        try await database.transaction { sql in
+        try await database.transaction(in: work) { sql in
             guard
                 let operatorId = try await sql.raw(
                     """
@@ -277,10 +279,21 @@ struct OperatorStore: Sendable {
             .replacingOccurrences(of: "_", with: "\\_") + "%"
     }
 
+    /// The columns ``consoleOperator(from:)`` reads, of the operator table aliased `alias`: whether the operator has
+    /// a passkey is read with it, since it decides how they sign in.
+    private static func operatorColumns(_ alias: String) -> String {
+        """
+        \(alias).id, \(alias).name, \(alias).totp_secret, \(alias).created_at,
+        CASE WHEN EXISTS (SELECT 1 FROM console_passkeys p WHERE p.operator_id = \(alias).id) THEN 1 ELSE 0 END
+            AS has_passkeys
+        """
+    }
+
     private static func consoleOperator(from row: any SQLRow) throws -> ConsoleOperator {
         ConsoleOperator(
             id: try row.decode(column: "id", as: String.self), name: try row.decode(column: "name", as: String.self),
             hasTOTP: try row.decode(column: "totp_secret", as: String?.self) != nil,
+            hasPasskeys: try row.decode(column: "has_passkeys", as: Int.self) != 0,
             createdAt: try row.date("created_at"))
     }
 }

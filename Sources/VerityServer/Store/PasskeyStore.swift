@@ -176,7 +176,8 @@ struct PasskeyStore: Sendable {
         }
     }
 
-    private static func record(from row: any SQLRow) throws -> PasskeyRecord {
+    /// A passkey from a row of ``columns``; the console's store reads its operators' passkeys with it too.
+    static func record(from row: any SQLRow) throws -> PasskeyRecord {
         func data(_ column: String, _ decode: (String) -> Data?) throws -> Data {
             guard let value = decode(try row.decode(column: column, as: String.self)) else {
                 throw StoreError.corruptValue(column: "passkeys.\(column)")

@@ -87,6 +87,8 @@ struct SoftwareAuthenticator {
     /// The client data `type` override, for wrong-ceremony answers.
     var clientDataType: String? = nil
     private var credentials: [Data: Credential] = [:]
+    /// The ids of the credentials it made, oldest first.
+    private(set) var credentialIDs: [Data] = []
 
     init(rpID: String = "example.com", origin: String = "https://example.com") {
         self.rpID = rpID
@@ -100,6 +102,7 @@ struct SoftwareAuthenticator {
         let key = P256.Signing.PrivateKey()
         let credentialID = Data((0..<16).map { _ in UInt8.random(in: 0...255) })
         credentials[credentialID] = Credential(key: key, userHandle: userHandle)
+        credentialIDs.append(credentialID)
         let raw = key.publicKey.rawRepresentation
         let coseKey: CBORValue = .map([
             CBORValue(1): CBORValue(2), CBORValue(3): CBORValue(-7), CBORValue(-1): CBORValue(1),
