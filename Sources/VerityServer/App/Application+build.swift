@@ -157,7 +157,8 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
             twilioPush: verity.twilioPush
         ).addRoutes(to: console)
         ConsoleFlowsController(
-            console: front, admin: admin, challenges: verity.challenges, possession: verity.possession
+            console: front, admin: admin, challenges: verity.challenges, possession: verity.possession,
+            proofs: verity.proofs
         ).addRoutes(to: console)
     }
     // Last: it wraps only the not-found responder, and needs every route.

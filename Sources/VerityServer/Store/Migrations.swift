@@ -795,6 +795,12 @@ enum Migrations {
                 // A check by `To` reads the owner's newest flow for the number.
                 "CREATE INDEX possession_flows_owner ON possession_flows (project_id, owner, phone, created_at)",
             ]),
+        Migration(
+            version: 35, name: "the app verification proof that admitted a code's send",
+            statements: [
+                // `silent_push` or `app_attest` when app verification admitted the send; NULL when none was asked.
+                "ALTER TABLE verifications ADD COLUMN app_proof TEXT"
+            ]),
     ]
 
     /// Takes the migration lock of `schema` (nil: the current schema) until the transaction ends. Several nodes may
