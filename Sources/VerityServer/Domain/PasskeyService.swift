@@ -61,7 +61,7 @@ struct PasskeyService: Sendable {
             else { throw Self.unissued }
             let registered: RegisteredPasskey
             do throws(PasskeyRefusal) {
-                registered = try relyingParty.verifyRegistration(answer, challenge: challenge)
+                registered = try await relyingParty.verifyRegistration(answer, challenge: challenge, now: now)
             } catch {
                 return Result<PasskeyRecord, PasskeyRefusal>.failure(error)
             }

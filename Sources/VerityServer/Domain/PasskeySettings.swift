@@ -1,5 +1,7 @@
 import Foundation
+import SwiftASN1
 import VerityCore
+import X509
 
 /// A project's WebAuthn relying-party settings: who the credentials are scoped to, which pages and apps may use
 /// them, and what the project asks of authenticators.
@@ -35,8 +37,26 @@ public struct PasskeySettings: Sendable, Equatable, Codable {
     public var userVerification: Requirement = .preferred
     /// The attestation asked for at registration.
     public var attestation: Attestation = .none
+    /// The roots an `x5c` attestation must chain to, as PEM certificates (from the FIDO Metadata Service, or the
+    /// authenticator vendors'); nil for none, which refuses every `x5c` statement when attestation is `direct`.
+    public var attestationRoots: String? = nil
     /// How long a challenge may be answered, in seconds (30 s to 10 min).
     public var challengeLifetime: Int = 300
+
+    /// At most this many attestation roots, of at most ``attestationRootsMaximumSize`` bytes of PEM.
+    public static let attestationRootsMaximumCount = 64
+    public static let attestationRootsMaximumSize = 256 * 1024
+
+    /// The certificates of ``attestationRoots``; none when it is nil or does not parse (``validated()`` refuses
+    /// that).
+    var attestationRootCertificates: [Certificate] {
+        (try? Self.certificates(pem: attestationRoots ?? "")) ?? []
+    }
+
+    /// The certificates of a PEM bundle; throws when one block is not a certificate.
+    static func certificates(pem: String) throws -> [Certificate] {
+        try PEMDocument.parseMultiple(pemString: pem).map { try Certificate(pemDocument: $0) }
+    }
 
     /// The allowed range of ``challengeLifetime``.
     public static let challengeLifetimeRange = 30...600
@@ -81,6 +101,15 @@ public struct PasskeySettings: Sendable, Equatable, Codable {
         guard !unique.isEmpty else { throw ConfigurationError("Passkeys need at least one allowed origin.") }
         guard Self.challengeLifetimeRange.contains(challengeLifetime) else {
             throw ConfigurationError("The passkey challenge lifetime must be between 30 and 600 seconds.")
+        }
+        if let roots = attestationRoots {
+            guard roots.utf8.count <= Self.attestationRootsMaximumSize,
+                let certificates = try? Self.certificates(pem: roots),
+                (1...Self.attestationRootsMaximumCount).contains(certificates.count)
+            else {
+                throw ConfigurationError(
+                    "Passkey attestation roots must be 1 to \(Self.attestationRootsMaximumCount) PEM certificates.")
+            }
         }
         var copy = self
         copy.origins = unique
