@@ -115,7 +115,41 @@ struct PasskeyAttestationTests {
     }
 
     @Test(
-        "verity admin project and the console set the roots as PEM; none clears them; text that is not PEM is refused")
+        "A project asking for direct attestation stores a passkey whose chain it trusts, and nothing for one it does not",
+        arguments: TestEngine.available)
+    func stored(engine: TestEngine) async throws {
+        let (node, project, user) = try await PasskeyServiceTests.node(engine)
+        let vendor = try AttestationTestCA(now: node.clock.now())
+        let stranger = try AttestationTestCA(now: node.clock.now(), name: "Unknown vendor")
+        let change = try ProjectSettingsChange([
+            .passkeyAttestation: "direct", .passkeyAttestationRoots: try vendor.rootPEM,
+        ])
+        _ = try await node.verity.admin.updateProject(id: project.id, name: nil) { change.apply(to: &$0) }
+        let direct = try await node.verity.admin.project(id: project.id)
+        let passkeys = node.verity.passkeys
+        var authenticator = SoftwareAuthenticator()
+        authenticator.aaguid = model
+
+        let refused = try await passkeys.registrationOptions(for: user, in: direct)
+        let untrusted = authenticator.register(
+            challenge: refused.challenge, userHandle: refused.userHandle,
+            attestation: .packedX5C(try stranger.attestation(aaguid: model)))
+        #expect(
+            await PasskeyServiceTests.code {
+                try await passkeys.register(untrusted.answer, friendlyName: nil, for: user, in: direct)
+            } == .forbidden)
+        #expect(try await passkeys.passkeys(userId: user.id, in: direct).isEmpty)
+
+        let options = try await passkeys.registrationOptions(for: user, in: direct)
+        let trusted = authenticator.register(
+            challenge: options.challenge, userHandle: options.userHandle,
+            attestation: .packedX5C(try vendor.attestation(aaguid: model)))
+        let passkey = try await passkeys.register(trusted.answer, friendlyName: nil, for: user, in: direct)
+        #expect(passkey.attestationFormat == "packed" && passkey.aaguid == model)
+        #expect(try await passkeys.passkeys(userId: user.id, in: direct).map(\.id) == [passkey.id])
+    }
+
+    @Test("verity admin project's words take the roots as PEM; none clears them; text that is not PEM is refused")
     func settings() throws {
         let vendor = try AttestationTestCA(now: now)
         var settings = ProjectSettings()
