@@ -96,6 +96,9 @@ struct ProofActivityTests {
             // Silent push, App Attest, carrier, code, instant link.
             #expect(html.contains("<tr><td>\(today)</td><td>0</td><td>0</td><td>0</td><td>1</td><td>0</td></tr>"))
             #expect(html.components(separatedBy: "<tr><td>").count - 1 == VerificationService.activityDays)
+            let dashboard = String(buffer: try await client.get("/console", session: session).body)
+            #expect(dashboard.contains("<tr><td>Code</td><td>1</td></tr>"))
+            #expect(dashboard.contains("<tr><td>App Attest</td><td>0</td></tr>"))
             let projectPage = try await client.get("/console/projects/\(node.project.id)", session: session)
             #expect(String(buffer: projectPage.body).contains("/console/projects/\(node.project.id)/proofs"))
         }

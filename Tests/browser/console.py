@@ -362,6 +362,15 @@ class Run:
               f"today's proofs are {counts}")
         self.check_page("proofs")
         ok(f"the proofs page counts today's sign-in by code: {counts}")
+        self.open("/console")
+        rows = {}
+        for row in self.driver.find_all("main table tbody tr"):
+            cells = self.driver.text(row).rsplit(None, 1)
+            if len(cells) == 2 and cells[1].isdigit():
+                rows[cells[0]] = int(cells[1])
+        check(rows.get("Code", 0) >= 1 and rows.get("App Attest") == 0,
+              f"the dashboard's proofs table does not count the sign-in by code: {rows}")
+        ok("the dashboard's proofs table counts it too, for every project")
 
     def dead_message(self):
         phone = "+14155550199"

@@ -37,6 +37,9 @@ struct ProofActivityReport: Sendable, Equatable {
 
     /// The count of `proof` on the day `index` days after ``firstDay``.
     func count(_ proof: SignInProof, day index: Int) -> Int { counts[proof]?[index] ?? 0 }
+
+    /// The count of `proof` over every day of the report.
+    func total(_ proof: SignInProof) -> Int { counts[proof]?.reduce(0, +) ?? 0 }
 }
 
 /// The report of which proof each sign-in or flow of a project used, per day, for the console.
@@ -49,15 +52,16 @@ struct ProofActivityService: Sendable {
         self.clock = clock
     }
 
-    /// The last `days` days (today included) of `project`'s proofs, counted in one grouped read.
-    func report(days: Int = VerificationService.activityDays, in project: Project) async throws
+    /// The last `days` days (today included) of `project`'s proofs (every project's when nil), counted in one
+    /// grouped read.
+    func report(days: Int = VerificationService.activityDays, in project: Project?) async throws
         -> ProofActivityReport
     {
         let today = Int((clock.now().timeIntervalSince1970 / 86_400).rounded(.down))
         let firstDay = today - days + 1
         var counts: [SignInProof: [Int]] = [:]
         for row in try await store.counts(
-            projectId: project.id, from: Date(timeIntervalSince1970: Double(firstDay) * 86_400),
+            projectId: project?.id, from: Date(timeIntervalSince1970: Double(firstDay) * 86_400),
             to: Date(timeIntervalSince1970: Double(today + 1) * 86_400))
         {
             guard let proof = SignInProof(rawValue: row.proof), (0..<days).contains(row.day - firstDay) else {

@@ -7,27 +7,28 @@ import SQLKit
 struct ProofActivityStore: Sendable {
     let database: Database
 
-    /// The proofs of `projectId` recorded on sign-ins and flows started in `from..<to`, counted per UTC day (days
-    /// since 1970-01-01) and proof (``SignInProof``'s raw values).
-    func counts(projectId: String, from: Date, to: Date) async throws -> [(day: Int, proof: String, count: Int)] {
-        let (from, to) = (from.storedValue, to.storedValue)
+    /// The proofs of `projectId` (every project's when nil) recorded on sign-ins and flows started in `from..<to`,
+    /// counted per UTC day (days since 1970-01-01) and proof (``SignInProof``'s raw values).
+    func counts(projectId: String?, from: Date, to: Date) async throws -> [(day: Int, proof: String, count: Int)] {
         let day = database.utcDay(of: "created_at")
+        let project: SQLQueryString = projectId.map { "project_id = \(bind: $0) AND" } ?? ""
+        let (from, to) = (from.storedValue, to.storedValue)
         return try await database.lookup { sql in
             try await sql.raw(
                 """
                 SELECT day, proof, COUNT(*) AS n FROM (
                     SELECT \(day) AS day, app_proof AS proof FROM verifications
-                    WHERE project_id = \(bind: projectId) AND created_at >= \(bind: from) AND created_at < \(bind: to)
+                    WHERE \(project) created_at >= \(bind: from) AND created_at < \(bind: to)
                       AND app_proof IS NOT NULL
                     UNION ALL
                     SELECT \(day) AS day, 'code' AS proof FROM verifications
-                    WHERE project_id = \(bind: projectId) AND created_at >= \(bind: from) AND created_at < \(bind: to)
+                    WHERE \(project) created_at >= \(bind: from) AND created_at < \(bind: to)
                       AND status = 'approved' AND purpose NOT LIKE 'possession%'
                     UNION ALL
                     SELECT \(day) AS day,
                            CASE method WHEN 'otp' THEN 'code' WHEN 'silent' THEN 'carrier' ELSE method END AS proof
                     FROM possession_flows
-                    WHERE project_id = \(bind: projectId) AND created_at >= \(bind: from) AND created_at < \(bind: to)
+                    WHERE \(project) created_at >= \(bind: from) AND created_at < \(bind: to)
                       AND method IS NOT NULL
                 ) proofs
                 GROUP BY day, proof
