@@ -184,8 +184,29 @@ struct ProjectSettingsOptions: ParsableArguments {
             """)
     var passkeyAndroidPackages: String?
 
-    /// The options given, by the setting they change.
-    private var text: [ProjectSettingsChange.Setting: String] {
+    @Option(
+        help: """
+            A file of PEM certificates an x5c passkey attestation must chain to (such as roots from the FIDO Metadata \
+            Service), for --passkey-attestation direct; none to trust none, which refuses x5c attestations.
+            """)
+    var passkeyAttestationRoots: String?
+
+    /// The options given, by the setting they change; a file option's value is the file's text.
+    private func text() throws -> [ProjectSettingsChange.Setting: String] {
+        var text = givenText
+        if let path = passkeyAttestationRoots {
+            if path.lowercased() == "none" {
+                text[.passkeyAttestationRoots] = "none"
+            } else {
+                do { text[.passkeyAttestationRoots] = try String(contentsOfFile: path, encoding: .utf8) } catch {
+                    throw ValidationError("Cannot read the passkey attestation roots from \(path).")
+                }
+            }
+        }
+        return text
+    }
+
+    private var givenText: [ProjectSettingsChange.Setting: String] {
         let given: [(ProjectSettingsChange.Setting, String?)] = [
             (.codeLength, codeLength), (.codeLifetime, codeLifetime), (.allowedCountries, allowedCountries),
             (.sessionLifetime, sessionLifetime), (.refreshLifetime, refreshLifetime),
@@ -211,11 +232,13 @@ struct ProjectSettingsOptions: ParsableArguments {
     }
 
     func validate() throws {
-        do { _ = try ProjectSettingsChange(text) } catch { throw ValidationError(error.description) }
+        do { _ = try ProjectSettingsChange(try text()) } catch let error as ConfigurationError {
+            throw ValidationError(error.description)
+        }
     }
 
     /// The change the options ask for; validate() has refused any that does not parse.
     func change() throws -> ProjectSettingsChange {
-        try ProjectSettingsChange(text)
+        try ProjectSettingsChange(try text())
     }
 }

@@ -10,7 +10,7 @@ import VerityCore
 @Suite("Passkey ceremonies for an independent check")
 struct PasskeyExportTests {
     @Test("A none and a packed registration and an assertion, written as PublicKeyCredential JSON")
-    func export() throws {
+    func export() async throws {
         let settings = PasskeySettings(rpID: "example.com", rpName: "Example", origins: ["https://example.com"])
         let party = PasskeyRelyingParty(settings: settings)
         var authenticator = SoftwareAuthenticator()
@@ -19,8 +19,8 @@ struct PasskeyExportTests {
         let none = authenticator.register(challenge: registrationChallenge, userHandle: Data("usr_1".utf8))
         let packed = authenticator.register(
             challenge: registrationChallenge, userHandle: Data("usr_1".utf8), attestation: .packed)
-        let stored = try party.verifyRegistration(none.answer, challenge: registrationChallenge)
-        _ = try party.verifyRegistration(packed.answer, challenge: registrationChallenge)
+        let stored = try await party.verifyRegistration(none.answer, challenge: registrationChallenge)
+        _ = try await party.verifyRegistration(packed.answer, challenge: registrationChallenge)
         let assertion = try authenticator.assert(challenge: assertionChallenge, credentialID: none.credentialID)
         _ = try party.verifyAssertion(assertion.answer, challenge: assertionChallenge, credential: stored.credential)
 

@@ -14,13 +14,13 @@ struct PasskeyJSONTests {
     }
 
     @Test("A PublicKeyCredential's JSON from the software authenticator decodes to answers the relying party takes")
-    func answers() throws {
+    func answers() async throws {
         var authenticator = SoftwareAuthenticator()
         let challenge = [UInt8](repeating: 3, count: 32)
         let registration = authenticator.register(challenge: challenge, userHandle: Data([1, 2, 3]))
         let answer = try Self.credential(registration.json).registrationAnswer()
         #expect(answer.transports == ["internal"])
-        let passkey = try party.verifyRegistration(answer, challenge: challenge)
+        let passkey = try await party.verifyRegistration(answer, challenge: challenge)
         let assertion = try authenticator.assert(challenge: challenge, credentialID: registration.credentialID)
         let assertionAnswer = try Self.credential(assertion.json).assertionAnswer()
         #expect(assertionAnswer.userHandle == Data([1, 2, 3]))
@@ -30,7 +30,7 @@ struct PasskeyJSONTests {
     }
 
     @Test("A credential JSON with another type, id and rawId that differ, a missing field or bad base64url is refused")
-    func refused() throws {
+    func refused() async throws {
         var authenticator = SoftwareAuthenticator()
         let registration = authenticator.register(challenge: [1], userHandle: Data([1]))
         var json = registration.json
@@ -50,7 +50,7 @@ struct PasskeyJSONTests {
     }
 
     @Test("Options are written in the standard JSON forms: base64url challenge and ids, milliseconds, the preferences")
-    func options() throws {
+    func options() async throws {
         let creation = party.creationOptions(
             challenge: [0xFB, 0xFF], userHandle: Data([7]), userName: "ada@example.com", userDisplayName: "Ada",
             existing: [PasskeyCredentialDescriptor(id: Data([1, 2]), transports: ["internal"])])

@@ -12,15 +12,15 @@ struct PasskeyRelyingPartyTests {
     let challenge: [UInt8] = Array(repeating: 7, count: 32)
     let userHandle = Data("usr_1".utf8)
 
-    func registered(_ authenticator: inout SoftwareAuthenticator) throws -> RegisteredPasskey {
+    func registered(_ authenticator: inout SoftwareAuthenticator) async throws -> RegisteredPasskey {
         let registration = authenticator.register(challenge: challenge, userHandle: userHandle)
-        return try party.verifyRegistration(registration.answer, challenge: challenge)
+        return try await party.verifyRegistration(registration.answer, challenge: challenge)
     }
 
     @Test("A registration and an assertion from the software authenticator pass, with amr and acr by BE and UV")
-    func roundTrip() throws {
+    func roundTrip() async throws {
         var authenticator = SoftwareAuthenticator()
-        let passkey = try registered(&authenticator)
+        let passkey = try await registered(&authenticator)
         #expect(passkey.credential.signCount == 1)
         #expect(passkey.userVerified)
         #expect(passkey.attestationFormat == "none")
@@ -36,7 +36,7 @@ struct PasskeyRelyingPartyTests {
         synced.backedUp = true
         synced.userVerified = false
         synced.counting = false
-        let syncedKey = try registered(&synced)
+        let syncedKey = try await registered(&synced)
         let syncedAssertion = try synced.assert(challenge: next, credentialID: syncedKey.credential.credentialID)
         let syncedResult = try party.verifyAssertion(
             syncedAssertion.answer, challenge: next, credential: syncedKey.credential)
@@ -46,64 +46,69 @@ struct PasskeyRelyingPartyTests {
     }
 
     @Test("packed self attestation is verified; a forged one is refused; direct attestation refuses none")
-    func packed() throws {
+    func packed() async throws {
         var authenticator = SoftwareAuthenticator()
         let registration = authenticator.register(challenge: challenge, userHandle: userHandle, attestation: .packed)
         let direct = PasskeyRelyingParty(
             settings: {
                 var s = Self.settings; s.attestation = .direct; return s
             }())
-        #expect(try direct.verifyRegistration(registration.answer, challenge: challenge).attestationFormat == "packed")
-        #expect(try party.verifyRegistration(registration.answer, challenge: challenge).attestationFormat == "packed")
+        #expect(
+            try await direct.verifyRegistration(registration.answer, challenge: challenge).attestationFormat == "packed"
+        )
+        #expect(
+            try await party.verifyRegistration(registration.answer, challenge: challenge).attestationFormat == "packed")
 
         var forged = registration
         forged.clientDataJSON = Data(forged.clientDataJSON.reversed().reversed())
         forged.clientDataJSON.append(contentsOf: Array(" ".utf8))
-        #expect(throws: PasskeyRefusal.attestationRefused("the self attestation signature does not verify")) {
-            try direct.verifyRegistration(forged.answer, challenge: challenge)
+        await #expect(throws: PasskeyRefusal.attestationRefused("the self attestation signature does not verify")) {
+            try await direct.verifyRegistration(forged.answer, challenge: challenge)
         }
         let plain = authenticator.register(challenge: challenge, userHandle: userHandle)
-        #expect(throws: PasskeyRefusal.attestationRefused("the project asks for attestation")) {
-            try direct.verifyRegistration(plain.answer, challenge: challenge)
+        await #expect(throws: PasskeyRefusal.attestationRefused("the project asks for attestation")) {
+            try await direct.verifyRegistration(plain.answer, challenge: challenge)
         }
     }
 
     @Test("A registration for another challenge, origin, relying party or ceremony is refused")
-    func registrationRefusals() throws {
+    func registrationRefusals() async throws {
         var authenticator = SoftwareAuthenticator()
         let other = authenticator.register(challenge: [1, 2, 3], userHandle: userHandle)
-        #expect(throws: PasskeyRefusal.challengeMismatch) {
-            try party.verifyRegistration(other.answer, challenge: challenge)
+        await #expect(throws: PasskeyRefusal.challengeMismatch) {
+            try await party.verifyRegistration(other.answer, challenge: challenge)
         }
 
         var wrongOrigin = SoftwareAuthenticator(origin: "https://evil.example")
         let fromEvil = wrongOrigin.register(challenge: challenge, userHandle: userHandle)
-        #expect(throws: PasskeyRefusal.originNotAllowed) {
-            try party.verifyRegistration(fromEvil.answer, challenge: challenge)
+        await #expect(throws: PasskeyRefusal.originNotAllowed) {
+            try await party.verifyRegistration(fromEvil.answer, challenge: challenge)
         }
 
         var wrongRP = SoftwareAuthenticator(rpID: "evil.example")
         let scopedElsewhere = wrongRP.register(challenge: challenge, userHandle: userHandle)
-        #expect(throws: PasskeyRefusal.rpIDMismatch) {
-            try party.verifyRegistration(scopedElsewhere.answer, challenge: challenge)
+        await #expect(throws: PasskeyRefusal.rpIDMismatch) {
+            try await party.verifyRegistration(scopedElsewhere.answer, challenge: challenge)
         }
 
         var wrongType = SoftwareAuthenticator()
         wrongType.clientDataType = "webauthn.get"
         let mixedUp = wrongType.register(challenge: challenge, userHandle: userHandle)
-        #expect(throws: PasskeyRefusal.wrongType) { try party.verifyRegistration(mixedUp.answer, challenge: challenge) }
+        await #expect(throws: PasskeyRefusal.wrongType) {
+            try await party.verifyRegistration(mixedUp.answer, challenge: challenge)
+        }
 
         var notPresent = SoftwareAuthenticator()
         notPresent.userPresent = false
         let absent = notPresent.register(challenge: challenge, userHandle: userHandle)
-        #expect(throws: PasskeyRefusal.userNotPresent) {
-            try party.verifyRegistration(absent.answer, challenge: challenge)
+        await #expect(throws: PasskeyRefusal.userNotPresent) {
+            try await party.verifyRegistration(absent.answer, challenge: challenge)
         }
 
         var renamed = authenticator.register(challenge: challenge, userHandle: userHandle)
         renamed.credentialID = Data([1])
-        #expect(throws: PasskeyRefusal.wrongCredential) {
-            try party.verifyRegistration(renamed.answer, challenge: challenge)
+        await #expect(throws: PasskeyRefusal.wrongCredential) {
+            try await party.verifyRegistration(renamed.answer, challenge: challenge)
         }
     }
 
@@ -119,7 +124,7 @@ struct PasskeyRelyingPartyTests {
     }
 
     @Test("Missing UV is refused where the project requires it, at registration and sign-in")
-    func userVerification() throws {
+    func userVerification() async throws {
         let strict = PasskeyRelyingParty(
             settings: {
                 var s = Self.settings; s.userVerification = .required; return s
@@ -127,10 +132,10 @@ struct PasskeyRelyingPartyTests {
         var authenticator = SoftwareAuthenticator()
         authenticator.userVerified = false
         let registration = authenticator.register(challenge: challenge, userHandle: userHandle)
-        #expect(throws: PasskeyRefusal.userVerificationMissing) {
-            try strict.verifyRegistration(registration.answer, challenge: challenge)
+        await #expect(throws: PasskeyRefusal.userVerificationMissing) {
+            try await strict.verifyRegistration(registration.answer, challenge: challenge)
         }
-        let passkey = try party.verifyRegistration(registration.answer, challenge: challenge)
+        let passkey = try await party.verifyRegistration(registration.answer, challenge: challenge)
         let assertion = try authenticator.assert(challenge: challenge, credentialID: passkey.credential.credentialID)
         #expect(throws: PasskeyRefusal.userVerificationMissing) {
             try strict.verifyAssertion(assertion.answer, challenge: challenge, credential: passkey.credential)
@@ -140,9 +145,9 @@ struct PasskeyRelyingPartyTests {
     @Test(
         "Assertions for an unissued challenge, a flipped bit, a wrong origin or credential, a lower counter are refused"
     )
-    func assertionRefusals() throws {
+    func assertionRefusals() async throws {
         var authenticator = SoftwareAuthenticator()
-        let passkey = try registered(&authenticator)
+        let passkey = try await registered(&authenticator)
         let id = passkey.credential.credentialID
         var assertion = try authenticator.assert(challenge: [4, 4, 4], credentialID: id)
         #expect(throws: PasskeyRefusal.challengeMismatch) {
@@ -162,7 +167,7 @@ struct PasskeyRelyingPartyTests {
         }
 
         var other = SoftwareAuthenticator()
-        let otherKey = try registered(&other)
+        let otherKey = try await registered(&other)
         let otherAssertion = try other.assert(challenge: challenge, credentialID: otherKey.credential.credentialID)
         #expect(throws: PasskeyRefusal.wrongCredential) {
             try party.verifyAssertion(otherAssertion.answer, challenge: challenge, credential: passkey.credential)
@@ -211,7 +216,7 @@ struct PasskeySettingsTests {
             "https://example.com", "https://login.example.com", "https://example.com:8443",
             "android:apk-key-hash:" + String(repeating: "A", count: 43),
         ])
-    func goodOrigin(origin: String) throws {
+    func goodOrigin(origin: String) async throws {
         let settings = PasskeySettings(rpID: "example.com", rpName: "Example", origins: [origin, origin])
         #expect(try settings.validated().origins == [origin])
     }

@@ -12,6 +12,7 @@ Used by Tests/browser/console.sh, which starts the server, a stand-in SMS gatewa
 """
 
 import argparse
+import datetime
 import json
 import os
 import re
@@ -343,6 +344,34 @@ class Run:
         self.check_page("possession")
         ok("the possession flows page lists the new flow, its phone number masked")
 
+    def proofs(self):
+        """The user signed in by a code in users(): the project's proofs page counts it under Code on today's row
+        (UTC), and nothing under the app's or the carrier's proofs."""
+        self.open(f"/console/projects/{self.args.project}/proofs")
+        check(self.heading() == "Proofs of Acme", f"the proofs page is headed {self.heading()!r}")
+        headers = [self.driver.text(h) for h in self.driver.find_all("main table thead th")]
+        check(headers == ["Day", "Silent push", "App Attest", "Carrier", "Code", "Instant link"],
+              f"the proofs table's columns are {headers!r}")
+        rows = self.driver.find_all("main table tbody tr")
+        check(len(rows) == 14, f"the proofs table has {len(rows)} days, not 14")
+        today = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
+        cells = self.driver.text(rows[0]).split()
+        check(cells[0] == today, f"the newest row is {cells[0]!r}, not today ({today})")
+        counts = dict(zip(["silent_push", "app_attest", "carrier", "code", "instant_link"], map(int, cells[1:])))
+        check(counts["code"] >= 1 and counts["silent_push"] == counts["app_attest"] == counts["carrier"] == 0,
+              f"today's proofs are {counts}")
+        self.check_page("proofs")
+        ok(f"the proofs page counts today's sign-in by code: {counts}")
+        self.open("/console")
+        rows = {}
+        for row in self.driver.find_all("main table tbody tr"):
+            cells = self.driver.text(row).rsplit(None, 1)
+            if len(cells) == 2 and cells[1].isdigit():
+                rows[cells[0]] = int(cells[1])
+        check(rows.get("Code", 0) >= 1 and rows.get("App Attest") == 0,
+              f"the dashboard's proofs table does not count the sign-in by code: {rows}")
+        ok("the dashboard's proofs table counts it too, for every project")
+
     def dead_message(self):
         phone = "+14155550199"
         open(self.args.gateway_fail, "w").close()
@@ -451,6 +480,7 @@ class Run:
             self.api_keys()
             self.users()
             self.flows()
+            self.proofs()
             self.dead_message()
             self.dashboard()
             self.csrf()

@@ -3,7 +3,7 @@
 # to a stand-in gateway (sms_gateway.py) that can be told to refuse them, and headless Chromium driven through
 # chromedriver (console.py) over everything an operator does: sign in with a fresh link, create a project, create and
 # revoke an API key, see a user's sessions and revoke them, follow a push factor to its challenges, list possession
-# flows, retry a dead message, watch the dashboard, and see a used link and a form without its CSRF token refused;
+# flows, count the day's proofs, retry a dead message, watch the dashboard, and see a used link and a form without its CSRF token refused;
 # keyboard navigation and a label on every control; a screenshot of each page.
 #
 # Needs chromium and chromedriver (Debian: apt-get install chromium chromium-driver). Environment:

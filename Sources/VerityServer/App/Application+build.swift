@@ -151,8 +151,9 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
         let front = ConsoleController(
             operators: verity.operators, secureCookies: HTTPCookie.isSecure(publicURL: configuration.resolvedPublicURL))
         front.addRoutes(to: console)
-        ConsoleOperationsController(console: front, verifications: verity.verifications, outbox: verity.outbox)
-            .addRoutes(to: console)
+        ConsoleOperationsController(
+            console: front, verifications: verity.verifications, outbox: verity.outbox, proofs: verity.proofs
+        ).addRoutes(to: console)
         ConsoleProjectsController(
             console: front, admin: admin, users: verity.users, accounts: verity.accounts, sessions: verity.sessions,
             roles: verity.roles,
@@ -163,7 +164,8 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
             twilioPush: verity.twilioPush
         ).addRoutes(to: console)
         ConsoleFlowsController(
-            console: front, admin: admin, challenges: verity.challenges, possession: verity.possession
+            console: front, admin: admin, challenges: verity.challenges, possession: verity.possession,
+            proofs: verity.proofs
         ).addRoutes(to: console)
         ConsolePasskeysController(console: front, passkeys: verity.operatorPasskeys).addRoutes(to: console)
     }

@@ -31,6 +31,8 @@ public struct Verity: Sendable {
     /// Sign-in codes and step-up.
     let auth: AuthService
     let possession: PossessionService
+    /// Which proof each sign-in or flow used, per project and day.
+    let proofs: ProofActivityService
     let appVerifications: AppVerificationService
     let passkeys: PasskeyService
     /// Sign-up and sign-in by passkey: users and sessions joined to the passkeys.
@@ -167,6 +169,7 @@ public struct Verity: Sendable {
                 pkceKey: masterKey.derived(for: "carrier-pkce"), logger: logger),
             projects: admin, identifiers: identifiers, random: random,
             clock: clock, changes: changes, longPolls: longPolls, metrics: metrics, logger: logger)
+        self.proofs = ProofActivityService(store: ProofActivityStore(database: database), clock: clock)
         self.appVerifications = appVerifications
         self.factors = factors
         self.challenges = challenges

@@ -82,6 +82,18 @@ public final class VerityMetrics: Sendable {
         ).increment()
     }
 
+    /// App verification admitted a code's send by `proof`, for
+    /// `verity_app_verification_proofs_total{project=…, proof=…}`: `silent_push` or `app_attest`, per project.
+    func appVerified(by proof: AppVerificationProof, project: String) {
+        registry.makeCounter(
+            descriptor: MetricNameDescriptor(
+                namespace: "verity", subsystem: "app_verification", metricName: "proofs", unitName: "total",
+                helpText: "Code sends app verification admitted, by project and by the proof (silent_push, app_attest)."
+            ),
+            labels: [("project", project), ("proof", proof.rawValue)]
+        ).increment()
+    }
+
     /// What happened to a session, for `verity_sessions_events_total{event=…}`.
     enum SessionEvent: String, CaseIterable {
         case signUp = "sign_up"

@@ -3,16 +3,19 @@ import Hummingbird
 import VerityCore
 
 /// The console's read-only pages about a project's push challenges (filtered by status or factor) and its
-/// possession flows, both newest first and paged by cursor, phone numbers masked as in the logs.
+/// possession flows, both newest first and paged by cursor, phone numbers masked as in the logs; and which proof
+/// its sign-ins and flows used, per day.
 struct ConsoleFlowsController: Sendable {
     let console: ConsoleController
     let admin: AdminService
     let challenges: ChallengeService
     let possession: PossessionService
+    let proofs: ProofActivityService
 
     func addRoutes(to group: RouterGroup<VerityRequestContext>) {
         group.get("projects/:project/challenges", use: console.page(challengeList))
         group.get("projects/:project/possession", use: console.page(possessionList))
+        group.get("projects/:project/proofs", use: console.page(proofTable))
     }
 
     private static func path(_ project: Project, _ tail: String) -> String {
@@ -85,6 +88,28 @@ struct ConsoleFlowsController: Sendable {
                 headers: ["Id", "Flow", "Phone", "State", "Channel", "Resends", "Retries", "Created (UTC)"],
                 rows: rows, empty: "No possession flow yet.")
                 + ConsoleHTML.nextPage(Self.path(project, "/possession"), cursor: page.nextCursor, query: [:]),
+            session: session)
+    }
+
+    /// One row per day of the last fortnight, newest first, one column per proof.
+    @Sendable private func proofTable(_ request: Request, _ session: ConsoleSession) async throws -> Response {
+        let project = try await admin.project(of: request)
+        let report = try await proofs.report(in: project)
+        let rows = (0..<report.days).reversed().map { index in
+            let day = Date(timeIntervalSince1970: Double(report.firstDay + index) * 86_400)
+            return [day.formatted(.iso8601.year().month().day().dateSeparator(.dash))]
+                + SignInProof.allCases.map { "\(report.count($0, day: index))" }
+        }
+        return ConsoleHTML.page(
+            "Proofs of \(project.name)",
+            """
+            <p>What proved each sign-in or flow, per day (UTC) of its start: the app's proof that admitted a code's send \
+            (silent push, App Attest), an approved code, and the method of each proven possession flow (carrier, code, \
+            instant link). A sign-in by code from a verified app counts under both of its proofs.</p>
+            """
+                + ConsoleHTML.table(
+                    caption: "Proofs per day, newest first",
+                    headers: ["Day"] + SignInProof.allCases.map(\.title), rows: rows),
             session: session)
     }
 }

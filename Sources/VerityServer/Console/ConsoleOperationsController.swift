@@ -9,6 +9,7 @@ struct ConsoleOperationsController: Sendable {
     let console: ConsoleController
     let verifications: VerificationService
     let outbox: OutboxService
+    let proofs: ProofActivityService
 
     /// Days the dashboard covers.
     static let days = VerificationService.activityDays
@@ -26,6 +27,7 @@ struct ConsoleOperationsController: Sendable {
         async let report = verifications.activity(days: Self.days)
         async let latency = outbox.latency(hours: 24)
         async let depth = outbox.depth()
+        async let proven = proofs.report(days: Self.days, in: nil)
         let activity = try await report
         var total = VerificationActivityReport.Counts()
         for day in 0..<activity.days {
@@ -61,6 +63,8 @@ struct ConsoleOperationsController: Sendable {
         }
         let countryRows = activity.byCountry.prefix(20).map { Self.countCells($0.region, $0.counts) }
         let headers = ["", "Started", "Approved", "Failed", "Conversion", "Limits hit"]
+        let proofReport = try await proven
+        let proofRows = SignInProof.allCases.map { [ConsoleHTML.escape($0.title), "\(proofReport.total($0))"] }
         let body = """
             <p>The last \(Self.days) days, every project (UTC days).</p>
             \(cards)
@@ -68,6 +72,8 @@ struct ConsoleOperationsController: Sendable {
             \(ConsoleChart.bars(activity))
             \(ConsoleHTML.table(caption: "Per channel", headers: headers, rows: channelRows, empty: "No verifications yet."))
             \(ConsoleHTML.table(caption: "Per country (phone channels)", headers: headers, rows: countryRows, empty: "No phone verifications yet."))
+            <h2>Proofs</h2>
+            \(ConsoleHTML.table(caption: "What proved sign-ins and flows (each project's Proofs page has them per day)", headers: ["Proof", "Count"], rows: proofRows))
             """
         return ConsoleHTML.page("Dashboard", body, session: session)
     }

@@ -134,6 +134,7 @@ struct ConsoleProjectsController: Sendable {
             <a href="\(Self.path(project, "/twilio"))">Twilio services</a> · \
             <a href="\(Self.path(project, "/challenges"))">Push challenges</a> · \
             <a href="\(Self.path(project, "/possession"))">Possession flows</a> · \
+            <a href="\(Self.path(project, "/proofs"))">Proofs</a> · \
             <a href="/console/verifications?project=\(PercentEncoding.encode(project.id))">Verifications</a></p>
             <h2>Settings</h2>
             <form method="post" action="\(Self.path(project, "/settings"))">\(ConsoleHTML.csrfField(session))

@@ -54,22 +54,16 @@ struct AppAttestVerifier: Sendable {
             throw .malformed("not an attestation object")
         }
         guard attestation.format == Self.format else { throw .malformed("its format is not \(Self.format)") }
-        guard let chain = attestation.statement["x5c"]?.array, (2...4).contains(chain.count) else {
+        guard let count = attestation.statement["x5c"]?.array?.count, (2...4).contains(count) else {
             throw .malformed("x5c has no certificate chain")
         }
-        let certificates: [Certificate]
-        do {
-            certificates = try chain.map { element in
-                guard let der = element.bytes else { throw Failure.malformed("x5c holds a non-certificate") }
-                return try Certificate(derEncoded: [UInt8](der))
-            }
-        } catch { throw .malformed("x5c holds a non-certificate") }
+        let chain: X5CChain
+        do { chain = try X5CChain(attestation.statement["x5c"], count: 2...4) } catch {
+            throw .malformed("x5c holds a non-certificate")
+        }
         // 1. The credential certificate chains to the pinned root.
-        var verifier = Verifier(rootCertificates: CertificateStore(roots)) { RFC5280Policy(validationTime: now) }
-        let result = await verifier.validate(
-            leaf: certificates[0], intermediates: CertificateStore(certificates.dropFirst()))
-        guard case .validCertificate = result else { throw .untrustedChain }
-        let credential = certificates[0]
+        guard await chain.isTrusted(by: roots, at: now) else { throw .untrustedChain }
+        let credential = chain.leaf
         // 2-4. Its nonce extension is SHA-256(authData ‖ SHA-256(challenge)).
         let authData = attestation.authenticatorData
         let nonce = Data(SHA256.hash(data: authData.raw + Data(SHA256.hash(data: challenge))))

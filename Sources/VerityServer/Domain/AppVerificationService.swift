@@ -87,12 +87,17 @@ struct AppVerificationService: Sendable {
     ///   - proof: The ``AuthHeaders/appVerification`` header: `<id>.<secret>`, or an App Attest assertion
     ///     (``AppAttestProof``).
     ///   - destination: The address the code goes to (``Destination/key``), which an assertion must name.
+    /// - Returns: How the app proved itself, for the code the proof admits to record; nil when the project requires
+    ///   no proof.
     /// - Throws: `app_verification_required` when the project requires a proof and this one is missing, wrong,
     ///   expired or used up.
-    func requireProof(_ proof: String?, for destination: String, in project: Project) async throws {
-        guard project.settings.requiresAppVerification else { return }
+    func requireProof(_ proof: String?, for destination: String, in project: Project) async throws
+        -> AppVerificationProof?
+    {
+        guard project.settings.requiresAppVerification else { return nil }
         if let proof, proof.hasPrefix(AppAttestProof.scheme + ".") {
-            return try await appAttest.requireAssertion(proof, in: project)
+            try await appAttest.requireAssertion(proof, in: project)
+            return .appAttest
         }
         let now = clock.now()
         guard let proof, proof.count <= 256, let dot = proof.lastIndex(of: ".") else {
@@ -112,6 +117,7 @@ struct AppVerificationService: Sendable {
         } catch let error as VerityError where error.code == .rateLimited {
             throw Self.required("The app verification proof is used up; verify the app again.")
         }
+        return .silentPush
     }
 
     static func required(_ detail: String) -> VerityError {

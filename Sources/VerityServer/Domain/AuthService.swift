@@ -72,9 +72,9 @@ struct AuthService: Sendable {
         let now = clock.now()
         let fixedCode = try await limitGuesses(destination, clientAddress: clientAddress, in: project, now: now)
         // A test number is never sent to, so it needs no proof of the app (as Firebase's test numbers need none).
-        if fixedCode == nil {
-            try await appVerifications.requireProof(appProof, for: destination.key, in: project)
-        }
+        let appVerified =
+            fixedCode == nil
+            ? try await appVerifications.requireProof(appProof, for: destination.key, in: project) : nil
         try await admitStart(destination, channel: channel, fixedCode: fixedCode, in: project, now: now)
         // A disabled user is answered as anyone else is (saying so would tell who has an account) but is sent
         // nothing; without a code, verify answers as for a wrong one.
@@ -84,7 +84,7 @@ struct AuthService: Sendable {
         let (record, sent) = try await verifications.send(
             to: destination, channel: channel, language: language, purpose: .signIn, in: project,
             resend: fixedCode == nil && request.resend ?? true, deliver: fixedCode == nil && !disabled,
-            sessionClaims: claims, startedBy: startedBy, now: now)
+            sessionClaims: claims, startedBy: startedBy, appProof: appVerified, now: now)
         return OTPStartResponse(
             verificationId: record.id, channel: channel, maskedDestination: destination.masked,
             expiresAt: record.expiresAt,
@@ -195,13 +195,13 @@ struct AuthService: Sendable {
         let language = try VerificationService.language(for: locale)
         let now = clock.now()
         let fixedCode = try await limitGuesses(destination, clientAddress: clientAddress, in: project, now: now)
-        if fixedCode == nil {
-            try await appVerifications.requireProof(appProof, for: destination.key, in: project)
-        }
+        let appVerified =
+            fixedCode == nil
+            ? try await appVerifications.requireProof(appProof, for: destination.key, in: project) : nil
         try await admitStart(destination, channel: channel, fixedCode: fixedCode, in: project, now: now)
         let (record, sent) = try await verifications.send(
             to: destination, channel: channel, language: language, purpose: .loginUpdate(session: auth.session.id),
-            in: project, resend: fixedCode == nil, deliver: fixedCode == nil, now: now)
+            in: project, resend: fixedCode == nil, deliver: fixedCode == nil, appProof: appVerified, now: now)
         return OTPStartResponse(
             verificationId: record.id, channel: channel, maskedDestination: destination.masked,
             expiresAt: record.expiresAt, sent: sent)
@@ -276,14 +276,15 @@ struct AuthService: Sendable {
             // The per-client bucket was taken above.
             let fixedCode = try await limitGuesses(
                 destination, clientAddress: nil, limitingClient: false, in: project, now: now)
-            if fixedCode == nil {
-                try await appVerifications.requireProof(appProof, for: destination.key, in: project)
-            }
+            let appVerified =
+                fixedCode == nil
+                ? try await appVerifications.requireProof(appProof, for: destination.key, in: project) : nil
             try await admitStart(destination, channel: channel, fixedCode: fixedCode, in: project, now: now)
             let (record, _) = try await verifications.send(
                 to: destination, channel: channel, language: try VerificationService.language(for: request.locale),
                 purpose: boundToSession ? .stepUp(session: auth.session.id) : .stepUp, in: project,
-                resend: fixedCode == nil, deliver: fixedCode == nil, sessionClaims: claims, now: now)
+                resend: fixedCode == nil, deliver: fixedCode == nil, sessionClaims: claims, appProof: appVerified,
+                now: now)
             return StepUpStartResponse(
                 method: .otp, channel: channel, maskedDestination: destination.masked, expiresAt: record.expiresAt)
         }

@@ -23,6 +23,8 @@ enum PasskeyRefusal: Error, Sendable, Hashable {
     case unsupportedAlgorithm
     /// The attestation statement is not one the project accepts, or does not verify.
     case attestationRefused(String)
+    /// An `x5c` attestation does not chain to a root the project trusts, or the project trusts none.
+    case attestationUntrusted
     /// The assertion's signature does not verify with the stored public key.
     case invalidSignature
     /// The signature counter did not move forward: a sign that the credential was cloned.
@@ -45,6 +47,11 @@ enum PasskeyRefusal: Error, Sendable, Hashable {
         case .backupFlagsInvalid: VerityError(.invalidRequest, "The authenticator's backup flags are inconsistent.")
         case .unsupportedAlgorithm: VerityError(.invalidPublicKey, "The credential key is not ES256, EdDSA or RS256.")
         case .attestationRefused(let why): VerityError(.forbidden, "The attestation is refused: \(why).")
+        case .attestationUntrusted:
+            VerityError(
+                .forbidden,
+                "The attestation certificate does not chain to an attestation root the project trusts (it may trust none)."
+            )
         case .invalidSignature: VerityError(.invalidSignature, "The assertion's signature does not verify.")
         case .counterRegressed:
             VerityError(.forbidden, "The signature counter went backwards; the credential may have been cloned.")

@@ -1,6 +1,8 @@
 import Crypto
 import Foundation
+import SwiftASN1
 import VerityCore
+import X509
 
 /// The WebAuthn relying party's checks (Level 3 §7.1 and §7.2) for one project's ``PasskeySettings``: pure
 /// functions of the answer, the challenge the ceremony issued and, for an assertion, the stored credential. Issuing
@@ -39,8 +41,10 @@ struct PasskeyRelyingParty: Sendable {
     }
 
     /// Checks a registration answer against the challenge its ceremony issued (§7.1 steps 5 to 27).
-    func verifyRegistration(_ answer: PasskeyRegistrationAnswer, challenge: [UInt8]) throws(PasskeyRefusal)
-        -> RegisteredPasskey
+    ///
+    /// - Parameter now: When an attestation certificate chain must be valid (the service passes its clock's time).
+    func verifyRegistration(_ answer: PasskeyRegistrationAnswer, challenge: [UInt8], now: Date = Date())
+        async throws(PasskeyRefusal) -> RegisteredPasskey
     {
         try checkClientData(answer.clientDataJSON, type: "webauthn.create", challenge: challenge)
         let object: AttestationObject
@@ -53,7 +57,8 @@ struct PasskeyRelyingParty: Sendable {
             throw .malformed("the authenticator data has no attested credential")
         }
         guard attested.credentialID == answer.credentialID else { throw .wrongCredential }
-        try checkAttestation(object, attested, clientDataHash: Data(SHA256.hash(data: answer.clientDataJSON)))
+        try await checkAttestation(
+            object, attested, clientDataHash: Data(SHA256.hash(data: answer.clientDataJSON)), now: now)
         let flags = authenticatorData.flags
         return RegisteredPasskey(
             credential: StoredPasskey(
@@ -124,11 +129,12 @@ struct PasskeyRelyingParty: Sendable {
         if flags.contains(.backedUp), !flags.contains(.backupEligible) { throw .backupFlagsInvalid }
     }
 
-    /// `none` must carry an empty statement; `packed` is verified (self attestation: the credential key signs);
-    /// a project that asks for `direct` attestation takes only a verified `packed` statement.
+    /// `none` must carry an empty statement; `packed` is verified: self attestation (the credential key signs), or
+    /// with `x5c` (§8.2) where the project asks for attestation. A project that asks for `direct` attestation takes
+    /// only a verified `packed` statement, and one with `x5c` only when its chain ends at a root the project trusts.
     private func checkAttestation(
-        _ object: AttestationObject, _ attested: AttestedCredentialData, clientDataHash: Data
-    ) throws(PasskeyRefusal) {
+        _ object: AttestationObject, _ attested: AttestedCredentialData, clientDataHash: Data, now: Date
+    ) async throws(PasskeyRefusal) {
         switch object.format {
         case "none":
             guard object.statement.map?.isEmpty == true else { throw .attestationRefused("none with a statement") }
@@ -137,13 +143,17 @@ struct PasskeyRelyingParty: Sendable {
             guard let algorithm = object.statement["alg"]?.int, let signature = object.statement["sig"]?.bytes else {
                 throw .attestationRefused("a packed statement without alg and sig")
             }
-            guard object.statement["x5c"] == nil else {
-                throw .attestationRefused("packed attestation with a certificate chain is not accepted yet")
+            let signed = object.authenticatorData.raw + clientDataHash
+            if let x5c = object.statement["x5c"] {
+                // Without attestation asked for, who made the authenticator is not used for anything.
+                guard settings.attestation == .direct else { return }
+                try await checkCertified(
+                    x5c, algorithm: algorithm, signature: signature, signed: signed, aaguid: attested.aaguid, now: now)
+                return
             }
             guard algorithm == attested.publicKey.algorithm.rawValue else {
                 throw .attestationRefused("the self attestation names another algorithm than the credential key")
             }
-            let signed = object.authenticatorData.raw + clientDataHash
             guard attested.publicKey.isValidSignature(signature, for: signed) else {
                 throw .attestationRefused("the self attestation signature does not verify")
             }
@@ -153,6 +163,48 @@ struct PasskeyRelyingParty: Sendable {
             guard settings.attestation == .none else {
                 throw .attestationRefused("the \(object.format) format is not accepted")
             }
+        }
+    }
+
+    /// The attesting certificate's subject organizational unit (§8.2.1).
+    static let attestationUnit = "Authenticator Attestation"
+    /// id-fido-gen-ce-aaguid: the authenticator model the attesting certificate vouches for.
+    static let aaguidExtension: ASN1ObjectIdentifier = [1, 3, 6, 1, 4, 1, 45724, 1, 1, 4]
+
+    /// A `packed` statement with `x5c` (§8.2 step 2): the attesting certificate signs authData ‖ clientDataHash with
+    /// ES256, meets §8.2.1 (version 3, subject OU, not a CA, the AAGUID extension equal to the credential's when
+    /// present), and chains to one of the project's attestation roots.
+    private func checkCertified(
+        _ x5c: CBORValue, algorithm: Int, signature: Data, signed: Data, aaguid: Data, now: Date
+    ) async throws(PasskeyRefusal) {
+        let chain: X5CChain
+        do { chain = try X5CChain(x5c, count: 1...8) } catch {
+            throw .attestationRefused("x5c is not a chain of certificates")
+        }
+        let leaf = chain.leaf
+        guard algorithm == COSEPublicKey.Algorithm.es256.rawValue, let key = P256.Signing.PublicKey(leaf.publicKey)
+        else {
+            throw .attestationRefused("the attestation certificate's key is not ES256")
+        }
+        guard let parsed = try? P256.Signing.ECDSASignature(derRepresentation: signature),
+            key.isValidSignature(parsed, for: signed)
+        else { throw .attestationRefused("the attestation signature does not verify") }
+        guard leaf.version == .v3 else { throw .attestationRefused("the attestation certificate is not version 3") }
+        let units = leaf.subject.flatMap { $0 }.filter { $0.type == .RDNAttributeType.organizationalUnitName }
+        guard units.map({ String(describing: $0.value) }) == [Self.attestationUnit] else {
+            throw .attestationRefused("the attestation certificate's subject OU is not \(Self.attestationUnit)")
+        }
+        guard case .notCertificateAuthority? = try? leaf.extensions.basicConstraints else {
+            throw .attestationRefused("the attestation certificate is a certificate authority")
+        }
+        if let stated = leaf.extensions[oid: Self.aaguidExtension] {
+            // An OCTET STRING holding the 16-byte AAGUID; never critical.
+            guard !stated.critical, let octets = try? ASN1OctetString(derEncoded: stated.value),
+                Data(octets.bytes) == aaguid
+            else { throw .attestationRefused("the attestation certificate is for another authenticator model") }
+        }
+        guard await chain.isTrusted(by: settings.attestationRootCertificates, at: now) else {
+            throw .attestationUntrusted
         }
     }
 

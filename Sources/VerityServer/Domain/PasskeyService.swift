@@ -107,7 +107,7 @@ struct PasskeyService: Sendable {
             guard let registrant = binding.flatMap(Self.registrant), admits(registrant) else { throw Self.unissued }
             let registered: RegisteredPasskey
             do throws(PasskeyRefusal) {
-                registered = try relyingParty.verifyRegistration(answer, challenge: challenge)
+                registered = try await relyingParty.verifyRegistration(answer, challenge: challenge, now: now)
             } catch {
                 return .failure(error)
             }

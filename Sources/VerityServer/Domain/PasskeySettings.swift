@@ -1,5 +1,7 @@
 import Foundation
+import SwiftASN1
 import VerityCore
+import X509
 
 /// A project's WebAuthn relying-party settings: who the credentials are scoped to, which pages and apps may use
 /// them, and what the project asks of authenticators.
@@ -35,6 +37,9 @@ public struct PasskeySettings: Sendable, Equatable, Codable {
     public var userVerification: Requirement = .preferred
     /// The attestation asked for at registration.
     public var attestation: Attestation = .none
+    /// The roots an `x5c` attestation must chain to, as PEM certificates (from the FIDO Metadata Service, or the
+    /// authenticator vendors'); nil for none, which refuses every `x5c` statement when attestation is `direct`.
+    public var attestationRoots: String? = nil
     /// How long a challenge may be answered, in seconds (30 s to 10 min).
     public var challengeLifetime: Int = 300
     /// The iOS and macOS apps that may use the credentials, as `TEAMID.bundle.id`: the `webcredentials` of
@@ -62,6 +67,21 @@ public struct PasskeySettings: Sendable, Equatable, Codable {
     private static func base64URL(_ hash: String) -> String {
         hash.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
+    }
+
+    /// At most this many attestation roots, of at most ``attestationRootsMaximumSize`` bytes of PEM.
+    public static let attestationRootsMaximumCount = 64
+    public static let attestationRootsMaximumSize = 256 * 1024
+
+    /// The certificates of ``attestationRoots``; none when it is nil or does not parse (``validated()`` refuses
+    /// that).
+    var attestationRootCertificates: [Certificate] {
+        (try? Self.certificates(pem: attestationRoots ?? "")) ?? []
+    }
+
+    /// The certificates of a PEM bundle; throws when one block is not a certificate.
+    static func certificates(pem: String) throws -> [Certificate] {
+        try PEMDocument.parseMultiple(pemString: pem).map { try Certificate(pemDocument: $0) }
     }
 
     /// The allowed range of ``challengeLifetime``.
@@ -117,6 +137,15 @@ public struct PasskeySettings: Sendable, Equatable, Codable {
         guard androidPackages?.isEmpty ?? true || !androidCertificateFingerprints.isEmpty else {
             throw ConfigurationError(
                 "An Android app needs its \(Self.androidOriginPrefix) origin, which names its signing certificate.")
+        }
+        if let roots = attestationRoots {
+            guard roots.utf8.count <= Self.attestationRootsMaximumSize,
+                let certificates = try? Self.certificates(pem: roots),
+                (1...Self.attestationRootsMaximumCount).contains(certificates.count)
+            else {
+                throw ConfigurationError(
+                    "Passkey attestation roots must be 1 to \(Self.attestationRootsMaximumCount) PEM certificates.")
+            }
         }
         var copy = self
         copy.origins = unique

@@ -444,7 +444,8 @@ public struct PossessionService: Sendable {
         let now = clock.now()
         let fixed = try await fixedCode(of: flow, phone: phone.e164, in: project)
         // A test number is never sent to, so it needs no proof of the app (as Firebase's test numbers need none).
-        if fixed == nil { try await appVerifications.requireProof(appProof, for: phone.e164, in: project) }
+        let appVerified =
+            fixed == nil ? try await appVerifications.requireProof(appProof, for: phone.e164, in: project) : nil
         let instant = flow.flow == .desktop && fixed != nil
         let sent: PossessionStore.Sent = flow.flow == .mobile ? .code : instant ? .linkOpenedAtOnce : .link
         let purpose = purpose(of: flow)
@@ -469,7 +470,7 @@ public struct PossessionService: Sendable {
             }
             _ = try await verifications.send(
                 to: destination, channel: channel, language: flow.locale, purpose: purpose, in: project,
-                deliver: fixed == nil, lifetime: lifetime, now: now, in: work)
+                deliver: fixed == nil, lifetime: lifetime, appProof: appVerified, now: now, in: work)
             return moved
         }
         guard let moved else { throw try await whyNot(flow, now: now, limit: limit) }

@@ -20,6 +20,7 @@ public struct ProjectSettingsChange: Sendable {
         case passkeyRpId, passkeyRpName, passkeyOrigins, passkeyAttachment, passkeyResidentKey
         case passkeyUserVerification, passkeyAttestation, passkeyChallengeLifetime
         case passkeyAppleAppIds, passkeyAndroidPackages
+        case passkeyAttestationRoots
     }
 
     private var edits: [@Sendable (inout ProjectSettings) -> Void] = []
@@ -145,6 +146,10 @@ public struct ProjectSettingsChange: Sendable {
         case .passkeyAttestation:
             let attestation = try named(value, PasskeySettings.Attestation.self, "an attestation preference")
             return { settings in settings.editPasskeys { $0.attestation = attestation } }
+        case .passkeyAttestationRoots:
+            // PEM certificates; `none` trusts none. ``PasskeySettings/validated()`` checks that they parse.
+            let roots = isNone(value) ? nil : value
+            return { settings in settings.editPasskeys { $0.attestationRoots = roots } }
         case .passkeyChallengeLifetime:
             let seconds = try integer(value, "Passkey challenge lifetime")
             return { settings in settings.editPasskeys { $0.challengeLifetime = seconds } }

@@ -26,6 +26,9 @@ struct VerificationRecord: Sendable, Equatable {
     /// The face the verification was started through, where that decides who may read its code back; nil for any
     /// other. A later start that re-sends the pending code leaves it as it was.
     var startedBy: StartingFace? = nil
+    /// How the app proved itself when app verification admitted the code's send (the latest proof a re-send
+    /// brought); nil when none was asked for.
+    var appProof: AppVerificationProof? = nil
 
     /// The status a client sees: a pending verification past its lifetime is expired.
     func status(at now: Date) -> VerificationStatus {

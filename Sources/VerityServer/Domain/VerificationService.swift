@@ -83,13 +83,15 @@ struct VerificationService: Sendable {
     ///   - lifetime: How long the code works; the project's code lifetime when nil.
     ///   - codeLength: Digits in a new code; the project's code length when nil.
     ///   - sessionClaims: Claims for the session the code opens or steps up; they replace a pending code's.
+    ///   - appProof: How the app proved itself when app verification admitted this send; a re-send keeps the pending
+    ///     code's proof unless it brings one.
     ///   - work: A unit of work the caller runs and commits (it then notifies the outbox after the commit).
     /// - Returns: The pending verification and whether a message was queued.
     func send(
         to destination: Destination, channel: Channel, language: String, purpose: VerificationPurpose,
         in project: Project, resend: Bool = true, deliver: Bool = true, lifetime: TimeInterval? = nil,
-        codeLength: Int? = nil, sessionClaims: [String: JSONValue]? = nil, startedBy: StartingFace? = nil, now: Date,
-        in work: UnitOfWork? = nil
+        codeLength: Int? = nil, sessionClaims: [String: JSONValue]? = nil, startedBy: StartingFace? = nil,
+        appProof: AppVerificationProof? = nil, now: Date, in work: UnitOfWork? = nil
     ) async throws -> (VerificationRecord, sent: Bool) {
         let candidate = VerificationRecord(
             id: identifiers.make("ver"), projectId: project.id, channel: channel,
@@ -99,7 +101,7 @@ struct VerificationService: Sendable {
             checkAttempts: 0, createdAt: now, updatedAt: now,
             expiresAt: now.addingTimeInterval(lifetime ?? TimeInterval(project.settings.codeLifetime)),
             purpose: purpose,
-            sessionClaims: sessionClaims, startedBy: startedBy)
+            sessionClaims: sessionClaims, startedBy: startedBy, appProof: appProof)
         let outcome = try await store.startOrResend(
             new: candidate, maxSends: Self.maxSends, messageId: identifiers.make("msg"), resend: resend,
             deliver: deliver, now: now, in: work)
@@ -107,6 +109,7 @@ struct VerificationService: Sendable {
         case .created(let record, _), .resent(let record, _):
             if deliver { outboxSignal.notify() }
             metrics.verificationStarted(channel: record.channel)
+            if let appProof { metrics.appVerified(by: appProof, project: project.id) }
             logger.info(
                 "Verification started",
                 metadata: [

@@ -860,6 +860,12 @@ enum Migrations {
                 "ALTER TABLE passkey_challenges ADD COLUMN new_user_id TEXT",
                 "ALTER TABLE passkey_challenges ADD COLUMN new_login_ids TEXT",
             ]),
+        Migration(
+            version: 34, name: "the app verification proof that admitted a code's send",
+            statements: [
+                // `silent_push` or `app_attest` when app verification admitted the send; NULL when none was asked.
+                "ALTER TABLE verifications ADD COLUMN app_proof TEXT"
+            ]),
     ]
 
     /// Takes the migration lock of `schema` (nil: the current schema) until the transaction ends. Several nodes may

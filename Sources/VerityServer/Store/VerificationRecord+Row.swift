@@ -11,7 +11,8 @@ extension VerificationRecord {
     /// The `verifications` columns a record is made from, as a `SELECT` list.
     static let columns = """
         id, project_id, channel, destination, destination_key, locale, status, code_salt, code_length, send_attempts, \
-        check_attempts, created_at, updated_at, expires_at, purpose, session_claims, started_by
+        check_attempts, created_at, updated_at, expires_at, purpose, session_claims, started_by, \
+        app_proof
         """
 
     /// The record a row holding ``columns`` stores.
@@ -33,6 +34,8 @@ extension VerificationRecord {
             purpose: try row.enumeration("purpose", as: VerificationPurpose.self),
             sessionClaims: try row.json("session_claims", as: [String: JSONValue].self),
             startedBy: try row.decodeNil(column: "started_by")
-                ? nil : try row.enumeration("started_by", as: StartingFace.self))
+                ? nil : try row.enumeration("started_by", as: StartingFace.self),
+            appProof: try row.decodeNil(column: "app_proof")
+                ? nil : try row.enumeration("app_proof", as: AppVerificationProof.self))
     }
 }

@@ -16,9 +16,7 @@ struct VerificationDayCount: Sendable, Equatable {
 extension VerificationStore {
     /// Verifications of every project started in `from..<to`, grouped.
     func groups(from: Date, to: Date) async throws -> [VerificationGroup] {
-        let day: SQLQueryString =
-            database.engine == .postgres
-            ? "CAST(floor(created_at / 86400) AS BIGINT)" : "CAST(created_at / 86400 AS INTEGER)"
+        let day = database.utcDay(of: "created_at")
         return try await database.lookup { sql in
             try await sql.raw(
                 """

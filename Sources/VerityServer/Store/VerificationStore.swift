@@ -86,7 +86,8 @@ struct VerificationStore: Sendable {
                     UPDATE verifications
                     SET send_attempts = send_attempts + 1, channel = \(bind: candidate.channel.rawValue),
                         locale = \(bind: candidate.locale), updated_at = \(bind: now.storedValue),
-                        session_claims = \(bind: claims)
+                        session_claims = \(bind: claims),
+                        app_proof = COALESCE(\(bind: candidate.appProof?.rawValue), app_proof)
                     WHERE project_id = \(bind: candidate.projectId) AND purpose = \(bind: purpose)
                       AND destination_key = \(bind: candidate.destinationKey)
                       AND status = 'pending' AND send_attempts < \(bind: maxSends)
@@ -166,7 +167,7 @@ struct VerificationStore: Sendable {
                     'pending', \(bind: candidate.codeSalt), \(bind: candidate.codeLength), 1, 0,
                     \(bind: now.storedValue), \(bind: now.storedValue), \(bind: candidate.expiresAt.storedValue),
                     \(bind: candidate.purpose.rawValue), \(bind: try candidate.sessionClaims.map(storedJSON)),
-                    \(bind: candidate.startedBy?.rawValue))
+                    \(bind: candidate.startedBy?.rawValue), \(bind: candidate.appProof?.rawValue))
             ON CONFLICT (project_id, purpose, destination_key) WHERE status = 'pending' DO NOTHING
             RETURNING \(unsafeRaw: VerificationRecord.columns)
             """

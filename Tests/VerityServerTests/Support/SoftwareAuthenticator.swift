@@ -5,13 +5,22 @@ import VerityCore
 @testable import VerityServer
 
 /// A WebAuthn authenticator and client in software, written from the spec (Level 3 §6.1, §6.5, §5.8.1), for tests:
-/// it makes attestation objects (`none`, or `packed` self attestation) and assertions with P-256 keys. Its switches
+/// it makes attestation objects (`none`, `packed` self attestation, or `packed` with an `x5c` chain) and assertions
+/// with P-256 keys. Its switches
 /// make the answers a real authenticator or a hostile client could send: no UV, BE/BS, any counter, another origin
 /// or relying-party id.
 struct SoftwareAuthenticator {
     /// The attestation statement format a registration answer carries.
     enum AttestationFormat {
         case none, packed
+        /// `packed` signed by an attestation certificate's key, its chain in `x5c` (§8.2).
+        case packedX5C(AttestationCertificate)
+    }
+
+    /// An attestation key and its certificate chain (DER, the attesting certificate first).
+    struct AttestationCertificate: Sendable {
+        var key: P256.Signing.PrivateKey
+        var chain: [Data]
     }
 
     /// One registration answer.
@@ -84,6 +93,8 @@ struct SoftwareAuthenticator {
     /// The next signature counter; it rises by one per signature when ``counting`` is on, and stays zero when off.
     var counter: UInt32 = 0
     var counting = true
+    /// The authenticator model's AAGUID in attested credential data (all zero, as `none` attestation sends it).
+    var aaguid = Data(repeating: 0, count: 16)
     /// The client data `type` override, for wrong-ceremony answers.
     var clientDataType: String? = nil
     private var credentials: [Data: Credential] = [:]
@@ -108,20 +119,29 @@ struct SoftwareAuthenticator {
             CBORValue(1): CBORValue(2), CBORValue(3): CBORValue(-7), CBORValue(-1): CBORValue(1),
             CBORValue(-2): .bytes(raw.prefix(32)), CBORValue(-3): .bytes(raw.suffix(32)),
         ])
-        var attestedData = Data(repeating: 0, count: 16)
+        var attestedData = aaguid
         attestedData += Data([UInt8(credentialID.count >> 8), UInt8(credentialID.count & 0xFF)]) + credentialID
         attestedData += CBOREncoder.encode(coseKey)
         let authenticatorData = self.authenticatorData(attested: true) + attestedData
         let clientDataJSON = clientData(type: "webauthn.create", challenge: challenge)
         var statement: [CBORValue: CBORValue] = [:]
-        if attestation == .packed {
-            let signed = authenticatorData + SHA256.hash(data: clientDataJSON)
+        let signed = authenticatorData + SHA256.hash(data: clientDataJSON)
+        switch attestation {
+        case .none: break
+        case .packed:
             let signature = (try? key.signature(for: signed).derRepresentation) ?? Data()
             statement = [.text("alg"): CBORValue(-7), .text("sig"): .bytes(signature)]
+        case .packedX5C(let certificate):
+            let signature = (try? certificate.key.signature(for: signed).derRepresentation) ?? Data()
+            statement = [
+                .text("alg"): CBORValue(-7), .text("sig"): .bytes(signature),
+                .text("x5c"): .array(certificate.chain.map(CBORValue.bytes)),
+            ]
         }
+        let format = if case .none = attestation { "none" } else { "packed" }
         let object = CBOREncoder.encode(
             .map([
-                .text("fmt"): .text(attestation == .none ? "none" : "packed"), .text("attStmt"): .map(statement),
+                .text("fmt"): .text(format), .text("attStmt"): .map(statement),
                 .text("authData"): .bytes(authenticatorData),
             ]))
         return Registration(credentialID: credentialID, clientDataJSON: clientDataJSON, attestationObject: object)
