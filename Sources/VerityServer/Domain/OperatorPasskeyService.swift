@@ -91,7 +91,7 @@ struct OperatorPasskeyService: Sendable {
             else { throw PasskeyService.unissued }
             let registered: RegisteredPasskey
             do throws(PasskeyRefusal) {
-                registered = try relyingParty.verifyRegistration(answer, challenge: challenge)
+                registered = try await relyingParty.verifyRegistration(answer, challenge: challenge, now: now)
             } catch {
                 return .failure(error)
             }
