@@ -30,10 +30,12 @@ struct PasskeyService: Sendable {
     }
 
     /// The options of a registration for the signed-in `user`, naming the passkeys they hold in `excludeCredentials`.
-    func registrationOptions(for user: User, in project: Project) async throws -> PasskeyCreationOptions {
-        let relyingParty = try Self.relyingParty(of: project)
+    func registrationOptions(
+        for user: User, in project: Project, context: PasskeyCeremonyContext = .project
+    ) async throws -> PasskeyCreationOptions {
+        let relyingParty = try Self.relyingParty(of: project, context)
         let existing = try await store.passkeys(userId: user.id, projectId: project.id)
-        let challenge = try await issueChallenge(.registration, userId: user.id, in: project)
+        let challenge = try await issueChallenge(.registration, userId: user.id, in: project, context)
         let name = user.loginIds.first ?? user.id
         return relyingParty.creationOptions(
             challenge: challenge, userHandle: Data(user.id.utf8), userName: name,
@@ -44,11 +46,14 @@ struct PasskeyService: Sendable {
     }
 
     /// Checks a registration answer against a challenge issued to `user` for a registration, and keeps the passkey.
-    /// A credential id the project has already is refused with `conflict`.
+    /// A credential id the project has already is refused with `conflict`. A face's context binds the answer to its
+    /// transaction, and `recording` writes the face's own record of the passkey in the same unit of work.
     func register(
-        _ answer: PasskeyRegistrationAnswer, friendlyName: String?, for user: User, in project: Project
+        _ answer: PasskeyRegistrationAnswer, friendlyName: String?, for user: User, in project: Project,
+        context: PasskeyCeremonyContext = .project,
+        recording: (@Sendable (PasskeyRecord, UnitOfWork) async throws -> Void)? = nil
     ) async throws -> PasskeyRecord {
-        let relyingParty = try Self.relyingParty(of: project)
+        let relyingParty = try Self.relyingParty(of: project, context)
         let name = try Self.friendlyName(friendlyName ?? "Passkey")
         let now = clock.now()
         let challenge = try Self.challenge(in: answer.clientDataJSON)
@@ -57,7 +62,7 @@ struct PasskeyService: Sendable {
                 let binding = try await store.consumeChallenge(
                     hash: Self.hash(challenge), ceremony: Ceremony.registration.rawValue, projectId: project.id,
                     now: now, in: work),
-                binding.userId == user.id
+                binding.userId == user.id, binding.transaction == context.transaction
             else { throw Self.unissued }
             let registered: RegisteredPasskey
             do throws(PasskeyRefusal) {
@@ -72,6 +77,7 @@ struct PasskeyService: Sendable {
             guard try await store.insert(passkey, in: work) else {
                 throw VerityError(.conflict, "This credential is registered already.")
             }
+            try await recording?(passkey, work)
             return .success(passkey)
         }
         // The spent challenge commits even when the answer is refused, so no answer is tried twice against it.
@@ -86,12 +92,16 @@ struct PasskeyService: Sendable {
     }
 
     /// The options of a sign-in: for `userId`, naming their passkeys in `allowCredentials`; for nobody (nil), a
-    /// discoverable sign-in whose answer's `userHandle` names the user.
-    func authenticationOptions(userId: String?, in project: Project) async throws -> PasskeyRequestOptions {
-        let relyingParty = try Self.relyingParty(of: project)
+    /// discoverable sign-in whose answer's `userHandle` names the user. `only` narrows a named user's list to one of
+    /// their passkeys (a face's challenge for one factor).
+    func authenticationOptions(
+        userId: String?, in project: Project, context: PasskeyCeremonyContext = .project, only passkeyId: String? = nil
+    ) async throws -> PasskeyRequestOptions {
+        let relyingParty = try Self.relyingParty(of: project, context)
         var allowed: [PasskeyRecord] = []
         if let userId { allowed = try await store.passkeys(userId: userId, projectId: project.id) }
-        let challenge = try await issueChallenge(.authentication, userId: userId, in: project)
+        if let passkeyId { allowed = allowed.filter { $0.id == passkeyId } }
+        let challenge = try await issueChallenge(.authentication, userId: userId, in: project, context)
         return relyingParty.requestOptions(
             challenge: challenge,
             allowed: allowed.map {
@@ -101,11 +111,13 @@ struct PasskeyService: Sendable {
 
     /// Checks a sign-in answer: its challenge (spent first, issued for a sign-in), the passkey it names (the named
     /// user's, or the `userHandle`'s in a discoverable sign-in), and the relying party's checks; the counter and BS
-    /// are recorded. A counter that does not rise is refused.
-    func authenticate(_ answer: PasskeyAssertionAnswer, in project: Project) async throws
-        -> (passkey: PasskeyRecord, assertion: VerifiedAssertion)
-    {
-        let relyingParty = try Self.relyingParty(of: project)
+    /// are recorded. A counter that does not rise is refused. A face's context binds the answer to its transaction,
+    /// and `recording` writes the face's own record of the approval in the same unit of work.
+    func authenticate(
+        _ answer: PasskeyAssertionAnswer, in project: Project, context: PasskeyCeremonyContext = .project,
+        recording: (@Sendable (PasskeyRecord, UnitOfWork) async throws -> Void)? = nil
+    ) async throws -> (passkey: PasskeyRecord, assertion: VerifiedAssertion) {
+        let relyingParty = try Self.relyingParty(of: project, context)
         let now = clock.now()
         let challenge = try Self.challenge(in: answer.clientDataJSON)
         let outcome = try await store.unitOfWork {
@@ -113,7 +125,8 @@ struct PasskeyService: Sendable {
             guard
                 let binding = try await store.consumeChallenge(
                     hash: Self.hash(challenge), ceremony: Ceremony.authentication.rawValue, projectId: project.id,
-                    now: now, in: work)
+                    now: now, in: work),
+                binding.transaction == context.transaction
             else { throw Self.unissued }
             guard
                 let passkey = try await store.passkey(
@@ -136,6 +149,7 @@ struct PasskeyService: Sendable {
                 try await recordCounterRegression(of: passkey, at: now, in: work)
                 return .failure(.counterRegressed)
             }
+            try await recording?(passkey, work)
             return .success((passkey, assertion))
         }
         switch outcome {
@@ -176,13 +190,26 @@ struct PasskeyService: Sendable {
 
     // MARK: - Challenges
 
-    /// A new 32-byte challenge for `ceremony`, bound to `userId` (nil: a sign-in that named nobody).
-    private func issueChallenge(_ ceremony: Ceremony, userId: String?, in project: Project) async throws -> [UInt8] {
-        let relyingParty = try Self.relyingParty(of: project)
+    /// The transaction a face bound the challenge of this answer's client data to, while the challenge is unused and
+    /// unexpired; nil otherwise. It spends nothing: the face learns which of its ceremonies is answered, then checks
+    /// the answer with ``register(_:friendlyName:for:in:context:recording:)`` or
+    /// ``authenticate(_:in:context:recording:)``.
+    func transaction(answering clientDataJSON: Data, in project: Project) async throws -> String? {
+        let challenge = try Self.challenge(in: clientDataJSON)
+        return try await store.challengeTransaction(hash: Self.hash(challenge), projectId: project.id, now: clock.now())
+    }
+
+    /// A new 32-byte challenge for `ceremony`, bound to `userId` (nil: a sign-in that named nobody) and the context's
+    /// transaction.
+    private func issueChallenge(
+        _ ceremony: Ceremony, userId: String?, in project: Project, _ context: PasskeyCeremonyContext = .project
+    ) async throws -> [UInt8] {
+        let relyingParty = try Self.relyingParty(of: project, context)
         let now = clock.now()
         let challenge = identifiers.random.bytes(count: 32)
         try await store.insertChallenge(
-            hash: Self.hash(challenge), ceremony: ceremony.rawValue, userId: userId, projectId: project.id,
+            hash: Self.hash(challenge), ceremony: ceremony.rawValue, userId: userId,
+            transaction: context.transaction, projectId: project.id,
             expiresAt: now.addingTimeInterval(TimeInterval(relyingParty.settings.challengeLifetime)), now: now)
         return challenge
     }
@@ -203,8 +230,11 @@ struct PasskeyService: Sendable {
         return challenge
     }
 
-    static func relyingParty(of project: Project) throws -> PasskeyRelyingParty {
-        guard let settings = project.settings.passkeys else {
+    /// The relying party of a ceremony: the context's when it brings one, else the project's.
+    static func relyingParty(of project: Project, _ context: PasskeyCeremonyContext = .project) throws
+        -> PasskeyRelyingParty
+    {
+        guard let settings = context.settings ?? project.settings.passkeys else {
             throw VerityError(.forbidden, "This project offers no passkeys.")
         }
         return PasskeyRelyingParty(settings: settings)

@@ -51,6 +51,17 @@ public struct UserService: Sendable {
         return user
     }
 
+    /// Creates a user with no login ids, in `work`: one that a face names by its own identity (a Twilio entity) and
+    /// that signs in only through that face's factors.
+    func createWithoutLogins(displayName: String?, in project: Project, in work: UnitOfWork) async throws -> User {
+        let user = User(
+            id: identifiers.make("usr"), loginIds: [], displayName: try Self.validDisplayName(displayName),
+            customClaims: [:], createdAt: clock.now())
+        try await store.insert(user, logins: .none, projectId: project.id, in: work)
+        logger.info("User created", metadata: ["user": "\(user.id)", "project": "\(project.id)"])
+        return user
+    }
+
     /// One user, by its `usr_…` id.
     public func user(id: String, in project: Project) async throws -> User {
         guard id.hasPrefix("usr_"), let user = try await store.user(id: id, projectId: project.id) else {

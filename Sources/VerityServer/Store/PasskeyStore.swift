@@ -6,9 +6,10 @@ import VerityCore
 struct PasskeyStore: Sendable {
     let database: Database
 
-    /// The user a challenge was issued for; nil for a sign-in that named nobody.
+    /// The user a challenge was issued for (nil for a sign-in that named nobody), and the face's transaction.
     struct ChallengeBinding: Sendable, Equatable {
         var userId: String?
+        var transaction: String?
     }
 
     private static let columns =
@@ -24,7 +25,8 @@ struct PasskeyStore: Sendable {
 
     /// Stores a new challenge for `ceremony` and `userId`, and drops the project's challenges that expired.
     func insertChallenge(
-        hash: String, ceremony: String, userId: String?, projectId: String, expiresAt: Date, now: Date
+        hash: String, ceremony: String, userId: String?, transaction: String?, projectId: String, expiresAt: Date,
+        now: Date
     ) async throws {
         try await database.transaction { sql in
             try await sql.raw(
@@ -35,8 +37,9 @@ struct PasskeyStore: Sendable {
             ).run()
             try await sql.raw(
                 """
-                INSERT INTO passkey_challenges (project_id, challenge_hash, ceremony, user_id, expires_at)
-                VALUES (\(bind: projectId), \(bind: hash), \(bind: ceremony), \(bind: userId),
+                INSERT INTO passkey_challenges (project_id, challenge_hash, ceremony, user_id, transaction_id,
+                                                expires_at)
+                VALUES (\(bind: projectId), \(bind: hash), \(bind: ceremony), \(bind: userId), \(bind: transaction),
                         \(bind: expiresAt.storedValue))
                 """
             ).run()
@@ -53,9 +56,26 @@ struct PasskeyStore: Sendable {
             DELETE FROM passkey_challenges
             WHERE project_id = \(bind: projectId) AND challenge_hash = \(bind: hash) AND ceremony = \(bind: ceremony)
               AND expires_at > \(bind: now.storedValue)
-            RETURNING user_id
+            RETURNING user_id, transaction_id
             """
-        ).first().map { ChallengeBinding(userId: try $0.decode(column: "user_id", as: String?.self)) }
+        ).first().map {
+            ChallengeBinding(
+                userId: try $0.decode(column: "user_id", as: String?.self),
+                transaction: try $0.decode(column: "transaction_id", as: String?.self))
+        }
+    }
+
+    /// The transaction of the unused, unexpired challenge `hash` in `projectId`, if it has one; spends nothing.
+    func challengeTransaction(hash: String, projectId: String, now: Date) async throws -> String? {
+        try await database.execute { sql in
+            try await sql.raw(
+                """
+                SELECT transaction_id FROM passkey_challenges
+                WHERE project_id = \(bind: projectId) AND challenge_hash = \(bind: hash)
+                  AND expires_at > \(bind: now.storedValue)
+                """
+            ).first()?.decode(column: "transaction_id", as: String?.self)
+        }
     }
 
     /// Keeps a newly registered passkey; false, and nothing written, when the project has its credential id already.
