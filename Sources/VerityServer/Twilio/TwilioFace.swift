@@ -9,6 +9,7 @@ import Logging
 struct TwilioFace {
     let services: TwilioServiceService
     let push: TwilioPush
+    let passkeys: TwilioPasskeys
     let verifications: VerificationService
     let possessions: PossessionService
     let admin: AdminService
@@ -33,6 +34,8 @@ struct TwilioFace {
             baseURL: baseURL
         ).addRoutes(to: group)
         TwilioPushController(push: push, services: services, clock: clock, baseURL: baseURL).addRoutes(to: group)
+        TwilioPasskeyController(passkeys: passkeys, services: services, clock: clock, baseURL: baseURL)
+            .addRoutes(to: group)
         router.add(middleware: TwilioUnmatchedRoutes(versionPath: versionPath, clock: clock))
     }
 }
