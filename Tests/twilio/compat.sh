@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Twilio Verify compatibility: drives the Twilio face of a real `verity serve` (fresh data directory, default
 # settings) with the official twilio-python client, unchanged, through Tests/twilio/test_compat.py (services and
-# verifications) and Tests/twilio/test_push_compat.py (entities, factors, challenges and the device protocol). Prints one
-# `ok - …` line per case; exits non-zero on the first broken expectation of the script or any failed case.
+# verifications), Tests/twilio/test_push_compat.py (entities, factors, challenges and the device protocol) and
+# Tests/twilio/test_passkeys_compat.py (Verify Passkeys, with the Python software authenticator of Tests/passkeys).
+# Prints one `ok - …` line per case; exits non-zero on the first broken expectation of the script or any failed case.
 #
 #   python3 -m pip install twilio cryptography     # once (CI installs them)
 #   bash Tests/twilio/compat.sh
@@ -20,5 +21,6 @@ start_verity twilio VERITY_WEBHOOK_ALLOW_PRIVATE=true
 
 python3 Tests/twilio/test_compat.py || fail "a Twilio compatibility case failed (verifications)"
 python3 Tests/twilio/test_push_compat.py || fail "a Twilio compatibility case failed (push and TOTP)"
+python3 Tests/twilio/test_passkeys_compat.py || fail "a Twilio compatibility case failed (passkeys)"
 
 check_verity_log
