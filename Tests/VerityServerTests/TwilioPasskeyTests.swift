@@ -112,6 +112,15 @@ struct TwilioPasskeyTests {
             #expect(try await client.twilioJSON(approve, auth: auth, assertion.json).status == .ok)
             try await client.twilioJSON(approve, auth: auth, assertion.json).expectTwilioError(404, code: 20404)
 
+            // An answer sent to another service of the account finds no challenge there, and spends none.
+            let other = try await client.passkeyService(auth: auth)
+            let (_, elsewhereRequest) = try await client.passkeyChallenge(identity: "ada-0001-abcd", service, auth)
+            let elsewhere = try Self.assert(&device, elsewhereRequest, credential)
+            try await client.twilioJSON(
+                "/Services/\(other)/Passkeys/ApproveChallenge", auth: auth, elsewhere.json
+            ).expectTwilioError(404, code: 20404)
+            #expect(try await client.twilioJSON(approve, auth: auth, elsewhere.json).status == .ok)
+
             // A flipped signature bit.
             let (flippedSid, flippedRequest) = try await client.passkeyChallenge(
                 identity: "ada-0001-abcd", service, auth)
@@ -139,28 +148,27 @@ struct TwilioPasskeyTests {
             let (_, bobCredential) = try await client.registerPasskey(
                 &bob, identity: "bob-0002-abcd", service: service, auth: auth)
 
+            /// Answers a new challenge for Ada with `device`'s `credential`: 60324, and the challenge is not approved.
+            func expectRefused(_ device: SoftwareAuthenticator, _ credential: Data) async throws {
+                var device = device
+                let (sid, request) = try await client.passkeyChallenge(identity: "ada-0001-abcd", service, auth)
+                let answer = try Self.assert(&device, request, credential)
+                try await client.twilioJSON(approve, auth: auth, answer.json).expectTwilioError(403, code: 60324)
+                #expect(try await node.passkeyChallengeStatus(sid, service: service) == "pending")
+            }
+
             // Bob's passkey answers a challenge issued to Ada.
-            let (toAda, request) = try await client.passkeyChallenge(identity: "ada-0001-abcd", service, auth)
-            let bobs = try Self.assert(&bob, request, bobCredential)
-            try await client.twilioJSON(approve, auth: auth, bobs.json).expectTwilioError(403, code: 60324)
-            #expect(try await node.passkeyChallengeStatus(toAda, service: service) == "pending")
+            try await expectRefused(bob, bobCredential)
 
             // A page on an origin the service does not list.
             var phished = ada
             phished.origin = "https://example.evil"
-            let (toPhish, phishRequest) = try await client.passkeyChallenge(
-                identity: "ada-0001-abcd", service, auth)
-            let fromEvil = try Self.assert(&phished, phishRequest, adaCredential)
-            try await client.twilioJSON(approve, auth: auth, fromEvil.json).expectTwilioError(403, code: 60324)
-            #expect(try await node.passkeyChallengeStatus(toPhish, service: service) == "pending")
+            try await expectRefused(phished, adaCredential)
 
             // No user verification where the service requires it.
             var unverified = ada
             unverified.userVerified = false
-            let (toUV, uvRequest) = try await client.passkeyChallenge(identity: "ada-0001-abcd", service, auth)
-            let withoutUV = try Self.assert(&unverified, uvRequest, adaCredential)
-            try await client.twilioJSON(approve, auth: auth, withoutUV.json).expectTwilioError(403, code: 60324)
-            #expect(try await node.passkeyChallengeStatus(toUV, service: service) == "pending")
+            try await expectRefused(unverified, adaCredential)
 
             // A use that raises the counter, then a clone whose counter is behind it.
             let (_, usedRequest) = try await client.passkeyChallenge(identity: "ada-0001-abcd", service, auth)
@@ -168,11 +176,7 @@ struct TwilioPasskeyTests {
             #expect(try await client.twilioJSON(approve, auth: auth, used.json).status == .ok)
             var clone = ada
             clone.counter = 0
-            let (toClone, cloneRequest) = try await client.passkeyChallenge(
-                identity: "ada-0001-abcd", service, auth)
-            let cloned = try Self.assert(&clone, cloneRequest, adaCredential)
-            try await client.twilioJSON(approve, auth: auth, cloned.json).expectTwilioError(403, code: 60324)
-            #expect(try await node.passkeyChallengeStatus(toClone, service: service) == "pending")
+            try await expectRefused(clone, adaCredential)
         }
     }
 
