@@ -133,7 +133,7 @@ struct TwilioPasskeyTests {
     }
 
     @Test(
-        "Refused with 60324: another identity's credential, a wrong origin, a counter regression, no UV",
+        "Refused with 60324: another identity's credential, a wrong origin, no UV, a counter regression, another factor",
         arguments: TestEngine.available)
     func refusedAuthenticators(engine: TestEngine) async throws {
         let node = try await TestNode.make(engine)
@@ -142,7 +142,7 @@ struct TwilioPasskeyTests {
             let service = try await client.passkeyService(auth: auth)
             let approve = "/Services/\(service)/Passkeys/ApproveChallenge"
             var ada = SoftwareAuthenticator()
-            let (_, adaCredential) = try await client.registerPasskey(
+            let (adaFactor, adaCredential) = try await client.registerPasskey(
                 &ada, identity: "ada-0001-abcd", service: service, auth: auth)
             var bob = SoftwareAuthenticator()
             let (_, bobCredential) = try await client.registerPasskey(
@@ -177,6 +177,19 @@ struct TwilioPasskeyTests {
             var clone = ada
             clone.counter = 0
             try await expectRefused(clone, adaCredential)
+
+            // A challenge for one factor, answered by Ada's other passkey: refused, and the challenge is spent.
+            var laptop = SoftwareAuthenticator()
+            let (_, laptopCredential) = try await client.registerPasskey(
+                &laptop, identity: "ada-0001-abcd", service: service, auth: auth)
+            let forPhone = try await client.twilioJSON(
+                "/Services/\(service)/Passkeys/Challenges", auth: auth,
+                ["identity": "ada-0001-abcd", "factor_sid": adaFactor])
+            let phoneRequest = try Self.publicKey(try forPhone.json())
+            let fromLaptop = try Self.assert(&laptop, phoneRequest, laptopCredential)
+            try await client.twilioJSON(approve, auth: auth, fromLaptop.json).expectTwilioError(403, code: 60324)
+            let fromPhone = try Self.assert(&ada, phoneRequest, adaCredential)
+            try await client.twilioJSON(approve, auth: auth, fromPhone.json).expectTwilioError(404, code: 20404)
         }
     }
 

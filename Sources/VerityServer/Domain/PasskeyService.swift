@@ -93,7 +93,8 @@ struct PasskeyService: Sendable {
 
     /// The options of a sign-in: for `userId`, naming their passkeys in `allowCredentials`; for nobody (nil), a
     /// discoverable sign-in whose answer's `userHandle` names the user. `only` narrows a named user's list to one of
-    /// their passkeys (a face's challenge for one factor).
+    /// their passkeys (a face's challenge for one factor), and the answer must then come from that passkey (WebAuthn
+    /// §7.2 step 5).
     func authenticationOptions(
         userId: String?, in project: Project, context: PasskeyCeremonyContext = .project, only passkeyId: String? = nil
     ) async throws -> PasskeyRequestOptions {
@@ -101,7 +102,8 @@ struct PasskeyService: Sendable {
         var allowed: [PasskeyRecord] = []
         if let userId { allowed = try await store.passkeys(userId: userId, projectId: project.id) }
         if let passkeyId { allowed = allowed.filter { $0.id == passkeyId } }
-        let challenge = try await issueChallenge(.authentication, userId: userId, in: project, context)
+        let challenge = try await issueChallenge(
+            .authentication, userId: userId, passkeyId: passkeyId, in: project, context)
         return relyingParty.requestOptions(
             challenge: challenge,
             allowed: allowed.map {
@@ -131,7 +133,8 @@ struct PasskeyService: Sendable {
             guard
                 let passkey = try await store.passkey(
                     credentialID: answer.credentialID, projectId: project.id, in: work),
-                passkey.userId == (binding.userId ?? answer.userHandle.map { String(decoding: $0, as: UTF8.self) })
+                passkey.userId == (binding.userId ?? answer.userHandle.map { String(decoding: $0, as: UTF8.self) }),
+                binding.passkeyId == nil || binding.passkeyId == passkey.id
             else { return .failure(.wrongCredential) }
             let assertion: VerifiedAssertion
             do throws(PasskeyRefusal) {
@@ -199,16 +202,17 @@ struct PasskeyService: Sendable {
         return try await store.challengeTransaction(hash: Self.hash(challenge), projectId: project.id, now: clock.now())
     }
 
-    /// A new 32-byte challenge for `ceremony`, bound to `userId` (nil: a sign-in that named nobody) and the context's
-    /// transaction.
+    /// A new 32-byte challenge for `ceremony`, bound to `userId` (nil: a sign-in that named nobody), to `passkeyId`
+    /// when it allows one passkey only, and to the context's transaction.
     private func issueChallenge(
-        _ ceremony: Ceremony, userId: String?, in project: Project, _ context: PasskeyCeremonyContext = .project
+        _ ceremony: Ceremony, userId: String?, passkeyId: String? = nil, in project: Project,
+        _ context: PasskeyCeremonyContext = .project
     ) async throws -> [UInt8] {
         let relyingParty = try Self.relyingParty(of: project, context)
         let now = clock.now()
         let challenge = identifiers.random.bytes(count: 32)
         try await store.insertChallenge(
-            hash: Self.hash(challenge), ceremony: ceremony.rawValue, userId: userId,
+            hash: Self.hash(challenge), ceremony: ceremony.rawValue, userId: userId, passkeyId: passkeyId,
             transaction: context.transaction, projectId: project.id,
             expiresAt: now.addingTimeInterval(TimeInterval(relyingParty.settings.challengeLifetime)), now: now)
         return challenge

@@ -801,6 +801,8 @@ enum Migrations {
                 // The face's id for the ceremony a passkey challenge belongs to (a Twilio YF or YC SID); NULL for
                 // the native API's ceremonies.
                 "ALTER TABLE passkey_challenges ADD COLUMN transaction_id TEXT",
+                // The one passkey a sign-in challenge allows (`allowCredentials` of one); NULL: any of the user's.
+                "ALTER TABLE passkey_challenges ADD COLUMN passkey_id TEXT",
                 // A service's `Passkeys.*` settings as JSON (TwilioPasskeyConfig); NULL: none set.
                 "ALTER TABLE twilio_services ADD COLUMN passkeys TEXT",
                 // The Verity user behind an entity's passkeys (passkeys belong to users).

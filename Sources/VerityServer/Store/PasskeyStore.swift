@@ -6,9 +6,11 @@ import VerityCore
 struct PasskeyStore: Sendable {
     let database: Database
 
-    /// The user a challenge was issued for (nil for a sign-in that named nobody), and the face's transaction.
+    /// The user a challenge was issued for (nil for a sign-in that named nobody), the one passkey it allows (nil: any
+    /// of the user's), and the face's transaction.
     struct ChallengeBinding: Sendable, Equatable {
         var userId: String?
+        var passkeyId: String?
         var transaction: String?
     }
 
@@ -25,8 +27,8 @@ struct PasskeyStore: Sendable {
 
     /// Stores a new challenge for `ceremony` and `userId`, and drops the project's challenges that expired.
     func insertChallenge(
-        hash: String, ceremony: String, userId: String?, transaction: String?, projectId: String, expiresAt: Date,
-        now: Date
+        hash: String, ceremony: String, userId: String?, passkeyId: String?, transaction: String?, projectId: String,
+        expiresAt: Date, now: Date
     ) async throws {
         try await database.transaction { sql in
             try await sql.raw(
@@ -37,10 +39,10 @@ struct PasskeyStore: Sendable {
             ).run()
             try await sql.raw(
                 """
-                INSERT INTO passkey_challenges (project_id, challenge_hash, ceremony, user_id, transaction_id,
-                                                expires_at)
-                VALUES (\(bind: projectId), \(bind: hash), \(bind: ceremony), \(bind: userId), \(bind: transaction),
-                        \(bind: expiresAt.storedValue))
+                INSERT INTO passkey_challenges (project_id, challenge_hash, ceremony, user_id, passkey_id,
+                                                transaction_id, expires_at)
+                VALUES (\(bind: projectId), \(bind: hash), \(bind: ceremony), \(bind: userId), \(bind: passkeyId),
+                        \(bind: transaction), \(bind: expiresAt.storedValue))
                 """
             ).run()
         }
@@ -56,11 +58,12 @@ struct PasskeyStore: Sendable {
             DELETE FROM passkey_challenges
             WHERE project_id = \(bind: projectId) AND challenge_hash = \(bind: hash) AND ceremony = \(bind: ceremony)
               AND expires_at > \(bind: now.storedValue)
-            RETURNING user_id, transaction_id
+            RETURNING user_id, passkey_id, transaction_id
             """
         ).first().map {
             ChallengeBinding(
                 userId: try $0.decode(column: "user_id", as: String?.self),
+                passkeyId: try $0.decode(column: "passkey_id", as: String?.self),
                 transaction: try $0.decode(column: "transaction_id", as: String?.self))
         }
     }

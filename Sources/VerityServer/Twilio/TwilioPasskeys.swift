@@ -144,10 +144,10 @@ struct TwilioPasskeys: Sendable {
             try await passkeys.authenticate(
                 answer, in: project, context: PasskeyCeremonyContext(settings: settings, transaction: sid)
             ) { passkey, work in
-                // A challenge for one factor is approved by that factor's passkey only.
-                guard let used = try await store.factor(passkeyId: passkey.id, in: work),
-                    challenge.factorSid == nil || challenge.factorSid == used.sid
-                else { throw TwilioError.challengeVerificationFailed }
+                // The Domain allowed only the factor's passkey when the challenge names one.
+                guard let used = try await store.factor(passkeyId: passkey.id, in: work) else {
+                    throw TwilioError.challengeVerificationFailed
+                }
                 guard try await store.approve(sid: sid, factorSid: used.sid, now: now, in: work) else {
                     throw TwilioError.notFound(resource)
                 }
