@@ -194,6 +194,35 @@ struct TwilioPasskeyTests {
     }
 
     @Test(
+        "Deleting the entity deletes its passkeys: its pending challenge is gone, and an entity made again has none",
+        arguments: TestEngine.available)
+    func entityDeletion(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        let auth = try node.twilioAuth()
+        try await node.run { client in
+            let service = try await client.passkeyService(auth: auth)
+            let approve = "/Services/\(service)/Passkeys/ApproveChallenge"
+            var old = SoftwareAuthenticator()
+            let (_, oldCredential) = try await client.registerPasskey(
+                &old, identity: "ada-0001-abcd", service: service, auth: auth)
+            let (_, pending) = try await client.passkeyChallenge(identity: "ada-0001-abcd", service, auth)
+            let deleted = try await client.twilio(.delete, "/Services/\(service)/Entities/ada-0001-abcd", auth: auth)
+            #expect(deleted.status == .noContent)
+            let late = try Self.assert(&old, pending, oldCredential)
+            try await client.twilioJSON(approve, auth: auth, late.json).expectTwilioError(404, code: 20404)
+
+            var new = SoftwareAuthenticator()
+            let (_, newCredential) = try await client.registerPasskey(
+                &new, identity: "ada-0001-abcd", service: service, auth: auth)
+            let (_, request) = try await client.passkeyChallenge(identity: "ada-0001-abcd", service, auth)
+            let allowed = try #require(request["allowCredentials"] as? [[String: Any]])
+            #expect(allowed.map { $0["id"] as? String } == [Base64URL.encode(newCredential)])
+            let stale = try Self.assert(&old, request, oldCredential)
+            try await client.twilioJSON(approve, auth: auth, stale.json).expectTwilioError(403, code: 60324)
+        }
+    }
+
+    @Test(
         "Missing authenticator criteria are 60393, naming them; a factor's config supplies them; bad input is 60200",
         arguments: TestEngine.available)
     func criteriaAndInput(engine: TestEngine) async throws {

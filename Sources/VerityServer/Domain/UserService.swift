@@ -181,7 +181,12 @@ public struct UserService: Sendable {
 
     /// Deletes a user and frees its login ids.
     public func delete(id: String, in project: Project) async throws {
-        guard id.hasPrefix("usr_"), try await store.delete(id: id, projectId: project.id) else {
+        try await delete(id: id, in: project, in: nil)
+    }
+
+    /// Deletes a user, in `work` when given; what belongs to them (passkeys, sessions) goes with them.
+    func delete(id: String, in project: Project, in work: UnitOfWork?) async throws {
+        guard id.hasPrefix("usr_"), try await store.delete(id: id, projectId: project.id, in: work) else {
             throw Self.notFound(id)
         }
         logger.info("User deleted", metadata: ["user": "\(id)", "project": "\(project.id)"])

@@ -33,7 +33,8 @@ struct TwilioFace {
             services: services, verifications: verifications, possessions: possessions, clock: clock,
             baseURL: baseURL
         ).addRoutes(to: group)
-        TwilioPushController(push: push, services: services, clock: clock, baseURL: baseURL).addRoutes(to: group)
+        TwilioPushController(push: push, passkeys: passkeys, services: services, clock: clock, baseURL: baseURL)
+            .addRoutes(to: group)
         TwilioPasskeyController(passkeys: passkeys, services: services, clock: clock, baseURL: baseURL)
             .addRoutes(to: group)
         router.add(middleware: TwilioUnmatchedRoutes(versionPath: versionPath, clock: clock))

@@ -159,6 +159,16 @@ struct TwilioPasskeys: Sendable {
         return approved
     }
 
+    /// Deletes the entity's passkeys, in the unit of work that deletes the entity: its Verity user goes, and with it (by
+    /// cascade) its passkeys, their factors and their pending challenges, so an entity created again for the identity
+    /// starts with none.
+    func deleteEntity(_ identity: String, in service: TwilioServiceRecord, project: Project, in work: UnitOfWork)
+        async throws
+    {
+        guard let userId = try await store.userId(serviceSid: service.sid, identity: identity, in: work) else { return }
+        try await users.delete(id: userId, in: project, in: work)
+    }
+
     /// The Verity user behind the entity's passkeys, created with the entity's first passkey factor. It has no login
     /// ids: the entity's identity is the customer's, and its passkeys are used through this face.
     private func user(of identity: String, in service: TwilioServiceRecord, project: Project) async throws -> User {
