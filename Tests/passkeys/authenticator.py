@@ -98,18 +98,14 @@ class Authenticator:
         authenticator_data = self._authenticator_data(credential, attested=True) + attested
         client_data = self._client_data("webauthn.create", options["challenge"], origin)
         attestation_object = cbor2.dumps({"fmt": "none", "attStmt": {}, "authData": authenticator_data})
-        return {
-            "id": b64url(credential.id),
-            "rawId": b64url(credential.id),
-            "type": "public-key",
-            "authenticatorAttachment": "platform",
-            "clientExtensionResults": {},
-            "response": {
+        return self._credential_json(
+            credential,
+            {
                 "clientDataJSON": b64url(client_data),
                 "attestationObject": b64url(attestation_object),
                 "transports": ["internal"],
             },
-        }
+        )
 
     def get(self, options, origin: str, credential_id: bytes = None) -> dict:
         """Signs an assertion for the request options with a credential they allow (or `credential_id`, allowed or
@@ -133,24 +129,32 @@ class Authenticator:
         )
         if self.flip_signature_bit:
             signature = signature[:-1] + bytes([signature[-1] ^ 0x01])
+        return self._credential_json(
+            credential,
+            {
+                "clientDataJSON": b64url(client_data),
+                "authenticatorData": b64url(authenticator_data),
+                "signature": b64url(signature),
+                "userHandle": b64url(credential.user_handle),
+            },
+        )
+
+    def set_counter(self, credential_id: bytes, counter: int) -> None:
+        """Sets a credential's counter, so the next signature carries `counter` (+1 when counting): a cloned
+        authenticator's regression."""
+        self.credentials[credential_id].counter = counter
+
+    @staticmethod
+    def _credential_json(credential: Credential, response: dict) -> dict:
+        """The `PublicKeyCredential` JSON (`toJSON()`, §5.1) around a ceremony's `response`."""
         return {
             "id": b64url(credential.id),
             "rawId": b64url(credential.id),
             "type": "public-key",
             "authenticatorAttachment": "platform",
             "clientExtensionResults": {},
-            "response": {
-                "clientDataJSON": b64url(client_data),
-                "authenticatorData": b64url(authenticator_data),
-                "signature": b64url(signature),
-                "userHandle": b64url(credential.user_handle),
-            },
+            "response": response,
         }
-
-    def set_counter(self, credential_id: bytes, counter: int) -> None:
-        """Sets a credential's counter, so the next signature carries `counter` (+1 when counting): a cloned
-        authenticator's regression."""
-        self.credentials[credential_id].counter = counter
 
     def _authenticator_data(self, credential: Credential, attested: bool) -> bytes:
         """rpIdHash, flags and the counter (§6.1); AT when `attested`."""

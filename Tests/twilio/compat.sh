@@ -3,8 +3,9 @@
 # settings) with the official twilio-python client, unchanged, through Tests/twilio/test_compat.py (services and
 # verifications), Tests/twilio/test_push_compat.py (entities, factors, challenges and the device protocol) and
 # Tests/twilio/test_sna_compat.py (Silent Network Auth against the CAMARA stand-in Tests/camara/standin.py, which needs
-# PyYAML). Prints one `ok - …` line per case; exits non-zero on the first broken expectation of the script or any
-# failed case.
+# PyYAML) and Tests/twilio/test_passkeys_compat.py (Verify Passkeys, with the Python software authenticator of
+# Tests/passkeys). Prints one `ok - …` line per case; exits non-zero on the first broken expectation of the script or
+# any failed case.
 #
 #   python3 -m pip install twilio cryptography pyyaml     # once (CI installs them)
 #   bash Tests/twilio/compat.sh
@@ -23,5 +24,6 @@ start_verity twilio VERITY_WEBHOOK_ALLOW_PRIVATE=true
 python3 Tests/twilio/test_compat.py || fail "a Twilio compatibility case failed (verifications)"
 python3 Tests/twilio/test_push_compat.py || fail "a Twilio compatibility case failed (push and TOTP)"
 python3 Tests/twilio/test_sna_compat.py || fail "a Twilio compatibility case failed (Silent Network Auth)"
+python3 Tests/twilio/test_passkeys_compat.py || fail "a Twilio compatibility case failed (passkeys)"
 
 check_verity_log

@@ -119,7 +119,8 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
     ).addRoutes(to: router)
     if let prefix = configuration.twilioVerifyPrefix {
         TwilioFace(
-            services: verity.twilioServices, push: verity.twilioPush, verifications: verity.verifications,
+            services: verity.twilioServices, push: verity.twilioPush, passkeys: verity.twilioPasskeys,
+            verifications: verity.verifications,
             possessions: verity.possession, admin: admin, clock: verity.clock, logger: verity.logger, prefix: prefix,
             publicURL: configuration.resolvedPublicURL
         ).addRoutes(to: router)

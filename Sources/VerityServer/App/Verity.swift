@@ -43,6 +43,8 @@ public struct Verity: Sendable {
     let challenges: ChallengeService
     let twilioServices: TwilioServiceService
     let twilioPush: TwilioPush
+    /// Verify Passkeys on the Twilio face.
+    let twilioPasskeys: TwilioPasskeys
     /// The outbox: what was (or will be) sent, and the workers that send it.
     public let outbox: OutboxService
     let signal: OutboxSignal
@@ -178,6 +180,9 @@ public struct Verity: Sendable {
             store: TwilioPushStore(database: database), webhooks: TwilioWebhookStore(database: database),
             services: twilioServices, factors: factors, challenges: challenges, admin: admin,
             webhookAddresses: configuration.webhookAddresses, random: random, clock: clock)
+        self.twilioPasskeys = TwilioPasskeys(
+            store: TwilioPasskeyStore(database: database), passkeys: passkeys, users: users, push: twilioPush,
+            random: random, clock: clock)
         self.outbox = OutboxService(
             store: OutboxStore(database: database, webhookSecrets: webhookSecrets), renderer: renderer, signal: signal,
             clock: clock, logger: logger)

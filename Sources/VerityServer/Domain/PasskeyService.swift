@@ -34,10 +34,12 @@ struct PasskeyService: Sendable {
     }
 
     /// The options of a registration for the signed-in `user`, naming the passkeys they hold in `excludeCredentials`.
-    func registrationOptions(for user: User, in project: Project) async throws -> PasskeyCreationOptions {
-        let relyingParty = try Self.relyingParty(of: project)
+    func registrationOptions(
+        for user: User, in project: Project, context: PasskeyCeremonyContext = .project
+    ) async throws -> PasskeyCreationOptions {
+        let relyingParty = try Self.relyingParty(of: project, context)
         let existing = try await store.passkeys(userId: user.id, projectId: project.id)
-        let challenge = try await issueChallenge(.registration, userId: user.id, in: project)
+        let challenge = try await issueChallenge(.registration, userId: user.id, in: project, context)
         let name = user.loginIds.first ?? user.id
         return relyingParty.creationOptions(
             challenge: challenge, userHandle: Data(user.id.utf8), userName: name,
@@ -48,13 +50,16 @@ struct PasskeyService: Sendable {
     }
 
     /// Checks a registration answer against a challenge issued to `user` for a registration, and keeps the passkey.
-    /// A credential id the project has already is refused with `conflict`.
+    /// A credential id the project has already is refused with `conflict`. A face's context binds the answer to its
+    /// transaction, and `recording` writes the face's own record of the passkey in the same unit of work.
     func register(
-        _ answer: PasskeyRegistrationAnswer, friendlyName: String?, for user: User, in project: Project
+        _ answer: PasskeyRegistrationAnswer, friendlyName: String?, for user: User, in project: Project,
+        context: PasskeyCeremonyContext = .project,
+        recording: (@Sendable (PasskeyRecord, UnitOfWork) async throws -> Void)? = nil
     ) async throws -> PasskeyRecord {
         try await register(
-            answer, friendlyName: friendlyName, in: project, admitting: { $0 == .user(user.id) },
-            proving: { _, _, _ in }
+            answer, friendlyName: friendlyName, in: project, context: context, admitting: { $0 == .user(user.id) },
+            proving: { _, _, _ in }, recording: recording
         ).passkey
     }
 
@@ -89,13 +94,16 @@ struct PasskeyService: Sendable {
 
     /// The one registration: spends the challenge, checks that it was issued for a registrant `admits` takes, checks
     /// the answer, runs `proving` (which writes what the registration proves: a new user, a session) and keeps the
-    /// passkey, all in one unit of work. A refused answer still spends the challenge, and nothing else is written.
+    /// passkey, all in one unit of work. A refused answer still spends the challenge, and nothing else is written. The
+    /// challenge must be the context's transaction's; `recording` writes a face's record of the passkey.
     private func register<Proof: Sendable>(
         _ answer: PasskeyRegistrationAnswer, friendlyName: String?, in project: Project,
+        context: PasskeyCeremonyContext = .project,
         admitting admits: @escaping @Sendable (Registrant) -> Bool,
-        proving: @escaping @Sendable (UnitOfWork, Registrant, RegisteredPasskey) async throws -> Proof
+        proving: @escaping @Sendable (UnitOfWork, Registrant, RegisteredPasskey) async throws -> Proof,
+        recording: (@Sendable (PasskeyRecord, UnitOfWork) async throws -> Void)? = nil
     ) async throws -> (passkey: PasskeyRecord, proof: Proof) {
-        let relyingParty = try Self.relyingParty(of: project)
+        let relyingParty = try Self.relyingParty(of: project, context)
         let name = try Self.friendlyName(friendlyName ?? "Passkey")
         let now = clock.now()
         let challenge = try Self.challenge(in: answer.clientDataJSON)
@@ -104,7 +112,9 @@ struct PasskeyService: Sendable {
             let binding = try await store.consumeChallenge(
                 hash: Self.hash(challenge), ceremony: Ceremony.registration.rawValue, projectId: project.id,
                 now: now, in: work)
-            guard let registrant = binding.flatMap(Self.registrant), admits(registrant) else { throw Self.unissued }
+            guard let binding, let registrant = Self.registrant(binding), admits(registrant),
+                binding.transaction == context.transaction
+            else { throw Self.unissued }
             let registered: RegisteredPasskey
             do throws(PasskeyRefusal) {
                 registered = try await relyingParty.verifyRegistration(answer, challenge: challenge, now: now)
@@ -118,6 +128,7 @@ struct PasskeyService: Sendable {
             guard try await store.insert(passkey, in: work) else {
                 throw VerityError(.conflict, "This credential is registered already.")
             }
+            try await recording?(passkey, work)
             return .success((passkey, proof))
         }
         // The spent challenge commits even when the answer is refused, so no answer is tried twice against it.
@@ -177,9 +188,13 @@ struct PasskeyService: Sendable {
     }
 
     /// The options of a sign-in: for `userId`, naming their passkeys in `allowCredentials`; for nobody (nil), a
-    /// discoverable sign-in whose answer's `userHandle` names the user.
-    func authenticationOptions(userId: String?, in project: Project) async throws -> PasskeyRequestOptions {
-        try await requestOptions(.authentication, userId: userId, in: project)
+    /// discoverable sign-in whose answer's `userHandle` names the user. `only` narrows a named user's list to one of
+    /// their passkeys (a face's challenge for one factor), and the answer must then come from that passkey (WebAuthn
+    /// §7.2 step 5).
+    func authenticationOptions(
+        userId: String?, in project: Project, context: PasskeyCeremonyContext = .project, only passkeyId: String? = nil
+    ) async throws -> PasskeyRequestOptions {
+        try await requestOptions(.authentication, userId: userId, only: passkeyId, in: project, context)
     }
 
     /// The options of a sign-in by the user holding `loginId`, as ``authenticationOptions(userId:in:)`` gives them;
@@ -191,13 +206,15 @@ struct PasskeyService: Sendable {
         return try await authenticationOptions(userId: userId, in: project)
     }
 
-    private func requestOptions(_ ceremony: Ceremony, userId: String?, in project: Project) async throws
-        -> PasskeyRequestOptions
-    {
-        let relyingParty = try Self.relyingParty(of: project)
+    private func requestOptions(
+        _ ceremony: Ceremony, userId: String?, only passkeyId: String? = nil, in project: Project,
+        _ context: PasskeyCeremonyContext = .project
+    ) async throws -> PasskeyRequestOptions {
+        let relyingParty = try Self.relyingParty(of: project, context)
         var allowed: [PasskeyRecord] = []
         if let userId { allowed = try await store.passkeys(userId: userId, projectId: project.id) }
-        let challenge = try await issueChallenge(ceremony, userId: userId, in: project)
+        if let passkeyId { allowed = allowed.filter { $0.id == passkeyId } }
+        let challenge = try await issueChallenge(ceremony, userId: userId, passkeyId: passkeyId, in: project, context)
         return relyingParty.requestOptions(
             challenge: challenge,
             allowed: allowed.map {
@@ -207,12 +224,15 @@ struct PasskeyService: Sendable {
 
     /// Checks a sign-in answer: its challenge (spent first, issued for a sign-in), the passkey it names (the named
     /// user's, or the `userHandle`'s in a discoverable sign-in), and the relying party's checks; the counter and BS
-    /// are recorded. A counter that does not rise is refused.
-    func authenticate(_ answer: PasskeyAssertionAnswer, in project: Project) async throws
-        -> (passkey: PasskeyRecord, assertion: VerifiedAssertion)
-    {
-        try await verify(answer, ceremony: .authentication, in: project) { passkey, assertion, _ in
-            (passkey, assertion)
+    /// are recorded. A counter that does not rise is refused. A face's context binds the answer to its transaction,
+    /// and `recording` writes the face's own record of the approval in the same unit of work.
+    func authenticate(
+        _ answer: PasskeyAssertionAnswer, in project: Project, context: PasskeyCeremonyContext = .project,
+        recording: (@Sendable (PasskeyRecord, UnitOfWork) async throws -> Void)? = nil
+    ) async throws -> (passkey: PasskeyRecord, assertion: VerifiedAssertion) {
+        try await verify(answer, ceremony: .authentication, in: project, context) { passkey, assertion, work in
+            try await recording?(passkey, work)
+            return (passkey, assertion)
         }
     }
 
@@ -260,12 +280,14 @@ struct PasskeyService: Sendable {
     /// the same unit of work: the challenge is spent first (issued for `ceremony`, and to `userId` when given), then
     /// the passkey it names (the challenge's user's, or the `userHandle`'s when the challenge named nobody) and the
     /// relying party's checks; the counter and BS are recorded. A refusal commits the spent challenge (and the
-    /// security event of a counter that did not rise) and throws; an error `complete` throws commits nothing.
+    /// security event of a counter that did not rise) and throws; an error `complete` throws commits nothing. The
+    /// challenge must be the context's transaction's, and one that allows a single passkey is answered by it only.
     private func verify<T: Sendable>(
         _ answer: PasskeyAssertionAnswer, ceremony: Ceremony, userId: String? = nil, in project: Project,
+        _ context: PasskeyCeremonyContext = .project,
         then complete: @Sendable (PasskeyRecord, VerifiedAssertion, UnitOfWork) async throws -> T
     ) async throws -> T {
-        let relyingParty = try Self.relyingParty(of: project)
+        let relyingParty = try Self.relyingParty(of: project, context)
         let now = clock.now()
         let challenge = try Self.challenge(in: answer.clientDataJSON)
         let outcome = try await store.unitOfWork { work -> Result<T, PasskeyRefusal> in
@@ -273,12 +295,13 @@ struct PasskeyService: Sendable {
                 let binding = try await store.consumeChallenge(
                     hash: Self.hash(challenge), ceremony: ceremony.rawValue, projectId: project.id, now: now,
                     in: work),
-                userId == nil || binding.userId == userId
+                userId == nil || binding.userId == userId, binding.transaction == context.transaction
             else { throw Self.unissued }
             guard
                 let passkey = try await store.passkey(
                     credentialID: answer.credentialID, projectId: project.id, in: work),
-                passkey.userId == (binding.userId ?? answer.userHandle.map { String(decoding: $0, as: UTF8.self) })
+                passkey.userId == (binding.userId ?? answer.userHandle.map { String(decoding: $0, as: UTF8.self) }),
+                binding.passkeyId == nil || binding.passkeyId == passkey.id
             else { return .failure(.wrongCredential) }
             let assertion: VerifiedAssertion
             do throws(PasskeyRefusal) {
@@ -336,17 +359,27 @@ struct PasskeyService: Sendable {
 
     // MARK: - Challenges
 
+    /// The transaction a face bound the challenge of this answer's client data to, while the challenge is unused and
+    /// unexpired; nil otherwise. It spends nothing: the face learns which of its ceremonies is answered, then checks
+    /// the answer with ``register(_:friendlyName:for:in:context:recording:)`` or
+    /// ``authenticate(_:in:context:recording:)``.
+    func transaction(answering clientDataJSON: Data, in project: Project) async throws -> String? {
+        let challenge = try Self.challenge(in: clientDataJSON)
+        return try await store.challengeTransaction(hash: Self.hash(challenge), projectId: project.id, now: clock.now())
+    }
+
     /// A new 32-byte challenge for `ceremony`, bound to `userId` (nil: a sign-in that named nobody) or to the user a
-    /// `signUp` will create.
+    /// `signUp` will create, to `passkeyId` when it allows one passkey only, and to the context's transaction.
     private func issueChallenge(
-        _ ceremony: Ceremony, userId: String?, signUp: PasskeySignUp? = nil, in project: Project
+        _ ceremony: Ceremony, userId: String?, signUp: PasskeySignUp? = nil, passkeyId: String? = nil,
+        in project: Project, _ context: PasskeyCeremonyContext = .project
     ) async throws -> [UInt8] {
-        let relyingParty = try Self.relyingParty(of: project)
+        let relyingParty = try Self.relyingParty(of: project, context)
         let now = clock.now()
         let challenge = identifiers.random.bytes(count: 32)
         try await store.insertChallenge(
             hash: Self.hash(challenge), ceremony: ceremony.rawValue, userId: userId, signUp: signUp,
-            projectId: project.id,
+            passkeyId: passkeyId, transaction: context.transaction, projectId: project.id,
             expiresAt: now.addingTimeInterval(TimeInterval(relyingParty.settings.challengeLifetime)), now: now)
         return challenge
     }
@@ -385,8 +418,11 @@ struct PasskeyService: Sendable {
         return challenge
     }
 
-    static func relyingParty(of project: Project) throws -> PasskeyRelyingParty {
-        guard let settings = project.settings.passkeys else {
+    /// The relying party of a ceremony: the context's when it brings one, else the project's.
+    static func relyingParty(of project: Project, _ context: PasskeyCeremonyContext = .project) throws
+        -> PasskeyRelyingParty
+    {
+        guard let settings = context.settings ?? project.settings.passkeys else {
             throw VerityError(.forbidden, "This project offers no passkeys.")
         }
         return PasskeyRelyingParty(settings: settings)

@@ -10,6 +10,11 @@ struct UserLogins: Sendable, Equatable {
     /// The E.164 phone number, if any.
     var phone: String?
 
+    /// No login ids: a user a face knows only by its own identity (a Twilio entity's passkeys).
+    static let none = UserLogins()
+
+    private init() {}
+
     init(_ loginIds: [String]) throws {
         guard (1...2).contains(loginIds.count) else {
             throw VerityError(

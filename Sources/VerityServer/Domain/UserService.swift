@@ -51,6 +51,17 @@ public struct UserService: Sendable {
         return user
     }
 
+    /// Creates a user with no login ids, in `work`: one that a face names by its own identity (a Twilio entity) and
+    /// that signs in only through that face's factors.
+    func createWithoutLogins(displayName: String?, in project: Project, in work: UnitOfWork) async throws -> User {
+        let user = User(
+            id: identifiers.make("usr"), loginIds: [], displayName: try Self.validDisplayName(displayName),
+            customClaims: [:], createdAt: clock.now())
+        try await store.insert(user, logins: .none, projectId: project.id, in: work)
+        logger.info("User created", metadata: ["user": "\(user.id)", "project": "\(project.id)"])
+        return user
+    }
+
     /// One user, by its `usr_…` id.
     public func user(id: String, in project: Project) async throws -> User {
         guard id.hasPrefix("usr_"), let user = try await store.user(id: id, projectId: project.id) else {
@@ -175,7 +186,12 @@ public struct UserService: Sendable {
 
     /// Deletes a user and frees its login ids.
     public func delete(id: String, in project: Project) async throws {
-        guard id.hasPrefix("usr_"), try await store.delete(id: id, projectId: project.id) else {
+        try await delete(id: id, in: project, in: nil)
+    }
+
+    /// Deletes a user, in `work` when given; what belongs to them (passkeys, sessions) goes with them.
+    func delete(id: String, in project: Project, in work: UnitOfWork?) async throws {
+        guard id.hasPrefix("usr_"), try await store.delete(id: id, projectId: project.id, in: work) else {
             throw Self.notFound(id)
         }
         logger.info("User deleted", metadata: ["user": "\(id)", "project": "\(project.id)"])

@@ -796,6 +796,59 @@ enum Migrations {
                 "CREATE INDEX possession_flows_owner ON possession_flows (project_id, owner, phone, created_at)",
             ]),
         Migration(
+            version: 31, name: "Twilio Verify Passkeys: service settings, entities' users, factors and challenges",
+            statements: [
+                // The face's id for the ceremony a passkey challenge belongs to (a Twilio YF or YC SID); NULL for
+                // the native API's ceremonies.
+                "ALTER TABLE passkey_challenges ADD COLUMN transaction_id TEXT",
+                // The one passkey a sign-in challenge allows (`allowCredentials` of one); NULL: any of the user's.
+                "ALTER TABLE passkey_challenges ADD COLUMN passkey_id TEXT",
+                // A service's `Passkeys.*` settings as JSON (TwilioPasskeyConfig); NULL: none set.
+                "ALTER TABLE twilio_services ADD COLUMN passkeys TEXT",
+                // The Verity user behind an entity's passkeys (passkeys belong to users).
+                """
+                CREATE TABLE twilio_passkey_users (
+                    service_sid TEXT NOT NULL REFERENCES twilio_services(sid) ON DELETE CASCADE,
+                    identity TEXT NOT NULL,
+                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    PRIMARY KEY (service_sid, identity)
+                )
+                """,
+                // A passkey factor (YF…): unverified until its registration is answered, then the passkey's.
+                """
+                CREATE TABLE twilio_passkey_factors (
+                    sid TEXT PRIMARY KEY,
+                    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+                    service_sid TEXT NOT NULL REFERENCES twilio_services(sid) ON DELETE CASCADE,
+                    identity TEXT NOT NULL,
+                    entity_sid TEXT NOT NULL,
+                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    passkey_id TEXT,
+                    friendly_name TEXT NOT NULL,
+                    settings TEXT NOT NULL,
+                    created_at DOUBLE PRECISION NOT NULL,
+                    updated_at DOUBLE PRECISION NOT NULL
+                )
+                """,
+                "CREATE INDEX twilio_passkey_factors_passkey ON twilio_passkey_factors (passkey_id)",
+                // A passkey challenge (YC…) of an entity, maybe for one factor.
+                """
+                CREATE TABLE twilio_passkey_challenges (
+                    sid TEXT PRIMARY KEY,
+                    project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+                    service_sid TEXT NOT NULL REFERENCES twilio_services(sid) ON DELETE CASCADE,
+                    identity TEXT NOT NULL,
+                    entity_sid TEXT NOT NULL,
+                    factor_sid TEXT,
+                    status TEXT NOT NULL,
+                    expires_at DOUBLE PRECISION NOT NULL,
+                    created_at DOUBLE PRECISION NOT NULL,
+                    updated_at DOUBLE PRECISION NOT NULL,
+                    responded_at DOUBLE PRECISION
+                )
+                """,
+            ]),
+        Migration(
             version: 32, name: "console operators' passkeys, hosted passkey links",
             statements: [
                 // An operator's passkey: what the console's relying party needs to check its assertions (the COSE

@@ -6,11 +6,14 @@ import VerityCore
 struct PasskeyStore: Sendable {
     let database: Database
 
-    /// The user a challenge was issued for; nil for a sign-in that named nobody, and for a sign-up, whose user does
-    /// not exist yet and is named by `signUp`.
+    /// The user a challenge was issued for (nil for a sign-in that named nobody, and for a sign-up, whose user does
+    /// not exist yet and is named by `signUp`), the one passkey it allows (nil: any of the user's), and the face's
+    /// transaction.
     struct ChallengeBinding: Sendable, Equatable {
         var userId: String?
         var signUp: PasskeySignUp? = nil
+        var passkeyId: String? = nil
+        var transaction: String? = nil
     }
 
     private static let columns =
@@ -27,7 +30,8 @@ struct PasskeyStore: Sendable {
     /// Stores a new challenge for `ceremony` and `userId` (or the user a `signUp` will create), and drops the
     /// project's challenges that expired.
     func insertChallenge(
-        hash: String, ceremony: String, userId: String?, signUp: PasskeySignUp? = nil, projectId: String,
+        hash: String, ceremony: String, userId: String?, signUp: PasskeySignUp? = nil, passkeyId: String?,
+        transaction: String?, projectId: String,
         expiresAt: Date, now: Date
     ) async throws {
         try await database.transaction { sql in
@@ -40,10 +44,11 @@ struct PasskeyStore: Sendable {
             try await sql.raw(
                 """
                 INSERT INTO passkey_challenges (
-                    project_id, challenge_hash, ceremony, user_id, new_user_id, new_login_ids, expires_at)
+                    project_id, challenge_hash, ceremony, user_id, new_user_id, new_login_ids, passkey_id,
+                    transaction_id, expires_at)
                 VALUES (\(bind: projectId), \(bind: hash), \(bind: ceremony), \(bind: userId),
                         \(bind: signUp?.userId), \(bind: signUp?.loginIds.joined(separator: ",")),
-                        \(bind: expiresAt.storedValue))
+                        \(bind: passkeyId), \(bind: transaction), \(bind: expiresAt.storedValue))
                 """
             ).run()
         }
@@ -59,7 +64,7 @@ struct PasskeyStore: Sendable {
             DELETE FROM passkey_challenges
             WHERE project_id = \(bind: projectId) AND challenge_hash = \(bind: hash) AND ceremony = \(bind: ceremony)
               AND expires_at > \(bind: now.storedValue)
-            RETURNING user_id, new_user_id, new_login_ids
+            RETURNING user_id, new_user_id, new_login_ids, passkey_id, transaction_id
             """
         ).first().map { row in
             let signUp = try row.decode(column: "new_user_id", as: String?.self).map { id in
@@ -68,7 +73,23 @@ struct PasskeyStore: Sendable {
                     loginIds: try row.decode(column: "new_login_ids", as: String?.self)?.split(separator: ",")
                         .map(String.init) ?? [])
             }
-            return ChallengeBinding(userId: try row.decode(column: "user_id", as: String?.self), signUp: signUp)
+            return ChallengeBinding(
+                userId: try row.decode(column: "user_id", as: String?.self), signUp: signUp,
+                passkeyId: try row.decode(column: "passkey_id", as: String?.self),
+                transaction: try row.decode(column: "transaction_id", as: String?.self))
+        }
+    }
+
+    /// The transaction of the unused, unexpired challenge `hash` in `projectId`, if it has one; spends nothing.
+    func challengeTransaction(hash: String, projectId: String, now: Date) async throws -> String? {
+        try await database.execute { sql in
+            try await sql.raw(
+                """
+                SELECT transaction_id FROM passkey_challenges
+                WHERE project_id = \(bind: projectId) AND challenge_hash = \(bind: hash)
+                  AND expires_at > \(bind: now.storedValue)
+                """
+            ).first()?.decode(column: "transaction_id", as: String?.self)
         }
     }
 

@@ -7,7 +7,8 @@ struct TwilioServiceStore: Sendable {
 
     private static let columns = """
         sid, project_id, friendly_name, code_length, push_include_date, push_apn_credential_sid, \
-        push_fcm_credential_sid, totp_issuer, totp_time_step, totp_code_length, totp_skew, created_at, updated_at
+        push_fcm_credential_sid, totp_issuer, totp_time_step, totp_code_length, totp_skew, created_at, updated_at, \
+        passkeys
         """
     private static let table = RecordTable(
         name: "twilio_services", columns: columns, key: "sid", scope: "project_id", record: service(from:))
@@ -22,7 +23,7 @@ struct TwilioServiceStore: Sendable {
                         \(bind: service.push.apnCredentialSid), \(bind: service.push.fcmCredentialSid),
                         \(bind: service.totp.issuer), \(bind: service.totp.timeStep), \(bind: service.totp.codeLength),
                         \(bind: service.totp.skew), \(bind: service.createdAt.storedValue),
-                        \(bind: service.updatedAt.storedValue))
+                        \(bind: service.updatedAt.storedValue), \(bind: try Self.passkeys(service)))
                 """
             ).run()
         }
@@ -49,7 +50,7 @@ struct TwilioServiceStore: Sendable {
                     push_fcm_credential_sid = \(bind: service.push.fcmCredentialSid),
                     totp_issuer = \(bind: service.totp.issuer), totp_time_step = \(bind: service.totp.timeStep),
                     totp_code_length = \(bind: service.totp.codeLength), totp_skew = \(bind: service.totp.skew),
-                    updated_at = \(bind: service.updatedAt.storedValue)
+                    updated_at = \(bind: service.updatedAt.storedValue), passkeys = \(bind: try Self.passkeys(service))
                 WHERE sid = \(bind: service.sid) AND project_id = \(bind: service.projectId)
                 RETURNING sid
                 """
@@ -83,6 +84,18 @@ struct TwilioServiceStore: Sendable {
                 timeStep: try row.decode(column: "totp_time_step", as: Int.self),
                 codeLength: try row.decode(column: "totp_code_length", as: Int.self),
                 skew: try row.decode(column: "totp_skew", as: Int.self)),
+            passkeys: try row.decode(column: "passkeys", as: String?.self).map { text in
+                do {
+                    return try JSONDecoder().decode(TwilioPasskeyConfig.self, from: Data(text.utf8))
+                } catch {
+                    throw StoreError.corruptValue(column: "twilio_services.passkeys")
+                }
+            } ?? TwilioPasskeyConfig(),
             createdAt: try row.date("created_at"), updatedAt: try row.date("updated_at"))
+    }
+
+    /// The passkey settings as stored: JSON, or NULL while none is set.
+    private static func passkeys(_ service: TwilioServiceRecord) throws -> String? {
+        service.passkeys.isEmpty ? nil : String(decoding: try JSONEncoder().encode(service.passkeys), as: UTF8.self)
     }
 }

@@ -175,8 +175,8 @@ struct UserStore: Sendable {
     }
 
     /// Deletes a user and its login ids; false when there was no such user.
-    func delete(id: String, projectId: String) async throws -> Bool {
-        try await database.transaction { sql in
+    func delete(id: String, projectId: String, in work: UnitOfWork? = nil) async throws -> Bool {
+        try await database.transaction(in: work) { sql in
             try await sql.raw(
                 "DELETE FROM user_login_ids WHERE project_id = \(bind: projectId) AND user_id = \(bind: id)"
             ).run()

@@ -40,6 +40,15 @@ struct TwilioError: Error, Sendable, Equatable {
     static let challengeVerificationFailed = TwilioError(
         code: 60324, message: "Challenge verification failed", status: 403)
 
+    /// 400 60393: a passkey factor's registration needs authenticator criteria that neither its `config` nor its
+    /// service sets; the message lists them.
+    static func authenticatorCriteriaMissing(_ fields: [String]) -> TwilioError {
+        TwilioError(
+            code: 60393,
+            message: "Authenticator criteria are missing from the request: \(fields.joined(separator: ", "))",
+            status: 400)
+    }
+
     /// The one table from Verity's error codes to Twilio's.
     ///
     /// - Parameter resource: The requested path without the face's prefix and version, for 404 messages.

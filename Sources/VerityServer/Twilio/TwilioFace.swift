@@ -9,6 +9,7 @@ import Logging
 struct TwilioFace {
     let services: TwilioServiceService
     let push: TwilioPush
+    let passkeys: TwilioPasskeys
     let verifications: VerificationService
     let possessions: PossessionService
     let admin: AdminService
@@ -32,7 +33,10 @@ struct TwilioFace {
             services: services, verifications: verifications, possessions: possessions, clock: clock,
             baseURL: baseURL
         ).addRoutes(to: group)
-        TwilioPushController(push: push, services: services, clock: clock, baseURL: baseURL).addRoutes(to: group)
+        TwilioPushController(push: push, passkeys: passkeys, services: services, clock: clock, baseURL: baseURL)
+            .addRoutes(to: group)
+        TwilioPasskeyController(passkeys: passkeys, services: services, clock: clock, baseURL: baseURL)
+            .addRoutes(to: group)
         router.add(middleware: TwilioUnmatchedRoutes(versionPath: versionPath, clock: clock))
     }
 }

@@ -69,10 +69,15 @@ struct TwilioPush: Sendable {
         try await store.entities(serviceSid: service.sid, after: after, limit: limit)
     }
 
-    /// Deletes the entity with its factors, in one unit of work; their pending challenges expire now.
-    func deleteEntity(_ identity: String, in service: TwilioServiceRecord, project: Project) async throws {
+    /// Deletes the entity with its factors, in one unit of work; their pending challenges expire now. `also` deletes
+    /// what else the face keeps for the entity (its passkeys) in the same unit of work.
+    func deleteEntity(
+        _ identity: String, in service: TwilioServiceRecord, project: Project,
+        also: (@Sendable (UnitOfWork) async throws -> Void)? = nil
+    ) async throws {
         let (store, factors) = (store, factors)
         let deleted = try await store.unitOfWork { work in
+            try await also?(work)
             let linked = try await store.unlinkFactors(serviceSid: service.sid, identity: identity, in: work)
             _ = try await factors.delete(ids: linked, projectId: project.id, in: work)
             return try await store.deleteEntity(serviceSid: service.sid, identity: identity, in: work)

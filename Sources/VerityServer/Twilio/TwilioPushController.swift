@@ -6,6 +6,7 @@ import VerityCore
 /// and TOTP, for the customer's backend and for devices speaking the Twilio Verify SDKs' protocol.
 struct TwilioPushController {
     let push: TwilioPush
+    let passkeys: TwilioPasskeys
     let services: TwilioServiceService
     let clock: any TimeSource
     let baseURL: String
@@ -63,7 +64,10 @@ struct TwilioPushController {
 
     @Sendable func deleteEntity(_ request: Request, context: VerityRequestContext) async throws -> Response {
         let scope = try await backendScope(context)
-        try await push.deleteEntity(try identity(context), in: scope.service, project: scope.account.project)
+        let (identity, service, project) = (try identity(context), scope.service, scope.account.project)
+        try await push.deleteEntity(identity, in: service, project: project) { [passkeys] work in
+            try await passkeys.deleteEntity(identity, in: service, project: project, in: work)
+        }
         return Response(status: .noContent)
     }
 

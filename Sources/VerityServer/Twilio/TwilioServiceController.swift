@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import VerityCore
 
 /// `/v2/Services`: create, list, fetch, update and delete Twilio Verify services.
 struct TwilioServiceController {
@@ -72,7 +73,8 @@ struct TwilioServiceController {
         var push: Push
         var totp: TOTP
         var whatsapp = WhatsApp()
-        var passkeys = Nullable<String>.null
+        /// The `Passkeys.*` settings, null while none is set.
+        var passkeys: JSONValue
         var defaultTemplateSid = Nullable<String>.null
         var verifyEventSubscriptionEnabled = false
         var dateCreated: Date
@@ -115,6 +117,7 @@ struct TwilioServiceController {
             totp: .init(
                 issuer: service.totp.issuer ?? service.friendlyName, timeStep: service.totp.timeStep,
                 codeLength: service.totp.codeLength, skew: service.totp.skew),
+            passkeys: service.passkeys.isEmpty ? .null : service.passkeys.json,
             dateCreated: service.createdAt, dateUpdated: service.updatedAt, url: url, links: links)
     }
 }

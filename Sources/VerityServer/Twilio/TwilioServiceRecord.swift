@@ -12,6 +12,8 @@ struct TwilioServiceRecord: Sendable, Equatable {
     var codeLength: Int
     var push: Push
     var totp: TOTP
+    /// The `Passkeys.*` settings its passkey factors start from.
+    var passkeys = TwilioPasskeyConfig()
     var createdAt: Date
     var updatedAt: Date
 
@@ -37,7 +39,7 @@ struct TwilioServiceRecord: Sendable, Equatable {
     var verificationPurpose: VerificationPurpose { .twilioService(sid) }
 
     /// Applies the parameters of a create or an update, refusing the first one that is out of range. Parameters
-    /// of features Verity does not have (lookup, PSD2, custom codes, WhatsApp, passkeys, …) are ignored.
+    /// of features Verity does not have (lookup, PSD2, custom codes, WhatsApp, …) are ignored.
     mutating func apply(_ form: TwilioForm) throws {
         if let name = form.string("FriendlyName") {
             guard Self.friendlyNameLength.contains(name.count) else {
@@ -58,6 +60,7 @@ struct TwilioServiceRecord: Sendable, Equatable {
         if let step = try form.integer("Totp.TimeStep", in: 20...60) { totp.timeStep = step }
         if let length = try form.integer("Totp.CodeLength", in: 3...8) { totp.codeLength = length }
         if let skew = try form.integer("Totp.Skew", in: 0...2) { totp.skew = skew }
+        try passkeys.apply(form)
     }
 
     private static func credentialSid(_ form: TwilioForm, _ name: String) throws -> String? {

@@ -1,0 +1,137 @@
+import Foundation
+import Hummingbird
+import VerityCore
+
+/// `/v2/Services/{VA}/Passkeys/…`: Verify Passkeys for the customer's backend. Unlike the rest of Verify these routes
+/// take JSON bodies; the credentials are the standard JSON serialisation of a `PublicKeyCredential`, and the options
+/// answered are the standard JSON forms under `publicKey`.
+struct TwilioPasskeyController {
+    let passkeys: TwilioPasskeys
+    let services: TwilioServiceService
+    let clock: any TimeSource
+    let baseURL: String
+
+    func addRoutes(to group: RouterGroup<VerityRequestContext>) {
+        group.post("Services/:serviceSid/Passkeys/Factors", use: createFactor)
+        group.post("Services/:serviceSid/Passkeys/VerifyFactor", use: verifyFactor)
+        group.post("Services/:serviceSid/Passkeys/Challenges", use: createChallenge)
+        group.post("Services/:serviceSid/Passkeys/ApproveChallenge", use: approveChallenge)
+    }
+
+    /// twilio-python's `new_factors.create`.
+    struct FactorRequest: Decodable {
+        var friendlyName: String?
+        var identity: String?
+        var config: TwilioPasskeyConfig.FactorConfig?
+
+        enum CodingKeys: String, CodingKey {
+            case friendlyName = "friendly_name"
+            case identity, config
+        }
+    }
+
+    /// twilio-python's `new_challenge.create`.
+    struct ChallengeRequest: Decodable {
+        var identity: String?
+        var factorSid: String?
+
+        enum CodingKeys: String, CodingKey {
+            case identity
+            case factorSid = "factor_sid"
+        }
+    }
+
+    @Sendable func createFactor(_ request: Request, context: VerityRequestContext) async throws -> Response {
+        let (account, service) = try await scope(context)
+        let body = try await request.decodeJSON(FactorRequest.self, context: context)
+        let (factor, options) = try await passkeys.createFactor(
+            friendlyName: body.friendlyName, identity: body.identity, config: body.config, in: service,
+            project: account.project)
+        var object = try self.body(factor, account)
+        // The options are shown only here, as Twilio does: they carry the registration's challenge.
+        object["options"] = .object(["publicKey": try Self.json(PublicKeyCredentialCreationOptionsJSON(options))])
+        return try TwilioJSON.response(object: object, status: .created)
+    }
+
+    @Sendable func verifyFactor(_ request: Request, context: VerityRequestContext) async throws -> Response {
+        let (account, service) = try await scope(context)
+        let credential = try await request.decodeJSON(PublicKeyCredentialJSON.self, context: context)
+        let factor = try await passkeys.verifyFactor(
+            try credential.registrationAnswer(), in: service, project: account.project)
+        return try TwilioJSON.response(object: try body(factor, account))
+    }
+
+    @Sendable func createChallenge(_ request: Request, context: VerityRequestContext) async throws -> Response {
+        let (account, service) = try await scope(context)
+        let body = try await request.decodeJSON(ChallengeRequest.self, context: context)
+        let (challenge, options) = try await passkeys.createChallenge(
+            identity: body.identity, factorSid: body.factorSid, in: service, project: account.project)
+        var object = self.body(challenge, account)
+        object["options"] = .object(["publicKey": try Self.json(PublicKeyCredentialRequestOptionsJSON(options))])
+        return try TwilioJSON.response(object: object, status: .created)
+    }
+
+    @Sendable func approveChallenge(_ request: Request, context: VerityRequestContext) async throws -> Response {
+        let (account, service) = try await scope(context)
+        let credential = try await request.decodeJSON(PublicKeyCredentialJSON.self, context: context)
+        let challenge = try await passkeys.approve(
+            try credential.assertionAnswer(), in: service, project: account.project)
+        return try TwilioJSON.response(object: body(challenge, account))
+    }
+
+    // MARK: - Wire shapes
+
+    private func scope(_ context: VerityRequestContext) async throws -> (TwilioAccount, TwilioServiceRecord) {
+        let account = try TwilioAccount(context)
+        return (account, try await services.service(try context.parameters.require("serviceSid"), in: account.project))
+    }
+
+    private func entityURL(_ serviceSid: String, _ identity: String) -> String {
+        "\(baseURL)/v2/Services/\(serviceSid)/Entities/\(identity)"
+    }
+
+    /// A passkey factor as Twilio shows it; `config` is the relying party its ceremonies use.
+    private func body(_ factor: TwilioPasskeyFactor, _ account: TwilioAccount) throws -> [String: JSONValue] {
+        let settings = factor.settings
+        return [
+            "sid": .string(factor.sid), "account_sid": .string(account.sid), "service_sid": .string(factor.serviceSid),
+            "entity_sid": .string(factor.entitySid), "identity": .string(factor.identity), "binding": .null,
+            "date_created": TwilioJSON.date(factor.createdAt), "date_updated": TwilioJSON.date(factor.updatedAt),
+            "friendly_name": .string(factor.friendlyName), "status": .string(factor.status),
+            "factor_type": .string("passkeys"),
+            "config": .object([
+                "relying_party": .object([
+                    "id": .string(settings.rpID), "name": .string(settings.rpName),
+                    "origins": .array(settings.origins.map(JSONValue.string)),
+                ]),
+                "authenticator_attachment": .string(settings.attachment?.rawValue ?? "any"),
+                "discoverable_credentials": .string(settings.residentKey.rawValue),
+                "user_verification": .string(settings.userVerification.rawValue),
+            ]),
+            "metadata": .null,
+            "url": .string("\(entityURL(factor.serviceSid, factor.identity))/Factors/\(factor.sid)"),
+        ]
+    }
+
+    /// A passkey challenge as Twilio shows it.
+    private func body(_ challenge: TwilioPasskeyChallenge, _ account: TwilioAccount) -> [String: JSONValue] {
+        [
+            "sid": .string(challenge.sid), "account_sid": .string(account.sid),
+            "service_sid": .string(challenge.serviceSid), "entity_sid": .string(challenge.entitySid),
+            "identity": .string(challenge.identity), "factor_sid": challenge.factorSid.map(JSONValue.string) ?? .null,
+            "date_created": TwilioJSON.date(challenge.createdAt), "date_updated": TwilioJSON.date(challenge.updatedAt),
+            "date_responded": challenge.respondedAt.map(TwilioJSON.date) ?? .null,
+            "expiration_date": TwilioJSON.date(challenge.expiresAt),
+            "status": .string(challenge.status(at: clock.now())),
+            "responded_reason": .string("none"), "details": .null, "hidden_details": .null, "metadata": .null,
+            "factor_type": .string("passkeys"),
+            "url": .string("\(entityURL(challenge.serviceSid, challenge.identity))/Challenges/\(challenge.sid)"),
+            "links": .object([:]),
+        ]
+    }
+
+    /// A WebAuthn JSON form as it is: its members keep the spec's camelCase names.
+    private static func json(_ value: some Encodable) throws -> JSONValue {
+        try JSONDecoder().decode(JSONValue.self, from: try TwilioJSON.plainEncoder.encode(value))
+    }
+}
