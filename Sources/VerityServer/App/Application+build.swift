@@ -114,7 +114,7 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
     if let prefix = configuration.twilioVerifyPrefix {
         TwilioFace(
             services: verity.twilioServices, push: verity.twilioPush, verifications: verity.verifications,
-            possessions: verity.possession, admin: admin, clock: verity.clock, logger: verity.logger, prefix: prefix,
+            possessions: verity.possession, admin: admin, runtime: verity.runtime, prefix: prefix,
             publicURL: configuration.resolvedPublicURL
         ).addRoutes(to: router)
     }
@@ -122,8 +122,8 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
         DescopeFace(
             auth: verity.auth, sessions: verity.sessions, users: verity.users, roles: verity.roles,
             accounts: verity.accounts,
-            signingKeys: verity.signingKeys, projects: DescopeProjects(admin: admin), clock: verity.clock,
-            logger: verity.logger, prefix: prefix,
+            signingKeys: verity.signingKeys, projects: DescopeProjects(admin: admin), runtime: verity.runtime,
+            prefix: prefix,
             secureCookies: HTTPCookie.isSecure(publicURL: configuration.resolvedPublicURL)
         ).addRoutes(to: router)
     }
