@@ -22,25 +22,19 @@ struct PasskeyStore: Sendable {
         try await database.unitOfWork(body)
     }
 
+    private static let challenges = SingleUseChallengeTable(name: "passkey_challenges")
+
     /// Stores a new challenge for `ceremony` and `userId`, and drops the project's challenges that expired.
     func insertChallenge(
         hash: String, ceremony: String, userId: String?, projectId: String, expiresAt: Date, now: Date
     ) async throws {
-        try await database.transaction { sql in
-            try await sql.raw(
-                """
-                DELETE FROM passkey_challenges
-                WHERE project_id = \(bind: projectId) AND expires_at <= \(bind: now.storedValue)
-                """
-            ).run()
-            try await sql.raw(
-                """
-                INSERT INTO passkey_challenges (project_id, challenge_hash, ceremony, user_id, expires_at)
-                VALUES (\(bind: projectId), \(bind: hash), \(bind: ceremony), \(bind: userId),
-                        \(bind: expiresAt.storedValue))
-                """
-            ).run()
-        }
+        try await Self.challenges.insert(
+            """
+            INSERT INTO passkey_challenges (project_id, challenge_hash, ceremony, user_id, expires_at)
+            VALUES (\(bind: projectId), \(bind: hash), \(bind: ceremony), \(bind: userId),
+                    \(bind: expiresAt.storedValue))
+            """,
+            projectId: projectId, now: now, on: database)
     }
 
     /// Uses the challenge up: its binding when it was issued in `projectId` for `ceremony`, unused and unexpired;
@@ -48,14 +42,10 @@ struct PasskeyStore: Sendable {
     func consumeChallenge(hash: String, ceremony: String, projectId: String, now: Date, in work: UnitOfWork)
         async throws -> ChallengeBinding?
     {
-        try await work.sql.raw(
-            """
-            DELETE FROM passkey_challenges
-            WHERE project_id = \(bind: projectId) AND challenge_hash = \(bind: hash) AND ceremony = \(bind: ceremony)
-              AND expires_at > \(bind: now.storedValue)
-            RETURNING user_id
-            """
-        ).first().map { ChallengeBinding(userId: try $0.decode(column: "user_id", as: String?.self)) }
+        try await Self.challenges.consume(
+            hash: hash, projectId: projectId, now: now, matching: " AND ceremony = \(bind: ceremony)",
+            returning: "user_id", on: work.sql
+        ).map { ChallengeBinding(userId: try $0.decode(column: "user_id", as: String?.self)) }
     }
 
     /// Keeps a newly registered passkey; false, and nothing written, when the project has its credential id already.
