@@ -290,12 +290,7 @@ public actor VerityPush {
             try? keys.deleteKey(reference: key.reference)
             throw error
         }
-        var record = try requireFactor(factorId)
-        let old = record.userVerificationKeyReference
-        record.update(from: updated)
-        record.userVerificationKeyReference = key.reference
-        try saveFactor(record)
-        if let old { try keys.deleteKey(reference: old) }
+        let record = try keepUserVerificationKey(key.reference, of: factorId, as: updated)
         logger.log(.info, "added a user-verification key to push factor \(factorId)")
         return record
     }
@@ -312,13 +307,22 @@ public actor VerityPush {
         let response = try await sendSigned(
             .delete, "v1/device/factors/\(factorId)/user-verification-key", factor: factor)
         let updated = try client.decode(Factor.self, from: response, status: 200)
+        let record = try keepUserVerificationKey(nil, of: factorId, as: updated)
+        logger.log(.info, "removed the user-verification key of push factor \(factorId)")
+        return record
+    }
+
+    /// Saves the factor as the server answered (`updated`) with `reference` as its user-verification key (nil for
+    /// none), and deletes the key it had before.
+    private func keepUserVerificationKey(_ reference: String?, of factorId: String, as updated: Factor) throws
+        -> PushFactor
+    {
         var record = try requireFactor(factorId)
         let old = record.userVerificationKeyReference
         record.update(from: updated)
-        record.userVerificationKeyReference = nil
+        record.userVerificationKeyReference = reference
         try saveFactor(record)
         if let old { try keys.deleteKey(reference: old) }
-        logger.log(.info, "removed the user-verification key of push factor \(factorId)")
         return record
     }
 

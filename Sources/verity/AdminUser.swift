@@ -105,8 +105,7 @@ struct UserCommand: AsyncParsableCommand {
         @OptionGroup var project: ProjectOptions
 
         func run() async throws {
-            _ = try await withProject(project) { try await $0.accounts.setDisabled(true, id: id, in: $1) }
-            print("Disabled \(id).")
+            try await setDisabled(true, id: id, project)
         }
     }
 
@@ -117,8 +116,7 @@ struct UserCommand: AsyncParsableCommand {
         @OptionGroup var project: ProjectOptions
 
         func run() async throws {
-            _ = try await withProject(project) { try await $0.accounts.setDisabled(false, id: id, in: $1) }
-            print("Enabled \(id).")
+            try await setDisabled(false, id: id, project)
         }
     }
 
@@ -142,6 +140,12 @@ extension User {
         let roles = roles.isEmpty ? "" : "  roles: \(roles.joined(separator: ","))"
         return "\(id)  \(loginIds.joined(separator: ", "))\(name)\(roles)\(state)"
     }
+}
+
+/// Disables the user `id` (which ends its sessions) or enables it again, and says which.
+private func setDisabled(_ disabled: Bool, id: String, _ options: ProjectOptions) async throws {
+    _ = try await withProject(options) { try await $0.accounts.setDisabled(disabled, id: id, in: $1) }
+    print("\(disabled ? "Disabled" : "Enabled") \(id).")
 }
 
 /// Opens the node, finds the project and runs `body` with the user service; errors come out readable.

@@ -26,8 +26,8 @@ struct AppAttestController {
     @Sendable func register(_ request: Request, context: VerityRequestContext) async throws
         -> EditedResponse<AppAttestKeyRegistered>
     {
-        let body = try await request.decodeJSON(AppAttestKeyRequest.self, context: context)
-        return EditedResponse(
-            status: .created, response: try await appAttest.register(body, in: try context.requireProject()))
+        try await request.created(AppAttestKeyRequest.self, context: context) {
+            try await appAttest.register($0, in: $1)
+        }
     }
 }

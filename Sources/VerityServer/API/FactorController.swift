@@ -24,9 +24,9 @@ struct FactorController {
     @Sendable func createEnrollmentToken(_ request: Request, context: VerityRequestContext) async throws
         -> EditedResponse<EnrollmentToken>
     {
-        let body = try await request.decodeJSON(CreateEnrollmentTokenRequest.self, context: context)
-        let token = try await factors.createEnrollmentToken(body, in: try context.requireProject())
-        return EditedResponse(status: .created, response: token)
+        try await request.created(CreateEnrollmentTokenRequest.self, context: context) {
+            try await factors.createEnrollmentToken($0, in: $1)
+        }
     }
 
     @Sendable func listFactors(_ request: Request, context: VerityRequestContext) async throws -> Page<Factor> {
@@ -38,10 +38,9 @@ struct FactorController {
     @Sendable func createTOTPFactor(_ request: Request, context: VerityRequestContext) async throws
         -> EditedResponse<CreatedTOTPFactor>
     {
-        let body = try await request.decodeJSON(CreateTOTPFactorRequest.self, context: context)
-        let created = try await factors.createTOTPFactor(
-            userId: try context.pathParameter("userId"), body, in: try context.requireProject())
-        return EditedResponse(status: .created, response: created)
+        try await request.created(CreateTOTPFactorRequest.self, context: context) {
+            try await factors.createTOTPFactor(userId: try context.pathParameter("userId"), $0, in: $1)
+        }
     }
 
     @Sendable func verifyTOTPFactor(_ request: Request, context: VerityRequestContext) async throws -> Factor {
@@ -62,9 +61,9 @@ struct FactorController {
     @Sendable func createChallenge(_ request: Request, context: VerityRequestContext) async throws
         -> EditedResponse<Challenge>
     {
-        let body = try await request.decodeJSON(CreateChallengeRequest.self, context: context)
-        return EditedResponse(
-            status: .created, response: try await challenges.create(body, in: try context.requireProject()))
+        try await request.created(CreateChallengeRequest.self, context: context) {
+            try await challenges.create($0, in: $1)
+        }
     }
 
     @Sendable func getChallenge(_ request: Request, context: VerityRequestContext) async throws -> Challenge {

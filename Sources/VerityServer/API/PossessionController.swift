@@ -35,9 +35,9 @@ struct PossessionController {
     @Sendable func start(_ request: Request, context: VerityRequestContext) async throws
         -> EditedResponse<StartedPossession>
     {
-        let body = try await request.decodeJSON(StartPossessionRequest.self, context: context)
-        return EditedResponse(
-            status: .created, response: try await possession.start(body, in: try context.requireProject()))
+        try await request.created(StartPossessionRequest.self, context: context) {
+            try await possession.start($0, in: $1)
+        }
     }
 
     @Sendable func validate(_ request: Request, context: VerityRequestContext) async throws -> PossessionValidation {

@@ -18,6 +18,15 @@ extension Request {
         uri.queryParameters["cursor"].flatMap { $0.isEmpty ? nil : String($0) }
     }
 
+    /// Decodes the JSON body as `type` and answers `201 Created` with what `create` makes of it in the request's
+    /// project: what every backend call that creates something does.
+    func created<Body: Decodable, Created: ResponseEncodable>(
+        _ type: Body.Type, context: VerityRequestContext, by create: (Body, Project) async throws -> Created
+    ) async throws -> EditedResponse<Created> {
+        let body = try await decodeJSON(type, context: context)
+        return EditedResponse(status: .created, response: try await create(body, try context.requireProject()))
+    }
+
     /// Decodes a JSON body, turning every way it can be wrong into a 4xx problem with a precise detail.
     ///
     /// - Parameter empty: What an empty body means, for endpoints whose fields are all optional; nil refuses it.

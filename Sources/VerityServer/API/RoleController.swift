@@ -24,9 +24,7 @@ struct RoleController {
     }
 
     @Sendable func create(_ request: Request, context: VerityRequestContext) async throws -> EditedResponse<Role> {
-        let body = try await request.decodeJSON(CreateRoleRequest.self, context: context)
-        return EditedResponse(
-            status: .created, response: try await roles.create(body, in: try context.requireProject()))
+        try await request.created(CreateRoleRequest.self, context: context) { try await roles.create($0, in: $1) }
     }
 
     @Sendable func list(_ request: Request, context: VerityRequestContext) async throws -> Page<Role> {
@@ -58,9 +56,9 @@ struct RoleController {
     @Sendable func addTestNumber(_ request: Request, context: VerityRequestContext) async throws
         -> EditedResponse<TestPhoneNumber>
     {
-        let body = try await request.decodeJSON(CreateTestPhoneNumberRequest.self, context: context)
-        return EditedResponse(
-            status: .created, response: try await testNumbers.add(body, in: try context.requireProject()))
+        try await request.created(CreateTestPhoneNumberRequest.self, context: context) {
+            try await testNumbers.add($0, in: $1)
+        }
     }
 
     @Sendable func testNumbers(_ request: Request, context: VerityRequestContext) async throws

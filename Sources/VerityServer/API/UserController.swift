@@ -21,9 +21,7 @@ struct UserController {
     }
 
     @Sendable func create(_ request: Request, context: VerityRequestContext) async throws -> EditedResponse<User> {
-        let body = try await request.decodeJSON(CreateUserRequest.self, context: context)
-        return EditedResponse(
-            status: .created, response: try await users.create(body, in: try context.requireProject()))
+        try await request.created(CreateUserRequest.self, context: context) { try await users.create($0, in: $1) }
     }
 
     @Sendable func list(_ request: Request, context: VerityRequestContext) async throws -> Page<User> {

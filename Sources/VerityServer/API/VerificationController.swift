@@ -18,9 +18,9 @@ struct VerificationController {
     @Sendable func start(_ request: Request, context: VerityRequestContext) async throws
         -> EditedResponse<VerificationResponse>
     {
-        let body = try await request.decodeJSON(StartVerificationRequest.self, context: context)
-        let verification = try await service.start(body, in: try context.requireProject())
-        return EditedResponse(status: .created, response: verification)
+        try await request.created(StartVerificationRequest.self, context: context) {
+            try await service.start($0, in: $1)
+        }
     }
 
     @Sendable func check(_ request: Request, context: VerityRequestContext) async throws -> CheckVerificationResponse {

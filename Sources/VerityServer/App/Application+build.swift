@@ -121,7 +121,7 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
         TwilioFace(
             services: verity.twilioServices, push: verity.twilioPush, passkeys: verity.twilioPasskeys,
             verifications: verity.verifications,
-            possessions: verity.possession, admin: admin, clock: verity.clock, logger: verity.logger, prefix: prefix,
+            possessions: verity.possession, admin: admin, runtime: verity.runtime, prefix: prefix,
             publicURL: configuration.resolvedPublicURL
         ).addRoutes(to: router)
     }
@@ -129,8 +129,8 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
         DescopeFace(
             auth: verity.auth, sessions: verity.sessions, users: verity.users, roles: verity.roles,
             accounts: verity.accounts, passkeys: verity.passkeyAccounts,
-            signingKeys: verity.signingKeys, projects: DescopeProjects(admin: admin), clock: verity.clock,
-            logger: verity.logger, prefix: prefix,
+            signingKeys: verity.signingKeys, projects: DescopeProjects(admin: admin), runtime: verity.runtime,
+            prefix: prefix,
             secureCookies: HTTPCookie.isSecure(publicURL: configuration.resolvedPublicURL)
         ).addRoutes(to: router)
     }

@@ -6,7 +6,7 @@ import ServiceLifecycle
 /// One Verity node's parts: every service built once, over one database, and shared by the HTTP server and the
 /// CLI. This is the composition root: services get what they use when they are built here, and the router hands
 /// each controller the services it calls (see `buildRouter`); nothing looks a service up later.
-public struct Verity: Sendable {
+public struct Verity: Sendable, UsesRuntime {
     public let database: Database
     public let metrics: VerityMetrics
     public let admin: AdminService
@@ -47,12 +47,8 @@ public struct Verity: Sendable {
     let twilioPasskeys: TwilioPasskeys
     /// The outbox: what was (or will be) sent, and the workers that send it.
     public let outbox: OutboxService
-    let signal: OutboxSignal
-    /// The node's long polls (challenge and possession `?wait=`), capped.
-    let longPolls: LongPollGate
-    let clock: any TimeSource
+    let runtime: Runtime
     let httpClient: HTTPClient
-    let logger: Logger
 
     /// Opens the database (running migrations), loads the master key and builds every service.
     public static func open(_ configuration: ServerConfiguration, dependencies: AppDependencies = .init())
@@ -81,10 +77,10 @@ public struct Verity: Sendable {
         database: Database, configuration: ServerConfiguration, masterKey: MasterKey, dependencies: AppDependencies,
         logger: Logger
     ) async throws {
-        let clock = dependencies.clock
-        let random = dependencies.random
         let metrics = dependencies.metrics ?? VerityMetrics()
-        let identifiers = Identifiers(random: random)
+        let runtime = Runtime(
+            clock: dependencies.clock, random: dependencies.random, metrics: metrics, logger: logger,
+            maxLongPolls: configuration.maxLongPolls)
         let codes = CodeGenerator(masterKey: masterKey)
         let sealer = SecretSealer(masterKey: masterKey)
         let webhookSecrets = SecretSealer(masterKey: masterKey, purpose: "webhook-secrets")
@@ -95,47 +91,36 @@ public struct Verity: Sendable {
         try await projects.sealPlainWebhookSecrets()
         try await testNumberStore.sealPlainCodes()
 
-        let signal = OutboxSignal()
-        let changes = ChangeSignal()
-        let longPolls = LongPollGate(capacity: configuration.maxLongPolls)
         let limiter = RateLimiter(store: RateLimitStore(database: database))
         let limits = configuration.rateLimits
         let renderer = MessageRenderer(codes: codes, publicURL: configuration.resolvedPublicURL)
         let admin = AdminService(
-            projects: projects, identifiers: identifiers, webhookAddresses: configuration.webhookAddresses,
-            clock: clock)
+            projects: projects, webhookAddresses: configuration.webhookAddresses, runtime: runtime)
         let signingKeys = SigningKeyService(
-            store: SigningKeyStore(database: database), sealer: sealer, identifiers: identifiers, clock: clock,
-            logger: logger)
-        let users = UserService(
-            store: UserStore(database: database), identifiers: identifiers, clock: clock, logger: logger)
-        let roles = RoleService(store: RoleStore(database: database), users: users, clock: clock, logger: logger)
-        let testNumbers = TestNumberService(store: testNumberStore, clock: clock, logger: logger)
+            store: SigningKeyStore(database: database), sealer: sealer, runtime: runtime)
+        let users = UserService(store: UserStore(database: database), runtime: runtime)
+        let roles = RoleService(store: RoleStore(database: database), users: users, runtime: runtime)
+        let testNumbers = TestNumberService(store: testNumberStore, runtime: runtime)
         let verifications = VerificationService(
             store: VerificationStore(database: database), limiter: limiter, limits: limits, codes: codes,
-            identifiers: identifiers, clock: clock, metrics: metrics, outboxSignal: signal, logger: logger)
+            runtime: runtime)
         let sessions = SessionService(
             store: SessionStore(database: database), users: users, roles: roles, signingKeys: signingKeys,
-            identifiers: identifiers, random: random, clock: clock, metrics: metrics,
-            publicURL: configuration.resolvedPublicURL, logger: logger)
+            publicURL: configuration.resolvedPublicURL, runtime: runtime)
         let accounts = UserAccounts(users: users, roles: roles, sessions: sessions, logger: logger)
-        let factors = FactorService(
-            store: FactorStore(database: database), identifiers: identifiers, sealer: sealer, clock: clock,
-            logger: logger)
+        let factors = FactorService(store: FactorStore(database: database), sealer: sealer, runtime: runtime)
         let challenges = ChallengeService(
-            store: ChallengeStore(database: database), factors: factors, accounts: accounts, identifiers: identifiers,
-            clock: clock, outboxSignal: signal, changes: changes, longPolls: longPolls, metrics: metrics,
-            logger: logger)
-        let twilioServices = TwilioServiceService(
-            store: TwilioServiceStore(database: database), random: random, clock: clock)
+            store: ChallengeStore(database: database), factors: factors, accounts: accounts, runtime: runtime)
+        let twilioServices = TwilioServiceService(store: TwilioServiceStore(database: database), runtime: runtime)
         let appVerifications = AppVerificationService(
             store: AppVerificationStore(database: database), key: masterKey.derived(for: "app-verification"),
-            limiter: limiter, identifiers: identifiers, clock: clock, outboxSignal: signal,
+            limiter: limiter,
             appAttest: AppAttestService(
                 store: AppAttestStore(database: database),
                 verifier: AppAttestVerifier(
                     roots: try dependencies.appAttestRoots ?? [AppleAppAttestationRoot.certificate()]),
-                limiter: limiter, identifiers: identifiers, clock: clock))
+                limiter: limiter, runtime: runtime),
+            runtime: runtime)
 
         self.database = database
         self.metrics = metrics
@@ -146,21 +131,20 @@ public struct Verity: Sendable {
         self.accounts = accounts
         self.testNumbers = testNumbers
         self.firebaseProjects = FirebaseProjects(
-            store: FirebaseProjectStore(database: database), admin: admin, random: random, clock: clock)
+            store: FirebaseProjectStore(database: database), admin: admin, runtime: runtime)
         self.verifications = verifications
         self.sessions = sessions
-        self.passkeys = PasskeyService(
-            store: PasskeyStore(database: database), sessions: sessions, identifiers: identifiers, clock: clock,
-            logger: logger)
+        self.passkeys = PasskeyService(store: PasskeyStore(database: database), sessions: sessions, runtime: runtime)
         self.passkeyAccounts = PasskeyAccounts(passkeys: self.passkeys, users: users, sessions: sessions)
         self.passkeyLinks = PasskeyLinkService(
             store: PasskeyLinkStore(database: database), passkeys: passkeys, users: users,
             sealer: SecretSealer(masterKey: masterKey, purpose: "passkey-link-sessions"),
-            publicURL: configuration.resolvedPublicURL, identifiers: identifiers, clock: clock, logger: logger)
+            publicURL: configuration.resolvedPublicURL, identifiers: runtime.identifiers, clock: runtime.clock,
+            logger: logger)
         self.auth = AuthService(
             verifications: verifications, sessions: sessions, testNumbers: testNumbers, users: users,
             factors: factors, challenges: challenges, appVerifications: appVerifications, limiter: limiter,
-            limits: limits, clock: clock, logger: logger)
+            limits: limits, runtime: runtime)
         self.possession = PossessionService(
             store: PossessionStore(database: database), verifications: verifications, testNumbers: testNumbers,
             appVerifications: appVerifications, renderer: renderer, silent: dependencies.silentPossession,
@@ -169,9 +153,8 @@ public struct Verity: Sendable {
                 addresses: configuration.webhookAddresses,
                 redirectURI: configuration.resolvedPublicURL + CamaraNumberVerification.callbackPath,
                 pkceKey: masterKey.derived(for: "carrier-pkce"), logger: logger),
-            projects: admin, identifiers: identifiers, random: random,
-            clock: clock, changes: changes, longPolls: longPolls, metrics: metrics, logger: logger)
-        self.proofs = ProofActivityService(store: ProofActivityStore(database: database), clock: clock)
+            projects: admin, runtime: runtime)
+        self.proofs = ProofActivityService(store: ProofActivityStore(database: database), clock: runtime.clock)
         self.appVerifications = appVerifications
         self.factors = factors
         self.challenges = challenges
@@ -179,25 +162,22 @@ public struct Verity: Sendable {
         self.twilioPush = TwilioPush(
             store: TwilioPushStore(database: database), webhooks: TwilioWebhookStore(database: database),
             services: twilioServices, factors: factors, challenges: challenges, admin: admin,
-            webhookAddresses: configuration.webhookAddresses, random: random, clock: clock)
+            webhookAddresses: configuration.webhookAddresses, runtime: runtime)
         self.twilioPasskeys = TwilioPasskeys(
             store: TwilioPasskeyStore(database: database), passkeys: passkeys, users: users, push: twilioPush,
-            random: random, clock: clock)
+            random: runtime.random, clock: runtime.clock)
         self.outbox = OutboxService(
-            store: OutboxStore(database: database, webhookSecrets: webhookSecrets), renderer: renderer, signal: signal,
-            clock: clock, logger: logger)
+            store: OutboxStore(database: database, webhookSecrets: webhookSecrets), renderer: renderer,
+            runtime: runtime)
         self.operators = OperatorService(
             store: OperatorStore(database: database),
-            totpSecrets: SecretSealer(masterKey: masterKey, purpose: "console-totp"), identifiers: identifiers,
-            random: random, clock: clock, logger: logger)
+            totpSecrets: SecretSealer(masterKey: masterKey, purpose: "console-totp"), runtime: runtime)
         self.operatorPasskeys = OperatorPasskeyService(
             store: OperatorPasskeyStore(database: database), operators: operators,
-            publicURL: configuration.resolvedPublicURL, identifiers: identifiers, clock: clock, logger: logger)
-        self.signal = signal
-        self.longPolls = longPolls
-        self.clock = clock
+            publicURL: configuration.resolvedPublicURL, identifiers: runtime.identifiers, clock: runtime.clock,
+            logger: logger)
+        self.runtime = runtime
         self.httpClient = dependencies.httpClient ?? .shared
-        self.logger = logger
     }
 
     /// The housekeeping that runs beside the server, every `interval`.
@@ -211,12 +191,12 @@ public struct Verity: Sendable {
     func outboxWorker(senders: Senders, configuration: OutboxConfiguration) -> OutboxWorker {
         outbox.worker(
             senders: senders, configuration: configuration, verifications: verifications, factors: factors,
-            appVerifications: appVerifications, metrics: metrics)
+            appVerifications: appVerifications)
     }
 
     /// What reads providers' delivery-status callbacks, authenticated by `settings`.
     func deliveryStatus(settings: DeliveryStatusSettings) -> DeliveryStatusReceiver {
-        outbox.deliveryStatus(settings: settings, verifications: verifications, metrics: metrics)
+        outbox.deliveryStatus(settings: settings, verifications: verifications)
     }
 }
 

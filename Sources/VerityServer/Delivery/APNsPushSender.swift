@@ -185,13 +185,7 @@ public struct APNsPushSender: PushSender {
                     category: notification.style == .twilio ? "verify_push_challenge" : APNsPushSender.category),
             custom: notification.customKeys
         )
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
-        do {
-            return Array(try encoder.encode(payload))
-        } catch {
-            throw DeliveryError(.permanent, "apns payload could not be encoded")
-        }
+        return try ProviderJSON.encode(payload, sortedKeys: false, what: "apns payload")
     }
 
     struct Payload: Encodable {

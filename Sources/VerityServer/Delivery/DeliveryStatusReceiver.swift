@@ -8,22 +8,19 @@ import VerityCore
 ///
 /// Statuses of messages Verity does not know (another system's, or given up already) are acknowledged and ignored,
 /// so a repeated report changes nothing.
-struct DeliveryStatusReceiver: Sendable {
+struct DeliveryStatusReceiver: Sendable, UsesRuntime {
     let settings: DeliveryStatusSettings
     private let store: OutboxStore
     let fallback: CodeFallback
-    let metrics: VerityMetrics
-    let logger: Logger
+    let runtime: Runtime
 
     init(
-        settings: DeliveryStatusSettings, store: OutboxStore, fallback: CodeFallback, metrics: VerityMetrics,
-        logger: Logger
+        settings: DeliveryStatusSettings, store: OutboxStore, fallback: CodeFallback, runtime: Runtime
     ) {
         self.settings = settings
         self.store = store
         self.fallback = fallback
-        self.metrics = metrics
-        self.logger = logger
+        self.runtime = runtime
     }
 
     /// What one status report did.

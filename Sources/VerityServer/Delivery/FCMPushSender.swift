@@ -187,13 +187,7 @@ public struct FCMPushSender: PushSender {
                 android: .init(priority: "high", ttl: "\(ttl)s")
             )
         )
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        do {
-            return Array(try encoder.encode(body))
-        } catch {
-            throw DeliveryError(.permanent, "fcm message could not be encoded")
-        }
+        return try ProviderJSON.encode(body, what: "fcm message")
     }
 
     struct SendRequest: Encodable {

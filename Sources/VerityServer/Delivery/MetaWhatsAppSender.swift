@@ -44,14 +44,8 @@ public struct MetaWhatsAppSender: SubmittingMessageSender {
         guard message.channel == .whatsapp, let code = message.code else {
             throw DeliveryError(.permanent, "meta sends whatsapp codes only, not \(message.channel.rawValue)")
         }
-        let body: Data
-        do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            body = try encoder.encode(payload(to: message.to, code: code, language: message.language))
-        } catch {
-            throw DeliveryError(.permanent, "meta payload could not be encoded")
-        }
+        let body = try ProviderJSON.encode(
+            payload(to: message.to, code: code, language: message.language), what: "meta payload")
         var request = HTTPClientRequest(url: messagesURL)
         request.method = .POST
         request.headers.add(name: "Authorization", value: "Bearer \(configuration.accessToken)")

@@ -6,37 +6,30 @@ import VerityCore
 /// Drains the outbox: claims due messages, renders and sends them, records the outcome; one loop per lane.
 ///
 /// A lifecycle service: it starts with the server and, on graceful shutdown, finishes the deliveries in hand.
-struct OutboxWorker: Service {
+struct OutboxWorker: Service, UsesRuntime {
     private let store: OutboxStore
     /// Sends a code again by the project's fallback channel when its delivery fails for good.
-    let verifications: VerificationService
+    let fallback: CodeFallback
     let factors: FactorService
     let appVerifications: AppVerificationService
     let renderer: MessageRenderer
     let senders: Senders
     let configuration: OutboxConfiguration
-    let clock: any TimeSource
-    let metrics: VerityMetrics
-    let signal: OutboxSignal
-    let logger: Logger
+    let runtime: Runtime
 
     init(
-        store: OutboxStore, verifications: VerificationService, factors: FactorService,
+        store: OutboxStore, fallback: CodeFallback, factors: FactorService,
         appVerifications: AppVerificationService, renderer: MessageRenderer, senders: Senders,
-        configuration: OutboxConfiguration, clock: any TimeSource, metrics: VerityMetrics, signal: OutboxSignal,
-        logger: Logger
+        configuration: OutboxConfiguration, runtime: Runtime
     ) {
         self.store = store
-        self.verifications = verifications
+        self.fallback = fallback
         self.factors = factors
         self.appVerifications = appVerifications
         self.renderer = renderer
         self.senders = senders
         self.configuration = configuration
-        self.clock = clock
-        self.metrics = metrics
-        self.signal = signal
-        self.logger = logger
+        self.runtime = runtime
     }
 
     func run() async throws {
@@ -45,7 +38,7 @@ struct OutboxWorker: Service {
                 for lane in OutboxLane.allCases { group.addTask { await drain(lane) } }
             }
         } onGracefulShutdown: {
-            signal.notify()
+            outboxSignal.notify()
         }
     }
 
@@ -86,7 +79,7 @@ struct OutboxWorker: Service {
                 if !waiting {
                     waiting = true
                     group.addTask {
-                        await signal.wait(for: lane, timeout: configuration.pollInterval)
+                        await outboxSignal.wait(for: lane, timeout: configuration.pollInterval)
                         return .wait
                     }
                 }
@@ -240,11 +233,10 @@ struct OutboxWorker: Service {
         var metadata = metadata
         metadata["reason"] = "\(reason)"
         if permanent || message.attempts >= configuration.maxAttempts {
-            let outcome = try await CodeFallback(store: store, verifications: verifications)
-                .giveUp(message, delivery: delivery, reason: reason)
+            let outcome = try await fallback.giveUp(message, delivery: delivery, reason: reason)
             metrics.messageDelivered(channel: message.channel, outcome: "dead")
-            if case .fellBack(let fallback) = outcome {
-                metadata["fallback"] = "\(fallback.rawValue)"
+            if case .fellBack(let channel) = outcome {
+                metadata["fallback"] = "\(channel.rawValue)"
                 logger.error("Message given up; its code goes by the fallback channel", metadata: metadata)
             } else {
                 logger.error("Message given up", metadata: metadata)

@@ -23,14 +23,7 @@ struct SignedWebhookPost: Sendable {
     func post(
         url: String, secret: String, json payload: some Encodable, messageId: String, timeout: Duration, what: String
     ) async throws {
-        let body: [UInt8]
-        do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            body = Array(try encoder.encode(payload))
-        } catch {
-            throw DeliveryError(.permanent, "webhook payload could not be encoded")
-        }
+        let body = try ProviderJSON.encode(payload, what: "webhook payload")
         try await post(url: url, secret: secret, body: body, messageId: messageId, timeout: timeout, what: what)
     }
 

@@ -32,7 +32,7 @@ public struct TwilioSMSSender: SubmittingMessageSender {
         guard message.channel == .sms else {
             throw DeliveryError(.permanent, "twilio sends sms only, not \(message.channel.rawValue)")
         }
-        let senderFields = Self.senderFields(configuration)
+        let senderFields = configuration.senderFields()
         guard !senderFields.isEmpty else {
             throw DeliveryError(.permanent, "twilio needs a From number or a MessagingServiceSid")
         }
@@ -45,12 +45,16 @@ public struct TwilioSMSSender: SubmittingMessageSender {
     var messagesURL: String {
         TwilioREST(configuration: configuration, provider: provider).url("Messages")
     }
+}
 
-    static func senderFields(_ configuration: TwilioConfiguration) -> [(String, String)] {
+extension TwilioConfiguration {
+    /// Who a message is from: `From` (written as `address` makes it), `MessagingServiceSid`, or both; empty when the
+    /// account names neither.
+    func senderFields(address: (String) -> String = { $0 }) -> [(String, String)] {
         var fields: [(String, String)] = []
-        if let from = configuration.from, !from.isEmpty { fields.append(("From", from)) }
-        if let service = configuration.messagingServiceSID, !service.isEmpty {
-            fields.append(("MessagingServiceSid", service))
+        if let from, !from.isEmpty { fields.append(("From", address(from))) }
+        if let messagingServiceSID, !messagingServiceSID.isEmpty {
+            fields.append(("MessagingServiceSid", messagingServiceSID))
         }
         return fields
     }

@@ -24,16 +24,14 @@ public struct TwilioWhatsAppSender: SubmittingMessageSender {
             throw DeliveryError(
                 .permanent, "twilio whatsapp sends whatsapp codes only, not \(message.channel.rawValue)")
         }
-        var fields = [("To", Self.address(message.to))]
-        if let from = configuration.account.from, !from.isEmpty { fields.append(("From", Self.address(from))) }
-        if let service = configuration.account.messagingServiceSID, !service.isEmpty {
-            fields.append(("MessagingServiceSid", service))
-        }
-        guard fields.count > 1 else {
+        let senderFields = configuration.account.senderFields(address: Self.address)
+        guard !senderFields.isEmpty else {
             throw DeliveryError(.permanent, "twilio whatsapp needs a From number or a MessagingServiceSid")
         }
         let contentSID = configuration.contentSIDsByLanguage[message.language] ?? configuration.contentSID
-        fields += [("ContentSid", contentSID), ("ContentVariables", Self.contentVariables(code: code))]
+        let fields =
+            [("To", Self.address(message.to))] + senderFields
+            + [("ContentSid", contentSID), ("ContentVariables", Self.contentVariables(code: code))]
         return try await TwilioREST(configuration: configuration.account, provider: provider).create(
             "Messages", fields: fields, messageID: message.id, what: "whatsapp")
     }

@@ -42,17 +42,6 @@ public struct WebhookSMSSender: MessageSender {
         guard message.channel == .sms else {
             throw DeliveryError(.permanent, "webhook sends sms only, not \(message.channel.rawValue)")
         }
-        let payload = Payload(id: message.id, channel: message.channel.rawValue, to: message.to, body: message.body)
-        try await SignedWebhookPost(httpClient: provider.httpClient, logger: provider.logger, now: provider.now).post(
-            url: configuration.url, secret: configuration.secret, json: payload, messageId: message.id,
-            timeout: configuration.timeout, what: "sms")
-    }
-
-    /// The JSON body of the webhook.
-    private struct Payload: Encodable {
-        var id: String
-        var channel: String
-        var to: String
-        var body: String
+        try await WebhookGatewayMessage(message).post(to: configuration, through: provider, what: "sms")
     }
 }

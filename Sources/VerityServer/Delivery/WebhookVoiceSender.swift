@@ -33,22 +33,7 @@ public struct WebhookVoiceSender: MessageSender {
         guard message.channel == .voice, let speech = message.speech else {
             throw DeliveryError(.permanent, "voice webhook places calls only, not \(message.channel.rawValue)")
         }
-        let payload = Payload(
-            id: message.id, channel: message.channel.rawValue, to: message.to, body: message.body,
-            language: speech.language, lines: speech.lines, code: message.code)
-        try await SignedWebhookPost(httpClient: provider.httpClient, logger: provider.logger, now: provider.now).post(
-            url: configuration.url, secret: configuration.secret, json: payload, messageId: message.id,
-            timeout: configuration.timeout, what: "call")
-    }
-
-    /// The JSON body of the webhook.
-    private struct Payload: Encodable {
-        var id: String
-        var channel: String
-        var to: String
-        var body: String
-        var language: String
-        var lines: [String]
-        var code: String?
+        try await WebhookGatewayMessage(message, speech: speech).post(
+            to: configuration, through: provider, what: "call")
     }
 }

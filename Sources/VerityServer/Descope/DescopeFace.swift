@@ -12,7 +12,7 @@ import VerityCore
 /// A translator: sign-in, its limits, sessions, step-up, users and roles are the Domain's; the face maps Descope's
 /// credentials to a project, its names to Verity's, and Verity's refusals to Descope's error codes. Tokens are
 /// worded in the ``SessionTokenDialect/descope(_:)`` dialect.
-struct DescopeFace {
+struct DescopeFace: UsesRuntime {
     let auth: AuthService
     let sessions: SessionService
     let users: UserService
@@ -22,8 +22,7 @@ struct DescopeFace {
     let passkeys: PasskeyAccounts
     let signingKeys: SigningKeyService
     let projects: DescopeProjects
-    let clock: any TimeSource
-    let logger: Logger
+    let runtime: Runtime
     /// `/descope`: the SDKs' base URL is `<public URL><prefix>`.
     let prefix: String
     /// Whether the server is reached over HTTPS (its public URL), so the DS/DSR cookies are `Secure`.

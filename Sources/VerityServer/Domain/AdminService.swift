@@ -1,19 +1,17 @@
 import Foundation
 
 /// Projects and API keys: what `verity admin` does, and how a request's key or project id finds its project.
-public struct AdminService: Sendable {
+public struct AdminService: Sendable, UsesRuntime {
     private let projects: ProjectStore
-    let identifiers: Identifiers
     let webhookAddresses: OutboundAddressPolicy
-    let clock: any TimeSource
+    let runtime: Runtime
 
     init(
-        projects: ProjectStore, identifiers: Identifiers, webhookAddresses: OutboundAddressPolicy, clock: any TimeSource
+        projects: ProjectStore, webhookAddresses: OutboundAddressPolicy, runtime: Runtime
     ) {
         self.projects = projects
-        self.identifiers = identifiers
         self.webhookAddresses = webhookAddresses
-        self.clock = clock
+        self.runtime = runtime
     }
 
     /// The project `id` with the version a settings change compares against. For tests only: a seam for the

@@ -8,7 +8,7 @@ import VerityCore
 /// Apple's checks are ``AppAttestVerifier``'s; this service adds what needs state: a challenge works once, in its
 /// project, for ``challengeLifetime``; a key is attested once and used only in its project and environment; an
 /// assertion's counter must exceed the last one stored, moved up in one conditional write.
-struct AppAttestService: Sendable {
+struct AppAttestService: Sendable, UsesRuntime {
     /// How long a challenge works.
     static let challengeLifetime: TimeInterval = 300
     /// Challenges one client address may ask for, per project: one per send, so more than app verifications.
@@ -17,18 +17,15 @@ struct AppAttestService: Sendable {
     private let store: AppAttestStore
     let verifier: AppAttestVerifier
     let limiter: RateLimiter
-    let identifiers: Identifiers
-    let clock: any TimeSource
+    let runtime: Runtime
 
     init(
-        store: AppAttestStore, verifier: AppAttestVerifier, limiter: RateLimiter, identifiers: Identifiers,
-        clock: any TimeSource
+        store: AppAttestStore, verifier: AppAttestVerifier, limiter: RateLimiter, runtime: Runtime
     ) {
         self.store = store
         self.verifier = verifier
         self.limiter = limiter
-        self.identifiers = identifiers
-        self.clock = clock
+        self.runtime = runtime
     }
 
     /// Issues a challenge for an attestation or an assertion.

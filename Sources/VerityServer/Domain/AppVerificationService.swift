@@ -13,7 +13,7 @@ import VerityCore
 ///
 /// A project with App Attest on (``ProjectSettings/appAttestEnabled``) also accepts an App Attest assertion
 /// (``AppAttestProof``), which ``AppAttestService`` checks; it admits the one send it names.
-struct AppVerificationService: Sendable {
+struct AppVerificationService: Sendable, UsesRuntime {
     /// How long a proof works.
     static let lifetime: TimeInterval = 3600
     /// Code sends one proof admits.
@@ -27,22 +27,18 @@ struct AppVerificationService: Sendable {
     private let store: AppVerificationStore
     let key: SymmetricKey
     let limiter: RateLimiter
-    let identifiers: Identifiers
-    let clock: any TimeSource
-    let outboxSignal: OutboxSignal
     let appAttest: AppAttestService
+    let runtime: Runtime
 
     init(
-        store: AppVerificationStore, key: SymmetricKey, limiter: RateLimiter, identifiers: Identifiers,
-        clock: any TimeSource, outboxSignal: OutboxSignal, appAttest: AppAttestService
+        store: AppVerificationStore, key: SymmetricKey, limiter: RateLimiter, appAttest: AppAttestService,
+        runtime: Runtime
     ) {
         self.store = store
         self.appAttest = appAttest
         self.key = key
         self.limiter = limiter
-        self.identifiers = identifiers
-        self.clock = clock
-        self.outboxSignal = outboxSignal
+        self.runtime = runtime
     }
 
     /// Queues the silent push that carries a new proof's secret to the app.

@@ -6,7 +6,7 @@ import VerityCore
 ///
 /// Codes are verifications with their own purpose (`sign_in`, `step_up`), so they share the API's rules (same code
 /// on re-send, at most 5 sends and 5 wrong codes) but never pass for one another.
-struct AuthService: Sendable {
+struct AuthService: Sendable, UsesRuntime {
     /// How long a step-up push challenge waits for its answer.
     static let stepUpChallengeLifetime = 300
     /// The hidden detail that binds a step-up push challenge to its session.
@@ -21,8 +21,7 @@ struct AuthService: Sendable {
     let appVerifications: AppVerificationService
     let limiter: RateLimiter
     let limits: RateLimits
-    let clock: any TimeSource
-    let logger: Logger
+    let runtime: Runtime
 
     // MARK: - Logout
 

@@ -3,7 +3,7 @@ import Logging
 import VerityCore
 
 /// Push and TOTP challenges: create, deliver, answer once, expire, and tell the backend.
-struct ChallengeService: Sendable {
+struct ChallengeService: Sendable, UsesRuntime {
     static let defaultLifetime = 300
     /// The longest a challenge waits for its answer.
     static let longestLifetime = 3600
@@ -18,29 +18,15 @@ struct ChallengeService: Sendable {
     let factors: FactorService
     /// Who a report of unusual activity may disable.
     let accounts: UserAccounts
-    let identifiers: Identifiers
-    let clock: any TimeSource
-    let outboxSignal: OutboxSignal
-    let changes: ChangeSignal
-    let longPolls: LongPollGate
-    let metrics: VerityMetrics
-    let logger: Logger
+    let runtime: Runtime
 
     init(
-        store: ChallengeStore, factors: FactorService, accounts: UserAccounts, identifiers: Identifiers,
-        clock: any TimeSource, outboxSignal: OutboxSignal, changes: ChangeSignal, longPolls: LongPollGate,
-        metrics: VerityMetrics, logger: Logger
+        store: ChallengeStore, factors: FactorService, accounts: UserAccounts, runtime: Runtime
     ) {
         self.store = store
         self.factors = factors
         self.accounts = accounts
-        self.identifiers = identifiers
-        self.clock = clock
-        self.outboxSignal = outboxSignal
-        self.changes = changes
-        self.longPolls = longPolls
-        self.metrics = metrics
-        self.logger = logger
+        self.runtime = runtime
     }
 
     // MARK: - Backend

@@ -4,7 +4,7 @@ import Logging
 import VerityCore
 
 /// Enrollment tokens, push factors bound to device keys, TOTP factors, and device authentication.
-struct FactorService: Sendable {
+struct FactorService: Sendable, UsesRuntime {
     static let enrollmentTokenPrefix = "vet_"
     /// Device tokens may live at most this long (`exp - iat`).
     static let maxDeviceTokenLifetime: TimeInterval = 600
@@ -20,17 +20,13 @@ struct FactorService: Sendable {
         "Too many wrong codes for this factor; try again in 15 minutes, or enroll an unverified one again.")
 
     private let store: FactorStore
-    let identifiers: Identifiers
     let sealer: SecretSealer
-    let clock: any TimeSource
-    let logger: Logger
+    let runtime: Runtime
 
-    init(store: FactorStore, identifiers: Identifiers, sealer: SecretSealer, clock: any TimeSource, logger: Logger) {
+    init(store: FactorStore, sealer: SecretSealer, runtime: Runtime) {
         self.store = store
-        self.identifiers = identifiers
         self.sealer = sealer
-        self.clock = clock
-        self.logger = logger
+        self.runtime = runtime
     }
 
     // MARK: - Backend

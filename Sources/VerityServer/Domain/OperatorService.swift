@@ -5,25 +5,18 @@ import VerityCore
 
 /// The console's operators: who they are, how they sign in (a one-time link, and a TOTP code when they have one),
 /// how long a browser stays signed in, and the audit trail of what they did.
-public struct OperatorService: Sendable {
+public struct OperatorService: Sendable, UsesRuntime {
     private let store: OperatorStore
     /// Seals operators' TOTP secrets at rest.
     let totpSecrets: SecretSealer
-    let identifiers: Identifiers
-    let random: any RandomSource
-    let clock: any TimeSource
-    let logger: Logger
+    let runtime: Runtime
 
     init(
-        store: OperatorStore, totpSecrets: SecretSealer, identifiers: Identifiers, random: any RandomSource,
-        clock: any TimeSource, logger: Logger
+        store: OperatorStore, totpSecrets: SecretSealer, runtime: Runtime
     ) {
         self.store = store
         self.totpSecrets = totpSecrets
-        self.identifiers = identifiers
-        self.random = random
-        self.clock = clock
-        self.logger = logger
+        self.runtime = runtime
     }
 
     /// How long a sign-in link works.

@@ -5,19 +5,15 @@ import VerityCore
 /// The outbox's one owner: what operators may see and do with it (read it, page by page, send a message that was
 /// given up once more), and the parts that deliver from it, the worker (``OutboxWorker``) and the receiver of
 /// providers' status reports (``DeliveryStatusReceiver``), which it builds over its store.
-public struct OutboxService: Sendable {
+public struct OutboxService: Sendable, UsesRuntime {
     private let store: OutboxStore
     let renderer: MessageRenderer
-    let signal: OutboxSignal
-    let clock: any TimeSource
-    let logger: Logger
+    let runtime: Runtime
 
-    init(store: OutboxStore, renderer: MessageRenderer, signal: OutboxSignal, clock: any TimeSource, logger: Logger) {
+    init(store: OutboxStore, renderer: MessageRenderer, runtime: Runtime) {
         self.store = store
         self.renderer = renderer
-        self.signal = signal
-        self.clock = clock
-        self.logger = logger
+        self.runtime = runtime
     }
 
     /// Messages, newest first (only those to `destination` when given, as stored), with the text as it was (or
@@ -36,21 +32,22 @@ public struct OutboxService: Sendable {
     /// The worker that delivers through `senders`.
     func worker(
         senders: Senders, configuration: OutboxConfiguration, verifications: VerificationService,
-        factors: FactorService, appVerifications: AppVerificationService, metrics: VerityMetrics
+        factors: FactorService, appVerifications: AppVerificationService
     ) -> OutboxWorker {
         OutboxWorker(
-            store: store, verifications: verifications, factors: factors, appVerifications: appVerifications,
-            renderer: renderer, senders: senders, configuration: configuration, clock: clock, metrics: metrics,
-            signal: signal, logger: logger)
+            store: store, fallback: fallback(verifications), factors: factors, appVerifications: appVerifications,
+            renderer: renderer, senders: senders, configuration: configuration, runtime: runtime)
     }
 
     /// What reads providers' delivery-status callbacks, authenticated by `settings`.
-    func deliveryStatus(
-        settings: DeliveryStatusSettings, verifications: VerificationService, metrics: VerityMetrics
-    ) -> DeliveryStatusReceiver {
-        DeliveryStatusReceiver(
-            settings: settings, store: store, fallback: CodeFallback(store: store, verifications: verifications),
-            metrics: metrics, logger: logger)
+    func deliveryStatus(settings: DeliveryStatusSettings, verifications: VerificationService) -> DeliveryStatusReceiver
+    {
+        DeliveryStatusReceiver(settings: settings, store: store, fallback: fallback(verifications), runtime: runtime)
+    }
+
+    /// What gives up a code message for good: its code goes again by the project's fallback channel.
+    private func fallback(_ verifications: VerificationService) -> CodeFallback {
+        CodeFallback(store: store, verifications: verifications)
     }
 
     /// A page of messages of every project, newest first; `search` is a destination (a phone number or an email
@@ -73,7 +70,7 @@ public struct OutboxService: Sendable {
             throw VerityError(.notFound, "There is no dead message \(id).")
         }
         logger.info("Outbox message queued again", metadata: ["message": "\(id)"])
-        signal.notify()
+        outboxSignal.notify()
         return message
     }
 

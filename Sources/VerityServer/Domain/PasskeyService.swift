@@ -7,7 +7,7 @@ import VerityCore
 ///
 /// The WebAuthn checks are ``PasskeyRelyingParty``'s; this service adds what needs state, each operation one unit of
 /// work: a challenge is spent before the answer is checked, so a refused answer spends it too.
-struct PasskeyService: Sendable {
+struct PasskeyService: Sendable, UsesRuntime {
     /// The ceremony a challenge was issued for; an answer spends only a challenge of its own ceremony.
     enum Ceremony: String, Sendable {
         case registration, authentication
@@ -19,18 +19,12 @@ struct PasskeyService: Sendable {
 
     private let store: PasskeyStore
     let sessions: SessionService
-    let identifiers: Identifiers
-    let clock: any TimeSource
-    let logger: Logger
+    let runtime: Runtime
 
-    init(
-        store: PasskeyStore, sessions: SessionService, identifiers: Identifiers, clock: any TimeSource, logger: Logger
-    ) {
+    init(store: PasskeyStore, sessions: SessionService, runtime: Runtime) {
         self.store = store
         self.sessions = sessions
-        self.identifiers = identifiers
-        self.clock = clock
-        self.logger = logger
+        self.runtime = runtime
     }
 
     /// The options of a registration for the signed-in `user`, naming the passkeys they hold in `excludeCredentials`.

@@ -7,7 +7,7 @@ import VerityCore
 ///
 /// Codes and links are verifications whose purpose names the flow, so they follow the verification rules (derived,
 /// never stored; sent through the outbox) and no two flows share one. Each step is a conditional update of the flow.
-public struct PossessionService: Sendable {
+public struct PossessionService: Sendable, UsesRuntime {
     /// Resends of the code or link per flow.
     public static let maxResends = 3
     /// Extra code entries after a wrong one.
@@ -25,20 +25,12 @@ public struct PossessionService: Sendable {
     /// The client of the projects' carrier checks (CAMARA Number Verification).
     let carrier: CamaraNumberVerification
     let projects: AdminService
-    let identifiers: Identifiers
-    let random: any RandomSource
-    let clock: any TimeSource
-    let changes: ChangeSignal
-    let longPolls: LongPollGate
-    let metrics: VerityMetrics
-    let logger: Logger
+    let runtime: Runtime
 
     init(
         store: PossessionStore, verifications: VerificationService, testNumbers: TestNumberService,
         appVerifications: AppVerificationService, renderer: MessageRenderer, silent: (any SilentPossessionProvider)?,
-        carrier: CamaraNumberVerification, projects: AdminService, identifiers: Identifiers, random: any RandomSource,
-        clock: any TimeSource, changes: ChangeSignal,
-        longPolls: LongPollGate, metrics: VerityMetrics, logger: Logger
+        carrier: CamaraNumberVerification, projects: AdminService, runtime: Runtime
     ) {
         self.store = store
         self.verifications = verifications
@@ -48,13 +40,7 @@ public struct PossessionService: Sendable {
         self.silent = silent
         self.carrier = carrier
         self.projects = projects
-        self.identifiers = identifiers
-        self.random = random
-        self.clock = clock
-        self.changes = changes
-        self.longPolls = longPolls
-        self.metrics = metrics
-        self.logger = logger
+        self.runtime = runtime
     }
 
     // MARK: - Backend

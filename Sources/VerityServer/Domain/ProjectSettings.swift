@@ -111,24 +111,23 @@ public struct ProjectSettings: Sendable, Equatable, Codable {
 
     /// Checks every setting; the message names the first one that is out of range.
     public func validated() throws(ConfigurationError) -> ProjectSettings {
-        guard Self.codeLengthRange.contains(codeLength) else {
-            throw ConfigurationError("The code length must be between 4 and 10 digits.")
+        func require(_ value: Int, in range: ClosedRange<Int>, _ message: String) throws(ConfigurationError) {
+            guard range.contains(value) else { throw ConfigurationError(message) }
         }
-        guard Self.codeLifetimeRange.contains(codeLifetime) else {
-            throw ConfigurationError("The code lifetime must be between 60 and 86400 seconds.")
-        }
-        guard Self.sessionLifetimeRange.contains(sessionLifetime) else {
-            throw ConfigurationError("The session lifetime must be between 60 and 86400 seconds.")
-        }
-        guard Self.refreshLifetimeRange.contains(refreshLifetime) else {
-            throw ConfigurationError("The refresh token lifetime must be between 3600 seconds and 365 days.")
-        }
-        guard Self.possessionLifetimeRange.contains(possessionLifetime) else {
-            throw ConfigurationError("The possession check lifetime must be between 60 and 3600 seconds.")
-        }
-        guard Self.possessionCodeLifetimeRange.contains(possessionCodeLifetime) else {
-            throw ConfigurationError("The possession code lifetime must be between 30 and 600 seconds.")
-        }
+        try require(codeLength, in: Self.codeLengthRange, "The code length must be between 4 and 10 digits.")
+        try require(codeLifetime, in: Self.codeLifetimeRange, "The code lifetime must be between 60 and 86400 seconds.")
+        try require(
+            sessionLifetime, in: Self.sessionLifetimeRange, "The session lifetime must be between 60 and 86400 seconds."
+        )
+        try require(
+            refreshLifetime, in: Self.refreshLifetimeRange,
+            "The refresh token lifetime must be between 3600 seconds and 365 days.")
+        try require(
+            possessionLifetime, in: Self.possessionLifetimeRange,
+            "The possession check lifetime must be between 60 and 3600 seconds.")
+        try require(
+            possessionCodeLifetime, in: Self.possessionCodeLifetimeRange,
+            "The possession code lifetime must be between 30 and 600 seconds.")
         if let fallbackChannel {
             guard fallbackChannel.reachesPhone else {
                 throw ConfigurationError("The fallback channel must be sms, voice or whatsapp: a phone channel.")

@@ -4,21 +4,19 @@ import VerityCore
 
 /// The rules of a project's roles: names, permissions, and who holds them. A change shows in the user's next
 /// session token (at the latest after the next refresh).
-public struct RoleService: Sendable {
+public struct RoleService: Sendable, UsesRuntime {
     /// The most permissions one role may grant.
     public static let maxPermissions = 100
 
     private let store: RoleStore
     /// Whose roles they are: a user is read in the unit of work that changes its roles.
     let users: UserService
-    let clock: any TimeSource
-    let logger: Logger
+    let runtime: Runtime
 
-    init(store: RoleStore, users: UserService, clock: any TimeSource, logger: Logger) {
+    init(store: RoleStore, users: UserService, runtime: Runtime) {
         self.store = store
         self.users = users
-        self.clock = clock
-        self.logger = logger
+        self.runtime = runtime
     }
 
     /// Every permission the user's roles grant, for their session token.

@@ -7,7 +7,7 @@ import VerityCore
 /// A session token is an ES256 JWT signed with the project's current key (see ``SigningKeyService``); it lives for
 /// the project's `sessionLifetime`. A refresh token is `vrt_` and 256 random bits; only its SHA-256 is stored. Each
 /// refresh kills the presented token and issues the next; a killed token presented again revokes the session.
-struct SessionService: Sendable {
+struct SessionService: Sendable, UsesRuntime {
     /// Clock difference tolerated when checking a session token's expiry.
     static let leeway: TimeInterval = 5
 
@@ -15,28 +15,19 @@ struct SessionService: Sendable {
     let users: UserService
     let roles: RoleService
     let signingKeys: SigningKeyService
-    let identifiers: Identifiers
-    let random: any RandomSource
-    let clock: any TimeSource
-    let metrics: VerityMetrics
     let publicURL: String
-    let logger: Logger
+    let runtime: Runtime
 
     init(
         store: SessionStore, users: UserService, roles: RoleService, signingKeys: SigningKeyService,
-        identifiers: Identifiers, random: any RandomSource, clock: any TimeSource, metrics: VerityMetrics,
-        publicURL: String, logger: Logger
+        publicURL: String, runtime: Runtime
     ) {
         self.store = store
         self.users = users
         self.roles = roles
         self.signingKeys = signingKeys
-        self.identifiers = identifiers
-        self.random = random
-        self.clock = clock
-        self.metrics = metrics
         self.publicURL = publicURL
-        self.logger = logger
+        self.runtime = runtime
     }
 
     /// The `iss` of a project's session tokens.

@@ -8,7 +8,7 @@ import VerityCore
 /// A rotation publishes the new key at once but signs with it only ``activationDelay`` later, so verifiers that
 /// refetch the JWKS at most once a minute (VerityJWT does) know it before they meet it; the old key goes on signing
 /// until then and stays published for ``retiredKeyPublication`` after, longer than any token it signed lives.
-public struct SigningKeyService: Sendable {
+public struct SigningKeyService: Sendable, UsesRuntime {
     /// How long after a rotation the new key starts signing.
     public static let activationDelay: TimeInterval = 120
     /// How long a retired key stays in the JWKS: the longest session lifetime a project may set, plus an hour for
@@ -17,18 +17,14 @@ public struct SigningKeyService: Sendable {
 
     private let store: SigningKeyStore
     let sealer: SecretSealer
-    let identifiers: Identifiers
-    let clock: any TimeSource
-    let logger: Logger
+    let runtime: Runtime
 
     init(
-        store: SigningKeyStore, sealer: SecretSealer, identifiers: Identifiers, clock: any TimeSource, logger: Logger
+        store: SigningKeyStore, sealer: SecretSealer, runtime: Runtime
     ) {
         self.store = store
         self.sealer = sealer
-        self.identifiers = identifiers
-        self.clock = clock
-        self.logger = logger
+        self.runtime = runtime
     }
     /// What this node last read of each project's keys.
     let cache = SigningKeyCache()

@@ -4,18 +4,16 @@ import VerityCore
 
 /// A project's test phone numbers: sign-in codes to them are never sent, their fixed code always works, and no rate
 /// limit applies. For app review and automated tests only.
-public struct TestNumberService: Sendable {
+public struct TestNumberService: Sendable, UsesRuntime {
     /// The most test numbers a project may have.
     public static let maxNumbers = 10
 
     private let store: TestNumberStore
-    let clock: any TimeSource
-    let logger: Logger
+    let runtime: Runtime
 
-    init(store: TestNumberStore, clock: any TimeSource, logger: Logger) {
+    init(store: TestNumberStore, runtime: Runtime) {
         self.store = store
-        self.clock = clock
-        self.logger = logger
+        self.runtime = runtime
     }
 
     /// The fixed code of `phone` (E.164) when it is one of the project's test numbers.

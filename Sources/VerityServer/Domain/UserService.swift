@@ -4,7 +4,7 @@ import VerityCore
 
 /// The rules of a project's users: login ids, names, custom claims, the disabled flag. The admin API and
 /// `verity admin user` both go through it.
-public struct UserService: Sendable {
+public struct UserService: Sendable, UsesRuntime {
     /// The largest custom-claims object, in bytes of compact JSON.
     public static let maxClaimsBytes = 4096
     /// The longest display name, in characters.
@@ -13,15 +13,11 @@ public struct UserService: Sendable {
     public static let maxPageSize = 100
 
     private let store: UserStore
-    let identifiers: Identifiers
-    let clock: any TimeSource
-    let logger: Logger
+    let runtime: Runtime
 
-    init(store: UserStore, identifiers: Identifiers, clock: any TimeSource, logger: Logger) {
+    init(store: UserStore, runtime: Runtime) {
         self.store = store
-        self.identifiers = identifiers
-        self.clock = clock
-        self.logger = logger
+        self.runtime = runtime
     }
 
     /// Runs `body` as one unit of work: a change of a user with what the caller joins to it (roles, status,

@@ -3,7 +3,7 @@ import Logging
 import VerityCore
 
 /// The rules of one-time-code verifications.
-struct VerificationService: Sendable {
+struct VerificationService: Sendable, UsesRuntime {
     /// Sends to one destination while a verification is pending, the first included.
     static let maxSends = 5
     /// Wrong codes before a verification is dead.
@@ -13,26 +13,16 @@ struct VerificationService: Sendable {
     let limiter: RateLimiter
     let limits: RateLimits
     let codes: CodeGenerator
-    let identifiers: Identifiers
-    let clock: any TimeSource
-    let metrics: VerityMetrics
-    let outboxSignal: OutboxSignal
-    let logger: Logger
+    let runtime: Runtime
 
     init(
-        store: VerificationStore, limiter: RateLimiter, limits: RateLimits, codes: CodeGenerator,
-        identifiers: Identifiers, clock: any TimeSource, metrics: VerityMetrics, outboxSignal: OutboxSignal,
-        logger: Logger
+        store: VerificationStore, limiter: RateLimiter, limits: RateLimits, codes: CodeGenerator, runtime: Runtime
     ) {
         self.store = store
         self.limiter = limiter
         self.limits = limits
         self.codes = codes
-        self.identifiers = identifiers
-        self.clock = clock
-        self.metrics = metrics
-        self.outboxSignal = outboxSignal
-        self.logger = logger
+        self.runtime = runtime
     }
 
     func start(_ request: StartVerificationRequest, in project: Project) async throws -> VerificationResponse {

@@ -2,17 +2,15 @@ import Foundation
 import VerityCore
 
 /// Names projects for the Firebase face and finds them by key.
-public struct FirebaseProjects: Sendable {
+public struct FirebaseProjects: Sendable, UsesRuntime {
     private let store: FirebaseProjectStore
     let admin: AdminService
-    let random: any RandomSource
-    let clock: any TimeSource
+    let runtime: Runtime
 
-    init(store: FirebaseProjectStore, admin: AdminService, random: any RandomSource, clock: any TimeSource) {
+    init(store: FirebaseProjectStore, admin: AdminService, runtime: Runtime) {
         self.store = store
         self.admin = admin
-        self.random = random
-        self.clock = clock
+        self.runtime = runtime
     }
 
     /// Names a project for the Firebase face (its Verity id when `firebaseProjectId` is nil), keeping its API key

@@ -14,36 +14,24 @@ struct AppAttestStore: Sendable {
         var environment: AppAttestEnvironment
     }
 
+    private static let challenges = SingleUseChallengeTable(name: "app_attest_challenges")
+
     /// Stores a new challenge, and drops the project's challenges that expired.
     func insertChallenge(hash: String, projectId: String, expiresAt: Date, now: Date) async throws {
-        try await database.transaction { sql in
-            try await sql.raw(
-                """
-                DELETE FROM app_attest_challenges
-                WHERE project_id = \(bind: projectId) AND expires_at <= \(bind: now.storedValue)
-                """
-            ).run()
-            try await sql.raw(
-                """
-                INSERT INTO app_attest_challenges (project_id, challenge_hash, expires_at)
-                VALUES (\(bind: projectId), \(bind: hash), \(bind: expiresAt.storedValue))
-                """
-            ).run()
-        }
+        try await Self.challenges.insert(
+            """
+            INSERT INTO app_attest_challenges (project_id, challenge_hash, expires_at)
+            VALUES (\(bind: projectId), \(bind: hash), \(bind: expiresAt.storedValue))
+            """,
+            projectId: projectId, now: now, on: database)
     }
 
     /// Uses the challenge up: true when it was issued in `projectId`, unused and unexpired. One statement, so of two
     /// concurrent uses one wins.
     func consumeChallenge(hash: String, projectId: String, now: Date) async throws -> Bool {
         try await database.execute { sql in
-            try await sql.raw(
-                """
-                DELETE FROM app_attest_challenges
-                WHERE project_id = \(bind: projectId) AND challenge_hash = \(bind: hash)
-                  AND expires_at > \(bind: now.storedValue)
-                RETURNING challenge_hash
-                """
-            ).first() != nil
+            try await Self.challenges.consume(
+                hash: hash, projectId: projectId, now: now, returning: "challenge_hash", on: sql) != nil
         }
     }
 

@@ -27,6 +27,8 @@ struct PasskeyStore: Sendable {
         try await database.unitOfWork(body)
     }
 
+    private static let challenges = SingleUseChallengeTable(name: "passkey_challenges")
+
     /// Stores a new challenge for `ceremony` and `userId` (or the user a `signUp` will create), and drops the
     /// project's challenges that expired.
     func insertChallenge(
@@ -34,24 +36,16 @@ struct PasskeyStore: Sendable {
         transaction: String?, projectId: String,
         expiresAt: Date, now: Date
     ) async throws {
-        try await database.transaction { sql in
-            try await sql.raw(
-                """
-                DELETE FROM passkey_challenges
-                WHERE project_id = \(bind: projectId) AND expires_at <= \(bind: now.storedValue)
-                """
-            ).run()
-            try await sql.raw(
-                """
-                INSERT INTO passkey_challenges (
-                    project_id, challenge_hash, ceremony, user_id, new_user_id, new_login_ids, passkey_id,
-                    transaction_id, expires_at)
-                VALUES (\(bind: projectId), \(bind: hash), \(bind: ceremony), \(bind: userId),
-                        \(bind: signUp?.userId), \(bind: signUp?.loginIds.joined(separator: ",")),
-                        \(bind: passkeyId), \(bind: transaction), \(bind: expiresAt.storedValue))
-                """
-            ).run()
-        }
+        try await Self.challenges.insert(
+            """
+            INSERT INTO passkey_challenges (
+                project_id, challenge_hash, ceremony, user_id, new_user_id, new_login_ids, passkey_id,
+                transaction_id, expires_at)
+            VALUES (\(bind: projectId), \(bind: hash), \(bind: ceremony), \(bind: userId),
+                    \(bind: signUp?.userId), \(bind: signUp?.loginIds.joined(separator: ",")),
+                    \(bind: passkeyId), \(bind: transaction), \(bind: expiresAt.storedValue))
+            """,
+            projectId: projectId, now: now, on: database)
     }
 
     /// Uses the challenge up: its binding when it was issued in `projectId` for `ceremony`, unused and unexpired;

@@ -6,15 +6,14 @@ import Logging
 ///
 /// A client replaces `https://verify.twilio.com` with `<public URL><prefix>`; every resource then sits under
 /// `<prefix>/v2/…` as on Twilio.
-struct TwilioFace {
+struct TwilioFace: UsesRuntime {
     let services: TwilioServiceService
     let push: TwilioPush
     let passkeys: TwilioPasskeys
     let verifications: VerificationService
     let possessions: PossessionService
     let admin: AdminService
-    let clock: any TimeSource
-    let logger: Logger
+    let runtime: Runtime
     /// `/twilio`, or empty to serve `/v2/…` at the root.
     let prefix: String
     let publicURL: String

@@ -3,7 +3,7 @@ import VerityCore
 
 /// The rules of the Verify Push and TOTP face, over Verity's own factors and challenges: Twilio's entities, access
 /// tokens, factor verification by signature or code, device JWTs and answers signed over listed fields.
-struct TwilioPush: Sendable {
+struct TwilioPush: Sendable, UsesRuntime {
     private let store: TwilioPushStore
     private let webhooks: TwilioWebhookStore
     let services: TwilioServiceService
@@ -11,13 +11,11 @@ struct TwilioPush: Sendable {
     let challenges: ChallengeService
     let admin: AdminService
     let webhookAddresses: OutboundAddressPolicy
-    let random: any RandomSource
-    let clock: any TimeSource
+    let runtime: Runtime
 
     init(
         store: TwilioPushStore, webhooks: TwilioWebhookStore, services: TwilioServiceService, factors: FactorService,
-        challenges: ChallengeService, admin: AdminService, webhookAddresses: OutboundAddressPolicy,
-        random: any RandomSource, clock: any TimeSource
+        challenges: ChallengeService, admin: AdminService, webhookAddresses: OutboundAddressPolicy, runtime: Runtime
     ) {
         self.store = store
         self.webhooks = webhooks
@@ -26,8 +24,7 @@ struct TwilioPush: Sendable {
         self.challenges = challenges
         self.admin = admin
         self.webhookAddresses = webhookAddresses
-        self.random = random
-        self.clock = clock
+        self.runtime = runtime
     }
 
     // MARK: - Services

@@ -2,15 +2,13 @@ import Foundation
 
 /// Create, read, update, list and delete of a project's Twilio Verify services (each a ``TwilioServiceRecord``):
 /// the service of ``TwilioServiceStore``, as ``FactorService`` is of `FactorStore`.
-struct TwilioServiceService: Sendable {
+struct TwilioServiceService: Sendable, UsesRuntime {
     private let store: TwilioServiceStore
-    let random: any RandomSource
-    let clock: any TimeSource
+    let runtime: Runtime
 
-    init(store: TwilioServiceStore, random: any RandomSource, clock: any TimeSource) {
+    init(store: TwilioServiceStore, runtime: Runtime) {
         self.store = store
-        self.random = random
-        self.clock = clock
+        self.runtime = runtime
     }
 
     func create(_ form: TwilioForm, in project: Project) async throws -> TwilioServiceRecord {
