@@ -70,11 +70,8 @@ struct AuthService: Sendable, UsesRuntime {
         let claims = try Self.sessionClaims(request.sessionClaims, dialect: dialect)
         let now = clock.now()
         let fixedCode = try await limitGuesses(destination, clientAddress: clientAddress, in: project, now: now)
-        // A test number is never sent to, so it needs no proof of the app (as Firebase's test numbers need none).
-        let appVerified =
-            fixedCode == nil
-            ? try await appVerifications.requireProof(appProof, for: destination.key, in: project) : nil
-        try await admitStart(destination, channel: channel, fixedCode: fixedCode, in: project, now: now)
+        let appVerified = try await admitStart(
+            destination, channel: channel, fixedCode: fixedCode, appProof: appProof, in: project, now: now)
         // A disabled user is answered as anyone else is (saying so would tell who has an account) but is sent
         // nothing; without a code, verify answers as for a wrong one.
         let disabled = try await users.isDisabled(loginKey: destination.key, in: project)
@@ -194,10 +191,8 @@ struct AuthService: Sendable, UsesRuntime {
         let language = try VerificationService.language(for: locale)
         let now = clock.now()
         let fixedCode = try await limitGuesses(destination, clientAddress: clientAddress, in: project, now: now)
-        let appVerified =
-            fixedCode == nil
-            ? try await appVerifications.requireProof(appProof, for: destination.key, in: project) : nil
-        try await admitStart(destination, channel: channel, fixedCode: fixedCode, in: project, now: now)
+        let appVerified = try await admitStart(
+            destination, channel: channel, fixedCode: fixedCode, appProof: appProof, in: project, now: now)
         let (record, sent) = try await verifications.send(
             to: destination, channel: channel, language: language, purpose: .loginUpdate(session: auth.session.id),
             in: project, resend: fixedCode == nil, deliver: fixedCode == nil, appProof: appVerified, now: now)
@@ -275,10 +270,8 @@ struct AuthService: Sendable, UsesRuntime {
             // The per-client bucket was taken above.
             let fixedCode = try await limitGuesses(
                 destination, clientAddress: nil, limitingClient: false, in: project, now: now)
-            let appVerified =
-                fixedCode == nil
-                ? try await appVerifications.requireProof(appProof, for: destination.key, in: project) : nil
-            try await admitStart(destination, channel: channel, fixedCode: fixedCode, in: project, now: now)
+            let appVerified = try await admitStart(
+                destination, channel: channel, fixedCode: fixedCode, appProof: appProof, in: project, now: now)
             let (record, _) = try await verifications.send(
                 to: destination, channel: channel, language: try VerificationService.language(for: request.locale),
                 purpose: boundToSession ? .stepUp(session: auth.session.id) : .stepUp, in: project,
@@ -372,16 +365,20 @@ struct AuthService: Sendable, UsesRuntime {
         return try await testCode(for: destination, in: project)
     }
 
-    /// What starting a code takes: the send policy for a destination that is sent to; a test number, never sent to,
-    /// takes from the project's bucket only.
+    /// What starting a code takes: the app's proof where the project asks for one, then the send policy, for a
+    /// destination that is sent to; a test number, never sent to, needs no proof of the app (as Firebase's test
+    /// numbers need none) and takes from the project's bucket only. Returns the proof that admitted the send.
     private func admitStart(
-        _ destination: Destination, channel: Channel, fixedCode: String?, in project: Project, now: Date
-    ) async throws {
-        if fixedCode == nil {
-            try await verifications.admitSend(to: destination, channel: channel, in: project, now: now)
-        } else {
+        _ destination: Destination, channel: Channel, fixedCode: String?, appProof: String?, in project: Project,
+        now: Date
+    ) async throws -> AppVerificationProof? {
+        guard fixedCode == nil else {
             try await limiter.take("project:\(project.id)", limits.perProject, now: now)
+            return nil
         }
+        let appVerified = try await appVerifications.requireProof(appProof, for: destination.key, in: project)
+        try await verifications.admitSend(to: destination, channel: channel, in: project, now: now)
+        return appVerified
     }
 
     /// The newest pending code bound to a session that goes to `destination` (a session-bound step-up's, else a

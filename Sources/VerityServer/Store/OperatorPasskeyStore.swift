@@ -69,13 +69,7 @@ struct OperatorPasskeyStore: Sendable {
             """
             INSERT INTO console_passkeys (id, operator_id, credential_id, public_key, sign_count, backup_eligible,
                 backed_up, transports, aaguid, attestation_format, friendly_name, created_at, last_used_at)
-            VALUES (\(bind: passkey.id), \(bind: passkey.userId),
-                    \(bind: Base64URL.encode(passkey.credential.credentialID)),
-                    \(bind: passkey.credential.publicKeyCBOR.base64EncodedString()),
-                    \(bind: Int64(passkey.credential.signCount)), \(bind: passkey.credential.backupEligible ? 1 : 0),
-                    \(bind: passkey.backedUp ? 1 : 0), \(bind: passkey.transports.joined(separator: ",")),
-                    \(bind: passkey.aaguid.base64EncodedString()), \(bind: passkey.attestationFormat),
-                    \(bind: passkey.friendlyName), \(bind: passkey.createdAt.storedValue), NULL)
+            VALUES (\(bind: passkey.id), \(bind: passkey.userId), \(passkey.credentialValues))
             ON CONFLICT (credential_id) DO NOTHING
             RETURNING id
             """

@@ -93,12 +93,7 @@ struct PasskeyStore: Sendable {
             """
             INSERT INTO passkeys (\(unsafeRaw: Self.columns))
             VALUES (\(bind: passkey.id), \(bind: passkey.projectId), \(bind: passkey.userId),
-                    \(bind: Base64URL.encode(passkey.credential.credentialID)),
-                    \(bind: passkey.credential.publicKeyCBOR.base64EncodedString()),
-                    \(bind: Int64(passkey.credential.signCount)), \(bind: passkey.credential.backupEligible ? 1 : 0),
-                    \(bind: passkey.backedUp ? 1 : 0), \(bind: passkey.transports.joined(separator: ",")),
-                    \(bind: passkey.aaguid.base64EncodedString()), \(bind: passkey.attestationFormat),
-                    \(bind: passkey.friendlyName), \(bind: passkey.createdAt.storedValue), NULL)
+                    \(passkey.credentialValues))
             ON CONFLICT (project_id, credential_id) DO NOTHING
             RETURNING id
             """
