@@ -1,0 +1,1 @@
+../../VerityServerTests/Support/CBOREncoder.swift
