@@ -26,7 +26,7 @@ struct PasskeyAccounts: Sendable {
         -> PasskeyCreationOptions
     {
         let logins = try UserLogins([loginId])
-        guard try await holder(of: loginId, in: project) == nil else { throw Self.taken }
+        guard try await users.findUser(loginId: loginId, in: project) == nil else { throw Self.taken }
         return try await passkeys.signUpOptions(
             logins, displayName: try UserService.validDisplayName(displayName), in: project)
     }
@@ -35,7 +35,7 @@ struct PasskeyAccounts: Sendable {
     /// nobody holds it. A user without a passkey is refused (`login_id_taken`): registering one for them here would
     /// hand their account to whoever asked, so they sign in another way and add one.
     func signUpOrInOptions(loginId: String, in project: Project) async throws -> SignUpOrIn {
-        guard let user = try await holder(of: loginId, in: project) else {
+        guard let user = try await users.findUser(loginId: loginId, in: project) else {
             return .signUp(try await signUpOptions(loginId: loginId, displayName: nil, in: project))
         }
         guard !(try await passkeys.passkeys(userId: user.id, in: project)).isEmpty else {
@@ -48,7 +48,7 @@ struct PasskeyAccounts: Sendable {
     /// The options of a sign-in of the user holding `loginId`, naming their passkeys. A login id nobody holds is
     /// refused as a user without passkeys is not (`user_not_found`), as Descope's sign-in does.
     func signInOptions(loginId: String, in project: Project) async throws -> PasskeyRequestOptions {
-        guard let user = try await holder(of: loginId, in: project) else {
+        guard let user = try await users.findUser(loginId: loginId, in: project) else {
             throw VerityError(.userNotFound, "No user has this login id.")
         }
         return try await passkeys.authenticationOptions(userId: user.id, in: project)
@@ -76,10 +76,6 @@ struct PasskeyAccounts: Sendable {
             return opened
         }
         return try await sessions.answer(opened, dialect: dialect, in: project)
-    }
-
-    private func holder(of loginId: String, in project: Project) async throws -> User? {
-        try await users.list(loginId: loginId, in: project).items.first
     }
 
     private static let taken = VerityError(.loginIdTaken, "A user already has this login id.")
