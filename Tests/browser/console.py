@@ -458,19 +458,8 @@ class Run:
         ok("signing out ends the session")
 
     def run(self):
-        capabilities = {
-            "browserName": "chrome",
-            "goog:chromeOptions": {
-                "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1280,900",
-                         "--disable-dev-shm-usage", "--lang=en"],
-            },
-        }
-        if self.args.chromium:
-            capabilities["goog:chromeOptions"]["binary"] = self.args.chromium
-        granted = self.driver.start(capabilities)
+        granted = self.driver.start_headless(self.args.chromium)
         try:
-            self.driver.set_timeouts(pageLoad=30000, script=10000, implicit=0)
-            self.driver.set_window_rect(1280, 900)
             ok(f"headless {granted.get('browserName')} {granted.get('browserVersion')}")
             link = self.sign_in()
             self.used_link(link)

@@ -56,6 +56,24 @@ class WebDriver:
     def _session(self, method, path="", body=None):
         return self._call(method, f"/session/{self.session}{path}", body)
 
+    def start_headless(self, chromium=None, width=1280, height=900, lang="en", extra_args=(), prefs=None):
+        """Starts headless Chromium (the binary `chromium`, or chromedriver's default) at `width` x `height` in
+        `lang`, with the page-load and script timeouts every check uses; returns the capabilities granted."""
+        options = {
+            "args": [
+                "--headless=new", "--no-sandbox", "--disable-gpu", f"--window-size={width},{height}",
+                "--disable-dev-shm-usage", f"--lang={lang}", *extra_args,
+            ],
+        }
+        if prefs:
+            options["prefs"] = prefs
+        if chromium:
+            options["binary"] = chromium
+        granted = self.start({"browserName": "chrome", "pageLoadStrategy": "normal", "goog:chromeOptions": options})
+        self.set_timeouts(pageLoad=30000, script=10000, implicit=0)
+        self.set_window_rect(width, height)
+        return granted
+
     def start(self, capabilities):
         value = self._call("POST", "/session", {"capabilities": {"alwaysMatch": capabilities}})
         self.session = value["sessionId"]
@@ -170,25 +188,12 @@ def save_screenshot(driver, directory, name, expected_width):
 
 def run(args):
     driver = WebDriver(args.driver)
-    capabilities = {
-        "browserName": "chrome",
-        "pageLoadStrategy": "normal",
-        "goog:chromeOptions": {
-            "args": [
-                "--headless=new", "--no-sandbox", "--disable-gpu", f"--window-size={args.width},{args.height}",
-                "--disable-dev-shm-usage", f"--lang={args.lang}", f"--accept-lang={args.lang}",
-            ],
-            # Headless Chromium ignores --lang for the Accept-Language header; a page that names no flow (a used
-            # link) is localised from that header, so set it the way the browser's language setting does.
-            "prefs": {"intl.accept_languages": args.lang},
-        },
-    }
-    if args.chromium:
-        capabilities["goog:chromeOptions"]["binary"] = args.chromium
-    granted = driver.start(capabilities)
+    # Headless Chromium ignores --lang for the Accept-Language header; a page that names no flow (a used link) is
+    # localised from that header, so set it the way the browser's language setting does.
+    granted = driver.start_headless(
+        args.chromium, args.width, args.height, args.lang, extra_args=[f"--accept-lang={args.lang}"],
+        prefs={"intl.accept_languages": args.lang})
     try:
-        driver.set_timeouts(pageLoad=30000, script=10000, implicit=0)
-        driver.set_window_rect(args.width, args.height)
         ok(f"headless {granted.get('browserName')} {granted.get('browserVersion')} session at "
            f"{args.width}x{args.height} ({args.lang})")
 
