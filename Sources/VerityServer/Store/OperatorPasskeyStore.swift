@@ -14,7 +14,7 @@ struct OperatorPasskeyStore: Sendable {
         var linkHash: String?
     }
 
-    /// The columns of `console_passkeys` under the names ``PasskeyStore/record(from:)`` reads.
+    /// The columns of `console_passkeys` under the names ``PasskeyRecord/init(row:)`` reads.
     private static let columns =
         """
         id, '' AS project_id, operator_id AS user_id, credential_id, public_key, sign_count, backup_eligible, \
@@ -84,7 +84,7 @@ struct OperatorPasskeyStore: Sendable {
                 SELECT \(unsafeRaw: Self.columns) FROM console_passkeys
                 WHERE operator_id = \(bind: operatorId) ORDER BY created_at, id
                 """
-            ).all().map(PasskeyStore.record(from:))
+            ).all().map(PasskeyRecord.init(row:))
         }
     }
 
@@ -95,7 +95,7 @@ struct OperatorPasskeyStore: Sendable {
             SELECT \(unsafeRaw: Self.columns) FROM console_passkeys
             WHERE credential_id = \(bind: Base64URL.encode(credentialID))
             """
-        ).first().map(PasskeyStore.record(from:))
+        ).first().map(PasskeyRecord.init(row:))
     }
 
     /// Records a use: the counter moves to `signCount` and BS to `backedUp`. True when the stored counter was lower,

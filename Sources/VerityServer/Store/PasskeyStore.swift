@@ -109,7 +109,7 @@ struct PasskeyStore: Sendable {
                 WHERE project_id = \(bind: projectId) AND user_id = \(bind: userId)
                 ORDER BY created_at, id
                 """
-            ).all().map(Self.record(from:))
+            ).all().map(PasskeyRecord.init(row:))
         }
     }
 
@@ -121,7 +121,7 @@ struct PasskeyStore: Sendable {
                 SELECT \(unsafeRaw: Self.columns) FROM passkeys
                 WHERE project_id = \(bind: projectId) AND credential_id = \(bind: Base64URL.encode(credentialID))
                 """
-            ).first().map(Self.record(from:))
+            ).first().map(PasskeyRecord.init(row:))
         }
     }
 
@@ -184,33 +184,5 @@ struct PasskeyStore: Sendable {
                 """
             ).first() != nil
         }
-    }
-
-    /// A passkey from a row of ``columns``; the console's store reads its operators' passkeys with it too.
-    static func record(from row: any SQLRow) throws -> PasskeyRecord {
-        func data(_ column: String, _ decode: (String) -> Data?) throws -> Data {
-            guard let value = decode(try row.decode(column: column, as: String.self)) else {
-                throw StoreError.corruptValue(column: "passkeys.\(column)")
-            }
-            return value
-        }
-        let count = try row.decode(column: "sign_count", as: Int64.self)
-        guard let signCount = UInt32(exactly: count) else {
-            throw StoreError.corruptValue(column: "passkeys.sign_count")
-        }
-        return PasskeyRecord(
-            id: try row.decode(column: "id", as: String.self),
-            projectId: try row.decode(column: "project_id", as: String.self),
-            userId: try row.decode(column: "user_id", as: String.self),
-            credential: StoredPasskey(
-                credentialID: try data("credential_id") { Base64URL.decode($0).map { Data($0) } },
-                publicKeyCBOR: try data("public_key") { Data(base64Encoded: $0) }, signCount: signCount,
-                backupEligible: try row.decode(column: "backup_eligible", as: Int.self) != 0),
-            backedUp: try row.decode(column: "backed_up", as: Int.self) != 0,
-            transports: try row.decode(column: "transports", as: String.self).split(separator: ",").map(String.init),
-            aaguid: try data("aaguid") { Data(base64Encoded: $0) },
-            attestationFormat: try row.decode(column: "attestation_format", as: String.self),
-            friendlyName: try row.decode(column: "friendly_name", as: String.self),
-            createdAt: try row.date("created_at"), lastUsedAt: try row.optionalDate("last_used_at"))
     }
 }
