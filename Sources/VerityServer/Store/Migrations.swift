@@ -17,6 +17,21 @@ enum Migrations {
         var sqliteStatements: [String] = []
     }
 
+    /// What a relying party keeps of a passkey, in `passkeys` and in `console_passkeys` alike: the COSE key as sent,
+    /// the last counter, BE and BS, and what its holder sees (name, transports, authenticator model).
+    private static let passkeyColumns = """
+        public_key TEXT NOT NULL,
+        sign_count BIGINT NOT NULL,
+        backup_eligible INTEGER NOT NULL,
+        backed_up INTEGER NOT NULL,
+        transports TEXT NOT NULL,
+        aaguid TEXT NOT NULL,
+        attestation_format TEXT NOT NULL,
+        friendly_name TEXT NOT NULL,
+        created_at DOUBLE PRECISION NOT NULL,
+        last_used_at DOUBLE PRECISION
+        """
+
     static let all: [Migration] = [
         Migration(
             version: 1, name: "projects, keys, verifications, outbox, rate limits",
@@ -757,16 +772,7 @@ enum Migrations {
                     project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
                     user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
                     credential_id TEXT NOT NULL,
-                    public_key TEXT NOT NULL,
-                    sign_count BIGINT NOT NULL,
-                    backup_eligible INTEGER NOT NULL,
-                    backed_up INTEGER NOT NULL,
-                    transports TEXT NOT NULL,
-                    aaguid TEXT NOT NULL,
-                    attestation_format TEXT NOT NULL,
-                    friendly_name TEXT NOT NULL,
-                    created_at DOUBLE PRECISION NOT NULL,
-                    last_used_at DOUBLE PRECISION
+                    \(passkeyColumns)
                 )
                 """,
                 // Credential ids are unique per project: a second registration of one is refused.
@@ -859,16 +865,7 @@ enum Migrations {
                     id TEXT PRIMARY KEY,
                     operator_id TEXT NOT NULL REFERENCES console_operators(id) ON DELETE CASCADE,
                     credential_id TEXT NOT NULL UNIQUE,
-                    public_key TEXT NOT NULL,
-                    sign_count BIGINT NOT NULL,
-                    backup_eligible INTEGER NOT NULL,
-                    backed_up INTEGER NOT NULL,
-                    transports TEXT NOT NULL,
-                    aaguid TEXT NOT NULL,
-                    attestation_format TEXT NOT NULL,
-                    friendly_name TEXT NOT NULL,
-                    created_at DOUBLE PRECISION NOT NULL,
-                    last_used_at DOUBLE PRECISION
+                    \(passkeyColumns)
                 )
                 """,
                 "CREATE INDEX console_passkeys_operator ON console_passkeys (operator_id)",
