@@ -82,28 +82,22 @@ struct OperatorPasskeyService: Sendable {
         let name = try PasskeyService.friendlyName(friendlyName ?? "Passkey")
         let now = clock.now()
         let challenge = try PasskeyService.challenge(in: answer.clientDataJSON)
-        let outcome = try await store.unitOfWork { work -> Result<PasskeyRecord, PasskeyRefusal> in
-            guard
-                let binding = try await store.consumeChallenge(
-                    hash: PasskeyService.hash(challenge), ceremony: PasskeyService.Ceremony.registration.rawValue,
-                    now: now, in: work),
-                binding.operatorId == session.operatorId
-            else { throw PasskeyService.unissued }
-            let registered: RegisteredPasskey
-            do throws(PasskeyRefusal) {
-                registered = try await relyingParty.verifyRegistration(answer, challenge: challenge, now: now)
-            } catch {
-                return .failure(error)
-            }
-            let passkey = PasskeyRecord(
-                id: identifiers.make("pky"), projectId: "", userId: session.operatorId, registered: registered,
-                friendlyName: name, createdAt: now)
-            guard try await store.insert(passkey, in: work) else {
-                throw VerityError(.conflict, "This credential is registered already.")
-            }
-            return .success(passkey)
+        let outcome = try await store.unitOfWork { work in
+            try await Result<PasskeyRecord, PasskeyRefusal>(ceremony: {
+                guard
+                    let binding = try await store.consumeChallenge(
+                        hash: PasskeyService.hash(challenge),
+                        ceremony: PasskeyService.Ceremony.registration.rawValue, now: now, in: work),
+                    binding.operatorId == session.operatorId
+                else { throw PasskeyService.unissued }
+                let passkey = PasskeyRecord(
+                    id: identifiers.make("pky"), projectId: "", userId: session.operatorId,
+                    registered: try await relyingParty.verifyRegistration(answer, challenge: challenge, now: now),
+                    friendlyName: name, createdAt: now)
+                guard try await store.insert(passkey, in: work) else { throw PasskeyService.credentialTaken }
+                return passkey
+            })
         }
-        // The spent challenge commits even when the answer is refused, so no answer is tried twice against it.
         switch outcome {
         case .failure(let refusal):
             try await operators.audit(session, "operator.passkey.refused", target: refusal.verityError.auditNote)
@@ -170,33 +164,30 @@ struct OperatorPasskeyService: Sendable {
         else { throw OperatorService.SignInRefusal.invalidLink }
         let now = clock.now()
         let challenge = try PasskeyService.challenge(in: answer.clientDataJSON)
-        let outcome = try await store.unitOfWork {
-            work -> Result<(token: String, session: ConsoleSession), PasskeyRefusal> in
-            guard
-                let binding = try await store.consumeChallenge(
-                    hash: PasskeyService.hash(challenge), ceremony: PasskeyService.Ceremony.authentication.rawValue,
-                    now: now, in: work),
-                binding.operatorId == consoleOperator.id, binding.linkHash == linkHash
-            else { throw PasskeyService.unissued }
-            guard let passkey = try await store.passkey(credentialID: answer.credentialID, in: work),
-                passkey.userId == consoleOperator.id
-            else { return .failure(.wrongCredential) }
-            let assertion: VerifiedAssertion
-            do throws(PasskeyRefusal) {
-                assertion = try relyingParty.verifyAssertion(
+        let outcome = try await store.unitOfWork { work in
+            try await Result<(token: String, session: ConsoleSession), PasskeyRefusal>(ceremony: {
+                guard
+                    let binding = try await store.consumeChallenge(
+                        hash: PasskeyService.hash(challenge),
+                        ceremony: PasskeyService.Ceremony.authentication.rawValue, now: now, in: work),
+                    binding.operatorId == consoleOperator.id, binding.linkHash == linkHash
+                else { throw PasskeyService.unissued }
+                guard let passkey = try await store.passkey(credentialID: answer.credentialID, in: work),
+                    passkey.userId == consoleOperator.id
+                else { throw PasskeyRefusal.wrongCredential }
+                let assertion = try relyingParty.verifyAssertion(
                     answer, challenge: challenge, credential: passkey.credential)
-            } catch {
-                return .failure(error)
-            }
-            guard
-                try await store.recordUse(
-                    id: passkey.id, signCount: assertion.signCount, backedUp: assertion.backedUp, now: now, in: work)
-            else { return .failure(.counterRegressed) }
-            guard
-                let opened = try await operators.openSession(
-                    linkHash: linkHash, for: consoleOperator, now: now, in: work)
-            else { throw OperatorService.SignInRefusal.invalidLink }
-            return .success(opened)
+                guard
+                    try await store.recordUse(
+                        id: passkey.id, signCount: assertion.signCount, backedUp: assertion.backedUp, now: now,
+                        in: work)
+                else { throw PasskeyRefusal.counterRegressed }
+                guard
+                    let opened = try await operators.openSession(
+                        linkHash: linkHash, for: consoleOperator, now: now, in: work)
+                else { throw OperatorService.SignInRefusal.invalidLink }
+                return opened
+            })
         }
         switch outcome {
         case .failure(let refusal):

@@ -101,31 +101,24 @@ struct PasskeyService: Sendable, UsesRuntime {
         let name = try Self.friendlyName(friendlyName ?? "Passkey")
         let now = clock.now()
         let challenge = try Self.challenge(in: answer.clientDataJSON)
-        let outcome = try await store.unitOfWork {
-            work -> Result<(passkey: PasskeyRecord, proof: Proof), PasskeyRefusal> in
-            let binding = try await store.consumeChallenge(
-                hash: Self.hash(challenge), ceremony: Ceremony.registration.rawValue, projectId: project.id,
-                now: now, in: work)
-            guard let binding, let registrant = Self.registrant(binding), admits(registrant),
-                binding.transaction == context.transaction
-            else { throw Self.unissued }
-            let registered: RegisteredPasskey
-            do throws(PasskeyRefusal) {
-                registered = try await relyingParty.verifyRegistration(answer, challenge: challenge, now: now)
-            } catch {
-                return .failure(error)
-            }
-            let proof = try await proving(work, registrant, registered)
-            let passkey = PasskeyRecord(
-                id: identifiers.make("pky"), projectId: project.id, userId: registrant.userId, registered: registered,
-                friendlyName: name, createdAt: now)
-            guard try await store.insert(passkey, in: work) else {
-                throw VerityError(.conflict, "This credential is registered already.")
-            }
-            try await recording?(passkey, work)
-            return .success((passkey, proof))
+        let outcome = try await store.unitOfWork { work in
+            try await Result<(passkey: PasskeyRecord, proof: Proof), PasskeyRefusal>(ceremony: {
+                let binding = try await store.consumeChallenge(
+                    hash: Self.hash(challenge), ceremony: Ceremony.registration.rawValue, projectId: project.id,
+                    now: now, in: work)
+                guard let binding, let registrant = Self.registrant(binding), admits(registrant),
+                    binding.transaction == context.transaction
+                else { throw Self.unissued }
+                let registered = try await relyingParty.verifyRegistration(answer, challenge: challenge, now: now)
+                let proof = try await proving(work, registrant, registered)
+                let passkey = PasskeyRecord(
+                    id: identifiers.make("pky"), projectId: project.id, userId: registrant.userId,
+                    registered: registered, friendlyName: name, createdAt: now)
+                guard try await store.insert(passkey, in: work) else { throw Self.credentialTaken }
+                try await recording?(passkey, work)
+                return (passkey, proof)
+            })
         }
-        // The spent challenge commits even when the answer is refused, so no answer is tried twice against it.
         switch outcome {
         case .failure(let refusal): throw refusal.verityError
         case .success(let registered):
@@ -284,36 +277,39 @@ struct PasskeyService: Sendable, UsesRuntime {
         let relyingParty = try Self.relyingParty(of: project, context)
         let now = clock.now()
         let challenge = try Self.challenge(in: answer.clientDataJSON)
-        let outcome = try await store.unitOfWork { work -> Result<T, PasskeyRefusal> in
-            guard
-                let binding = try await store.consumeChallenge(
-                    hash: Self.hash(challenge), ceremony: ceremony.rawValue, projectId: project.id, now: now,
-                    in: work),
-                userId == nil || binding.userId == userId, binding.transaction == context.transaction
-            else { throw Self.unissued }
-            guard
-                let passkey = try await store.passkey(
-                    credentialID: answer.credentialID, projectId: project.id, in: work),
-                passkey.userId == (binding.userId ?? answer.userHandle.map { String(decoding: $0, as: UTF8.self) }),
-                binding.passkeyId == nil || binding.passkeyId == passkey.id
-            else { return .failure(.wrongCredential) }
-            let assertion: VerifiedAssertion
-            do throws(PasskeyRefusal) {
-                assertion = try relyingParty.verifyAssertion(
-                    answer, challenge: challenge, credential: passkey.credential)
-            } catch {
-                if error == .counterRegressed { try await recordCounterRegression(of: passkey, at: now, in: work) }
-                return .failure(error)
-            }
-            guard
-                try await store.recordUse(
-                    id: passkey.id, signCount: assertion.signCount, backedUp: assertion.backedUp,
-                    projectId: project.id, now: now, in: work)
-            else {
-                try await recordCounterRegression(of: passkey, at: now, in: work)
-                return .failure(.counterRegressed)
-            }
-            return .success(try await complete(passkey, assertion, work))
+        let outcome = try await store.unitOfWork { work in
+            try await Result<T, PasskeyRefusal>(ceremony: {
+                guard
+                    let binding = try await store.consumeChallenge(
+                        hash: Self.hash(challenge), ceremony: ceremony.rawValue, projectId: project.id, now: now,
+                        in: work),
+                    userId == nil || binding.userId == userId, binding.transaction == context.transaction
+                else { throw Self.unissued }
+                guard
+                    let passkey = try await store.passkey(
+                        credentialID: answer.credentialID, projectId: project.id, in: work),
+                    passkey.userId
+                        == (binding.userId ?? answer.userHandle.map { String(decoding: $0, as: UTF8.self) }),
+                    binding.passkeyId == nil || binding.passkeyId == passkey.id
+                else { throw PasskeyRefusal.wrongCredential }
+                let assertion: VerifiedAssertion
+                do throws(PasskeyRefusal) {
+                    assertion = try relyingParty.verifyAssertion(
+                        answer, challenge: challenge, credential: passkey.credential)
+                } catch {
+                    if error == .counterRegressed { try await recordCounterRegression(of: passkey, at: now, in: work) }
+                    throw error
+                }
+                guard
+                    try await store.recordUse(
+                        id: passkey.id, signCount: assertion.signCount, backedUp: assertion.backedUp,
+                        projectId: project.id, now: now, in: work)
+                else {
+                    try await recordCounterRegression(of: passkey, at: now, in: work)
+                    throw PasskeyRefusal.counterRegressed
+                }
+                return try await complete(passkey, assertion, work)
+            })
         }
         switch outcome {
         case .failure(let refusal): throw refusal.verityError
@@ -394,6 +390,9 @@ struct PasskeyService: Sendable, UsesRuntime {
         let challenge = try challenge(in: clientDataJSON)
         guard CodeGenerator.constantTimeEquals(Base64URL.encode(challenge), transaction) else { throw unissued }
     }
+
+    /// A registration of a credential id the relying party has already.
+    static let credentialTaken = VerityError(.conflict, "This credential is registered already.")
 
     static let unissued = VerityError(
         .challengeNotFound, "The answer is for a challenge this server did not issue, or one already used or expired.")
