@@ -4,7 +4,7 @@ import Hummingbird
 /// The per-request context: Hummingbird's core storage plus the project an API key authenticated.
 public struct VerityRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
-    /// Set by ``APIKeyAuthenticator``; routes behind it can rely on it.
+    /// Set by ``ProjectAuthenticator``; routes behind it can rely on it.
     public var project: Project?
     /// Set by ``DeviceAuthenticator`` for device routes: the factor whose key signed the request.
     var deviceFactor: FactorRecord?

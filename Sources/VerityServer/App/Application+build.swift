@@ -84,7 +84,7 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
     ServiceController(metrics: verity.metrics, database: verity.database)
         .addRoutes(to: router)
     let admin = verity.admin
-    let authenticated = router.group("v1").add(middleware: APIKeyAuthenticator(admin: admin))
+    let authenticated = router.group("v1").add(middleware: ProjectAuthenticator.apiKey(admin))
     VerificationController(service: verity.verifications).addRoutes(to: authenticated.group("verifications"))
     FactorController(factors: verity.factors, challenges: verity.challenges).addRoutes(to: authenticated)
     UserController(users: verity.users, accounts: verity.accounts).addRoutes(to: authenticated)
@@ -96,14 +96,14 @@ func buildRouter(_ configuration: ServerConfiguration, verity: Verity) throws ->
     InstantLinkPageController(possession: verity.possession, admin: admin).addRoutes(to: router)
     PasskeyLinkController(links: verity.passkeyLinks, admin: admin).addRoutes(backend: authenticated, router: router)
     AuthController(auth: verity.auth, sessions: verity.sessions, appVerifications: verity.appVerifications).addRoutes(
-        to: router.group("v1/auth").add(middleware: ProjectHeaderAuthenticator(admin: admin)))
+        to: router.group("v1/auth").add(middleware: ProjectAuthenticator.projectHeader(admin)))
     PasskeyController(
         passkeys: verity.passkeys, sessions: verity.sessions, users: verity.users, auth: verity.auth
     ).addRoutes(
-        app: router.group("v1/auth/passkeys").add(middleware: ProjectHeaderAuthenticator(admin: admin)),
+        app: router.group("v1/auth/passkeys").add(middleware: ProjectAuthenticator.projectHeader(admin)),
         backend: authenticated)
     AppAttestController(appAttest: verity.appVerifications.appAttest).addRoutes(
-        to: router.group("v1/auth/app-attest").add(middleware: ProjectHeaderAuthenticator(admin: admin)))
+        to: router.group("v1/auth/app-attest").add(middleware: ProjectAuthenticator.projectHeader(admin)))
     WellKnownController(
         signingKeys: verity.signingKeys, admin: admin, publicURL: configuration.resolvedPublicURL
     ).addRoutes(to: router)
