@@ -120,15 +120,10 @@ public actor VerityPush {
         try metadata.map(Self.requireValidMetadata)
 
         let key = try keys.createKey()
-        let userVerificationKey: FactorKeyHandle?
-        do {
-            userVerificationKey = withUserVerification ? try keys.createKey(requiringUserVerification: true) : nil
-        } catch {
-            try? keys.deleteKey(reference: key.reference)
-            throw error
+        let userVerificationKey = try await discarding(key) {
+            withUserVerification ? try keys.createKey(requiringUserVerification: true) : nil
         }
-        let enrolled: EnrolledPushFactor
-        do {
+        let enrolled = try await discarding(key, userVerificationKey) {
             let body = CreatePushFactorRequest(
                 publicKey: key.publicKey.derBase64, friendlyName: name, pushPlatform: pushPlatform,
                 pushToken: pushToken, appId: configuration.appId, sdkVersion: VerityConfiguration.sdkVersion,
@@ -136,14 +131,11 @@ public actor VerityPush {
                 apnsEnvironment: pushPlatform == .apns ? configuration.apnsEnvironment : nil)
             let response = try await client.send(
                 .post, "v1/device/factors", body: try VerityAPIClient.encode(body), bearerToken: enrollmentToken)
-            enrolled = try client.decode(EnrolledPushFactor.self, from: response, status: 201)
+            let enrolled = try client.decode(EnrolledPushFactor.self, from: response, status: 201)
             guard Identifier.isValid(enrolled.factor.id, prefix: Identifier.factorPrefix) else {
                 throw VerityKitError.mapping("The server returned a malformed factor identifier.")
             }
-        } catch {
-            try? keys.deleteKey(reference: key.reference)
-            if let userVerificationKey { try? keys.deleteKey(reference: userVerificationKey.reference) }
-            throw error
+            return enrolled
         }
 
         let factor = PushFactor(
@@ -266,8 +258,7 @@ public actor VerityPush {
         try prepare()
         let factor = try requireFactor(factorId)
         let key = try keys.createKey(requiringUserVerification: true)
-        let updated: Factor
-        do {
+        let updated = try await discarding(key) {
             let publicKey = key.publicKey.derBase64
             var proof: String?
             if let current = factor.userVerificationKeyReference, enrollmentToken == nil {
@@ -285,10 +276,7 @@ public actor VerityPush {
                 SetUserVerificationKeyRequest(publicKey: publicKey, proof: proof, enrollmentToken: enrollmentToken))
             let response = try await sendSigned(
                 .put, "v1/device/factors/\(factorId)/user-verification-key", body: body, factor: factor)
-            updated = try client.decode(Factor.self, from: response, status: 200)
-        } catch {
-            try? keys.deleteKey(reference: key.reference)
-            throw error
+            return try client.decode(Factor.self, from: response, status: 200)
         }
         let record = try keepUserVerificationKey(key.reference, of: factorId, as: updated)
         logger.log(.info, "added a user-verification key to push factor \(factorId)")
@@ -310,6 +298,17 @@ public actor VerityPush {
         let record = try keepUserVerificationKey(nil, of: factorId, as: updated)
         logger.log(.info, "removed the user-verification key of push factor \(factorId)")
         return record
+    }
+
+    /// Runs `body`, which hands the server keys made for it (`newKeys`), and deletes those keys when it throws, so a
+    /// refused or failed change leaves no key behind on the device.
+    private func discarding<T>(_ newKeys: FactorKeyHandle?..., unless body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch {
+            for key in newKeys.compactMap({ $0 }) { try? keys.deleteKey(reference: key.reference) }
+            throw error
+        }
     }
 
     /// Saves the factor as the server answered (`updated`) with `reference` as its user-verification key (nil for
@@ -337,8 +336,7 @@ public actor VerityPush {
         try prepare()
         let factor = try requireFactor(factorId)
         let key = try keys.createKey()
-        let updated: Factor
-        do {
+        let updated = try await discarding(key) {
             let publicKey = key.publicKey.derBase64
             let proof = try keys.signJWS(
                 payload: Array(try VerityAPIClient.encode(KeyRotationProof(factorId: factorId, publicKey: publicKey))),
@@ -346,10 +344,7 @@ public actor VerityPush {
             let body = try VerityAPIClient.encode(RotateFactorKeyRequest(publicKey: publicKey, proof: proof))
             let response = try await sendSigned(
                 .post, "v1/device/factors/\(factorId)/rotate-key", body: body, factor: factor)
-            updated = try client.decode(Factor.self, from: response, status: 200)
-        } catch {
-            try? keys.deleteKey(reference: key.reference)
-            throw error
+            return try client.decode(Factor.self, from: response, status: 200)
         }
         var record = try requireFactor(factorId)
         record.update(from: updated)
