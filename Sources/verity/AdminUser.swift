@@ -7,7 +7,10 @@ import VerityServer
 struct UserCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "user", abstract: "Create, list, show, update, disable, enable and delete a project's users.",
-        subcommands: [Create.self, List.self, Show.self, Update.self, Disable.self, Enable.self, Delete.self])
+        subcommands: [
+            Create.self, List.self, Show.self, Update.self, SetDisabled<Disabled>.self, SetDisabled<Enabled>.self,
+            Delete.self,
+        ])
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -98,26 +101,29 @@ struct UserCommand: AsyncParsableCommand {
         }
     }
 
-    struct Disable: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "disable", abstract: "Disable a user: it can no longer sign in.")
+    /// `disable` and `enable`: one command, named by `State`, that sets whether a user is disabled (which ends its
+    /// sessions) and says which.
+    struct SetDisabled<State: UserState>: AsyncParsableCommand {
+        static var configuration: CommandConfiguration { State.configuration }
         @Argument(help: "The user id (usr_…).") var id: String
         @OptionGroup var project: ProjectOptions
 
         func run() async throws {
-            try await setDisabled(true, id: id, project)
+            _ = try await withProject(project) { try await $0.accounts.setDisabled(State.disabled, id: id, in: $1) }
+            print("\(State.disabled ? "Disabled" : "Enabled") \(id).")
         }
     }
 
-    struct Enable: AsyncParsableCommand {
+    enum Disabled: UserState {
+        static let configuration = CommandConfiguration(
+            commandName: "disable", abstract: "Disable a user: it can no longer sign in.")
+        static let disabled = true
+    }
+
+    enum Enabled: UserState {
         static let configuration = CommandConfiguration(
             commandName: "enable", abstract: "Enable a disabled user again.")
-        @Argument(help: "The user id (usr_…).") var id: String
-        @OptionGroup var project: ProjectOptions
-
-        func run() async throws {
-            try await setDisabled(false, id: id, project)
-        }
+        static let disabled = false
     }
 
     struct Delete: AsyncParsableCommand {
@@ -142,10 +148,10 @@ extension User {
     }
 }
 
-/// Disables the user `id` (which ends its sessions) or enables it again, and says which.
-private func setDisabled(_ disabled: Bool, id: String, _ options: ProjectOptions) async throws {
-    _ = try await withProject(options) { try await $0.accounts.setDisabled(disabled, id: id, in: $1) }
-    print("\(disabled ? "Disabled" : "Enabled") \(id).")
+/// The subcommand a ``UserCommand/SetDisabled`` is and the state it sets.
+protocol UserState {
+    static var configuration: CommandConfiguration { get }
+    static var disabled: Bool { get }
 }
 
 /// Opens the node, finds the project and runs `body` with the user service; errors come out readable.
