@@ -39,7 +39,7 @@ struct DeliveryStatusReceiver: Sendable, UsesRuntime {
     /// configured one.
     func metaSubscriptionChallenge(mode: String?, verifyToken: String?, challenge: String?) throws -> String {
         guard let expected = settings.metaVerifyToken else {
-            throw VerityError(.notFound, "WhatsApp Cloud API status callbacks are not configured.")
+            throw Self.metaNotConfigured
         }
         guard mode == "subscribe", let verifyToken, let challenge,
             CodeGenerator.constantTimeEquals(verifyToken, expected)
@@ -56,7 +56,7 @@ struct DeliveryStatusReceiver: Sendable, UsesRuntime {
     func receiveMeta(body: [UInt8], signature: String?) async throws -> [Outcome] {
         let (secret, signature) = try metaSecret(signature: signature)
         guard Self.metaSignatureIsValid(signature, body: body, secret: secret) else {
-            throw VerityError(.invalidSignature, "X-Hub-Signature-256 does not sign this body with the app secret.")
+            throw Self.wrongMetaSignature
         }
         let notification: MetaNotification
         do {
@@ -85,16 +85,11 @@ struct DeliveryStatusReceiver: Sendable, UsesRuntime {
         return outcomes
     }
 
-    /// The app secret and the request's signature, or the refusal of a callback that cannot be authenticated:
-    /// callbacks not configured (404) or no signature (401). Checked before the body is read, and again with it.
+    /// The app secret and the request's signature (see ``credentials(_:signature:notConfigured:wrongSignature:)``).
     func metaSecret(signature: String?) throws -> (secret: String, signature: String) {
-        guard let secret = settings.metaAppSecret else {
-            throw VerityError(.notFound, "WhatsApp Cloud API status callbacks are not configured.")
-        }
-        guard let signature else {
-            throw VerityError(.invalidSignature, "X-Hub-Signature-256 does not sign this body with the app secret.")
-        }
-        return (secret, signature)
+        try Self.credentials(
+            settings.metaAppSecret, signature: signature, notConfigured: Self.metaNotConfigured,
+            wrongSignature: Self.wrongMetaSignature)
     }
 
     /// `sha256=<hex>` against the HMAC-SHA256 of `body`, compared in constant time.
@@ -129,7 +124,7 @@ struct DeliveryStatusReceiver: Sendable, UsesRuntime {
         let (token, signature) = try twilioToken(signature: signature)
         let expected = TwilioWebhookSignature.signature(url: url, params: parameters, key: token)
         guard CodeGenerator.constantTimeEquals(signature, expected) else {
-            throw VerityError(.invalidSignature, "X-Twilio-Signature does not sign this request with the auth token.")
+            throw Self.wrongTwilioSignature
         }
         func value(_ name: String) -> String? { parameters.first { $0.0 == name }?.1 }
         let errorCode = value("ErrorCode").map { " \($0)" } ?? ""
@@ -145,17 +140,33 @@ struct DeliveryStatusReceiver: Sendable, UsesRuntime {
             .invalidRequest, "The callback names no MessageSid with MessageStatus or CallSid with CallStatus.")
     }
 
-    /// The auth token and the request's signature, or the refusal of a callback that cannot be authenticated:
-    /// callbacks not configured (404) or no signature (401). Checked before the body is read, and again with it.
+    /// The auth token and the request's signature (see ``credentials(_:signature:notConfigured:wrongSignature:)``).
     func twilioToken(signature: String?) throws -> (token: String, signature: String) {
-        guard let token = settings.twilioAuthToken else {
-            throw VerityError(.notFound, "Twilio status callbacks are not configured.")
-        }
-        guard let signature else {
-            throw VerityError(.invalidSignature, "X-Twilio-Signature does not sign this request with the auth token.")
-        }
-        return (token, signature)
+        try Self.credentials(
+            settings.twilioAuthToken, signature: signature, notConfigured: Self.twilioNotConfigured,
+            wrongSignature: Self.wrongTwilioSignature)
     }
+
+    // MARK: Authenticating a callback
+
+    /// A provider's secret and the request's signature, or the refusal of a callback that cannot be authenticated:
+    /// callbacks not configured (404, `notConfigured`) or no signature (401, `wrongSignature`, as a wrong one is
+    /// refused). Checked before the body is read, and again with it.
+    private static func credentials(
+        _ secret: String?, signature: String?, notConfigured: VerityError, wrongSignature: VerityError
+    ) throws -> (String, String) {
+        guard let secret else { throw notConfigured }
+        guard let signature else { throw wrongSignature }
+        return (secret, signature)
+    }
+
+    private static let metaNotConfigured = VerityError(
+        .notFound, "WhatsApp Cloud API status callbacks are not configured.")
+    private static let wrongMetaSignature = VerityError(
+        .invalidSignature, "X-Hub-Signature-256 does not sign this body with the app secret.")
+    private static let twilioNotConfigured = VerityError(.notFound, "Twilio status callbacks are not configured.")
+    private static let wrongTwilioSignature = VerityError(
+        .invalidSignature, "X-Twilio-Signature does not sign this request with the auth token.")
 
     // MARK: The rule
 

@@ -69,6 +69,21 @@ struct TwilioREST: Sendable {
         }
     }
 
+    /// Creates one Message to `recipient` with `content` (a `Body`, or a Content Template and its variables), from
+    /// the account's sender; both addresses are written as `address` makes them (WhatsApp's `whatsapp:+…`).
+    /// `sender` names the sender in a refusal (`twilio`, `twilio whatsapp`), `what` the message in the logs.
+    func createMessage(
+        to recipient: String, content: [(String, String)], address: (String) -> String = { $0 }, messageID: String,
+        sender: String, what: String
+    ) async throws -> String? {
+        let senderFields = configuration.senderFields(address: address)
+        guard !senderFields.isEmpty else {
+            throw DeliveryError(.permanent, "\(sender) needs a From number or a MessagingServiceSid")
+        }
+        return try await create(
+            "Messages", fields: [("To", address(recipient))] + senderFields + content, messageID: messageID, what: what)
+    }
+
     /// 429 and 5xx are worth retrying; other 4xx (and anything unexpected below 400) are not.
     static func kind(ofStatus status: Int) -> DeliveryError.Kind {
         switch status {
@@ -100,5 +115,18 @@ struct TwilioREST: Sendable {
             case code, message, status
             case moreInfo = "more_info"
         }
+    }
+}
+
+extension TwilioConfiguration {
+    /// Who a message is from: `From` (written as `address` makes it), `MessagingServiceSid`, or both; empty when the
+    /// account names neither.
+    func senderFields(address: (String) -> String) -> [(String, String)] {
+        var fields: [(String, String)] = []
+        if let from, !from.isEmpty { fields.append(("From", address(from))) }
+        if let messagingServiceSID, !messagingServiceSID.isEmpty {
+            fields.append(("MessagingServiceSid", messagingServiceSID))
+        }
+        return fields
     }
 }

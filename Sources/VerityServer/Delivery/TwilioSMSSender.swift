@@ -13,8 +13,8 @@ import VerityCore
 ///
 /// Twilio has no idempotency key for creating messages, so a retry after a lost response may send a second SMS.
 public struct TwilioSMSSender: SubmittingMessageSender {
-    let configuration: TwilioConfiguration
-    let provider: ProviderClient
+    /// The account's Messages API.
+    let messages: TwilioREST
 
     /// Creates a sender.
     ///
@@ -23,8 +23,7 @@ public struct TwilioSMSSender: SubmittingMessageSender {
     ///   - provider: The client and the logger (never given the auth token, the message body or the full phone
     ///     number).
     public init(configuration: TwilioConfiguration, provider: ProviderClient) {
-        self.configuration = configuration
-        self.provider = provider
+        messages = TwilioREST(configuration: configuration, provider: provider)
     }
 
     /// Sends one SMS and returns its Message SID (`SM…`).
@@ -32,30 +31,7 @@ public struct TwilioSMSSender: SubmittingMessageSender {
         guard message.channel == .sms else {
             throw DeliveryError(.permanent, "twilio sends sms only, not \(message.channel.rawValue)")
         }
-        let senderFields = configuration.senderFields()
-        guard !senderFields.isEmpty else {
-            throw DeliveryError(.permanent, "twilio needs a From number or a MessagingServiceSid")
-        }
-        let fields = [("To", message.to)] + senderFields + [("Body", message.body)]
-        return try await TwilioREST(configuration: configuration, provider: provider).create(
-            "Messages", fields: fields, messageID: message.id, what: "sms")
-    }
-
-    /// `{baseURL}/2010-04-01/Accounts/{AccountSid}/Messages.json`.
-    var messagesURL: String {
-        TwilioREST(configuration: configuration, provider: provider).url("Messages")
-    }
-}
-
-extension TwilioConfiguration {
-    /// Who a message is from: `From` (written as `address` makes it), `MessagingServiceSid`, or both; empty when the
-    /// account names neither.
-    func senderFields(address: (String) -> String = { $0 }) -> [(String, String)] {
-        var fields: [(String, String)] = []
-        if let from, !from.isEmpty { fields.append(("From", address(from))) }
-        if let messagingServiceSID, !messagingServiceSID.isEmpty {
-            fields.append(("MessagingServiceSid", messagingServiceSID))
-        }
-        return fields
+        return try await messages.createMessage(
+            to: message.to, content: [("Body", message.body)], messageID: message.id, sender: "twilio", what: "sms")
     }
 }

@@ -24,16 +24,11 @@ public struct TwilioWhatsAppSender: SubmittingMessageSender {
             throw DeliveryError(
                 .permanent, "twilio whatsapp sends whatsapp codes only, not \(message.channel.rawValue)")
         }
-        let senderFields = configuration.account.senderFields(address: Self.address)
-        guard !senderFields.isEmpty else {
-            throw DeliveryError(.permanent, "twilio whatsapp needs a From number or a MessagingServiceSid")
-        }
         let contentSID = configuration.contentSIDsByLanguage[message.language] ?? configuration.contentSID
-        let fields =
-            [("To", Self.address(message.to))] + senderFields
-            + [("ContentSid", contentSID), ("ContentVariables", Self.contentVariables(code: code))]
-        return try await TwilioREST(configuration: configuration.account, provider: provider).create(
-            "Messages", fields: fields, messageID: message.id, what: "whatsapp")
+        return try await TwilioREST(configuration: configuration.account, provider: provider).createMessage(
+            to: message.to,
+            content: [("ContentSid", contentSID), ("ContentVariables", Self.contentVariables(code: code))],
+            address: Self.address, messageID: message.id, sender: "twilio whatsapp", what: "whatsapp")
     }
 
     /// A WhatsApp address as Twilio writes it: `whatsapp:` and the E.164 number.

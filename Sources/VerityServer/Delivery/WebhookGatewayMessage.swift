@@ -20,14 +20,4 @@ struct WebhookGatewayMessage: Encodable {
         lines = speech?.lines
         code = speech == nil ? nil : message.code
     }
-
-    /// Posts this message to the gateway `configuration` names, signed with its secret, through `provider`; throws
-    /// ``DeliveryError`` (or `CancellationError` when the task is cancelled).
-    ///
-    /// - Parameter what: What the message is in a failure's reason (`sms`, `call`).
-    func post(to configuration: WebhookSMSConfiguration, through provider: ProviderClient, what: String) async throws {
-        try await SignedWebhookPost(httpClient: provider.httpClient, logger: provider.logger, now: provider.now).post(
-            url: configuration.url, secret: configuration.secret, json: self, messageId: id,
-            timeout: configuration.timeout, what: what)
-    }
 }

@@ -23,8 +23,7 @@ public struct WebhookSMSSender: MessageSender {
     /// The name of the header that carries the outbox message id.
     public static let messageIDHeaderName = SignedWebhookPost.messageIDHeaderName
 
-    let configuration: WebhookSMSConfiguration
-    let provider: ProviderClient
+    let gateway: WebhookGateway
 
     /// Creates a sender.
     ///
@@ -33,8 +32,7 @@ public struct WebhookSMSSender: MessageSender {
     ///   - provider: The client, the logger (never given the secret, the message body or the phone number) and the
     ///     clock that timestamps signatures.
     public init(configuration: WebhookSMSConfiguration, provider: ProviderClient) {
-        self.configuration = configuration
-        self.provider = provider
+        gateway = WebhookGateway(configuration: configuration, provider: provider)
     }
 
     /// Sends one SMS through the gateway. Throws a ``DeliveryError``, or `CancellationError` when the task is cancelled.
@@ -42,6 +40,6 @@ public struct WebhookSMSSender: MessageSender {
         guard message.channel == .sms else {
             throw DeliveryError(.permanent, "webhook sends sms only, not \(message.channel.rawValue)")
         }
-        try await WebhookGatewayMessage(message).post(to: configuration, through: provider, what: "sms")
+        try await gateway.post(message, what: "sms")
     }
 }

@@ -19,13 +19,11 @@ public typealias WebhookVoiceConfiguration = WebhookSMSConfiguration
 /// wording speak it. Outcomes are the SMS webhook's: 2xx success; 408, 429, 5xx and network errors transient; any
 /// other status permanent (`webhook <status>`).
 public struct WebhookVoiceSender: MessageSender {
-    let configuration: WebhookVoiceConfiguration
-    let provider: ProviderClient
+    let gateway: WebhookGateway
 
     /// Creates a sender.
     public init(configuration: WebhookVoiceConfiguration, provider: ProviderClient) {
-        self.configuration = configuration
-        self.provider = provider
+        gateway = WebhookGateway(configuration: configuration, provider: provider)
     }
 
     /// Hands one call to the gateway. Throws a ``DeliveryError``, or `CancellationError` when the task is cancelled.
@@ -33,7 +31,6 @@ public struct WebhookVoiceSender: MessageSender {
         guard message.channel == .voice, let speech = message.speech else {
             throw DeliveryError(.permanent, "voice webhook places calls only, not \(message.channel.rawValue)")
         }
-        try await WebhookGatewayMessage(message, speech: speech).post(
-            to: configuration, through: provider, what: "call")
+        try await gateway.post(message, speech: speech, what: "call")
     }
 }
