@@ -114,3 +114,10 @@ struct DescopeError: Error, Equatable {
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: (try? encoder.encode(body)) ?? Data())))
     }
 }
+
+extension DescopeError: FaceError {
+    static let unknownRoute = DescopeError(
+        status: 404, errorCode: "E011003", description: "Not found", message: "No such route.")
+    static let unreadableRequest = DescopeError.badRequest("The request is not valid.")
+    static let internalError = DescopeError(VerityError(.internalError))
+}

@@ -30,7 +30,7 @@ struct DescopeFace: UsesRuntime {
 
     func addRoutes(to router: Router<VerityRequestContext>) {
         let group = router.group(RouterPath(prefix)).add(
-            middleware: FaceErrorMiddleware(wording: DescopeErrorWording(), logger: logger))
+            middleware: FaceErrorMiddleware(wording: FaceErrorShape<DescopeError>(), logger: logger))
         group.get("v2/keys/:projectId", use: keySet)
         group.get("v1/keys/:projectId", use: keys)
         group.post("v1/auth/otp/signup-in/:method") { try await start($0, $1, .signUpOrIn) }

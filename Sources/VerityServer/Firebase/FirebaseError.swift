@@ -103,9 +103,15 @@ struct FirebaseError: Error, Equatable {
     }
 }
 
-extension FaceErrorMiddleware where Context == VerityRequestContext, Wording == FirebaseErrorWording {
+extension FaceErrorMiddleware where Context == VerityRequestContext, Wording == FaceErrorShape<FirebaseError> {
     /// The Firebase face's error middleware.
     static func firebase(logger: Logger) -> Self {
-        FaceErrorMiddleware(wording: FirebaseErrorWording(), logger: logger)
+        FaceErrorMiddleware(wording: FaceErrorShape<FirebaseError>(), logger: logger)
     }
+}
+
+extension FirebaseError: FaceError {
+    static let unknownRoute = FirebaseError(status: 404, message: "NOT_FOUND")
+    static let unreadableRequest = FirebaseError.badRequest("INVALID_ARGUMENT")
+    static let internalError = FirebaseError(status: 500, message: "INTERNAL_ERROR")
 }
