@@ -47,10 +47,8 @@ struct TwilioPasskeyController {
         let (factor, options) = try await passkeys.createFactor(
             friendlyName: body.friendlyName, identity: body.identity, config: body.config, in: service,
             project: account.project)
-        var object = try self.body(factor, account)
-        // The options are shown only here, as Twilio does: they carry the registration's challenge.
-        object["options"] = .object(["publicKey": try Self.json(PublicKeyCredentialCreationOptionsJSON(options))])
-        return try TwilioJSON.response(object: object, status: .created)
+        return try Self.created(
+            try self.body(factor, account), options: PublicKeyCredentialCreationOptionsJSON(options))
     }
 
     @Sendable func verifyFactor(_ request: Request, context: VerityRequestContext) async throws -> Response {
@@ -66,9 +64,7 @@ struct TwilioPasskeyController {
         let body = try await request.decodeJSON(ChallengeRequest.self, context: context)
         let (challenge, options) = try await passkeys.createChallenge(
             identity: body.identity, factorSid: body.factorSid, in: service, project: account.project)
-        var object = self.body(challenge, account)
-        object["options"] = .object(["publicKey": try Self.json(PublicKeyCredentialRequestOptionsJSON(options))])
-        return try TwilioJSON.response(object: object, status: .created)
+        return try Self.created(self.body(challenge, account), options: PublicKeyCredentialRequestOptionsJSON(options))
     }
 
     @Sendable func approveChallenge(_ request: Request, context: VerityRequestContext) async throws -> Response {
@@ -133,6 +129,14 @@ struct TwilioPasskeyController {
             "status": .string(challenge.status(at: clock.now())),
             "responded_reason": .string("none"), "details": .null, "hidden_details": .null, "links": .object([:]),
         ]) { shared, _ in shared }
+    }
+
+    /// A new factor or challenge: its `body` with its ceremony's `options` under `publicKey`. The options are shown only
+    /// here, as Twilio does: they carry the ceremony's challenge.
+    private static func created(_ body: [String: JSONValue], options: some Encodable) throws -> Response {
+        var object = body
+        object["options"] = .object(["publicKey": try json(options)])
+        return try TwilioJSON.response(object: object, status: .created)
     }
 
     /// A WebAuthn JSON form as it is: its members keep the spec's camelCase names.
