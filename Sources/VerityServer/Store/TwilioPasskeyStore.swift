@@ -40,8 +40,7 @@ struct TwilioPasskeyStore: Sendable {
     // MARK: Factors
 
     private static let factorColumns = """
-        sid, project_id, service_sid, identity, entity_sid, user_id, passkey_id, friendly_name, settings, created_at, \
-        updated_at
+        sid, \(TwilioEntityAddress.columns), user_id, passkey_id, friendly_name, settings, created_at, updated_at
         """
     private static let factors = RecordTable(
         name: "twilio_passkey_factors", columns: factorColumns, key: "sid", scope: "service_sid",
@@ -53,8 +52,7 @@ struct TwilioPasskeyStore: Sendable {
             try await sql.raw(
                 """
                 INSERT INTO twilio_passkey_factors (\(unsafeRaw: Self.factorColumns))
-                VALUES (\(bind: factor.sid), \(bind: factor.projectId), \(bind: factor.serviceSid),
-                        \(bind: factor.identity), \(bind: factor.entitySid), \(bind: factor.userId),
+                VALUES (\(bind: factor.sid), \(factor.entity.values), \(bind: factor.userId),
                         \(bind: factor.passkeyId), \(bind: factor.friendlyName), \(bind: settings),
                         \(bind: factor.createdAt.storedValue), \(bind: factor.updatedAt.storedValue))
                 """
@@ -96,10 +94,7 @@ struct TwilioPasskeyStore: Sendable {
         }
         return TwilioPasskeyFactor(
             sid: try row.decode(column: "sid", as: String.self),
-            projectId: try row.decode(column: "project_id", as: String.self),
-            serviceSid: try row.decode(column: "service_sid", as: String.self),
-            identity: try row.decode(column: "identity", as: String.self),
-            entitySid: try row.decode(column: "entity_sid", as: String.self),
+            entity: try TwilioEntityAddress(row: row),
             userId: try row.decode(column: "user_id", as: String.self),
             passkeyId: try row.decode(column: "passkey_id", as: String?.self),
             friendlyName: try row.decode(column: "friendly_name", as: String.self), settings: decoded,
@@ -109,8 +104,7 @@ struct TwilioPasskeyStore: Sendable {
     // MARK: Challenges
 
     private static let challengeColumns = """
-        sid, project_id, service_sid, identity, entity_sid, factor_sid, status, expires_at, created_at, updated_at, \
-        responded_at
+        sid, \(TwilioEntityAddress.columns), factor_sid, status, expires_at, created_at, updated_at, responded_at
         """
     private static let challenges = RecordTable(
         name: "twilio_passkey_challenges", columns: challengeColumns, key: "sid", scope: "service_sid",
@@ -121,8 +115,7 @@ struct TwilioPasskeyStore: Sendable {
             try await sql.raw(
                 """
                 INSERT INTO twilio_passkey_challenges (\(unsafeRaw: Self.challengeColumns))
-                VALUES (\(bind: challenge.sid), \(bind: challenge.projectId), \(bind: challenge.serviceSid),
-                        \(bind: challenge.identity), \(bind: challenge.entitySid), \(bind: challenge.factorSid),
+                VALUES (\(bind: challenge.sid), \(challenge.entity.values), \(bind: challenge.factorSid),
                         \(bind: challenge.status), \(bind: challenge.expiresAt.storedValue),
                         \(bind: challenge.createdAt.storedValue), \(bind: challenge.updatedAt.storedValue),
                         \(bind: challenge.respondedAt?.storedValue))
@@ -152,10 +145,7 @@ struct TwilioPasskeyStore: Sendable {
     private static func challenge(from row: any SQLRow) throws -> TwilioPasskeyChallenge {
         TwilioPasskeyChallenge(
             sid: try row.decode(column: "sid", as: String.self),
-            projectId: try row.decode(column: "project_id", as: String.self),
-            serviceSid: try row.decode(column: "service_sid", as: String.self),
-            identity: try row.decode(column: "identity", as: String.self),
-            entitySid: try row.decode(column: "entity_sid", as: String.self),
+            entity: try TwilioEntityAddress(row: row),
             factorSid: try row.decode(column: "factor_sid", as: String?.self),
             status: try row.decode(column: "status", as: String.self), expiresAt: try row.date("expires_at"),
             createdAt: try row.date("created_at"), updatedAt: try row.date("updated_at"),

@@ -24,7 +24,7 @@ struct TwilioPushStore: Sendable {
     private static func insert(_ entity: TwilioEntity, in sql: any SQLDatabase) async throws {
         try await sql.raw(
             """
-            INSERT INTO twilio_entities (service_sid, identity, sid, created_at, updated_at)
+            INSERT INTO twilio_entities (\(unsafeRaw: entities.columns))
             VALUES (\(bind: entity.serviceSid), \(bind: entity.identity), \(bind: entity.sid),
                     \(bind: entity.createdAt.storedValue), \(bind: entity.createdAt.storedValue))
             ON CONFLICT (service_sid, identity) DO NOTHING
@@ -234,8 +234,7 @@ struct TwilioPushStore: Sendable {
         try await database.execute { sql in
             try await sql.raw(
                 """
-                INSERT INTO twilio_access_tokens
-                    (sid, project_id, service_sid, identity, factor_friendly_name, token_hash, ttl, created_at)
+                INSERT INTO twilio_access_tokens (\(unsafeRaw: Self.tokenColumns))
                 VALUES (\(bind: token.sid), \(bind: token.projectId), \(bind: token.serviceSid), \(bind: token.identity),
                         \(bind: token.factorFriendlyName), \(bind: token.tokenHash), \(bind: token.ttl),
                         \(bind: token.createdAt.storedValue))

@@ -61,12 +61,7 @@ struct TwilioServiceStore: Sendable {
     /// Deletes the service in the caller's unit of work, its entities and webhooks by cascade (its factors and
     /// access tokens go beside it, ``TwilioPush/deleteService(_:in:)``); false when the project has no such service.
     func delete(sid: String, projectId: String, in work: UnitOfWork) async throws -> Bool {
-        try await work.sql.raw(
-            """
-            DELETE FROM twilio_services WHERE sid = \(bind: sid) AND project_id = \(bind: projectId)
-            RETURNING sid
-            """
-        ).first() != nil
+        try await Self.table.delete(sid, in: projectId, on: work.sql)
     }
 
     private static func service(from row: any SQLRow) throws -> TwilioServiceRecord {

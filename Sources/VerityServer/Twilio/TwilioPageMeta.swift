@@ -1,4 +1,5 @@
 import Foundation
+import Hummingbird
 import VerityCore
 
 /// The `meta` block of a list response. The URLs are absolute and point at this server, since clients fetch the
@@ -54,5 +55,10 @@ extension TwilioPageMeta {
         let meta = TwilioPageMeta(
             request, listURL: listURL, key: key, nextAfter: hasMore ? found.last.map(sid) : nil, filters: filters)
         return (found, meta)
+    }
+
+    /// A list's response: the page's `items` under the list's ``key``, beside this `meta`.
+    func response(_ items: [JSONValue]) throws -> Response {
+        try TwilioJSON.response(object: [key: .array(items), "meta": try TwilioJSON.value(self)])
     }
 }

@@ -3,10 +3,7 @@ import Foundation
 /// A passkey challenge (`YC…`) of a Twilio entity, for one of its factors or any of them.
 struct TwilioPasskeyChallenge: Sendable, Equatable {
     var sid: String
-    var projectId: String
-    var serviceSid: String
-    var identity: String
-    var entitySid: String
+    var entity: TwilioEntityAddress
     /// The factor asked for, or the one that approved a challenge that named none.
     var factorSid: String?
     /// `pending` or `approved` as stored; ``status(at:)`` adds `expired`.

@@ -47,10 +47,8 @@ struct TwilioPasskeyController {
         let (factor, options) = try await passkeys.createFactor(
             friendlyName: body.friendlyName, identity: body.identity, config: body.config, in: service,
             project: account.project)
-        var object = try self.body(factor, account)
-        // The options are shown only here, as Twilio does: they carry the registration's challenge.
-        object["options"] = .object(["publicKey": try Self.json(PublicKeyCredentialCreationOptionsJSON(options))])
-        return try TwilioJSON.response(object: object, status: .created)
+        return try Self.created(
+            try self.body(factor, account), options: PublicKeyCredentialCreationOptionsJSON(options))
     }
 
     @Sendable func verifyFactor(_ request: Request, context: VerityRequestContext) async throws -> Response {
@@ -66,9 +64,7 @@ struct TwilioPasskeyController {
         let body = try await request.decodeJSON(ChallengeRequest.self, context: context)
         let (challenge, options) = try await passkeys.createChallenge(
             identity: body.identity, factorSid: body.factorSid, in: service, project: account.project)
-        var object = self.body(challenge, account)
-        object["options"] = .object(["publicKey": try Self.json(PublicKeyCredentialRequestOptionsJSON(options))])
-        return try TwilioJSON.response(object: object, status: .created)
+        return try Self.created(self.body(challenge, account), options: PublicKeyCredentialRequestOptionsJSON(options))
     }
 
     @Sendable func approveChallenge(_ request: Request, context: VerityRequestContext) async throws -> Response {
@@ -86,19 +82,29 @@ struct TwilioPasskeyController {
         return (account, try await services.service(try context.parameters.require("serviceSid"), in: account.project))
     }
 
-    private func entityURL(_ serviceSid: String, _ identity: String) -> String {
-        "\(baseURL)/v2/Services/\(serviceSid)/Entities/\(identity)"
+    /// What a passkey factor and a passkey challenge show alike: the resource `sid` in the entity's `collection`
+    /// (`Factors` or `Challenges`), where the entity is, and when the resource was made and last changed.
+    private func fields(
+        sid: String, in collection: String, of entity: TwilioEntityAddress, created: Date, updated: Date,
+        _ account: TwilioAccount
+    ) -> [String: JSONValue] {
+        let url = "\(baseURL)/v2/Services/\(entity.serviceSid)/Entities/\(entity.identity)/\(collection)/\(sid)"
+        return [
+            "sid": .string(sid), "account_sid": .string(account.sid), "service_sid": .string(entity.serviceSid),
+            "entity_sid": .string(entity.entitySid), "identity": .string(entity.identity),
+            "date_created": TwilioJSON.date(created), "date_updated": TwilioJSON.date(updated),
+            "factor_type": .string("passkeys"), "metadata": .null, "url": .string(url),
+        ]
     }
 
     /// A passkey factor as Twilio shows it; `config` is the relying party its ceremonies use.
     private func body(_ factor: TwilioPasskeyFactor, _ account: TwilioAccount) throws -> [String: JSONValue] {
         let settings = factor.settings
-        return [
-            "sid": .string(factor.sid), "account_sid": .string(account.sid), "service_sid": .string(factor.serviceSid),
-            "entity_sid": .string(factor.entitySid), "identity": .string(factor.identity), "binding": .null,
-            "date_created": TwilioJSON.date(factor.createdAt), "date_updated": TwilioJSON.date(factor.updatedAt),
-            "friendly_name": .string(factor.friendlyName), "status": .string(factor.status),
-            "factor_type": .string("passkeys"),
+        return fields(
+            sid: factor.sid, in: "Factors", of: factor.entity, created: factor.createdAt, updated: factor.updatedAt,
+            account
+        ).merging([
+            "binding": .null, "friendly_name": .string(factor.friendlyName), "status": .string(factor.status),
             "config": .object([
                 "relying_party": .object([
                     "id": .string(settings.rpID), "name": .string(settings.rpName),
@@ -108,26 +114,29 @@ struct TwilioPasskeyController {
                 "discoverable_credentials": .string(settings.residentKey.rawValue),
                 "user_verification": .string(settings.userVerification.rawValue),
             ]),
-            "metadata": .null,
-            "url": .string("\(entityURL(factor.serviceSid, factor.identity))/Factors/\(factor.sid)"),
-        ]
+        ]) { shared, _ in shared }
     }
 
     /// A passkey challenge as Twilio shows it.
     private func body(_ challenge: TwilioPasskeyChallenge, _ account: TwilioAccount) -> [String: JSONValue] {
-        [
-            "sid": .string(challenge.sid), "account_sid": .string(account.sid),
-            "service_sid": .string(challenge.serviceSid), "entity_sid": .string(challenge.entitySid),
-            "identity": .string(challenge.identity), "factor_sid": challenge.factorSid.map(JSONValue.string) ?? .null,
-            "date_created": TwilioJSON.date(challenge.createdAt), "date_updated": TwilioJSON.date(challenge.updatedAt),
+        fields(
+            sid: challenge.sid, in: "Challenges", of: challenge.entity, created: challenge.createdAt,
+            updated: challenge.updatedAt, account
+        ).merging([
+            "factor_sid": challenge.factorSid.map(JSONValue.string) ?? .null,
             "date_responded": challenge.respondedAt.map(TwilioJSON.date) ?? .null,
             "expiration_date": TwilioJSON.date(challenge.expiresAt),
             "status": .string(challenge.status(at: clock.now())),
-            "responded_reason": .string("none"), "details": .null, "hidden_details": .null, "metadata": .null,
-            "factor_type": .string("passkeys"),
-            "url": .string("\(entityURL(challenge.serviceSid, challenge.identity))/Challenges/\(challenge.sid)"),
-            "links": .object([:]),
-        ]
+            "responded_reason": .string("none"), "details": .null, "hidden_details": .null, "links": .object([:]),
+        ]) { shared, _ in shared }
+    }
+
+    /// A new factor or challenge: its `body` with its ceremony's `options` under `publicKey`. The options are shown only
+    /// here, as Twilio does: they carry the ceremony's challenge.
+    private static func created(_ body: [String: JSONValue], options: some Encodable) throws -> Response {
+        var object = body
+        object["options"] = .object(["publicKey": try json(options)])
+        return try TwilioJSON.response(object: object, status: .created)
     }
 
     /// A WebAuthn JSON form as it is: its members keep the spec's camelCase names.

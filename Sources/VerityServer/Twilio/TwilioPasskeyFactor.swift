@@ -4,10 +4,7 @@ import Foundation
 /// the Verity passkey that answer made.
 struct TwilioPasskeyFactor: Sendable, Equatable {
     var sid: String
-    var projectId: String
-    var serviceSid: String
-    var identity: String
-    var entitySid: String
+    var entity: TwilioEntityAddress
     /// The Verity user behind the entity's passkeys.
     var userId: String
     /// The passkey (`pky_…`) once verified.

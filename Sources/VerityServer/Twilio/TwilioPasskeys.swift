@@ -48,9 +48,8 @@ struct TwilioPasskeys: Sendable {
             for: user, in: project, context: PasskeyCeremonyContext(settings: settings, transaction: sid))
         let now = clock.now()
         let factor = TwilioPasskeyFactor(
-            sid: sid, projectId: project.id, serviceSid: service.sid, identity: entity.identity, entitySid: entity.sid,
-            userId: user.id, passkeyId: nil, friendlyName: friendlyName, settings: settings, createdAt: now,
-            updatedAt: now)
+            sid: sid, entity: TwilioEntityAddress(entity, in: project), userId: user.id, passkeyId: nil,
+            friendlyName: friendlyName, settings: settings, createdAt: now, updatedAt: now)
         try await store.insert(factor)
         return (factor, options)
     }
@@ -96,7 +95,8 @@ struct TwilioPasskeys: Sendable {
         var factor: TwilioPasskeyFactor?
         if let factorSid {
             guard TwilioSID.isValid(factorSid, prefix: "YF"),
-                let found = try await store.factor(sid: factorSid, serviceSid: service.sid), found.identity == identity
+                let found = try await store.factor(sid: factorSid, serviceSid: service.sid),
+                found.entity.identity == identity
             else {
                 throw TwilioError.notFound("/Services/\(service.sid)/Entities/\(identity)/Factors/\(factorSid)")
             }
@@ -112,8 +112,7 @@ struct TwilioPasskeys: Sendable {
             only: factor?.passkeyId)
         let now = clock.now()
         let challenge = TwilioPasskeyChallenge(
-            sid: sid, projectId: project.id, serviceSid: service.sid, identity: identity, entitySid: entity.sid,
-            factorSid: factor?.sid, status: "pending",
+            sid: sid, entity: TwilioEntityAddress(entity, in: project), factorSid: factor?.sid, status: "pending",
             expiresAt: now.addingTimeInterval(TimeInterval(settings.challengeLifetime)), createdAt: now,
             updatedAt: now)
         try await store.insert(challenge)

@@ -52,8 +52,7 @@ struct TwilioPushController {
             key: "entities",
             fetch: { try await push.entities(in: scope.service, after: $0, limit: $1) },
             sid: \.sid)
-        return try TwilioJSON.response(
-            object: ["entities": .array(found.map { .object(body($0, scope)) }), "meta": try TwilioJSON.value(meta)])
+        return try meta.response(found.map { .object(body($0, scope)) })
     }
 
     @Sendable func fetchEntity(_ request: Request, context: VerityRequestContext) async throws -> Response {
@@ -121,7 +120,7 @@ struct TwilioPushController {
             }, sid: { TwilioSID.sid("YF", verityId: $0.0.id) ?? "" })
         var items: [JSONValue] = []
         for (factor, link) in found { items.append(.object(try await body(factor, link, scope))) }
-        return try TwilioJSON.response(object: ["factors": .array(items), "meta": try TwilioJSON.value(meta)])
+        return try meta.response(items)
     }
 
     @Sendable func fetchFactor(_ request: Request, context: VerityRequestContext) async throws -> Response {
@@ -197,7 +196,7 @@ struct TwilioPushController {
             }, sid: { TwilioSID.sid("YC", verityId: $0.id) ?? "" })
         var items: [JSONValue] = []
         for challenge in found { items.append(.object(try await body(challenge, identity, scope))) }
-        return try TwilioJSON.response(object: ["challenges": .array(items), "meta": try TwilioJSON.value(meta)])
+        return try meta.response(items)
     }
 
     /// The challenge; while it is pending (the only time a device may answer it), with the fields the answer signs
@@ -282,8 +281,7 @@ struct TwilioPushController {
             key: "webhooks",
             fetch: { try await push.webhooks(of: scope.service, after: $0, limit: $1) },
             sid: \.sid)
-        return try TwilioJSON.response(
-            object: ["webhooks": .array(found.map { .object(body($0, scope)) }), "meta": try TwilioJSON.value(meta)])
+        return try meta.response(found.map { .object(body($0, scope)) })
     }
 
     @Sendable func fetchWebhook(_ request: Request, context: VerityRequestContext) async throws -> Response {
