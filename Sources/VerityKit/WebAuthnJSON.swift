@@ -3,54 +3,14 @@ import VerityCore
 
 /// The standard JSON forms of WebAuthn (Level 3, §5.1 and §5.4: `PublicKeyCredentialCreationOptionsJSON`,
 /// `PublicKeyCredentialRequestOptionsJSON`, and the JSON serialisation of a `PublicKeyCredential`), with binary
-/// values in base64url. Only the members VerityKit reads or writes are here; others are ignored.
+/// values in base64url. The options are read with VerityCore's types, the ones the server writes them with; of a
+/// credential, only the members VerityKit writes are here.
 enum WebAuthnJSON {
     /// `PublicKeyCredentialCreationOptionsJSON`.
-    struct CreationOptions: Decodable, Sendable {
-        struct RelyingParty: Decodable, Sendable {
-            let id: String?
-            let name: String
-        }
-
-        struct User: Decodable, Sendable {
-            let id: String
-            let name: String
-            let displayName: String
-        }
-
-        struct Parameters: Decodable, Sendable {
-            let type: String
-            let alg: Int
-        }
-
-        struct Selection: Decodable, Sendable {
-            let authenticatorAttachment: String?
-            let residentKey: String?
-            let userVerification: String?
-        }
-
-        let rp: RelyingParty
-        let user: User
-        let challenge: String
-        let pubKeyCredParams: [Parameters]
-        let excludeCredentials: [Descriptor]?
-        let authenticatorSelection: Selection?
-        let attestation: String?
-    }
+    typealias CreationOptions = PublicKeyCredentialCreationOptionsJSON
 
     /// `PublicKeyCredentialRequestOptionsJSON`.
-    struct RequestOptions: Decodable, Sendable {
-        let challenge: String
-        let rpId: String?
-        let allowCredentials: [Descriptor]?
-        let userVerification: String?
-    }
-
-    /// `PublicKeyCredentialDescriptorJSON`.
-    struct Descriptor: Decodable, Sendable {
-        let type: String
-        let id: String
-    }
+    typealias RequestOptions = PublicKeyCredentialRequestOptionsJSON
 
     /// The JSON serialisation of a `PublicKeyCredential`: `RegistrationResponseJSON` with an
     /// ``AttestationResponse``, `AuthenticationResponseJSON` with an ``AssertionResponse``.
@@ -102,7 +62,7 @@ enum WebAuthnJSON {
     }
 
     /// The ids of a descriptor list's public-key credentials.
-    static func credentialIds(_ descriptors: [Descriptor]?, _ member: String) throws -> [Data] {
+    static func credentialIds(_ descriptors: [PublicKeyCredentialDescriptorJSON]?, _ member: String) throws -> [Data] {
         try (descriptors ?? []).filter { $0.type == publicKey }.map { try bytes($0.id, "\(member).id") }
     }
 }

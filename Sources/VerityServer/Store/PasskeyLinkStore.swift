@@ -8,6 +8,8 @@ struct PasskeyLinkStore: Sendable {
 
     private static let columns =
         "id, project_id, user_id, ceremony, status, passkey_id, session_answer, created_at, expires_at, completed_at"
+    private static let table = RecordTable(
+        name: "passkey_links", columns: columns, key: "id", scope: "project_id", record: link(from:))
 
     func insert(_ link: PasskeyLink, tokenHash: String) async throws {
         try await database.execute { sql in
@@ -33,14 +35,7 @@ struct PasskeyLinkStore: Sendable {
 
     /// The project's link `id`.
     func link(id: String, projectId: String) async throws -> PasskeyLink? {
-        try await database.execute { sql in
-            try await sql.raw(
-                """
-                SELECT \(unsafeRaw: Self.columns) FROM passkey_links
-                WHERE id = \(bind: id) AND project_id = \(bind: projectId)
-                """
-            ).first().map(Self.link(from:))
-        }
+        try await database.execute { try await Self.table.find(id, in: projectId, on: $0) }
     }
 
     /// Moves a pending, unexpired link to `answering`, so one answer at a time is checked; false for any other.
