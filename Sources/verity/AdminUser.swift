@@ -7,10 +7,7 @@ import VerityServer
 struct UserCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "user", abstract: "Create, list, show, update, disable, enable and delete a project's users.",
-        subcommands: [
-            Create.self, List.self, Show.self, Update.self, SetDisabled<Disabled>.self, SetDisabled<Enabled>.self,
-            Delete.self,
-        ])
+        subcommands: [Create.self, List.self, Show.self, Update.self, Disable.self, Enable.self, Delete.self])
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -101,29 +98,26 @@ struct UserCommand: AsyncParsableCommand {
         }
     }
 
-    /// `disable` and `enable`: one command, named by `State`, that sets whether a user is disabled (which ends its
-    /// sessions) and says which.
-    struct SetDisabled<State: UserState>: AsyncParsableCommand {
-        static var configuration: CommandConfiguration { State.configuration }
+    struct Disable: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "disable", abstract: "Disable a user: it can no longer sign in.")
         @Argument(help: "The user id (usr_…).") var id: String
         @OptionGroup var project: ProjectOptions
 
         func run() async throws {
-            _ = try await withProject(project) { try await $0.accounts.setDisabled(State.disabled, id: id, in: $1) }
-            print("\(State.disabled ? "Disabled" : "Enabled") \(id).")
+            try await setDisabled(true, id: id, project)
         }
     }
 
-    enum Disabled: UserState {
-        static let configuration = CommandConfiguration(
-            commandName: "disable", abstract: "Disable a user: it can no longer sign in.")
-        static let disabled = true
-    }
-
-    enum Enabled: UserState {
+    struct Enable: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "enable", abstract: "Enable a disabled user again.")
-        static let disabled = false
+        @Argument(help: "The user id (usr_…).") var id: String
+        @OptionGroup var project: ProjectOptions
+
+        func run() async throws {
+            try await setDisabled(false, id: id, project)
+        }
     }
 
     struct Delete: AsyncParsableCommand {
@@ -148,10 +142,10 @@ extension User {
     }
 }
 
-/// The subcommand a ``UserCommand/SetDisabled`` is and the state it sets.
-protocol UserState {
-    static var configuration: CommandConfiguration { get }
-    static var disabled: Bool { get }
+/// Disables the user `id` (which ends its sessions) or enables it again, and says which.
+private func setDisabled(_ disabled: Bool, id: String, _ options: ProjectOptions) async throws {
+    _ = try await withProject(options) { try await $0.accounts.setDisabled(disabled, id: id, in: $1) }
+    print("\(disabled ? "Disabled" : "Enabled") \(id).")
 }
 
 /// Opens the node, finds the project and runs `body` with the user service; errors come out readable.
