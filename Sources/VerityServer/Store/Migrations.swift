@@ -18,7 +18,8 @@ enum Migrations {
     }
 
     /// What a relying party keeps of a passkey, in `passkeys` and in `console_passkeys` alike: the COSE key as sent,
-    /// the last counter, BE and BS, and what its holder sees (name, transports, authenticator model).
+    /// the last counter, BE and BS, and what its holder sees (name, transports, authenticator model). Part of the
+    /// released migrations 29 and 32, so never edited: a new column is an `ALTER TABLE` in a new migration.
     private static let passkeyColumns = """
         public_key TEXT NOT NULL,
         sign_count BIGINT NOT NULL,
