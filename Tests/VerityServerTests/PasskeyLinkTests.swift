@@ -118,6 +118,46 @@ struct PasskeyLinkTests {
         }
     }
 
+    @Test(
+        "A link whose answer was cut short by a stopped node takes another once the answer's lease runs out",
+        arguments: TestEngine.available)
+    func answerOfAStoppedNode(engine: TestEngine) async throws {
+        let (node, user) = try await Self.node(engine)
+        try await node.run { client in
+            let link = try ConsolePasskeyTests.json(
+                try await Self.create(#"{"ceremony":"registration","userId":"\#(user.id)"}"#, node, client))
+            let path = String(try #require(link["url"] as? String).dropFirst("https://example.com".count))
+            let token = String(path.dropFirst("/passkeys/".count))
+            LeakWatch.secret(token)
+            let options = try ConsolePasskeyTests.json(
+                try await ConsolePasskeyTests.form(client, path + "/options", [:], origin: "https://example.com"))
+            var authenticator = SoftwareAuthenticator()
+            let registration = authenticator.register(
+                challenge: try ConsolePasskeyTests.bytes(options["challenge"]), userHandle: Data(user.id.utf8))
+            let answer = ["credential": try ConsolePasskeyTests.text(registration.json)]
+
+            // A node began an answer and stopped before it ended it.
+            let store = PasskeyLinkStore(database: node.verity.database)
+            #expect(try await store.startAnswer(tokenHash: SecretHash.hex(token), now: node.clock.now()))
+            let held = try await ConsolePasskeyTests.form(client, path, answer, origin: "https://example.com")
+            #expect(held.status == .gone, "one answer at a time, while the other's lease runs")
+            #expect(
+                try ConsolePasskeyTests.json(try await Self.read(link, node, client))["status"] as? String
+                    == "answering")
+
+            node.clock.advance(by: PasskeyLink.answerLease + 1)
+            #expect(
+                try ConsolePasskeyTests.json(try await Self.read(link, node, client))["status"] as? String == "pending")
+            let done = try await ConsolePasskeyTests.form(client, path, answer, origin: "https://example.com")
+            #expect(done.status == .ok)
+            let read = try ConsolePasskeyTests.json(try await Self.read(link, node, client))
+            #expect(read["status"] as? String == "completed")
+            let stored = try await node.verity.passkeys.passkeys(userId: user.id, in: try await Self.project(node))
+            #expect(stored.count == 1)
+            #expect(read["passkeyId"] as? String == stored.first?.id)
+        }
+    }
+
     @Test("A link is refused while the public URL's origin is not among the project's passkey origins")
     func originNotAmongProjects() async throws {
         let (node, user) = try await Self.node(.sqlite, publicURL: "https://verity.other.test")

@@ -13,7 +13,8 @@ struct PasskeyLink: Sendable, Equatable {
     /// Where the link is.
     enum Status: String, Sendable, Codable {
         case pending
-        /// An answer is being checked.
+        /// An answer is being checked (since ``PasskeyLink/answerStartedAt``); shown as `pending` once that is longer
+        /// ago than ``PasskeyLink/answerLease``, since the node checking it stopped.
         case answering
         case completed
         /// Shown, never stored: a pending link past its lifetime.
@@ -32,9 +33,20 @@ struct PasskeyLink: Sendable, Equatable {
     var createdAt: Date
     var expiresAt: Date
     var completedAt: Date?
+    /// When the answer being checked began, while the link is `answering`.
+    var answerStartedAt: Date? = nil
 
-    /// The status as of `now`: a link not completed by its expiry is expired.
+    /// How long one answer may hold the link. Checking an answer takes well under a second; an answer held longer
+    /// belongs to a node that stopped (a crash, a deploy), and the link takes another, as if it had been refused.
+    static let answerLease: TimeInterval = 60
+
+    /// The status as of `now`: a link not completed by its expiry is expired, and one whose answer outlived its lease
+    /// is pending again.
     func status(at now: Date) -> Status {
-        status != .completed && expiresAt <= now ? .expired : status
+        if status != .completed && expiresAt <= now { return .expired }
+        if status == .answering, let answerStartedAt, answerStartedAt.addingTimeInterval(Self.answerLease) <= now {
+            return .pending
+        }
+        return status
     }
 }

@@ -101,30 +101,44 @@ struct PasskeyLinkService: Sendable {
     /// An answer to the link's ceremony: checked by ``PasskeyService`` (one answer at a time per link; a sign-in's
     /// challenge is bound to the link's user, when it names one); on success the link is completed (the passkey
     /// kept, or the session answer sealed for the backend), on a refusal it stays pending for another try.
+    ///
+    /// A registration's passkey and the link's completion commit in one unit of work. A node that stops in the middle
+    /// of an answer leaves the link `answering` for ``PasskeyLink/answerLease`` at most; a sign-in cut short after its
+    /// session was written leaves a session whose tokens nobody received, which expires unused.
     func answer(token: String, _ answer: Answer, project: Project) async throws {
         let link = try await pending(token)
-        guard let hash = Self.hash(token), try await store.startAnswer(tokenHash: hash, now: clock.now()) else {
+        let startedAt = clock.now()
+        guard let hash = Self.hash(token), try await store.startAnswer(tokenHash: hash, now: startedAt) else {
             throw Self.unusable
         }
         do {
             switch (link.ceremony, answer) {
             case (.registration, .registration(let answer)):
                 let user = try await users.user(id: link.userId ?? "", in: project)
-                let passkey = try await passkeys.register(answer, friendlyName: nil, for: user, in: project)
-                try await store.finishAnswer(
-                    tokenHash: hash, completed: true, passkeyId: passkey.id, sealedSession: nil, now: clock.now())
+                _ = try await passkeys.register(answer, friendlyName: nil, for: user, in: project) {
+                    [store, clock] passkey, work in
+                    guard
+                        try await store.finishAnswer(
+                            tokenHash: hash, startedAt: startedAt, completed: true, passkeyId: passkey.id,
+                            sealedSession: nil, now: clock.now(), in: work)
+                    else { throw Self.unusable }
+                }
             case (.signIn, .assertion(let answer)):
                 let session = try await passkeys.signIn(answer, in: project)
                 let sealed = try sealer.sealText(
                     String(decoding: try JSONEncoder().encode(session), as: UTF8.self), context: link.id)
-                try await store.finishAnswer(
-                    tokenHash: hash, completed: true, passkeyId: nil, sealedSession: sealed, now: clock.now())
+                guard
+                    try await store.finishAnswer(
+                        tokenHash: hash, startedAt: startedAt, completed: true, passkeyId: nil, sealedSession: sealed,
+                        now: clock.now())
+                else { throw Self.unusable }
             case (.registration, .assertion), (.signIn, .registration):
                 throw VerityError(.invalidRequest, "The answer is for another ceremony than the link's.")
             }
         } catch {
             try await store.finishAnswer(
-                tokenHash: hash, completed: false, passkeyId: nil, sealedSession: nil, now: clock.now())
+                tokenHash: hash, startedAt: startedAt, completed: false, passkeyId: nil, sealedSession: nil,
+                now: clock.now())
             throw error
         }
         logger.info("Passkey link completed", metadata: ["link": "\(link.id)", "project": "\(project.id)"])

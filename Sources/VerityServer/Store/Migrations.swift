@@ -917,6 +917,13 @@ enum Migrations {
                 // `silent_push` or `app_attest` when app verification admitted the send; NULL when none was asked.
                 "ALTER TABLE verifications ADD COLUMN app_proof TEXT"
             ]),
+        Migration(
+            version: 35, name: "a hosted passkey link's answer taken over once its holder is gone",
+            statements: [
+                // When the answer in progress began; NULL unless the link is `answering`. An answer begun longer ago
+                // than `PasskeyLink.answerLease` belongs to a node that stopped, and the link takes another.
+                "ALTER TABLE passkey_links ADD COLUMN answer_started_at DOUBLE PRECISION"
+            ]),
     ]
 
     /// Takes the migration lock of `schema` (nil: the current schema) until the transaction ends. Several nodes may

@@ -7,7 +7,10 @@ struct PasskeyLinkStore: Sendable {
     let database: Database
 
     private static let columns =
-        "id, project_id, user_id, ceremony, status, passkey_id, session_answer, created_at, expires_at, completed_at"
+        """
+        id, project_id, user_id, ceremony, status, passkey_id, session_answer, created_at, expires_at, completed_at,
+        answer_started_at
+        """
     private static let table = RecordTable(
         name: "passkey_links", columns: columns, key: "id", scope: "project_id", record: link(from:))
 
@@ -38,34 +41,44 @@ struct PasskeyLinkStore: Sendable {
         try await database.execute { try await Self.table.find(id, in: projectId, on: $0) }
     }
 
-    /// Moves a pending, unexpired link to `answering`, so one answer at a time is checked; false for any other.
+    /// Moves an unexpired link that is pending, or whose answer outlived ``PasskeyLink/answerLease``, to `answering`
+    /// as of `now`, so one answer at a time is checked; false for any other.
     func startAnswer(tokenHash: String, now: Date) async throws -> Bool {
         try await database.execute { sql in
             try await sql.raw(
                 """
-                UPDATE passkey_links SET status = 'answering'
-                WHERE token_hash = \(bind: tokenHash) AND status = 'pending' AND expires_at > \(bind: now.storedValue)
+                UPDATE passkey_links SET status = 'answering', answer_started_at = \(bind: now.storedValue)
+                WHERE token_hash = \(bind: tokenHash) AND expires_at > \(bind: now.storedValue)
+                    AND (status = 'pending'
+                        OR (status = 'answering'
+                            AND answer_started_at <= \(bind: now.addingTimeInterval(-PasskeyLink.answerLease).storedValue)))
                 RETURNING id
                 """
             ).first() != nil
         }
     }
 
-    /// Ends the answer: back to `pending` after a refusal (another try may follow), or `completed` with the passkey
-    /// and, for a sign-in, the sealed session answer.
+    /// Ends the answer begun at `startedAt`: back to `pending` after a refusal (another try may follow), or
+    /// `completed` with the passkey and, for a sign-in, the sealed session answer. In the caller's unit of work when
+    /// given, so that a registration's passkey and its link's completion commit together. False when the answer no
+    /// longer holds the link (its lease ran out and another answer took it).
+    @discardableResult
     func finishAnswer(
-        tokenHash: String, completed: Bool, passkeyId: String?, sealedSession: String?, now: Date
-    ) async throws {
-        try await database.execute { sql in
+        tokenHash: String, startedAt: Date, completed: Bool, passkeyId: String?, sealedSession: String?, now: Date,
+        in work: UnitOfWork? = nil
+    ) async throws -> Bool {
+        try await database.execute(in: work) { sql in
             try await sql.raw(
                 """
                 UPDATE passkey_links
                 SET status = \(bind: completed ? "completed" : "pending"), passkey_id = \(bind: passkeyId),
                     session_answer = \(bind: sealedSession),
-                    completed_at = \(bind: completed ? now.storedValue : nil)
+                    completed_at = \(bind: completed ? now.storedValue : nil), answer_started_at = NULL
                 WHERE token_hash = \(bind: tokenHash) AND status = 'answering'
+                    AND answer_started_at = \(bind: startedAt.storedValue)
+                RETURNING id
                 """
-            ).run()
+            ).first() != nil
         }
     }
 
@@ -94,6 +107,6 @@ struct PasskeyLinkStore: Sendable {
             passkeyId: try row.decode(column: "passkey_id", as: String?.self),
             sealedSession: try row.decode(column: "session_answer", as: String?.self),
             createdAt: try row.date("created_at"), expiresAt: try row.date("expires_at"),
-            completedAt: try row.optionalDate("completed_at"))
+            completedAt: try row.optionalDate("completed_at"), answerStartedAt: try row.optionalDate("answer_started_at"))
     }
 }
