@@ -194,6 +194,74 @@ struct TwilioPasskeyTests {
     }
 
     @Test(
+        "The entity's factors list its passkey factors after its TOTP one, across pages; fetch and delete take them too",
+        arguments: TestEngine.available)
+    func passkeyFactorsAmongTheEntitys(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        let auth = try node.twilioAuth()
+        try await node.run { client in
+            let service = try await client.passkeyService(auth: auth)
+            let entity = "/Services/\(service)/Entities/ada-0001-abcd"
+            let totp = try await client.twilio(
+                .post, entity + "/Factors", auth: auth, form: ["FriendlyName": "Authy", "FactorType": "totp"])
+            #expect(totp.status == .created)
+            let totpSid = try #require(try totp.json()["sid"] as? String)
+            var device = SoftwareAuthenticator()
+            let (verifiedSid, credential) = try await client.registerPasskey(
+                &device, identity: "ada-0001-abcd", service: service, auth: auth)
+            node.clock.advance(by: 1)
+            let unverified = try await client.twilioJSON(
+                "/Services/\(service)/Passkeys/Factors", auth: auth,
+                ["friendly_name": "Laptop", "identity": "ada-0001-abcd"])
+            let unverifiedSid = try #require(try unverified.json()["sid"] as? String)
+
+            var listed: [[String: Any]] = []
+            var next: String? = entity + "/Factors?PageSize=2"
+            var pages = 0
+            while let path = next {
+                let page = try await client.twilio(.get, path, auth: auth)
+                #expect(page.status == .ok)
+                let body = try page.json()
+                listed += try #require(body["factors"] as? [[String: Any]])
+                next = ((body["meta"] as? [String: Any])?["next_page_url"] as? String).map {
+                    String($0.dropFirst("http://127.0.0.1:8080/twilio/v2".count))
+                }
+                pages += 1
+            }
+            #expect(pages == 2)
+            #expect(listed.compactMap { $0["sid"] as? String } == [totpSid, verifiedSid, unverifiedSid])
+            #expect(listed.compactMap { $0["factor_type"] as? String } == ["totp", "passkeys", "passkeys"])
+            #expect(listed.compactMap { $0["status"] as? String } == ["unverified", "verified", "unverified"])
+            #expect(listed.allSatisfy { $0["options"] == nil || $0["options"] is NSNull })
+
+            let fetched = try await client.twilio(.get, entity + "/Factors/\(verifiedSid)", auth: auth)
+            #expect(fetched.status == .ok)
+            let factor = try fetched.json()
+            #expect(factor["factor_type"] as? String == "passkeys" && factor["friendly_name"] as? String == "Phone")
+            #expect((factor["url"] as? String)?.hasSuffix("\(entity)/Factors/\(verifiedSid)") == true)
+
+            // Deleting the verified factor deletes its passkey: a challenge names none of the entity's passkeys.
+            let deleted = try await client.twilio(.delete, entity + "/Factors/\(verifiedSid)", auth: auth)
+            #expect(deleted.status == .noContent)
+            try await client.twilio(.get, entity + "/Factors/\(verifiedSid)", auth: auth)
+                .expectTwilioError(404, code: 20404)
+            try await client.twilio(.delete, entity + "/Factors/\(verifiedSid)", auth: auth)
+                .expectTwilioError(404, code: 20404)
+            let (_, request) = try await client.passkeyChallenge(identity: "ada-0001-abcd", service, auth)
+            #expect((request["allowCredentials"] as? [[String: Any]] ?? []).isEmpty)
+            let stale = try Self.assert(&device, request, credential)
+            try await client.twilioJSON("/Services/\(service)/Passkeys/ApproveChallenge", auth: auth, stale.json)
+                .expectTwilioError(403, code: 60324)
+
+            #expect(
+                try await client.twilio(.delete, entity + "/Factors/\(unverifiedSid)", auth: auth).status == .noContent)
+            #expect(try await client.twilio(.delete, entity + "/Factors/\(totpSid)", auth: auth).status == .noContent)
+            let empty = try await client.twilio(.get, entity + "/Factors", auth: auth).json()
+            #expect((empty["factors"] as? [Any])?.isEmpty == true)
+        }
+    }
+
+    @Test(
         "Deleting the entity deletes its passkeys: its pending challenge is gone, and an entity made again has none",
         arguments: TestEngine.available)
     func entityDeletion(engine: TestEngine) async throws {

@@ -96,6 +96,23 @@ def wrong_origin():
     expect_error(lambda: approve(assertion), 403, 60324)
 
 
+@case("entities(...).factors: the passkey factor is listed and fetched among the entity's, and deleted there")
+def entity_factors():
+    identity = "bob-0002-efgh"
+    device = Authenticator()
+    factor = new_factor(identity)
+    verify_factor(device.create(factor.options, ORIGIN))
+    factors = SERVICE.entities(identity).factors
+    listed = factors.list(page_size=1)
+    assert [(f.sid, f.factor_type, f.status) for f in listed] == [(factor.sid, "passkeys", "verified")], listed
+    fetched = factors(factor.sid).fetch()
+    assert fetched.sid == factor.sid and fetched.friendly_name == "Ada's phone", (fetched.sid, fetched.friendly_name)
+    assert factors(factor.sid).delete()
+    assert factors.list() == [], "the deleted factor is gone"
+    assertion = device.get(new_challenge(identity).options, ORIGIN)
+    expect_error(lambda: approve(assertion), 403, 60324)
+
+
 @case("new_factors: authenticator criteria missing from the config and the service are 60393")
 def missing_criteria():
     bare = VERIFY.services.create(

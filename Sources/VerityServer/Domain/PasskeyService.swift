@@ -339,9 +339,10 @@ struct PasskeyService: Sendable, UsesRuntime {
         }
     }
 
-    /// Deletes the passkey `id` of `userId`: its assertions are refused from now on.
-    func delete(id: String, userId: String, in project: Project) async throws {
-        guard try await store.delete(id: id, userId: userId, projectId: project.id) else {
+    /// Deletes the passkey `id` of `userId`: its assertions are refused from now on. In the caller's unit of work
+    /// when given (a face deleting its own record of the passkey with it).
+    func delete(id: String, userId: String, in project: Project, in work: UnitOfWork? = nil) async throws {
+        guard try await store.delete(id: id, userId: userId, projectId: project.id, in: work) else {
             throw VerityError(.factorNotFound, "The user has no such passkey.")
         }
         logger.info("Passkey deleted", metadata: ["user": "\(userId)", "passkey": "\(id)", "project": "\(project.id)"])

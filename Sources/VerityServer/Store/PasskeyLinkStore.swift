@@ -107,6 +107,7 @@ struct PasskeyLinkStore: Sendable {
             passkeyId: try row.decode(column: "passkey_id", as: String?.self),
             sealedSession: try row.decode(column: "session_answer", as: String?.self),
             createdAt: try row.date("created_at"), expiresAt: try row.date("expires_at"),
-            completedAt: try row.optionalDate("completed_at"), answerStartedAt: try row.optionalDate("answer_started_at"))
+            completedAt: try row.optionalDate("completed_at"),
+            answerStartedAt: try row.optionalDate("answer_started_at"))
     }
 }

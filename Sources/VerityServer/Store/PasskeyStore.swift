@@ -174,8 +174,8 @@ struct PasskeyStore: Sendable {
     }
 
     /// Deletes the passkey `id` of `userId`; false when there is none.
-    func delete(id: String, userId: String, projectId: String) async throws -> Bool {
-        try await database.execute { sql in
+    func delete(id: String, userId: String, projectId: String, in work: UnitOfWork? = nil) async throws -> Bool {
+        try await database.execute(in: work) { sql in
             try await sql.raw(
                 """
                 DELETE FROM passkeys

@@ -65,6 +65,21 @@ struct TwilioPasskeyStore: Sendable {
         try await database.execute(in: work) { try await Self.factors.find(sid, in: serviceSid, on: $0) }
     }
 
+    /// Up to `limit` of the entity's passkey factors in creation order, after the factor `after`.
+    func factors(serviceSid: String, identity: String, after: String?, limit: Int) async throws
+        -> [TwilioPasskeyFactor]
+    {
+        try await database.execute { sql in
+            try await Self.factors.page(
+                in: serviceSid, filter: "AND identity = \(bind: identity)", after: after, limit: limit, on: sql)
+        }
+    }
+
+    /// Deletes the service's passkey factor `sid`; false when there was none.
+    func deleteFactor(sid: String, serviceSid: String, in work: UnitOfWork) async throws -> Bool {
+        try await Self.factors.delete(sid, in: serviceSid, on: work.sql)
+    }
+
     /// The factor of the passkey `passkeyId`.
     func factor(passkeyId: String, in work: UnitOfWork) async throws -> TwilioPasskeyFactor? {
         try await work.sql.raw(

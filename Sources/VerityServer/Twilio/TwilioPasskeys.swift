@@ -158,6 +158,42 @@ struct TwilioPasskeys: Sendable {
         return approved
     }
 
+    /// The entity's passkey factor `sid`; nil when the service has no passkey factor of that SID for the entity (it
+    /// may be a push or TOTP factor).
+    func factor(_ sid: String, identity: String, in service: TwilioServiceRecord) async throws -> TwilioPasskeyFactor? {
+        guard TwilioSID.isValid(sid, prefix: "YF"),
+            let factor = try await store.factor(sid: sid, serviceSid: service.sid), factor.entity.identity == identity
+        else { return nil }
+        return factor
+    }
+
+    /// Up to `limit` of the entity's passkey factors in creation order, after the factor SID `after`.
+    func factors(identity: String, in service: TwilioServiceRecord, after: String?, limit: Int) async throws
+        -> [TwilioPasskeyFactor]
+    {
+        try await store.factors(serviceSid: service.sid, identity: identity, after: after, limit: limit)
+    }
+
+    /// Deletes the passkey factor and, once it is verified, its passkey, in one unit of work: the passkey's
+    /// assertions are refused from then on. A passkey deleted already (through the native API) leaves only the factor
+    /// to delete.
+    func deleteFactor(_ factor: TwilioPasskeyFactor, in service: TwilioServiceRecord, project: Project) async throws {
+        let (store, passkeys) = (store, passkeys)
+        let deleted = try await store.unitOfWork { work in
+            guard try await store.deleteFactor(sid: factor.sid, serviceSid: service.sid, in: work) else { return false }
+            if let passkeyId = factor.passkeyId {
+                do {
+                    try await passkeys.delete(id: passkeyId, userId: factor.userId, in: project, in: work)
+                } catch let error as VerityError where error.code == .factorNotFound {}
+            }
+            return true
+        }
+        guard deleted else {
+            throw TwilioError.notFound(
+                "/Services/\(service.sid)/Entities/\(factor.entity.identity)/Factors/\(factor.sid)")
+        }
+    }
+
     /// Deletes the entity's passkeys, in the unit of work that deletes the entity: its Verity user goes, and with it (by
     /// cascade) its passkeys, their factors and their pending challenges, so an entity created again for the identity
     /// starts with none.

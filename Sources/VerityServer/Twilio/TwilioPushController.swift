@@ -107,28 +107,52 @@ struct TwilioPushController {
         }
     }
 
+    /// A factor among the entity's: a push or TOTP factor, or a Verify Passkeys factor.
+    private enum EntityFactor: Sendable {
+        case device(FactorRecord, TwilioFactorLink)
+        case passkey(TwilioPasskeyFactor)
+
+        var sid: String {
+            switch self {
+            case .device(let factor, _): TwilioSID.sid("YF", verityId: factor.id) ?? ""
+            case .passkey(let factor): factor.sid
+            }
+        }
+    }
+
+    /// The entity's factors: its push and TOTP factors in creation order, then its passkey factors in creation order
+    /// (a device sees only its own factor). A page token names the last factor of the page before, of either kind.
     @Sendable func listFactors(_ request: Request, context: VerityRequestContext) async throws -> Response {
         let scope = try await scope(context)
         let identity = try identity(context)
+        let (push, passkeys) = (push, passkeys)
         let (found, meta) = try await TwilioPageMeta.page(
             try TwilioForm.query(of: request), sidPrefix: "YF", listURL: "\(entityURL(scope, identity))/Factors",
             key: "factors",
-            fetch: {
-                try await push.factors(
-                    identity: identity, in: scope.service, project: scope.account.project, caller: scope.caller,
-                    after: $0, limit: $1)
-            }, sid: { TwilioSID.sid("YF", verityId: $0.0.id) ?? "" })
+            fetch: { after, limit -> [EntityFactor] in
+                var page: [EntityFactor] = []
+                var afterPasskey: TwilioPasskeyFactor?
+                if let after { afterPasskey = try await passkeys.factor(after, identity: identity, in: scope.service) }
+                if afterPasskey == nil {
+                    page = try await push.factors(
+                        identity: identity, in: scope.service, project: scope.account.project, caller: scope.caller,
+                        after: after, limit: limit
+                    ).map(EntityFactor.device)
+                }
+                guard page.count < limit, case .backend = scope.caller else { return page }
+                return page
+                    + (try await passkeys.factors(
+                        identity: identity, in: scope.service, after: afterPasskey?.sid, limit: limit - page.count))
+                    .map(EntityFactor.passkey)
+            }, sid: \.sid)
         var items: [JSONValue] = []
-        for (factor, link) in found { items.append(.object(try await body(factor, link, scope))) }
+        for factor in found { items.append(.object(try await body(factor, scope))) }
         return try meta.response(items)
     }
 
     @Sendable func fetchFactor(_ request: Request, context: VerityRequestContext) async throws -> Response {
         let scope = try await scope(context)
-        let (factor, link) = try await push.factor(
-            try context.parameters.require("factorSid"), identity: try identity(context), in: scope.service,
-            project: scope.account.project, caller: scope.caller)
-        return try TwilioJSON.response(object: try await body(factor, link, scope))
+        return try TwilioJSON.response(object: try await body(try await factor(context, scope), scope))
     }
 
     @Sendable func updateFactor(_ request: Request, context: VerityRequestContext) async throws -> Response {
@@ -141,10 +165,29 @@ struct TwilioPushController {
 
     @Sendable func deleteFactor(_ request: Request, context: VerityRequestContext) async throws -> Response {
         let scope = try await scope(context)
-        try await push.deleteFactor(
-            try context.parameters.require("factorSid"), identity: try identity(context), in: scope.service,
-            project: scope.account.project, caller: scope.caller)
+        switch try await factor(context, scope) {
+        case .device:
+            try await push.deleteFactor(
+                try context.parameters.require("factorSid"), identity: try identity(context), in: scope.service,
+                project: scope.account.project, caller: scope.caller)
+        case .passkey(let factor):
+            try await passkeys.deleteFactor(factor, in: scope.service, project: scope.account.project)
+        }
         return Response(status: .noContent)
+    }
+
+    /// The factor the path names: a passkey factor (to the backend only), or else a push or TOTP factor.
+    private func factor(_ context: VerityRequestContext, _ scope: Scope) async throws -> EntityFactor {
+        let sid = try context.parameters.require("factorSid")
+        let identity = try identity(context)
+        if case .backend = scope.caller,
+            let factor = try await passkeys.factor(sid, identity: identity, in: scope.service)
+        {
+            return .passkey(factor)
+        }
+        let (factor, link) = try await push.factor(
+            sid, identity: identity, in: scope.service, project: scope.account.project, caller: scope.caller)
+        return .device(factor, link)
     }
 
     // MARK: - Challenges
@@ -359,6 +402,13 @@ struct TwilioPushController {
     private func entitySid(_ identity: String, _ scope: Scope) async throws -> JSONValue {
         (try await push.findEntity(identity, in: scope.service)).map { .string($0.sid) }
             ?? .null
+    }
+
+    private func body(_ factor: EntityFactor, _ scope: Scope) async throws -> [String: JSONValue] {
+        switch factor {
+        case .device(let factor, let link): try await body(factor, link, scope)
+        case .passkey(let factor): TwilioPasskeyJSON.factor(factor, account: scope.account, baseURL: baseURL)
+        }
     }
 
     private func body(_ factor: FactorRecord, _ link: TwilioFactorLink, _ scope: Scope) async throws
