@@ -255,6 +255,78 @@ struct DescopeWebAuthnTests {
     }
 
     @Test(
+        "loginOptions.customClaims on a passkey start ride in its session under nsec, a step-up's join them; a name the server sets is E011003",
+        arguments: TestEngine.available)
+    func customClaims(engine: TestEngine) async throws {
+        let (node, project) = try await Self.node(engine)
+        let pid = project.id
+        try await node.run { client in
+            var authenticator = SoftwareAuthenticator()
+            // signup-in for a new login id: the sign-up's session carries the claims.
+            let first = try DescopeWebAuthnStart(
+                try await client.descope(
+                    "/v1/auth/webauthn/signup-in/start", bearer: pid,
+                    json:
+                        #"{"loginId":"\#(Self.email)","origin":"\#(Self.origin)","loginOptions":{"customClaims":{"plan":"trial"}}}"#
+                ))
+            let made = authenticator.register(challenge: try first.challenge, userHandle: try first.userHandle)
+            let signedUp = try await client.descopeFinish(
+                "/v1/auth/webauthn/signup/finish", bearer: pid, transactionId: first.transactionId,
+                credential: made.json)
+            let signUpClaims = try Self.claims(try #require(try signedUp.json()["sessionJwt"] as? String))
+            #expect(signUpClaims["nsec"] as? [String: String] == ["plan": "trial"])
+
+            for reserved in [#"{"su":true}"#, #"{"sub":"U1"}"#, #"{"drn":"DSR"}"#] {
+                let refused = try await client.descope(
+                    "/v1/auth/webauthn/signin/start", bearer: pid,
+                    json: #"{"loginId":"\#(Self.email)","loginOptions":{"customClaims":\#(reserved)}}"#)
+                #expect(refused.status == .badRequest, "\(reserved)")
+                #expect(try refused.descopeError() == "E011003", "\(reserved)")
+            }
+
+            let (start, assertion) = try await Self.signIn(
+                Self.email, bearer: pid, loginOptions: #"{"customClaims":{"plan":"pro","seats":3}}"#,
+                authenticator: &authenticator, client: client)
+            let signedIn = try await client.descopeFinish(
+                "/v1/auth/webauthn/signin/finish", bearer: pid, transactionId: start.transactionId,
+                credential: assertion.json)
+            #expect(signedIn.status == .ok)
+            let body = try signedIn.json()
+            let refreshJwt = try #require(body["refreshJwt"] as? String)
+            for token in [try #require(body["sessionJwt"] as? String), refreshJwt] {
+                let nsec = try #require(try Self.claims(token)["nsec"] as? [String: Any])
+                #expect(nsec["plan"] as? String == "pro" && nsec["seats"] as? Int == 3)
+            }
+
+            // A step-up's claims join the session's; a name the server sets is refused before any challenge.
+            let reservedStepUp = try await client.descope(
+                "/v1/auth/webauthn/signin/start", bearer: "\(pid):\(refreshJwt)",
+                json: #"{"loginId":"\#(Self.email)","loginOptions":{"stepup":true,"customClaims":{"su":false}}}"#)
+            #expect(try reservedStepUp.descopeError() == "E011003")
+            let (stepUp, stepUpAssertion) = try await Self.signIn(
+                Self.email, bearer: "\(pid):\(refreshJwt)",
+                loginOptions: #"{"stepup":true,"customClaims":{"level":"high"}}"#, authenticator: &authenticator,
+                client: client)
+            let stepped = try await client.descopeFinish(
+                "/v1/auth/webauthn/signin/finish", bearer: pid, transactionId: stepUp.transactionId,
+                credential: stepUpAssertion.json)
+            let steppedClaims = try Self.claims(try #require(try stepped.json()["sessionJwt"] as? String))
+            #expect(steppedClaims["su"] as? Bool == true)
+            let nsec = try #require(steppedClaims["nsec"] as? [String: Any])
+            #expect(
+                nsec["plan"] as? String == "pro" && nsec["seats"] as? Int == 3 && nsec["level"] as? String == "high")
+
+            // The claims were that session's: a sign-in without them has none.
+            let (plain, plainAssertion) = try await Self.signIn(
+                Self.email, bearer: pid, authenticator: &authenticator, client: client)
+            let later = try await client.descopeFinish(
+                "/v1/auth/webauthn/signin/finish", bearer: pid, transactionId: plain.transactionId,
+                credential: plainAssertion.json)
+            #expect(try Self.claims(try #require(try later.json()["sessionJwt"] as? String))["nsec"] == nil)
+        }
+    }
+
+    @Test(
         "signin and signup-in (create true, then false) sign in by passkey; stepup and mfa step the session up",
         arguments: TestEngine.available)
     func signInAndStepUp(engine: TestEngine) async throws {

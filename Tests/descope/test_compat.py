@@ -459,13 +459,24 @@ def case_webauthn_sign_in_and_step_up():
     remember_secret(signed_in["refreshSessionToken"]["jwt"])
     assert signed_in["firstSeen"] is False and signed_in["userId"] == signed_up["userId"], signed_in
     assert client.validate_session(signed_in["sessionToken"]["jwt"])["userId"] == signed_up["userId"]
+    # Claims a passkey sign-in asks for are in its session under `nsec`; a step-up's join them.
+    start = client.webauthn.sign_in_start("max@example.com", PASSKEY_ORIGIN, LoginOptions(custom_claims={"plan": "pro"}))
+    signed_in = client.webauthn.sign_in_finish(
+        start["transactionId"], json.dumps(device.get(start["options"], PASSKEY_ORIGIN)))
+    remember_secret(signed_in["refreshSessionToken"]["jwt"])
+    assert signed_in["sessionToken"]["nsec"] == {"plan": "pro"}, signed_in["sessionToken"]
     refresh = signed_in["refreshSessionToken"]["jwt"]
-    start = client.webauthn.sign_in_start("max@example.com", PASSKEY_ORIGIN, LoginOptions(stepup=True), refresh)
+    expect_refused(lambda: client.webauthn.sign_in_start(
+        "max@example.com", PASSKEY_ORIGIN, LoginOptions(stepup=True, custom_claims={"su": False}), refresh),
+        "E011003", 400)
+    start = client.webauthn.sign_in_start(
+        "max@example.com", PASSKEY_ORIGIN, LoginOptions(stepup=True, custom_claims={"level": "high"}), refresh)
     stepped = client.webauthn.sign_in_finish(
         start["transactionId"], json.dumps(device.get(start["options"], PASSKEY_ORIGIN)))
     remember_secret(stepped["refreshSessionToken"]["jwt"])
     assert stepped["refreshSessionToken"]["jwt"] != refresh, "a step-up answers one more refresh JWT"
     assert stepped["sessionToken"].get("su") is True, stepped["sessionToken"]
+    assert stepped["sessionToken"]["nsec"] == {"plan": "pro", "level": "high"}, stepped["sessionToken"]
     assert stepped["sessionToken"]["sid"] == signed_in["sessionToken"]["sid"], stepped["sessionToken"]
     # The session refreshes as before, with the refresh JWT the client held.
     assert client.refresh_session(refresh)["sessionToken"]["sub"] == signed_up["userId"]
@@ -524,7 +535,8 @@ CASES = [
      case_management),
     ("webauthn: sign_up_start/finish make the user and sign in; update_start/finish add a passkey; a replay is refused",
      case_webauthn_sign_up_and_update),
-    ("webauthn: sign_up_or_in_start (create true, then false), sign_in_finish, step-up with LoginOptions(stepup=True)",
+    ("webauthn: sign_up_or_in_start (create true, then false), sign_in_finish, step-up with LoginOptions(stepup=True); "
+     "custom_claims under nsec, a step-up's joining them",
      case_webauthn_sign_in_and_step_up),
     ("webauthn refusals through the SDK's AuthException: a wrong origin (start, answer), a flipped signature bit, "
      "a replay, missing UV",

@@ -92,13 +92,7 @@ struct DescopeFace: UsesRuntime {
         }
         let options = body.loginOptions ?? DescopeLoginOptions()
         if kind != .signUp, options.stepup == true || options.mfa == true {
-            guard let refreshJwt = bearer.secret else {
-                throw DescopeError.badRequest(
-                    "A step-up or MFA sign-in sends `Authorization: Bearer <projectId>:<refreshJwt>`.")
-            }
-            let signedIn = try await sessions.authenticate(
-                refreshToken: refreshJwt, dialect: .descope(project), in: project)
-            try Self.requireOwn(loginId, signedIn)
+            let signedIn = try await steppingUp(bearer, loginId: loginId, in: project)
             let started = try await auth.startStepUp(
                 StepUpStartRequest(method: .otp, locale: options.locale, channel: channel), auth: signedIn,
                 clientAddress: context.clientAddress, boundToSession: true, sessionClaims: options.customClaims,
@@ -231,6 +225,19 @@ struct DescopeFace: UsesRuntime {
             throw DescopeError.badRequest("The method is one of email, sms, voice, whatsapp.")
         }
         return channel
+    }
+
+    /// The session a step-up or MFA start steps up: the one whose refresh JWT the bearer value carries, which must be
+    /// of the user holding `loginId`.
+    func steppingUp(_ bearer: DescopeBearer, loginId: String, in project: Project) async throws -> SessionAuth {
+        guard let refreshJwt = bearer.secret else {
+            throw DescopeError.badRequest(
+                "A step-up or MFA sign-in sends `Authorization: Bearer <projectId>:<refreshJwt>`.")
+        }
+        let signedIn = try await sessions.authenticate(
+            refreshToken: refreshJwt, dialect: .descope(project), in: project)
+        try Self.requireOwn(loginId, signedIn)
+        return signedIn
     }
 
     /// Refuses a login id that is not one of the signed-in user's (the Domain's comparison of login ids).

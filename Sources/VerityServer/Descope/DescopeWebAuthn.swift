@@ -47,16 +47,19 @@ extension DescopeFace {
     /// carries no refresh JWT, and the Domain takes only an assertion by a passkey of that session's user.
     @Sendable func webAuthnSignInStart(_ request: Request, context: VerityRequestContext) async throws -> ExactKeysJSON
     {
-        try await webAuthnStartSigningIn(request, context) { loginId, project in
-            try Self.webAuthnStart(request: try await passkeys.signInOptions(loginId: loginId, in: project))
+        try await webAuthnStartSigningIn(request, context) { loginId, claims, project in
+            try Self.webAuthnStart(
+                request: try await passkeys.signInOptions(
+                    loginId: loginId, sessionClaims: claims, dialect: .descope(project), in: project))
         }
     }
 
     /// What the sign-in starts share: the project, the login id and the origin, and a step-up when `loginOptions`
-    /// ask for one; otherwise `signIn`'s answer for the login id.
+    /// ask for one; otherwise `signIn`'s answer for the login id and the `loginOptions.customClaims` its session is
+    /// to carry.
     private func webAuthnStartSigningIn(
         _ request: Request, _ context: VerityRequestContext,
-        signIn: (String, Project) async throws -> ExactKeysJSON
+        signIn: (String, [String: JSONValue]?, Project) async throws -> ExactKeysJSON
     ) async throws -> ExactKeysJSON {
         let bearer = try DescopeBearer(request)
         let project = try await projects.project(bearer, request)
@@ -66,7 +69,7 @@ extension DescopeFace {
         if let stepUp = try await webAuthnStepUpStart(body, bearer: bearer, loginId: loginId, in: project) {
             return stepUp
         }
-        return try await signIn(loginId, project)
+        return try await signIn(loginId, body.loginOptions?.customClaims, project)
     }
 
     /// The start of a step-up when `loginOptions` ask for one (`stepup` or `mfa`); nil for a sign-in.
@@ -75,17 +78,9 @@ extension DescopeFace {
     ) async throws -> ExactKeysJSON? {
         let options = body.loginOptions ?? DescopeLoginOptions()
         guard options.stepup == true || options.mfa == true else { return nil }
-        guard let refreshJwt = bearer.secret else {
-            throw DescopeError.badRequest(
-                "A step-up or MFA sign-in sends `Authorization: Bearer <projectId>:<refreshJwt>`.")
-        }
-        guard options.customClaims?.isEmpty ?? true else {
-            throw DescopeError.badRequest("`loginOptions.customClaims` come with a code (otp) sign-in only.")
-        }
-        let signedIn = try await sessions.authenticate(
-            refreshToken: refreshJwt, dialect: .descope(project), in: project)
-        try Self.requireOwn(loginId, signedIn)
-        let stepUp = try await passkeys.passkeys.stepUpOptions(for: signedIn, in: project)
+        let signedIn = try await steppingUp(bearer, loginId: loginId, in: project)
+        let stepUp = try await passkeys.stepUpOptions(
+            for: signedIn, sessionClaims: options.customClaims, dialect: .descope(project), in: project)
         return try Self.webAuthnStart(request: stepUp, session: signedIn.session.id)
     }
 
@@ -116,8 +111,10 @@ extension DescopeFace {
     @Sendable func webAuthnSignUpOrInStart(_ request: Request, context: VerityRequestContext) async throws
         -> ExactKeysJSON
     {
-        try await webAuthnStartSigningIn(request, context) { loginId, project in
-            switch try await passkeys.signUpOrInOptions(loginId: loginId, in: project) {
+        try await webAuthnStartSigningIn(request, context) { loginId, claims, project in
+            switch try await passkeys.signUpOrInOptions(
+                loginId: loginId, sessionClaims: claims, dialect: .descope(project), in: project)
+            {
             case .signUp(let options): try Self.webAuthnStart(creation: options)
             case .signIn(let options): try Self.webAuthnStart(request: options)
             }

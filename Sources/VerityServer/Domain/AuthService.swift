@@ -67,7 +67,7 @@ struct AuthService: Sendable, UsesRuntime {
         let (destination, channel) = try Self.destination(request.loginId, channel: request.channel)
         try DestinationPolicy.requireAllowed(destination, channel: channel, in: project)
         let language = try VerificationService.language(for: request.locale)
-        let claims = try Self.sessionClaims(request.sessionClaims, dialect: dialect)
+        let claims = try SessionService.requestedClaims(request.sessionClaims, dialect: dialect)
         let now = clock.now()
         let fixedCode = try await limitGuesses(destination, clientAddress: clientAddress, in: project, now: now)
         let appVerified = try await admitStart(
@@ -234,7 +234,7 @@ struct AuthService: Sendable, UsesRuntime {
         boundToSession: Bool = false, sessionClaims: [String: JSONValue]? = nil, dialect: SessionTokenDialect? = nil,
         in project: Project
     ) async throws -> StepUpStartResponse {
-        let claims = try Self.sessionClaims(sessionClaims, dialect: dialect)
+        let claims = try SessionService.requestedClaims(sessionClaims, dialect: dialect)
         guard claims == nil || request.method == .otp else {
             throw VerityError(.invalidRequest, "Session claims come with a code (`otp`) step-up only.")
         }
@@ -325,14 +325,6 @@ struct AuthService: Sendable, UsesRuntime {
     }
 
     // MARK: - Helpers
-
-    /// Claims a client asked a session to carry, checked; nil for none (an empty object asks for none).
-    private static func sessionClaims(_ claims: [String: JSONValue]?, dialect: SessionTokenDialect?) throws
-        -> [String: JSONValue]?
-    {
-        guard let claims, !claims.isEmpty else { return nil }
-        return try SessionService.validSessionClaims(claims, dialect: dialect)
-    }
 
     /// The fixed code when `destination` is one of the project's test numbers.
     private func testCode(for destination: Destination, in project: Project) async throws -> String? {

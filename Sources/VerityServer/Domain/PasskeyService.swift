@@ -142,11 +142,14 @@ struct PasskeyService: Sendable, UsesRuntime {
     /// The options of a sign-up: a registration for a user who does not exist yet, who will hold `logins`. The user's
     /// id is chosen now (the authenticator keeps it as the user handle); the user is written only by
     /// ``signUp(_:in:creating:)``.
-    func signUpOptions(_ logins: UserLogins, displayName: String?, in project: Project) async throws
-        -> PasskeyCreationOptions
-    {
+    ///
+    /// - Parameter sessionClaims: Claims the sign-up's session is to carry, checked already
+    ///   (``SessionService/requestedClaims(_:dialect:)``).
+    func signUpOptions(
+        _ logins: UserLogins, displayName: String?, sessionClaims: [String: JSONValue]? = nil, in project: Project
+    ) async throws -> PasskeyCreationOptions {
         let relyingParty = try Self.relyingParty(of: project)
-        let signUp = PasskeySignUp(userId: identifiers.make("usr"), loginIds: logins.ids)
+        let signUp = PasskeySignUp(userId: identifiers.make("usr"), loginIds: logins.ids, sessionClaims: sessionClaims)
         let challenge = try await issueChallenge(.registration, userId: nil, signUp: signUp, in: project)
         let name = signUp.loginIds.first ?? signUp.userId
         return relyingParty.creationOptions(
@@ -178,10 +181,15 @@ struct PasskeyService: Sendable, UsesRuntime {
     /// discoverable sign-in whose answer's `userHandle` names the user. `only` narrows a named user's list to one of
     /// their passkeys (a face's challenge for one factor), and the answer must then come from that passkey (WebAuthn
     /// §7.2 step 5).
+    ///
+    /// - Parameter sessionClaims: Claims the sign-in's session is to carry, checked already
+    ///   (``SessionService/requestedClaims(_:dialect:)``).
     func authenticationOptions(
-        userId: String?, in project: Project, context: PasskeyCeremonyContext = .project, only passkeyId: String? = nil
+        userId: String?, sessionClaims: [String: JSONValue]? = nil, in project: Project,
+        context: PasskeyCeremonyContext = .project, only passkeyId: String? = nil
     ) async throws -> PasskeyRequestOptions {
-        try await requestOptions(.authentication, userId: userId, only: passkeyId, in: project, context)
+        try await requestOptions(
+            .authentication, userId: userId, only: passkeyId, sessionClaims: sessionClaims, in: project, context)
     }
 
     /// The options of a sign-in by the user holding `loginId`, as ``authenticationOptions(userId:in:)`` gives them;
@@ -194,14 +202,15 @@ struct PasskeyService: Sendable, UsesRuntime {
     }
 
     private func requestOptions(
-        _ ceremony: Ceremony, userId: String?, only passkeyId: String? = nil, in project: Project,
-        _ context: PasskeyCeremonyContext = .project
+        _ ceremony: Ceremony, userId: String?, only passkeyId: String? = nil, sessionClaims: [String: JSONValue]?,
+        in project: Project, _ context: PasskeyCeremonyContext = .project
     ) async throws -> PasskeyRequestOptions {
         let relyingParty = try Self.relyingParty(of: project, context)
         var allowed: [PasskeyRecord] = []
         if let userId { allowed = try await store.passkeys(userId: userId, projectId: project.id) }
         if let passkeyId { allowed = allowed.filter { $0.id == passkeyId } }
-        let challenge = try await issueChallenge(ceremony, userId: userId, passkeyId: passkeyId, in: project, context)
+        let challenge = try await issueChallenge(
+            ceremony, userId: userId, passkeyId: passkeyId, sessionClaims: sessionClaims, in: project, context)
         return relyingParty.requestOptions(
             challenge: challenge,
             allowed: allowed.map {
@@ -217,7 +226,7 @@ struct PasskeyService: Sendable, UsesRuntime {
         _ answer: PasskeyAssertionAnswer, in project: Project, context: PasskeyCeremonyContext = .project,
         recording: (@Sendable (PasskeyRecord, UnitOfWork) async throws -> Void)? = nil
     ) async throws -> (passkey: PasskeyRecord, assertion: VerifiedAssertion) {
-        try await verify(answer, ceremony: .authentication, in: project, context) { passkey, assertion, work in
+        try await verify(answer, ceremony: .authentication, in: project, context) { passkey, assertion, _, work in
             try await recording?(passkey, work)
             return (passkey, assertion)
         }
@@ -230,17 +239,24 @@ struct PasskeyService: Sendable, UsesRuntime {
     func signIn(_ answer: PasskeyAssertionAnswer, dialect: SessionTokenDialect? = nil, in project: Project)
         async throws -> AuthResponse
     {
-        let opened = try await verify(answer, ceremony: .authentication, in: project) { passkey, assertion, work in
+        let opened = try await verify(answer, ceremony: .authentication, in: project) {
+            passkey, assertion, claims, work in
             try await sessions.open(
-                userId: passkey.userId, amr: assertion.amr, acr: assertion.acr, in: project, in: work)
+                userId: passkey.userId, amr: assertion.amr, acr: assertion.acr, claims: claims ?? [:], in: project,
+                in: work)
         }
         return try await sessions.answer(opened, dialect: dialect, in: project)
     }
 
     /// The options of a step-up of the signed-in session `auth`: a challenge bound to its user, naming their passkeys
     /// in `allowCredentials`.
-    func stepUpOptions(for auth: SessionAuth, in project: Project) async throws -> PasskeyRequestOptions {
-        try await requestOptions(.stepUp, userId: auth.user.id, in: project)
+    ///
+    /// - Parameter sessionClaims: Claims to join the session's once it is stepped up, checked already
+    ///   (``SessionService/requestedClaims(_:dialect:)``).
+    func stepUpOptions(for auth: SessionAuth, sessionClaims: [String: JSONValue]? = nil, in project: Project)
+        async throws -> PasskeyRequestOptions
+    {
+        try await requestOptions(.stepUp, userId: auth.user.id, sessionClaims: sessionClaims, in: project)
     }
 
     /// Steps the session `auth` up with a passkey of its user: the answer is checked like a sign-in's, against a
@@ -255,16 +271,16 @@ struct PasskeyService: Sendable, UsesRuntime {
         dialect: SessionTokenDialect? = nil, in project: Project
     ) async throws -> AuthResponse {
         let steppedUp = try await verify(answer, ceremony: .stepUp, userId: auth.user.id, in: project) {
-            _, assertion, work in
+            _, assertion, claims, work in
             try await sessions.recordStepUp(
-                auth, methods: assertion.amr, provenACR: assertion.acr, issuingRefreshToken: issuingRefreshToken,
-                in: project, in: work)
+                auth, methods: assertion.amr, provenACR: assertion.acr, claims: claims,
+                issuingRefreshToken: issuingRefreshToken, in: project, in: work)
         }
         return try await sessions.answer(steppedUp, dialect: dialect, in: project)
     }
 
-    /// Checks an assertion answer for `ceremony` and runs `complete` with the passkey and the verified assertion in
-    /// the same unit of work: the challenge is spent first (issued for `ceremony`, and to `userId` when given), then
+    /// Checks an assertion answer for `ceremony` and runs `complete` with the passkey, the verified assertion and the
+    /// session claims the challenge holds, in the same unit of work: the challenge is spent first (issued for `ceremony`, and to `userId` when given), then
     /// the passkey it names (the challenge's user's, or the `userHandle`'s when the challenge named nobody) and the
     /// relying party's checks; the counter and BS are recorded. A refusal commits the spent challenge (and the
     /// security event of a counter that did not rise) and throws; an error `complete` throws commits nothing. The
@@ -272,7 +288,9 @@ struct PasskeyService: Sendable, UsesRuntime {
     private func verify<T: Sendable>(
         _ answer: PasskeyAssertionAnswer, ceremony: Ceremony, userId: String? = nil, in project: Project,
         _ context: PasskeyCeremonyContext = .project,
-        then complete: @Sendable (PasskeyRecord, VerifiedAssertion, UnitOfWork) async throws -> T
+        then complete:
+            @Sendable (PasskeyRecord, VerifiedAssertion, [String: JSONValue]?, UnitOfWork) async throws
+            -> T
     ) async throws -> T {
         let relyingParty = try Self.relyingParty(of: project, context)
         let now = clock.now()
@@ -308,7 +326,7 @@ struct PasskeyService: Sendable, UsesRuntime {
                     try await recordCounterRegression(of: passkey, at: now, in: work)
                     throw PasskeyRefusal.counterRegressed
                 }
-                return try await complete(passkey, assertion, work)
+                return try await complete(passkey, assertion, binding.sessionClaims, work)
             })
         }
         switch outcome {
@@ -363,14 +381,15 @@ struct PasskeyService: Sendable, UsesRuntime {
     /// `signUp` will create, to `passkeyId` when it allows one passkey only, and to the context's transaction.
     private func issueChallenge(
         _ ceremony: Ceremony, userId: String?, signUp: PasskeySignUp? = nil, passkeyId: String? = nil,
-        in project: Project, _ context: PasskeyCeremonyContext = .project
+        sessionClaims: [String: JSONValue]? = nil, in project: Project, _ context: PasskeyCeremonyContext = .project
     ) async throws -> [UInt8] {
         let relyingParty = try Self.relyingParty(of: project, context)
         let now = clock.now()
         let challenge = identifiers.random.bytes(count: 32)
         try await store.insertChallenge(
             hash: Self.hash(challenge), ceremony: ceremony.rawValue, userId: userId, signUp: signUp,
-            passkeyId: passkeyId, transaction: context.transaction, projectId: project.id,
+            passkeyId: passkeyId, transaction: context.transaction, sessionClaims: sessionClaims,
+            projectId: project.id,
             expiresAt: now.addingTimeInterval(TimeInterval(relyingParty.settings.challengeLifetime)), now: now)
         return challenge
     }

@@ -103,13 +103,17 @@ struct SessionService: Sendable, UsesRuntime {
     /// with `amr` and `acr` and its first refresh token, in the caller's unit of work when one is given, so that what
     /// proved the sign-in commits with it or not at all. Throws `userDisabled` when the user is disabled. Answer it
     /// with ``answer(_:dialect:in:)`` once the work commits.
-    func open(userId: String, amr: [String], acr: String?, in project: Project, in work: UnitOfWork? = nil)
-        async throws -> OpenedSession
-    {
+    ///
+    /// - Parameter claims: Claims every token of the session carries (checked by ``requestedClaims(_:dialect:)``
+    ///   when the client asked for them).
+    func open(
+        userId: String, amr: [String], acr: String?, claims: [String: JSONValue] = [:], in project: Project,
+        in work: UnitOfWork? = nil
+    ) async throws -> OpenedSession {
         let now = clock.now()
         let session = SessionRecord(
             id: identifiers.make("ses"), projectId: project.id, userId: userId, amr: amr, acr: acr, authTime: now,
-            createdAt: now, expiresAt: now.addingTimeInterval(project.refreshLifetime), claims: [:])
+            createdAt: now, expiresAt: now.addingTimeInterval(project.refreshLifetime), claims: claims)
         let refreshToken = newRefreshToken()
         let user = try await store.unitOfWork(in: work) { work in
             guard var user = try await users.findUser(id: userId, in: project, in: work) else {
@@ -410,6 +414,15 @@ struct SessionService: Sendable, UsesRuntime {
             throw VerityError(.invalidClaims, "`\(taken)` is a claim the session sets itself.")
         }
         return try UserService.validClaims(claims)
+    }
+
+    /// Claims a client asked a session to carry, checked as ``validSessionClaims(_:dialect:)`` does; nil for none (an
+    /// empty object asks for none).
+    static func requestedClaims(_ claims: [String: JSONValue]?, dialect: SessionTokenDialect?) throws
+        -> [String: JSONValue]?
+    {
+        guard let claims, !claims.isEmpty else { return nil }
+        return try validSessionClaims(claims, dialect: dialect)
     }
 
     private func sign(_ claims: [String: JSONValue], in project: Project) async throws -> String {

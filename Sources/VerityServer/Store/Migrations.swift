@@ -924,6 +924,13 @@ enum Migrations {
                 // than `PasskeyLink.answerLease` belongs to a node that stopped, and the link takes another.
                 "ALTER TABLE passkey_links ADD COLUMN answer_started_at DOUBLE PRECISION"
             ]),
+        Migration(
+            version: 36, name: "the claims a client asked a passkey sign-in's session to carry",
+            statements: [
+                // A JSON object of claims (checked when the challenge was issued) for the session the answer opens or
+                // steps up; NULL for none.
+                "ALTER TABLE passkey_challenges ADD COLUMN session_claims TEXT"
+            ]),
     ]
 
     /// Takes the migration lock of `schema` (nil: the current schema) until the transaction ends. Several nodes may

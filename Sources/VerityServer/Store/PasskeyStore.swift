@@ -14,6 +14,8 @@ struct PasskeyStore: Sendable {
         var signUp: PasskeySignUp? = nil
         var passkeyId: String? = nil
         var transaction: String? = nil
+        /// Claims the client asked the session the answer opens or steps up to carry (checked), if any.
+        var sessionClaims: [String: JSONValue]? = nil
     }
 
     private static let columns =
@@ -29,21 +31,24 @@ struct PasskeyStore: Sendable {
 
     private static let challenges = SingleUseChallengeTable(name: "passkey_challenges")
 
-    /// Stores a new challenge for `ceremony` and `userId` (or the user a `signUp` will create), and drops the
-    /// project's challenges that expired.
+    /// Stores a new challenge for `ceremony` and `userId` (or the user a `signUp` will create, with the claims its
+    /// session is to carry), and drops the project's challenges that expired.
     func insertChallenge(
         hash: String, ceremony: String, userId: String?, signUp: PasskeySignUp? = nil, passkeyId: String?,
-        transaction: String?, projectId: String,
-        expiresAt: Date, now: Date
+        transaction: String?, sessionClaims: [String: JSONValue]? = nil, projectId: String, expiresAt: Date,
+        now: Date
     ) async throws {
+        let claims = try (signUp?.sessionClaims ?? sessionClaims).map {
+            String(decoding: try JSONEncoder().encode($0), as: UTF8.self)
+        }
         try await Self.challenges.insert(
             """
             INSERT INTO passkey_challenges (
                 project_id, challenge_hash, ceremony, user_id, new_user_id, new_login_ids, passkey_id,
-                transaction_id, expires_at)
+                transaction_id, session_claims, expires_at)
             VALUES (\(bind: projectId), \(bind: hash), \(bind: ceremony), \(bind: userId),
                     \(bind: signUp?.userId), \(bind: signUp?.loginIds.joined(separator: ",")),
-                    \(bind: passkeyId), \(bind: transaction), \(bind: expiresAt.storedValue))
+                    \(bind: passkeyId), \(bind: transaction), \(bind: claims), \(bind: expiresAt.storedValue))
             """,
             projectId: projectId, now: now, on: database)
     }
@@ -58,19 +63,26 @@ struct PasskeyStore: Sendable {
             DELETE FROM passkey_challenges
             WHERE project_id = \(bind: projectId) AND challenge_hash = \(bind: hash) AND ceremony = \(bind: ceremony)
               AND expires_at > \(bind: now.storedValue)
-            RETURNING user_id, new_user_id, new_login_ids, passkey_id, transaction_id
+            RETURNING user_id, new_user_id, new_login_ids, passkey_id, transaction_id, session_claims
             """
         ).first().map { row in
+            let claims = try row.decode(column: "session_claims", as: String?.self).map { json in
+                guard let claims = try? JSONDecoder().decode([String: JSONValue].self, from: Data(json.utf8)) else {
+                    throw StoreError.corruptValue(column: "passkey_challenges.session_claims")
+                }
+                return claims
+            }
             let signUp = try row.decode(column: "new_user_id", as: String?.self).map { id in
                 PasskeySignUp(
                     userId: id,
                     loginIds: try row.decode(column: "new_login_ids", as: String?.self)?.split(separator: ",")
-                        .map(String.init) ?? [])
+                        .map(String.init) ?? [],
+                    sessionClaims: claims)
             }
             return ChallengeBinding(
                 userId: try row.decode(column: "user_id", as: String?.self), signUp: signUp,
                 passkeyId: try row.decode(column: "passkey_id", as: String?.self),
-                transaction: try row.decode(column: "transaction_id", as: String?.self))
+                transaction: try row.decode(column: "transaction_id", as: String?.self), sessionClaims: claims)
         }
     }
 
