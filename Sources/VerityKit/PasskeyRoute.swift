@@ -1,4 +1,5 @@
 import Foundation
+import VerityCore
 
 /// The native passkey API's paths, in one place: the server side is written apart from this client, so every path
 /// is named here for the two to be aligned. Each options answer is the standard JSON form of the options, and each
@@ -17,5 +18,7 @@ enum PasskeyRoute {
     struct AuthenticationOptionsRequest: Encodable, Sendable {
         /// The user's login id, or `nil` for a discoverable credential.
         let loginId: String?
+        /// Claims the session is to carry, if any.
+        let sessionClaims: [String: JSONValue]?
     }
 }

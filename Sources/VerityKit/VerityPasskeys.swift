@@ -53,26 +53,34 @@ public struct VerityPasskeys: Sendable {
 
     /// Signs in with a passkey, showing the system's sheet.
     ///
-    /// - Parameter loginId: The user's login id, to offer only their passkeys; `nil` to offer every passkey of this
-    ///   relying party on the device (discoverable credentials).
+    /// - Parameters:
+    ///   - loginId: The user's login id, to offer only their passkeys; `nil` to offer every passkey of this relying
+    ///     party on the device (discoverable credentials).
+    ///   - sessionClaims: Claims every token of the new session carries, beside the user's custom claims (which win
+    ///     a name both have), as ``VeritySession/startOTP(loginId:channel:locale:sessionClaims:)`` takes them.
     /// - Returns: The new session, which is stored and announced to ``VeritySession/sessionChanges()``.
     /// - Throws: ``PasskeyError`` when the user picked none, ``VerityKitError`` when the server refuses.
-    public func signIn(loginId: String? = nil) async throws -> Session {
-        try await signIn(loginId: loginId, isAutoFill: false)
+    public func signIn(loginId: String? = nil, sessionClaims: [String: JSONValue]? = nil) async throws -> Session {
+        try await signIn(loginId: loginId, sessionClaims: sessionClaims, isAutoFill: false)
     }
 
     /// Signs in with the passkey the user picks from the keyboard's AutoFill suggestions: call it when the sign-in
     /// screen appears, with its user name field's content type set to `.username`; it returns when the user picks
     /// one. Cancel its task when the screen goes away.
     ///
+    /// - Parameter sessionClaims: Claims every token of the new session carries, as ``signIn(loginId:sessionClaims:)``
+    ///   takes them.
     /// - Returns: The new session.
     /// - Throws: ``PasskeyError`` when cancelled, ``VerityKitError`` when the server refuses.
-    public func signInWithAutoFill() async throws -> Session {
-        try await signIn(loginId: nil, isAutoFill: true)
+    public func signInWithAutoFill(sessionClaims: [String: JSONValue]? = nil) async throws -> Session {
+        try await signIn(loginId: nil, sessionClaims: sessionClaims, isAutoFill: true)
     }
 
-    private func signIn(loginId: String?, isAutoFill: Bool) async throws -> Session {
-        let body = try VerityAPIClient.encode(PasskeyRoute.AuthenticationOptionsRequest(loginId: loginId))
+    private func signIn(loginId: String?, sessionClaims: [String: JSONValue]?, isAutoFill: Bool) async throws
+        -> Session
+    {
+        let body = try VerityAPIClient.encode(
+            PasskeyRoute.AuthenticationOptionsRequest(loginId: loginId, sessionClaims: sessionClaims))
         let response = try await session.send(.post, PasskeyRoute.authenticationOptions, encodedBody: body)
         let options = try session.client.decode(WebAuthnJSON.RequestOptions.self, from: response, status: 200)
         let assertion = try await authenticator.assert(

@@ -107,7 +107,7 @@ struct PasskeyTests {
             let passkeys = VerityPasskeys(session: harness.verity, authenticator: authenticator)
             await harness.enqueue(Self.json(Self.requestOptions))
             try await harness.enqueue(SessionFixture.auth(amr: ["hwk", "user"], acr: "mfa"))
-            let session = try await passkeys.signIn(loginId: loginId)
+            let session = try await passkeys.signIn(loginId: loginId, sessionClaims: ["plan": .string("pro")])
             #expect(session.user == SessionFixture.user)
             #expect(try await harness.verity.validSessionJWT() == session.sessionJwt)
 
@@ -120,7 +120,10 @@ struct PasskeyTests {
 
             let requests = await harness.requests
             #expect(requests[0].url.path == "/v1/auth/passkeys/authentication/options")
-            #expect(try Self.body(requests[0]) == ((loginId.map { ["loginId": $0] } ?? [:]) as NSDictionary))
+            #expect(
+                try Self.body(requests[0])
+                    == ((loginId.map { ["loginId": $0] } ?? [:]).merging(["sessionClaims": ["plan": "pro"]]) { $1 }
+                        as NSDictionary))
             #expect(requests[1].url.path == "/v1/auth/passkeys/authentication/verify")
             #expect(
                 try Self.body(requests[1])

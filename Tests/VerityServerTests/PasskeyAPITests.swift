@@ -75,6 +75,40 @@ struct PasskeyAPITests {
     }
 
     @Test(
+        "sessionClaims on the sign-in options ride in the session's tokens; a registered claim name is invalid_claims",
+        arguments: TestEngine.available)
+    func sessionClaims(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        let project = try await Self.passkeysOn(node)
+        try await node.run { client in
+            var (first, authenticator, key) = try await client.signedInWithPasskey(
+                "ada@example.com", node: node, project: project)
+            for claims in [["sub": "usr_other"], ["amr": ["pwd"]], ["iss": "elsewhere"]] as [[String: Any]] {
+                let refused = try await client.passkeys(
+                    .post, "/authentication/options", project: project, body: ["sessionClaims": claims])
+                #expect(refused.status == .badRequest)
+                #expect(try refused.problem().code == "invalid_claims")
+            }
+            let options = try await client.passkeyOptions(
+                "/authentication/options", project: project,
+                body: ["loginId": "ada@example.com", "sessionClaims": ["plan": "pro", "seats": 3]])
+            let assertion = try authenticator.assert(challenge: options.challenge, credentialID: key)
+            let verified = try await client.passkeys(
+                .post, "/authentication/verify", project: project, body: assertion.json)
+            let session = try verified.decode(AuthResponse.self)
+            #expect(session.user.id == first.user.id)
+            let claims = try await SessionAPITests.independentlyVerified(
+                session.sessionJwt, client: client, project: project)
+            #expect(claims["plan"] as? String == "pro" && claims["seats"] as? Int == 3)
+            let refreshed = try await client.auth(
+                .post, "refresh", project: project, json: #"{"refreshToken":"\#(session.refreshToken ?? "")"}"#)
+            let again = try await SessionAPITests.independentlyVerified(
+                try refreshed.decode(AuthResponse.self).sessionJwt, client: client, project: project)
+            #expect(again["plan"] as? String == "pro", "every token of the session carries them")
+        }
+    }
+
+    @Test(
         "Sign-in by passkey: amr hwk or swk by BE, user and acr mfa by UV, in the token and in me; discoverable and by login id",
         arguments: TestEngine.available)
     func signInClaims(engine: TestEngine) async throws {

@@ -59,7 +59,8 @@ struct PasskeyController {
         let body = try await request.decodeJSON(
             AuthenticationOptionsRequest.self, context: context, empty: AuthenticationOptionsRequest())
         return PublicKeyCredentialRequestOptionsJSON(
-            try await passkeys.authenticationOptions(loginId: body.loginId, in: project))
+            try await passkeys.authenticationOptions(
+                loginId: body.loginId, sessionClaims: body.sessionClaims, in: project))
     }
 
     @Sendable func signIn(_ request: Request, context: VerityRequestContext) async throws -> AuthResponse {
@@ -174,9 +175,11 @@ struct PasskeyController {
     }
 }
 
-/// `POST …/authentication/options`: the login id of the user signing in, or none for a discoverable credential.
+/// `POST …/authentication/options`: the login id of the user signing in, or none for a discoverable credential, and
+/// the claims the session is to carry.
 private struct AuthenticationOptionsRequest: Decodable {
     var loginId: String?
+    var sessionClaims: [String: JSONValue]?
 }
 
 /// `PATCH …/passkeys/{passkeyId}`: the passkey's new name.

@@ -194,11 +194,15 @@ struct PasskeyService: Sendable, UsesRuntime {
 
     /// The options of a sign-in by the user holding `loginId`, as ``authenticationOptions(userId:in:)`` gives them;
     /// nil, or a login id nobody holds, gets a discoverable sign-in's (an answer then names its user by its
-    /// `userHandle`, so naming a login id proves nothing by itself).
-    func authenticationOptions(loginId: String?, in project: Project) async throws -> PasskeyRequestOptions {
+    /// `userHandle`, so naming a login id proves nothing by itself). The `sessionClaims` are checked as a code sign-in's
+    /// (`invalid_claims`) and carried by the session the answer opens.
+    func authenticationOptions(loginId: String?, sessionClaims: [String: JSONValue]? = nil, in project: Project)
+        async throws -> PasskeyRequestOptions
+    {
+        let claims = try SessionService.requestedClaims(sessionClaims, dialect: nil)
         var userId: String?
         if let loginId { userId = try await sessions.users.findUser(loginId: loginId, in: project)?.id }
-        return try await authenticationOptions(userId: userId, in: project)
+        return try await authenticationOptions(userId: userId, sessionClaims: claims, in: project)
     }
 
     private func requestOptions(
