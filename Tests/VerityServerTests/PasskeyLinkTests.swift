@@ -158,6 +158,41 @@ struct PasskeyLinkTests {
         }
     }
 
+    @Test("The page speaks the browser's first language among English, Spanish, French and German; English otherwise")
+    func language() async throws {
+        let (node, user) = try await Self.node(.sqlite)
+        try await node.run { client in
+            let link = try ConsolePasskeyTests.json(
+                try await Self.create(#"{"ceremony":"registration","userId":"\#(user.id)"}"#, node, client))
+            let path = String(try #require(link["url"] as? String).dropFirst("https://example.com".count))
+            LeakWatch.secret(String(path.dropFirst("/passkeys/".count)))
+            func page(_ languages: String) async throws -> String {
+                String(
+                    buffer: try await client.execute(
+                        uri: path, method: .get, headers: [.acceptLanguage: languages]
+                    ).body)
+            }
+            let french = try await page("fr-CA,fr;q=0.9,en;q=0.8")
+            #expect(french.contains(#"<html lang="fr">"#))
+            #expect(french.contains("<h1>Ajouter une clé d&#39;accès</h1>"))
+            #expect(french.contains(#"data-msg-passkey-not-used="Aucune clé d"#))
+            #expect(french.contains("data-msg-refused="))
+            let english = try await page("pt-BR,pt;q=0.9")
+            #expect(english.contains(#"<html lang="en">"#) && english.contains("<h1>Add a passkey</h1>"))
+            #expect(english.contains("data-msg-passkey-not-used=") && !english.contains("data-msg-refused="))
+            let gone = String(
+                buffer: try await client.execute(
+                    uri: "/passkeys/vpk_unknown", method: .get, headers: [.acceptLanguage: "de-DE"]
+                ).body)
+            #expect(gone.contains("Dieser Link ist abgelaufen oder wurde bereits verwendet."))
+            // Every language has every line; English alone leaves a server's refusal in the server's words.
+            for (language, lines) in HostedPageText.lines {
+                let missing = HostedPageText.Line.allCases.filter { lines[$0] == nil }
+                #expect(missing == (language == "en" ? [.refused] : []), "\(language)")
+            }
+        }
+    }
+
     @Test("A link is refused while the public URL's origin is not among the project's passkey origins")
     func originNotAmongProjects() async throws {
         let (node, user) = try await Self.node(.sqlite, publicURL: "https://verity.other.test")

@@ -197,6 +197,23 @@ class Run:
         check(read["status"] == "pending", f"after the failures the link reads {read}")
         ok(f"with the credential removed the hosted sign-in fails cleanly ({code}); the link stays pending")
 
+    def hosted_in_french(self):
+        """The hosted page in the browser's language: its heading and button, and the script's status line."""
+        _, link = self.api("POST", "/v1/passkey-links", {"ceremony": "sign_in", "userId": self.args.user})
+        self.driver.cdp("Network.enable")
+        self.driver.cdp("Network.setExtraHTTPHeaders", {"headers": {"Accept-Language": "fr-FR,fr;q=0.9"}})
+        try:
+            self.driver.get(link["url"])
+            label = "Se connecter avec une clé d'accès"
+            check(self.heading() == label, f"the French hosted page shows {self.heading()!r}")
+            self.driver.click(self.enabled(label))
+            code, text = self.status()
+            check(code == "passkey_not_used" and text.startswith("Aucune clé d'accès n'a été utilisée"),
+                  f"the French hosted page says {code!r}: {text!r}")
+        finally:
+            self.driver.cdp("Network.setExtraHTTPHeaders", {"headers": {}})
+        ok(f"the hosted page speaks the browser's French, the script's status line too ({code}: {text})")
+
     def run(self):
         granted = self.driver.start_headless(self.args.chromium)
         try:
@@ -209,6 +226,7 @@ class Run:
             self.hosted_register()
             self.hosted_sign_in()
             self.hosted_refusals()
+            self.hosted_in_french()
         finally:
             self.driver.quit()
 

@@ -4,7 +4,7 @@
 # the DevTools virtual authenticator, driven through chromedriver (passkeys.py): register a passkey on the Account
 # page, sign in with it from a fresh link, see the page opened on http://127.0.0.1:PORT refused with a stable code,
 # and a credential removed from the authenticator fail the sign-in cleanly; then the same on a project's hosted passkey
-# page (/passkeys/{token}), whose links the script makes through the API as a backend would.
+# page (/passkeys/{token}), whose links the script makes through the API as a backend would, and that page in French.
 #
 # Needs chromium and chromedriver (Debian: apt-get install chromium chromium-driver). Environment:
 #   VERITY_BIN        the verity binary (default: `swift build --product verity`, then .build/debug/verity)

@@ -38,43 +38,6 @@ struct InstantLinkPageController {
         case invalid
     }
 
-    struct Texts {
-        var title: String
-        var doneTitle: String
-        var confirm: String
-        var button: String
-        var done: String
-        var `continue`: String
-        var invalid: String
-    }
-
-    static let english = Texts(
-        title: "Confirm your phone", doneTitle: "Phone confirmed",
-        confirm: "Confirm that this phone is yours to continue with {project}.",
-        button: "Yes, this is my phone", done: "Done. You can go back to {project} on your other device.",
-        continue: "Continue", invalid: "This link has expired or was already used.")
-
-    static let texts: [String: Texts] = [
-        "en": english,
-        "es": Texts(
-            title: "Confirma tu teléfono", doneTitle: "Teléfono confirmado",
-            confirm: "Confirma que este teléfono es tuyo para continuar con {project}.",
-            button: "Sí, es mi teléfono", done: "Listo. Puedes volver a {project} en tu otro dispositivo.",
-            continue: "Continuar", invalid: "Este enlace ha caducado o ya se usó."),
-        "fr": Texts(
-            title: "Confirmez votre téléphone", doneTitle: "Téléphone confirmé",
-            confirm: "Confirmez que ce téléphone est le vôtre pour continuer avec {project}.",
-            button: "Oui, c'est mon téléphone",
-            done: "C'est fait. Vous pouvez revenir à {project} sur votre autre appareil.",
-            continue: "Continuer", invalid: "Ce lien a expiré ou a déjà été utilisé."),
-        "de": Texts(
-            title: "Telefon bestätigen", doneTitle: "Telefon bestätigt",
-            confirm: "Bestätigen Sie, dass dieses Telefon Ihnen gehört, um mit {project} fortzufahren.",
-            button: "Ja, das ist mein Telefon",
-            done: "Fertig. Sie können zu {project} auf Ihrem anderen Gerät zurückkehren.",
-            continue: "Weiter", invalid: "Dieser Link ist abgelaufen oder wurde bereits verwendet."),
-    ]
-
     /// The page's language from `Accept-Language`, for a link that names no flow.
     static func language(_ request: Request) -> String {
         let header = request.headers[.acceptLanguage] ?? ""
@@ -83,23 +46,23 @@ struct InstantLinkPageController {
     }
 
     static func page(_ content: Content, language: String, status: HTTPResponse.Status = .ok) -> Response {
-        let texts = Self.texts[language] ?? english
-        let lang = Self.texts[language] == nil ? "en" : language
+        let (lines, lang) = HostedPageText.lines(in: language)
+        let line = { (name: HostedPageText.Line) in lines[name] ?? "" }
         let body: String
-        var title = texts.title
+        var title = line(.phoneTitle)
         switch content {
         case .confirm(let project, let token):
             body = """
-                <p>\(escape(texts.confirm.replacingOccurrences(of: "{project}", with: project)))</p>
-                <form method="post" action="/p/\(escape(token))"><button type="submit">\(escape(texts.button))</button></form>
+                <p>\(escape(line(.phoneConfirm).replacingOccurrences(of: "{project}", with: project)))</p>
+                <form method="post" action="/p/\(escape(token))"><button type="submit">\(escape(line(.phoneButton)))</button></form>
                 """
         case .done(let project, let next):
             let link =
-                next.map { #"<p><a class="button" href="\#(escape($0))">\#(escape(texts.continue))</a></p>"# } ?? ""
-            title = texts.doneTitle
-            body = "<p>\(escape(texts.done.replacingOccurrences(of: "{project}", with: project)))</p>\(link)"
+                next.map { #"<p><a class="button" href="\#(escape($0))">\#(escape(line(.continue)))</a></p>"# } ?? ""
+            title = line(.phoneDoneTitle)
+            body = "<p>\(escape(line(.phoneDone).replacingOccurrences(of: "{project}", with: project)))</p>\(link)"
         case .invalid:
-            body = "<p>\(escape(texts.invalid))</p>"
+            body = "<p>\(escape(line(.invalid)))</p>"
         }
         let html = """
             <!doctype html>

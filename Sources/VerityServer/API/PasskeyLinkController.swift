@@ -71,30 +71,37 @@ struct PasskeyLinkController {
 
     // MARK: - The page
 
+    /// The page, in the language the browser asks for first (`Accept-Language`) when it is one the page speaks.
     @Sendable func show(_ request: Request, context: VerityRequestContext) async throws -> Response {
         let token = try context.pathParameter("token")
+        let (lines, language) = HostedPageText.lines(in: InstantLinkPageController.language(request))
+        let line = { (name: HostedPageText.Line) in lines[name] ?? "" }
+        let invalid = "<p>\(line(.invalid).markupEscaped)</p>"
         guard let link = try await links.link(token: token),
             let project = try await admin.findProject(id: link.projectId)
-        else { return Self.page("Passkey", "<p>This link has expired or was already used.</p>", status: .notFound) }
-        let name = project.name.markupEscaped
+        else { return Self.page(line(.passkeyInvalidTitle), invalid, language: language, status: .notFound) }
+        let named = { (name: HostedPageText.Line) in
+            line(name).replacingOccurrences(of: "{project}", with: project.name).markupEscaped
+        }
         switch link.status(at: links.clock.now()) {
         case .completed:
-            return Self.page("Done", "<p>Done. You can close this page and go back to \(name).</p>")
+            return Self.page(line(.passkeyDoneTitle), "<p>\(named(.passkeyDone))</p>", language: language)
         case .expired, .answering:
-            return Self.page("Passkey", "<p>This link has expired or was already used.</p>", status: .notFound)
+            return Self.page(line(.passkeyInvalidTitle), invalid, language: language, status: .notFound)
         case .pending:
             let registering = link.ceremony == .registration
             let path = "/passkeys/\(token.markupEscaped)"
+            let title = line(registering ? .passkeyRegisterTitle : .passkeySignInTitle)
             return Self.page(
-                registering ? "Add a passkey" : "Sign in with a passkey",
+                title,
                 """
-                <p>\(registering ? "Add a passkey to your \(name) account." : "Sign in to \(name) with your passkey.")</p>
+                <p>\(named(registering ? .passkeyRegisterLead : .passkeySignInLead))</p>
                 <form method="post" action="\(path)" data-passkey="\(registering ? "register" : "sign-in")" \
-                data-options="\(path)/options">
-                <p><button type="submit" disabled>\(registering ? "Add a passkey" : "Sign in with a passkey")</button></p>
+                data-options="\(path)/options"\(HostedPageText.scriptAttributes(lines))>
+                <p><button type="submit" disabled>\(title.markupEscaped)</button></p>
                 <p class="error" role="alert" data-passkey-status hidden></p>
                 </form>
-                """, script: true)
+                """, language: language, script: true)
         }
     }
 
@@ -144,13 +151,13 @@ struct PasskeyLinkController {
         return project
     }
 
-    /// The page: plain HTML, readable on a phone; with `script`, the passkey script from this origin.
-    static func page(_ title: String, _ body: String, status: HTTPResponse.Status = .ok, script: Bool = false)
-        -> Response
-    {
+    /// The page in `language`: plain HTML, readable on a phone; with `script`, the passkey script from this origin.
+    static func page(
+        _ title: String, _ body: String, language: String, status: HTTPResponse.Status = .ok, script: Bool = false
+    ) -> Response {
         let html = """
             <!doctype html>
-            <html lang="en"><head><meta charset="utf-8">
+            <html lang="\(language)"><head><meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <meta name="referrer" content="no-referrer">
             <title>\(title.markupEscaped)</title>\(script ? #"<script src="/passkey-page.js" defer></script>"# : "")

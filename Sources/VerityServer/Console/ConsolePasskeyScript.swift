@@ -6,7 +6,9 @@ import NIOCore
 /// fields to its `data-options` URL for the options, asks the browser's authenticator, then posts its fields and the
 /// credential's standard JSON to its action, and follows the answer's `location`. Whatever stops it (no passkeys in
 /// this browser, the server's refusal, the user's cancel) is shown in the form's `data-passkey-status` line, with a
-/// stable code in `data-code`.
+/// stable code in `data-code`; a form's `data-msg-<code>` attributes (the hosted passkey page's, in its language,
+/// `_` written `-`) word those lines instead of the script's English, and `data-msg-refused` every refusal by the
+/// server.
 enum ConsolePasskeyScript {
     /// The script as a response (the console's `/console/console.js`, the hosted page's `/passkey-page.js`).
     static func response() -> Response {
@@ -47,32 +49,33 @@ enum ConsolePasskeyScript {
             }
             return { id: credential.id, rawId: text(credential.rawId), type: credential.type, response };
           };
-          const post = async (url, fields) => {
+          const post = async (url, fields, say) => {
             const answer = await fetch(url, { method: "POST", body: new URLSearchParams(fields), credentials: "same-origin" });
             const json = (answer.headers.get("Content-Type") || "").startsWith("application/json");
             const body = json ? await answer.json() : null;
             if (!answer.ok || !body) {
               throw {
                 code: (body && body.code) || "http_" + answer.status,
-                message: (body && body.message) || "The console refused the request (HTTP " + answer.status + "). Reload the page and try again.",
+                message: say("refused") || (body && body.message) || "The console refused the request (HTTP " + answer.status + "). Reload the page and try again.",
               };
             }
             return body;
           };
-          const browserRefusal = (error) => {
+          const browserRefusal = (error, say) => {
             switch (error && error.name) {
               case "NotAllowedError":
-                return { code: "passkey_not_used", message: "No passkey was used: it was cancelled or timed out, or this device holds no passkey for this account." };
+                return { code: "passkey_not_used", message: say("passkey_not_used") || "No passkey was used: it was cancelled or timed out, or this device holds no passkey for this account." };
               case "InvalidStateError":
-                return { code: "passkey_exists", message: "This authenticator holds a passkey for this account already." };
+                return { code: "passkey_exists", message: say("passkey_exists") || "This authenticator holds a passkey for this account already." };
               case "SecurityError":
-                return { code: "origin_not_allowed", message: "The browser refused: this page is not on the console's public URL." };
+                return { code: "origin_not_allowed", message: say("origin_not_allowed") || "The browser refused: this page is not on the console's public URL." };
               default:
-                return { code: "passkey_failed", message: "The browser could not use a passkey: " + String(error) };
+                return { code: "passkey_failed", message: say("passkey_failed") || "The browser could not use a passkey: " + String(error) };
             }
           };
           const supported = window.isSecureContext && window.PublicKeyCredential && navigator.credentials;
           for (const form of document.querySelectorAll("form[data-passkey]")) {
+            const say = (code) => form.dataset["msg" + code.split("_").map((w) => w[0].toUpperCase() + w.slice(1)).join("")];
             const status = form.querySelector("[data-passkey-status]");
             const button = form.querySelector("button[type=submit]");
             const show = (code, message) => {
@@ -81,7 +84,7 @@ enum ConsolePasskeyScript {
               status.hidden = false;
             };
             if (!supported) {
-              show("passkeys_unavailable", "This browser cannot use passkeys on this page: it needs a browser that offers passkeys, on HTTPS (or localhost).");
+              show("passkeys_unavailable", say("passkeys_unavailable") || "This browser cannot use passkeys on this page: it needs a browser that offers passkeys, on HTTPS (or localhost).");
               continue;
             }
             button.disabled = false;
@@ -91,16 +94,16 @@ enum ConsolePasskeyScript {
               status.hidden = true;
               const fields = Object.fromEntries(new FormData(form));
               try {
-                const options = await post(form.dataset.options, fields);
+                const options = await post(form.dataset.options, fields, say);
                 let credential;
                 try {
                   credential = form.dataset.passkey === "register"
                     ? await navigator.credentials.create({ publicKey: creation(options) })
                     : await navigator.credentials.get({ publicKey: request(options) });
                 } catch (error) {
-                  throw browserRefusal(error);
+                  throw browserRefusal(error, say);
                 }
-                const done = await post(form.action, { ...fields, credential: JSON.stringify(serialise(credential)) });
+                const done = await post(form.action, { ...fields, credential: JSON.stringify(serialise(credential)) }, say);
                 window.location.assign(done.location);
               } catch (error) {
                 show(error.code || "passkey_failed", error.message || String(error));
