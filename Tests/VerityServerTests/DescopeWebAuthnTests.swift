@@ -237,6 +237,24 @@ struct DescopeWebAuthnTests {
         }
     }
 
+    /// Signs ``email`` up by `signup-in/start` (which must answer `create`) and `signup/finish`, with `loginOptions`;
+    /// answers the finish and the credential made.
+    static func signUpOrIn(
+        loginOptions: String = "{}", bearer: String, authenticator: inout SoftwareAuthenticator,
+        client: some TestClientProtocol
+    ) async throws -> (TestResponse, SoftwareAuthenticator.Registration) {
+        let start = try DescopeWebAuthnStart(
+            try await client.descope(
+                "/v1/auth/webauthn/signup-in/start", bearer: bearer,
+                json: #"{"loginId":"\#(email)","origin":"\#(origin)","loginOptions":\#(loginOptions)}"#))
+        #expect(start.create)
+        let made = authenticator.register(challenge: try start.challenge, userHandle: try start.userHandle)
+        let finish = try await client.descopeFinish(
+            "/v1/auth/webauthn/signup/finish", bearer: bearer, transactionId: start.transactionId,
+            credential: made.json)
+        return (finish, made)
+    }
+
     /// Starts a sign-in of `loginId` (`signin/start`, or `signup-in/start` when `path` says so) and answers it with
     /// `authenticator`'s credential `credentialID` (the allowed one when nil).
     static func signIn(
@@ -263,16 +281,9 @@ struct DescopeWebAuthnTests {
         try await node.run { client in
             var authenticator = SoftwareAuthenticator()
             // signup-in for a new login id: the sign-up's session carries the claims.
-            let first = try DescopeWebAuthnStart(
-                try await client.descope(
-                    "/v1/auth/webauthn/signup-in/start", bearer: pid,
-                    json:
-                        #"{"loginId":"\#(Self.email)","origin":"\#(Self.origin)","loginOptions":{"customClaims":{"plan":"trial"}}}"#
-                ))
-            let made = authenticator.register(challenge: try first.challenge, userHandle: try first.userHandle)
-            let signedUp = try await client.descopeFinish(
-                "/v1/auth/webauthn/signup/finish", bearer: pid, transactionId: first.transactionId,
-                credential: made.json)
+            let (signedUp, _) = try await Self.signUpOrIn(
+                loginOptions: #"{"customClaims":{"plan":"trial"}}"#, bearer: pid, authenticator: &authenticator,
+                client: client)
             let signUpClaims = try Self.claims(try #require(try signedUp.json()["sessionJwt"] as? String))
             #expect(signUpClaims["nsec"] as? [String: String] == ["plan": "trial"])
 
@@ -335,15 +346,7 @@ struct DescopeWebAuthnTests {
         try await node.run { client in
             var authenticator = SoftwareAuthenticator()
             // signup-in for a new login id: create, finished by signup/finish.
-            let first = try DescopeWebAuthnStart(
-                try await client.descope(
-                    "/v1/auth/webauthn/signup-in/start", bearer: pid,
-                    json: #"{"loginId":"\#(Self.email)","origin":"\#(Self.origin)"}"#))
-            #expect(first.create)
-            let made = authenticator.register(challenge: try first.challenge, userHandle: try first.userHandle)
-            let signedUp = try await client.descopeFinish(
-                "/v1/auth/webauthn/signup/finish", bearer: pid, transactionId: first.transactionId,
-                credential: made.json)
+            let (signedUp, made) = try await Self.signUpOrIn(bearer: pid, authenticator: &authenticator, client: client)
             let userId = try #require((try signedUp.json()["user"] as? [String: Any])?["userId"] as? String)
 
             // signup-in again: the user has a passkey, so it is a sign-in, finished by signin/finish.
