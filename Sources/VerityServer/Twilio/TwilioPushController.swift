@@ -132,7 +132,9 @@ struct TwilioPushController {
             fetch: { after, limit -> [EntityFactor] in
                 var page: [EntityFactor] = []
                 var afterPasskey: TwilioPasskeyFactor?
-                if let after { afterPasskey = try await passkeys.factor(after, identity: identity, in: scope.service) }
+                if let after, case .backend = scope.caller {
+                    afterPasskey = try await passkeys.factor(after, identity: identity, in: scope.service)
+                }
                 if afterPasskey == nil {
                     page = try await push.factors(
                         identity: identity, in: scope.service, project: scope.account.project, caller: scope.caller,
@@ -165,29 +167,30 @@ struct TwilioPushController {
 
     @Sendable func deleteFactor(_ request: Request, context: VerityRequestContext) async throws -> Response {
         let scope = try await scope(context)
-        switch try await factor(context, scope) {
-        case .device:
+        if let factor = try await passkeyFactor(context, scope) {
+            try await passkeys.deleteFactor(factor, in: scope.service, project: scope.account.project)
+        } else {
             try await push.deleteFactor(
                 try context.parameters.require("factorSid"), identity: try identity(context), in: scope.service,
                 project: scope.account.project, caller: scope.caller)
-        case .passkey(let factor):
-            try await passkeys.deleteFactor(factor, in: scope.service, project: scope.account.project)
         }
         return Response(status: .noContent)
     }
 
     /// The factor the path names: a passkey factor (to the backend only), or else a push or TOTP factor.
     private func factor(_ context: VerityRequestContext, _ scope: Scope) async throws -> EntityFactor {
-        let sid = try context.parameters.require("factorSid")
-        let identity = try identity(context)
-        if case .backend = scope.caller,
-            let factor = try await passkeys.factor(sid, identity: identity, in: scope.service)
-        {
-            return .passkey(factor)
-        }
+        if let factor = try await passkeyFactor(context, scope) { return .passkey(factor) }
         let (factor, link) = try await push.factor(
-            sid, identity: identity, in: scope.service, project: scope.account.project, caller: scope.caller)
+            try context.parameters.require("factorSid"), identity: try identity(context), in: scope.service,
+            project: scope.account.project, caller: scope.caller)
         return .device(factor, link)
+    }
+
+    /// The passkey factor the path names, shown to the backend only; nil for any other SID.
+    private func passkeyFactor(_ context: VerityRequestContext, _ scope: Scope) async throws -> TwilioPasskeyFactor? {
+        guard case .backend = scope.caller else { return nil }
+        return try await passkeys.factor(
+            try context.parameters.require("factorSid"), identity: try identity(context), in: scope.service)
     }
 
     // MARK: - Challenges
