@@ -149,8 +149,9 @@ struct PasskeyService: Sendable, UsesRuntime {
         _ logins: UserLogins, displayName: String?, sessionClaims: [String: JSONValue]? = nil, in project: Project
     ) async throws -> PasskeyCreationOptions {
         let relyingParty = try Self.relyingParty(of: project)
-        let signUp = PasskeySignUp(userId: identifiers.make("usr"), loginIds: logins.ids, sessionClaims: sessionClaims)
-        let challenge = try await issueChallenge(.registration, userId: nil, signUp: signUp, in: project)
+        let signUp = PasskeySignUp(userId: identifiers.make("usr"), loginIds: logins.ids)
+        let challenge = try await issueChallenge(
+            .registration, userId: nil, signUp: signUp, sessionClaims: sessionClaims, in: project)
         let name = signUp.loginIds.first ?? signUp.userId
         return relyingParty.creationOptions(
             challenge: challenge, userHandle: Data(signUp.userId.utf8), userName: name,

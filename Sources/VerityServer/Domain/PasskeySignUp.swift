@@ -7,6 +7,6 @@ struct PasskeySignUp: Sendable, Equatable {
     var userId: String
     /// The login ids the user will hold, normalised.
     var loginIds: [String]
-    /// Claims the client asked the sign-up's session to carry (checked), if any.
+    /// Claims the client asked the sign-up's session to carry (checked), if any: read back with the spent challenge.
     var sessionClaims: [String: JSONValue]? = nil
 }

@@ -31,14 +31,14 @@ struct PasskeyStore: Sendable {
 
     private static let challenges = SingleUseChallengeTable(name: "passkey_challenges")
 
-    /// Stores a new challenge for `ceremony` and `userId` (or the user a `signUp` will create, with the claims its
-    /// session is to carry), and drops the project's challenges that expired.
+    /// Stores a new challenge for `ceremony` and `userId` (or the user a `signUp` will create), with the claims the
+    /// session its answer opens or steps up is to carry, and drops the project's challenges that expired.
     func insertChallenge(
         hash: String, ceremony: String, userId: String?, signUp: PasskeySignUp? = nil, passkeyId: String?,
         transaction: String?, sessionClaims: [String: JSONValue]? = nil, projectId: String, expiresAt: Date,
         now: Date
     ) async throws {
-        let claims = try (signUp?.sessionClaims ?? sessionClaims).map {
+        let claims = try sessionClaims.map {
             String(decoding: try JSONEncoder().encode($0), as: UTF8.self)
         }
         try await Self.challenges.insert(
