@@ -186,7 +186,7 @@ struct PasskeyLinkTests {
                 ).body)
             #expect(gone.contains("Dieser Link ist abgelaufen oder wurde bereits verwendet."))
             // Every language has every line; English alone leaves a server's refusal in the server's words.
-            for (language, lines) in HostedPageText.lines {
+            for (language, lines) in HostedPageText.byLanguage {
                 let missing = HostedPageText.Line.allCases.filter { lines[$0] == nil }
                 #expect(missing == (language == "en" ? [.refused] : []), "\(language)")
             }

@@ -1,9 +1,10 @@
 import Foundation
+import Hummingbird
 
 /// What Verity's hosted pages say, in every language they speak: the instant-link page (`/p/{token}`) and the hosted
 /// passkey page (`/passkeys/{token}`), whose script's status lines the page hands the script as `data-msg-<code>`
 /// attributes, by the stable code the script shows them with (the console's pages give none, and the script keeps
-/// its English). A language is one more entry of ``lines``; a page speaks it once every line is there.
+/// its English). A language is one more entry of ``byLanguage``; a page speaks it once every line is there.
 enum HostedPageText {
     /// A line of a hosted page.
     enum Line: String, CaseIterable, Sendable {
@@ -27,22 +28,42 @@ enum HostedPageText {
         ]
     }
 
-    /// The lines in `language` (``MessageTemplates/language(for:)``'s tag), English when the pages speak no other; and
-    /// the language they are in.
-    static func lines(in language: String) -> (lines: [Line: String], language: String) {
-        lines[language].map { ($0, language) } ?? (lines[MessageTemplates.fallback] ?? [:], MessageTemplates.fallback)
-    }
+    /// The lines of one language.
+    struct Lines: Sendable {
+        /// The language the lines are in: the one asked for, or English when the pages speak no other.
+        let language: String
+        private let lines: [Line: String]
 
-    /// The script's lines among `lines`, as a form's `data-msg-<code>` attributes (`_` written `-`).
-    static func scriptAttributes(_ lines: [Line: String]) -> String {
-        Line.scriptLines.compactMap { line in
-            lines[line].map {
-                #" data-msg-\#(line.rawValue.replacingOccurrences(of: "_", with: "-"))="\#($0.markupEscaped)""#
+        /// The lines in `language` (``MessageTemplates/language(for:)``'s tag).
+        init(_ language: String) {
+            if let lines = byLanguage[language] {
+                (self.language, self.lines) = (language, lines)
+            } else {
+                (self.language, self.lines) = (MessageTemplates.fallback, byLanguage[MessageTemplates.fallback] ?? [:])
             }
-        }.joined()
+        }
+
+        subscript(_ line: Line) -> String { lines[line] ?? "" }
+
+        /// The script's lines, as a form's `data-msg-<code>` attributes (`_` written `-`).
+        var scriptAttributes: String {
+            Line.scriptLines.compactMap { line in
+                lines[line].map {
+                    #" data-msg-\#(line.rawValue.replacingOccurrences(of: "_", with: "-"))="\#($0.markupEscaped)""#
+                }
+            }.joined()
+        }
     }
 
-    static let lines: [String: [Line: String]] = [
+    /// The language a browser asks for first (`Accept-Language`), as a tag of ``MessageTemplates``; English when it
+    /// names none Verity has: for a page whose link names no language of its own.
+    static func language(of request: Request) -> String {
+        let header = request.headers[.acceptLanguage] ?? ""
+        let first = header.split(separator: ",").first.map { $0.split(separator: ";")[0] } ?? ""
+        return MessageTemplates.language(for: first.trimmingCharacters(in: .whitespaces)) ?? MessageTemplates.fallback
+    }
+
+    static let byLanguage: [String: [Line: String]] = [
         "en": [
             .invalid: "This link has expired or was already used.",
             .phoneTitle: "Confirm your phone", .phoneDoneTitle: "Phone confirmed",

@@ -18,7 +18,7 @@ struct InstantLinkPageController {
     @Sendable func show(_ request: Request, context: VerityRequestContext) async throws -> Response {
         let token = try context.pathParameter("token")
         guard let (flow, _) = try await possession.linkTarget(token) else {
-            return Self.page(.invalid, language: Self.language(request), status: .notFound)
+            return Self.page(.invalid, language: HostedPageText.language(of: request), status: .notFound)
         }
         let name = try await admin.findProject(id: flow.projectId)?.name ?? ""
         return Self.page(.confirm(project: name, token: token), language: flow.locale)
@@ -26,7 +26,7 @@ struct InstantLinkPageController {
 
     @Sendable func confirm(_ request: Request, context: VerityRequestContext) async throws -> Response {
         guard let flow = try await possession.confirmLink(try context.pathParameter("token")) else {
-            return Self.page(.invalid, language: Self.language(request), status: .notFound)
+            return Self.page(.invalid, language: HostedPageText.language(of: request), status: .notFound)
         }
         let name = try await admin.findProject(id: flow.projectId)?.name ?? ""
         return Self.page(.done(project: name, next: flow.finalTargetURL), language: flow.locale)
@@ -38,35 +38,27 @@ struct InstantLinkPageController {
         case invalid
     }
 
-    /// The page's language from `Accept-Language`, for a link that names no flow.
-    static func language(_ request: Request) -> String {
-        let header = request.headers[.acceptLanguage] ?? ""
-        let first = header.split(separator: ",").first.map { $0.split(separator: ";")[0] } ?? ""
-        return MessageTemplates.language(for: first.trimmingCharacters(in: .whitespaces)) ?? MessageTemplates.fallback
-    }
-
     static func page(_ content: Content, language: String, status: HTTPResponse.Status = .ok) -> Response {
-        let (lines, lang) = HostedPageText.lines(in: language)
-        let line = { (name: HostedPageText.Line) in lines[name] ?? "" }
+        let text = HostedPageText.Lines(language)
         let body: String
-        var title = line(.phoneTitle)
+        var title = text[.phoneTitle]
         switch content {
         case .confirm(let project, let token):
             body = """
-                <p>\(escape(line(.phoneConfirm).replacingOccurrences(of: "{project}", with: project)))</p>
-                <form method="post" action="/p/\(escape(token))"><button type="submit">\(escape(line(.phoneButton)))</button></form>
+                <p>\(escape(text[.phoneConfirm].replacingOccurrences(of: "{project}", with: project)))</p>
+                <form method="post" action="/p/\(escape(token))"><button type="submit">\(escape(text[.phoneButton]))</button></form>
                 """
         case .done(let project, let next):
             let link =
-                next.map { #"<p><a class="button" href="\#(escape($0))">\#(escape(line(.continue)))</a></p>"# } ?? ""
-            title = line(.phoneDoneTitle)
-            body = "<p>\(escape(line(.phoneDone).replacingOccurrences(of: "{project}", with: project)))</p>\(link)"
+                next.map { #"<p><a class="button" href="\#(escape($0))">\#(escape(text[.continue]))</a></p>"# } ?? ""
+            title = text[.phoneDoneTitle]
+            body = "<p>\(escape(text[.phoneDone].replacingOccurrences(of: "{project}", with: project)))</p>\(link)"
         case .invalid:
-            body = "<p>\(escape(line(.invalid)))</p>"
+            body = "<p>\(escape(text[.invalid]))</p>"
         }
         let html = """
             <!doctype html>
-            <html lang="\(lang)"><head><meta charset="utf-8">
+            <html lang="\(text.language)"><head><meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <meta name="referrer" content="no-referrer">
             <title>\(escape(title))</title>

@@ -74,30 +74,30 @@ struct PasskeyLinkController {
     /// The page, in the language the browser asks for first (`Accept-Language`) when it is one the page speaks.
     @Sendable func show(_ request: Request, context: VerityRequestContext) async throws -> Response {
         let token = try context.pathParameter("token")
-        let (lines, language) = HostedPageText.lines(in: InstantLinkPageController.language(request))
-        let line = { (name: HostedPageText.Line) in lines[name] ?? "" }
-        let invalid = "<p>\(line(.invalid).markupEscaped)</p>"
+        let text = HostedPageText.Lines(HostedPageText.language(of: request))
+        let language = text.language
+        let invalid = "<p>\(text[.invalid].markupEscaped)</p>"
         guard let link = try await links.link(token: token),
             let project = try await admin.findProject(id: link.projectId)
-        else { return Self.page(line(.passkeyInvalidTitle), invalid, language: language, status: .notFound) }
+        else { return Self.page(text[.passkeyInvalidTitle], invalid, language: language, status: .notFound) }
         let named = { (name: HostedPageText.Line) in
-            line(name).replacingOccurrences(of: "{project}", with: project.name).markupEscaped
+            text[name].replacingOccurrences(of: "{project}", with: project.name).markupEscaped
         }
         switch link.status(at: links.clock.now()) {
         case .completed:
-            return Self.page(line(.passkeyDoneTitle), "<p>\(named(.passkeyDone))</p>", language: language)
+            return Self.page(text[.passkeyDoneTitle], "<p>\(named(.passkeyDone))</p>", language: language)
         case .expired, .answering:
-            return Self.page(line(.passkeyInvalidTitle), invalid, language: language, status: .notFound)
+            return Self.page(text[.passkeyInvalidTitle], invalid, language: language, status: .notFound)
         case .pending:
             let registering = link.ceremony == .registration
             let path = "/passkeys/\(token.markupEscaped)"
-            let title = line(registering ? .passkeyRegisterTitle : .passkeySignInTitle)
+            let title = text[registering ? .passkeyRegisterTitle : .passkeySignInTitle]
             return Self.page(
                 title,
                 """
                 <p>\(named(registering ? .passkeyRegisterLead : .passkeySignInLead))</p>
                 <form method="post" action="\(path)" data-passkey="\(registering ? "register" : "sign-in")" \
-                data-options="\(path)/options"\(HostedPageText.scriptAttributes(lines))>
+                data-options="\(path)/options"\(text.scriptAttributes)>
                 <p><button type="submit" disabled>\(title.markupEscaped)</button></p>
                 <p class="error" role="alert" data-passkey-status hidden></p>
                 </form>
