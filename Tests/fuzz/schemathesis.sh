@@ -74,6 +74,18 @@ tolerated_error() {
     grep -cE 'site-packages/hypothesis/' "$report" >/dev/null
 }
 
+# A report's failures block (each failing operation, its check and a curl line that repeats it), at most 150 lines,
+# and its summary; the whole report's tail when it has no such block.
+failures() {
+    local report=$1
+    if grep -qE '^=+ FAILURES =+$' "$report"; then
+        awk '/^=+ FAILURES =+$/ { on = 1 } /^=+ SUMMARY =+$/ { on = 0 } on' "$report" | head -150
+        awk '/^=+ SUMMARY =+$/ { on = 1 } on' "$report" | grep -vE '^ *- |^💡|No links point' | head -40
+    else
+        tail -120 "$report"
+    fi
+}
+
 run_pass() {
     local label=$1; shift
     echo "fuzz: $label ($MAX_EXAMPLES examples per operation)"
@@ -88,8 +100,12 @@ run_pass() {
             echo "fuzz: warning: schemathesis stopped on an error inside hypothesis, not on a response; all its" \
                 "checks passed (report: $artifacts/fuzz-$label.out)"
         else
-            tail -120 "$WORK/$label.out" >&2
-            fail "schemathesis found server errors in the $label pass"
+            # The server's last lines first, then the failures (operation, check, the request to repeat) and the
+            # summary, so that the report's head is not pushed out of a CI log's tail by what follows it.
+            tail -30 "$WORK/serve.log" >&2 || true
+            failures "$WORK/$label.out" >&2
+            echo "fuzz: FAILED: schemathesis found server errors in the $label pass" >&2
+            exit 1
         fi
     fi
     curl -sf "$BASE/health" >/dev/null || fail "the server stopped answering during the $label pass"
