@@ -113,6 +113,61 @@ struct InputValidationTests {
         }
     }
 
+    /// One character of two Unicode scalars (e and a combining acute accent): within a limit counted in characters,
+    /// over one counted as JSON Schema's `maxLength` counts, which is how the OpenAPI document states every limit.
+    static let accented = "e\u{301}"
+
+    @Test(
+        "Text limits count Unicode scalars, as the OpenAPI document's maxLength does", arguments: TestEngine.available)
+    func textLimitsCountScalars(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        let accented = Self.accented
+        @Sendable func text(_ characters: Int) -> String { String(repeating: accented, count: characters) }
+        @Sendable func encoded(_ value: Any) throws -> String {
+            String(decoding: try JSONSerialization.data(withJSONObject: value), as: UTF8.self)
+        }
+        try await node.run { client in
+            let longUserId = try #require(text(65).addingPercentEncoding(withAllowedCharacters: .urlPathAllowed))
+            let device = try await TestDevice.enrolled(node: node, client: client)
+            let refused: [(String, [String: Any])] = [
+                ("/v1/users", ["loginIds": ["+14155550100"], "displayName": text(101)]),
+                ("/v1/users/\(longUserId)/factors/totp", ["friendlyName": "Phone"]),
+                ("/v1/users/ada/factors/totp", ["friendlyName": text(51)]),
+                ("/v1/users/ada/factors/totp", ["friendlyName": "Phone", "issuer": text(51)]),
+                ("/v1/challenges", ["factorId": device.factorId, "message": text(129)]),
+                (
+                    "/v1/challenges",
+                    [
+                        "factorId": device.factorId, "message": "Sign in?",
+                        "details": [["label": text(33), "value": "x"]],
+                    ]
+                ),
+                (
+                    "/v1/challenges",
+                    ["factorId": device.factorId, "message": "Sign in?", "context": ["location": text(129)]]
+                ),
+            ]
+            for (path, body) in refused {
+                let response = try await client.send(.post, path, key: node.apiKey, json: try encoded(body))
+                #expect(response.status == .badRequest, "\(path) \(body.keys.sorted())")
+                #expect(try response.problem().code == "invalid_request", "\(path)")
+            }
+            // At the limit in scalars it is taken, and comes back within the document's maxLength.
+            let user = try await client.send(
+                .post, "/v1/users", key: node.apiKey,
+                json: try encoded(["loginIds": ["+14155550100"], "displayName": text(100)]))
+            #expect(user.status == .created)
+            #expect(try user.decode(User.self).displayName?.unicodeScalars.count == 200)
+            let challenge = try await client.send(
+                .post, "/v1/challenges", key: node.apiKey,
+                json: try encoded([
+                    "factorId": device.factorId, "message": text(128), "details": [["label": text(32), "value": "x"]],
+                ]))
+            #expect(challenge.status == .created)
+            #expect(try challenge.decode(Challenge.self).details.first?.label.unicodeScalars.count == 64)
+        }
+    }
+
     @Test("An unknown path is a 404 problem; a known path under another method a 405 that names the methods")
     func unknownRoutes() async throws {
         let node = try await TestNode.make(.sqlite)

@@ -43,7 +43,7 @@ public struct AdminService: Sendable, UsesRuntime {
         project: Project, key: CreatedKey
     ) {
         let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...100).contains(trimmed.count) else {
+        guard (1...100).contains(trimmed.unicodeScalars.count) else {
             throw ConfigurationError("A project name must be 1 to 100 characters.")
         }
         let project = Project(
@@ -114,7 +114,7 @@ public struct AdminService: Sendable, UsesRuntime {
             }
             if let name {
                 let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-                guard (1...100).contains(trimmed.count) else {
+                guard (1...100).contains(trimmed.unicodeScalars.count) else {
                     throw ConfigurationError("A project name must be 1 to 100 characters.")
                 }
                 project.name = trimmed
@@ -167,7 +167,7 @@ public struct AdminService: Sendable, UsesRuntime {
     /// Creates a secret API key named `name` (1 to 100 characters, surrounding white space dropped).
     public func createKey(projectId: String, name: String) async throws -> CreatedKey {
         let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...100).contains(name.count) else {
+        guard (1...100).contains(name.unicodeScalars.count) else {
             throw ConfigurationError("A key name must be 1 to 100 characters.")
         }
         _ = try await project(id: projectId)

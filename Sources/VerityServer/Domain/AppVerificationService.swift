@@ -48,10 +48,10 @@ struct AppVerificationService: Sendable, UsesRuntime {
         guard request.pushPlatform == .apns || request.pushPlatform == .fcm else {
             throw VerityError(.invalidRequest, "`pushPlatform` must be apns or fcm.")
         }
-        guard (1...4096).contains(request.pushToken.count) else {
+        guard (1...4096).contains(request.pushToken.unicodeScalars.count) else {
             throw VerityError(.invalidRequest, "`pushToken` must be 1 to 4096 characters.")
         }
-        if let appId = request.appId, !(1...255).contains(appId.count) {
+        if let appId = request.appId, !(1...255).contains(appId.unicodeScalars.count) {
             throw VerityError(.invalidRequest, "`appId` must be 1 to 255 characters.")
         }
         let now = clock.now()

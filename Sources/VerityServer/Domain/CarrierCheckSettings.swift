@@ -67,10 +67,10 @@ public struct CarrierCheckSettings: Sendable, Equatable, Codable {
                     "The carrier check's \(name) must be an absolute http(s) URL without a query (it is '\(url)').")
             }
         }
-        guard (1...256).contains(clientId.count), clientSecret?.isEmpty == false else {
+        guard (1...256).contains(clientId.unicodeScalars.count), clientSecret?.isEmpty == false else {
             throw ConfigurationError("The carrier check needs the client id and client secret the aggregator issued.")
         }
-        guard (1...512).contains(scope.count) else {
+        guard (1...512).contains(scope.unicodeScalars.count) else {
             throw ConfigurationError("The carrier check's scope must be 1 to 512 characters.")
         }
         return self

@@ -565,16 +565,20 @@ struct ChallengeService: Sendable, UsesRuntime {
     }
 
     private static func validate(message: String, details: [ChallengeDetail], hidden: [String: String]) throws {
-        guard (1...256).contains(message.count) else {
+        guard (1...256).contains(message.unicodeScalars.count) else {
             throw VerityError(.invalidRequest, "`message` must be 1 to 256 characters.")
         }
         guard details.count <= 20,
-            details.allSatisfy({ (1...64).contains($0.label.count) && (0...256).contains($0.value.count) })
+            details.allSatisfy({
+                (1...64).contains($0.label.unicodeScalars.count) && (0...256).contains($0.value.unicodeScalars.count)
+            })
         else {
             throw VerityError(
                 .invalidRequest, "At most 20 `details`, each with a 1–64 character label and a value up to 256.")
         }
-        guard hidden.count <= 20, hidden.allSatisfy({ $0.key.count <= 64 && $0.value.count <= 1024 }) else {
+        guard hidden.count <= 20,
+            hidden.allSatisfy({ $0.key.unicodeScalars.count <= 64 && $0.value.unicodeScalars.count <= 1024 })
+        else {
             throw VerityError(
                 .invalidRequest, "At most 20 `hiddenDetails`, keys up to 64 and values up to 1024 characters.")
         }
@@ -588,7 +592,7 @@ struct ChallengeService: Sendable, UsesRuntime {
     /// The context, checked: each text at most 256 characters, at most 10 text items.
     private static func validated(_ context: ChallengeContext) throws -> ChallengeContext {
         let texts = [context.location, context.client, context.app].compactMap { $0 } + (context.textItems ?? [])
-        guard (context.textItems?.count ?? 0) <= 10, texts.allSatisfy({ $0.count <= 256 }) else {
+        guard (context.textItems?.count ?? 0) <= 10, texts.allSatisfy({ $0.unicodeScalars.count <= 256 }) else {
             throw VerityError(
                 .invalidRequest, "`context` takes texts of at most 256 characters and at most 10 `textItems`.")
         }

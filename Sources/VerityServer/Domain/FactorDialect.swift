@@ -48,7 +48,7 @@ struct FactorDialect: Sendable {
 
     /// `userId` if it is a user id of this protocol; `invalid_request` otherwise.
     func validUserId(_ userId: String) throws -> String {
-        guard userIdLengths.contains(userId.count),
+        guard userIdLengths.contains(userId.unicodeScalars.count),
             userId.allSatisfy({ !$0.isNewline && $0 != "\0" && userIdCharacter($0) })
         else { throw VerityError(.invalidRequest, "`\(userIdName)` must be \(userIdRule).") }
         return userId

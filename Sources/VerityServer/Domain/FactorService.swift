@@ -184,12 +184,14 @@ struct FactorService: Sendable, UsesRuntime {
         }
         let name = try Self.validName(request.friendlyName)
         if request.pushPlatform != .none {
-            guard let pushToken = request.pushToken, (1...4096).contains(pushToken.count) else {
+            guard let pushToken = request.pushToken, (1...4096).contains(pushToken.unicodeScalars.count) else {
                 throw VerityError(.invalidRequest, "`pushToken` is required for \(request.pushPlatform.rawValue).")
             }
         }
         for (field, value) in [("appId", request.appId), ("sdkVersion", request.sdkVersion)] {
-            if let value, value.count > 255 { throw VerityError(.invalidRequest, "`\(field)` is too long.") }
+            if let value, value.unicodeScalars.count > 255 {
+                throw VerityError(.invalidRequest, "`\(field)` is too long.")
+            }
         }
         try request.metadata.map(Self.requireValidMetadata)
         let factor = FactorRecord(
@@ -351,7 +353,7 @@ struct FactorService: Sendable, UsesRuntime {
         _ factor: FactorRecord, pushToken: String?, friendlyName: String?, sdkVersion: String? = nil,
         appId: String? = nil, metadata: [String: String]? = nil
     ) async throws -> FactorRecord {
-        if let pushToken, !(1...4096).contains(pushToken.count) {
+        if let pushToken, !(1...4096).contains(pushToken.unicodeScalars.count) {
             throw VerityError(.invalidRequest, "`pushToken` must be 1 to 4096 characters.")
         }
         let name = try friendlyName.map(Self.validName)
@@ -478,7 +480,7 @@ struct FactorService: Sendable, UsesRuntime {
         let digits = request.digits ?? 6
         guard (6...8).contains(digits) else { throw VerityError(.invalidRequest, "`digits` must be 6, 7 or 8.") }
         let issuer = request.issuer ?? project.name
-        guard (1...100).contains(issuer.count) else {
+        guard (1...100).contains(issuer.unicodeScalars.count) else {
             throw VerityError(.invalidRequest, "`issuer` must be 1 to 100 characters.")
         }
         guard (20...60).contains(period) else {
@@ -575,7 +577,7 @@ struct FactorService: Sendable, UsesRuntime {
 
     static func validName(_ name: String) throws -> String {
         let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...100).contains(trimmed.count) else {
+        guard (1...100).contains(trimmed.unicodeScalars.count) else {
             throw VerityError(.invalidRequest, "`friendlyName` must be 1 to 100 characters.")
         }
         return trimmed

@@ -43,7 +43,7 @@ public struct OperatorService: Sendable, UsesRuntime {
     /// A new operator, and the `otpauth://` URI to add to an authenticator app when `withTOTP` is set (shown once).
     public func create(name: String, withTOTP: Bool) async throws -> (ConsoleOperator, totpURI: String?) {
         let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...64).contains(trimmed.count),
+        guard (1...64).contains(trimmed.unicodeScalars.count),
             trimmed.allSatisfy({ $0.isLetter || $0.isNumber || "._-@".contains($0) })
         else {
             throw ConfigurationError("An operator name is 1 to 64 letters, digits, '.', '_', '-' or '@'.")

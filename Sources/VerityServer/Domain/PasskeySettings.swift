@@ -112,7 +112,7 @@ public struct PasskeySettings: Sendable, Equatable, Codable {
             throw ConfigurationError(
                 "The passkey relying-party id must be a lowercase domain name such as example.com.")
         }
-        guard (1...64).contains(rpName.count) else {
+        guard (1...64).contains(rpName.unicodeScalars.count) else {
             throw ConfigurationError("The passkey relying-party name must have 1 to 64 characters.")
         }
         var unique: [String] = []

@@ -198,7 +198,7 @@ public struct UserService: Sendable, UsesRuntime {
     static func validDisplayName(_ name: String?) throws -> String? {
         guard let name else { return nil }
         let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard trimmed.count <= maxDisplayNameLength else {
+        guard trimmed.unicodeScalars.count <= maxDisplayNameLength else {
             throw VerityError(.invalidRequest, "`displayName` may have at most \(maxDisplayNameLength) characters.")
         }
         guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
@@ -209,7 +209,7 @@ public struct UserService: Sendable, UsesRuntime {
 
     static func validClaims(_ claims: [String: JSONValue]) throws -> [String: JSONValue] {
         for key in claims.keys {
-            guard (1...100).contains(key.count) else {
+            guard (1...100).contains(key.unicodeScalars.count) else {
                 throw VerityError(.invalidClaims, "Custom claim names must be 1 to 100 characters.")
             }
             guard !SessionClaimNames.reserved.contains(key) else {

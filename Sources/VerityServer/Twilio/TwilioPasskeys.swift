@@ -36,7 +36,7 @@ struct TwilioPasskeys: Sendable {
     ) async throws -> (TwilioPasskeyFactor, PasskeyCreationOptions) {
         guard let identity, !identity.isEmpty else { throw TwilioError.missingParameter("identity") }
         guard let friendlyName, !friendlyName.isEmpty else { throw TwilioError.missingParameter("friendly_name") }
-        guard friendlyName.count <= Self.friendlyNameLimit else {
+        guard friendlyName.unicodeScalars.count <= Self.friendlyNameLimit else {
             throw TwilioError.invalidParameter("friendly_name", "at most \(Self.friendlyNameLimit) characters")
         }
         let settings = try (config.map(TwilioPasskeyConfig.init(factorConfig:)) ?? TwilioPasskeyConfig())

@@ -279,7 +279,7 @@ struct TwilioPush: Sendable, UsesRuntime {
         }
         let name = try Self.friendlyName(form.string("FriendlyName"), "FriendlyName")
         let pushToken = form.string("Config.NotificationToken")
-        if let token = pushToken, !(1...4096).contains(token.count) {
+        if let token = pushToken, !(1...4096).contains(token.unicodeScalars.count) {
             throw TwilioError.invalidParameter("Config.NotificationToken")
         }
         if name != nil || pushToken != nil || form.string("Config.SdkVersion") != nil
@@ -567,7 +567,7 @@ struct TwilioPush: Sendable, UsesRuntime {
 
     private static func friendlyName(_ name: String?, _ parameter: String) throws -> String? {
         guard let name else { return nil }
-        guard (1...64).contains(name.count), !name.contains(where: \.isNewline) else {
+        guard (1...64).contains(name.unicodeScalars.count), !name.contains(where: \.isNewline) else {
             throw TwilioError.invalidParameter(parameter, "1 to 64 characters")
         }
         return name

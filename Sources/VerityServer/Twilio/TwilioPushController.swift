@@ -375,7 +375,7 @@ struct TwilioPushController {
 
     private func identity(_ context: VerityRequestContext) throws -> String {
         let identity = try context.parameters.require("identity")
-        guard identity.count <= 64 else { throw TwilioError.invalidParameter("Identity") }
+        guard identity.unicodeScalars.count <= 64 else { throw TwilioError.invalidParameter("Identity") }
         return identity
     }
 

@@ -42,7 +42,7 @@ struct TwilioServiceRecord: Sendable, Equatable {
     /// of features Verity does not have (lookup, PSD2, custom codes, WhatsApp, …) are ignored.
     mutating func apply(_ form: TwilioForm) throws {
         if let name = form.string("FriendlyName") {
-            guard Self.friendlyNameLength.contains(name.count) else {
+            guard Self.friendlyNameLength.contains(name.unicodeScalars.count) else {
                 throw TwilioError.invalidParameter("FriendlyName", "1 to 32 characters")
             }
             friendlyName = name
