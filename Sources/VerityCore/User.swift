@@ -8,7 +8,8 @@ import Foundation
 public struct User: Codable, Sendable, Equatable {
     /// `usr_…`
     public var id: String
-    /// The user's login ids: at most one email address and at most one E.164 phone number, email first.
+    /// The user's login ids: at most one email address and at most one E.164 phone number, email first. Empty for the
+    /// user behind a Twilio Verify Passkeys entity, which signs in only through that face.
     public var loginIds: [String]
     /// A name to show, if any.
     public var displayName: String?

@@ -55,6 +55,10 @@ struct TwilioPasskeyTests {
             #expect(verifiedFactor["status"] as? String == "verified")
             // The options carry the registration's challenge: shown at creation only.
             #expect(verifiedFactor["options"] == nil)
+            // The Verity user behind the entity holds no login id; the native API lists it so, as its document allows.
+            let users = try await client.send(.get, "/v1/users", key: node.apiKey).decode(Page<User>.self).items
+            #expect(users.map(\.loginIds) == [[]])
+            #expect(users.first?.displayName == "ada-0001-abcd")
 
             let challenge = try await client.twilioJSON(
                 "/Services/\(service)/Passkeys/Challenges", auth: auth,
