@@ -113,15 +113,13 @@ struct InputValidationTests {
         }
     }
 
-    /// One character of two Unicode scalars (e and a combining acute accent): within a limit counted in characters,
-    /// over one counted as JSON Schema's `maxLength` counts, which is how the OpenAPI document states every limit.
-    static let accented = "e\u{301}"
-
     @Test(
         "Text limits count Unicode scalars, as the OpenAPI document's maxLength does", arguments: TestEngine.available)
     func textLimitsCountScalars(engine: TestEngine) async throws {
         let node = try await TestNode.make(engine)
-        let accented = Self.accented
+        // One character of two Unicode scalars (e and a combining acute accent): within a limit counted in
+        // characters, over one counted as JSON Schema's `maxLength` counts, as the OpenAPI document states every limit.
+        let accented = "e\u{301}"
         @Sendable func text(_ characters: Int) -> String { String(repeating: accented, count: characters) }
         @Sendable func encoded(_ value: Any) throws -> String {
             String(decoding: try JSONSerialization.data(withJSONObject: value), as: UTF8.self)
