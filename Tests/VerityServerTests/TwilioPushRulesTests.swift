@@ -77,6 +77,69 @@ struct TwilioPushRulesTests {
         }
     }
 
+    /// One rule each, in Twilio's words and limits on the Twilio face (FriendlyName 1-64, Config.Skew 0-2) and in
+    /// Verity's on the native API (friendlyName 1-100); on both a friendly name is trimmed and one line.
+    @Test("Friendly names, push tokens and TOTP settings: Twilio's names and limits on its face, Verity's natively")
+    func factorSettings() async throws {
+        try await TestNode.withTwilioDevice(.sqlite, identity: identity) { node, auth, client, service, device in
+            let long = String(repeating: "n", count: 65)
+            func refused(_ path: String, _ auth: TwilioAuth, _ form: [String: String], naming field: String)
+                async throws
+            {
+                let response = try await client.twilio(.post, path, auth: auth, form: form)
+                #expect(response.status == .badRequest, "\(form)")
+                let error = try response.json()
+                #expect(error["code"] as? Int == 60200)
+                #expect((error["message"] as? String)?.contains("`\(field)`") == true, "\(error)")
+            }
+            let totp = ["FactorType": "totp"]
+            for (name, form) in [
+                ("FriendlyName", ["FriendlyName": long]), ("FriendlyName", ["FriendlyName": "two\nlines"]),
+                ("Config.Skew", ["FriendlyName": "Ada", "Config.Skew": "3"]),
+                ("Config.CodeLength", ["FriendlyName": "Ada", "Config.CodeLength": "9"]),
+                ("Config.TimeStep", ["FriendlyName": "Ada", "Config.TimeStep": "61"]),
+            ] {
+                try await refused(device.path("/Factors"), auth, form.merging(totp) { $1 }, naming: name)
+            }
+            let factor = device.path("/Factors/\(device.factorSid)")
+            try await refused(factor, try device.auth(), ["FriendlyName": long], naming: "FriendlyName")
+            try await refused(
+                factor, try device.auth(), ["Config.NotificationToken": String(repeating: "t", count: 4097)],
+                naming: "Config.NotificationToken")
+            try await refused(
+                "/Services/\(service)/AccessTokens", auth,
+                ["Identity": identity, "FactorType": "push", "FactorFriendlyName": long], naming: "FactorFriendlyName")
+
+            let renamed = try await client.twilio(
+                .post, factor, auth: try device.auth(), form: ["FriendlyName": " \(String(long.dropFirst())) "])
+            #expect(try renamed.json()["friendly_name"] as? String == String(long.dropFirst()))
+            let created = try await client.twilio(
+                .post, device.path("/Factors"), auth: auth,
+                form: ["FactorType": "totp", "FriendlyName": "Ada", "Config.Skew": "2", "Config.TimeStep": "20"])
+            #expect(created.status == .created)
+            let config = try #require(try created.json()["config"] as? [String: Any])
+            #expect(config["skew"] as? Int == 2 && config["time_step"] as? Int == 20)
+
+            let native = try await TestDevice.enrolled(node: node, client: client)
+            for body in [
+                #"{"friendlyName":"\#(String(repeating: "n", count: 101))"}"#, #"{"friendlyName":"two\nlines"}"#,
+                #"{"pushToken":"\#(String(repeating: "t", count: 4097))"}"#,
+            ] {
+                let response = try await client.send(
+                    .patch, "/v1/device/factors/\(native.factorId)", key: try native.token(), json: body)
+                #expect(response.status == .badRequest, "\(body)")
+                #expect(try response.problem().code == "invalid_request")
+            }
+            let named = try await client.send(
+                .patch, "/v1/device/factors/\(native.factorId)", key: try native.token(),
+                json: #"{"friendlyName":" \#(String(repeating: "n", count: 100)) "}"#)
+            #expect(try named.decode(Factor.self).friendlyName == String(repeating: "n", count: 100))
+            let lines = try await client.send(
+                .post, "/v1/users/user-1/factors/totp", key: node.apiKey, json: #"{"friendlyName":"two\nlines"}"#)
+            #expect(try lines.problem().code == "invalid_request")
+        }
+    }
+
     @Test("A Twilio answer over 5456 characters, or leaving out a signed field, is 403 60324; the challenge waits")
     func answerShape() async throws {
         try await TestNode.withTwilioDevice(.sqlite, identity: identity) { node, auth, client, _, device in

@@ -40,7 +40,7 @@ struct FactorService: Sendable, UsesRuntime {
         guard dialect.enrollmentLifetimes.contains(lifetime) else {
             throw VerityError(
                 .invalidRequest,
-                "`\(dialect.enrollmentLifetimeName)` must be between \(dialect.enrollmentLifetimes.lowerBound) and "
+                "`\(dialect.name(.expiresIn))` must be between \(dialect.enrollmentLifetimes.lowerBound) and "
                     + "\(dialect.enrollmentLifetimes.upperBound) seconds.")
         }
         let now = clock.now()
@@ -162,7 +162,9 @@ struct FactorService: Sendable, UsesRuntime {
 
     // MARK: - Push enrollment (enrollment token)
 
-    func enroll(_ request: CreatePushFactorRequest, enrollmentToken: String) async throws -> EnrolledPushFactor {
+    func enroll(_ request: CreatePushFactorRequest, enrollmentToken: String, dialect: FactorDialect = .verity)
+        async throws -> EnrolledPushFactor
+    {
         let now = clock.now()
         let tokenHash = SecretHash.hex(enrollmentToken)
         guard let token = try await store.enrollmentToken(hash: tokenHash, now: now) else {
@@ -182,11 +184,13 @@ struct FactorService: Sendable, UsesRuntime {
         guard userVerificationKey == nil || userVerificationKey != publicKey.derBase64 else {
             throw VerityError(.invalidPublicKey, "`userVerificationKey` must differ from `publicKey`.")
         }
-        let name = try Self.validName(request.friendlyName)
+        let name = try dialect.validFriendlyName(request.friendlyName)
         if request.pushPlatform != .none {
-            guard let pushToken = request.pushToken, (1...4096).contains(pushToken.unicodeScalars.count) else {
-                throw VerityError(.invalidRequest, "`pushToken` is required for \(request.pushPlatform.rawValue).")
+            guard let pushToken = request.pushToken else {
+                throw VerityError(
+                    .invalidRequest, "`\(dialect.name(.pushToken))` is required for \(request.pushPlatform.rawValue).")
             }
+            try Self.requireValidPushToken(pushToken, dialect: dialect)
         }
         for (field, value) in [("appId", request.appId), ("sdkVersion", request.sdkVersion)] {
             if let value, value.unicodeScalars.count > 255 {
@@ -351,12 +355,10 @@ struct FactorService: Sendable, UsesRuntime {
     /// kept only on a push factor.
     func update(
         _ factor: FactorRecord, pushToken: String?, friendlyName: String?, sdkVersion: String? = nil,
-        appId: String? = nil, metadata: [String: String]? = nil
+        appId: String? = nil, metadata: [String: String]? = nil, dialect: FactorDialect = .verity
     ) async throws -> FactorRecord {
-        if let pushToken, !(1...4096).contains(pushToken.unicodeScalars.count) {
-            throw VerityError(.invalidRequest, "`pushToken` must be 1 to 4096 characters.")
-        }
-        let name = try friendlyName.map(Self.validName)
+        try pushToken.map { try Self.requireValidPushToken($0, dialect: dialect) }
+        let name = try friendlyName.map { try dialect.validFriendlyName($0) }
         try metadata.map(Self.requireValidMetadata)
         guard
             let updated = try await store.update(
@@ -465,26 +467,35 @@ struct FactorService: Sendable, UsesRuntime {
 
     // MARK: - TOTP
 
+    /// The time steps a TOTP factor may have, in seconds.
+    static let totpTimeSteps = 20...60
+
     /// - Parameters:
     ///   - period: The time step in seconds (Twilio's services choose 20 to 60).
     ///   - secret: The shared secret, when the caller brings one; otherwise a random one of the algorithm's size.
+    ///   - dialect: The protocol whose user ids and field names the request speaks of.
     func createTOTPFactor(
         userId: String, _ request: CreateTOTPFactorRequest, in project: Project, period: Int = 30,
-        secret given: [UInt8]? = nil
+        secret given: [UInt8]? = nil, dialect: FactorDialect = .verity
     ) async throws -> CreatedTOTPFactor {
-        let userId = try Self.validUserId(userId)
-        let name = try Self.validName(request.friendlyName)
+        let userId = try dialect.validUserId(userId)
+        let name = try dialect.validFriendlyName(request.friendlyName)
         guard let algorithm = TOTP.Algorithm(rawValue: (request.algorithm ?? "SHA1").uppercased()) else {
             throw VerityError(.invalidRequest, "`algorithm` must be SHA1, SHA256 or SHA512.")
         }
         let digits = request.digits ?? 6
-        guard (6...8).contains(digits) else { throw VerityError(.invalidRequest, "`digits` must be 6, 7 or 8.") }
+        guard (6...8).contains(digits) else {
+            throw VerityError(.invalidRequest, "`\(dialect.name(.digits))` must be 6, 7 or 8.")
+        }
         let issuer = request.issuer ?? project.name
         guard (1...100).contains(issuer.unicodeScalars.count) else {
             throw VerityError(.invalidRequest, "`issuer` must be 1 to 100 characters.")
         }
-        guard (20...60).contains(period) else {
-            throw VerityError(.invalidRequest, "The time step must be 20 to 60 seconds.")
+        guard Self.totpTimeSteps.contains(period) else {
+            throw VerityError(
+                .invalidRequest,
+                "`\(dialect.name(.period))` must be \(Self.totpTimeSteps.lowerBound) to "
+                    + "\(Self.totpTimeSteps.upperBound) seconds.")
         }
         if let given, !(10...64).contains(given.count) {
             throw VerityError(.invalidRequest, "The secret must be 10 to 64 bytes.")
@@ -575,12 +586,10 @@ struct FactorService: Sendable, UsesRuntime {
         try FactorDialect.verity.validUserId(userId)
     }
 
-    static func validName(_ name: String) throws -> String {
-        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...100).contains(trimmed.unicodeScalars.count) else {
-            throw VerityError(.invalidRequest, "`friendlyName` must be 1 to 100 characters.")
+    private static func requireValidPushToken(_ token: String, dialect: FactorDialect) throws {
+        guard (1...4096).contains(token.unicodeScalars.count) else {
+            throw VerityError(.invalidRequest, "`\(dialect.name(.pushToken))` must be 1 to 4096 characters.")
         }
-        return trimmed
     }
 
     /// Whether `base64` is base64 of the factor key's DER ECDSA signature over `message` (how a Twilio SDK proves

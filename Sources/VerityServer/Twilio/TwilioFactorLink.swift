@@ -9,4 +9,7 @@ struct TwilioFactorLink: Sendable, Equatable {
     /// TOTP codes are accepted this many steps early or late.
     var totpSkew: Int?
     var updatedAt: Date
+
+    /// The steps either side of now a TOTP factor takes codes from: its skew, or Twilio's default.
+    var totpWindow: Int { totpSkew ?? FactorDialect.twilio.defaultTOTPWindow }
 }

@@ -102,7 +102,9 @@ struct TwilioPush: Sendable, UsesRuntime {
         guard try form.requiredString("FactorType") == "push" else {
             throw TwilioError.invalidParameter("FactorType", "only push factors are enrolled with access tokens")
         }
-        let name = try Self.friendlyName(form.string("FactorFriendlyName"), "FactorFriendlyName")
+        let name = try form.string("FactorFriendlyName").map {
+            try FactorDialect.twilio.validFriendlyName($0, as: "FactorFriendlyName")
+        }
         let now = clock.now()
         let enrollment = try await factors.createEnrollmentToken(
             CreateEnrollmentTokenRequest(userId: identity, expiresIn: try form.integer("Ttl")), in: project,
@@ -169,7 +171,7 @@ struct TwilioPush: Sendable, UsesRuntime {
             case "none": .none
             default: throw TwilioError.invalidParameter("Config.NotificationPlatform", "apn, fcm or none")
             }
-        let name = try Self.friendlyName(form.string("FriendlyName"), "FriendlyName") ?? defaultName ?? "Push"
+        let name = form.string("FriendlyName") ?? defaultName ?? "Push"
         let metadata = try Self.stringObject(form.string("Metadata"), "Metadata")
         let request = CreatePushFactorRequest(
             publicKey: try form.requiredString("Binding.PublicKey"), friendlyName: name, pushPlatform: platform,
@@ -177,7 +179,7 @@ struct TwilioPush: Sendable, UsesRuntime {
             sdkVersion: form.string("Config.SdkVersion"), metadata: metadata)
         let enrolled: EnrolledPushFactor
         do {
-            enrolled = try await factors.enroll(request, enrollmentToken: enrollmentToken)
+            enrolled = try await factors.enroll(request, enrollmentToken: enrollmentToken, dialect: .twilio)
         } catch let error as VerityError where error.code == .conflict || error.code == .unauthorized {
             // Used or expired: the token is spent, as a password would be.
             throw TwilioError.authenticationFailed
@@ -197,25 +199,25 @@ struct TwilioPush: Sendable, UsesRuntime {
     func createTOTP(_ form: TwilioForm, identity: String, in service: TwilioServiceRecord, project: Project)
         async throws -> (FactorRecord, TwilioFactorLink, CreatedTOTPFactor)
     {
-        let identity = try FactorDialect.twilio.validUserId(identity)
-        let name = try Self.friendlyName(form.string("FriendlyName"), "FriendlyName") ?? identity
+        let name = form.string("FriendlyName") ?? identity
         let secret = try form.string("Binding.Secret").map { text in
             guard let bytes = Base32.decode(text.uppercased()), !bytes.isEmpty else {
                 throw TwilioError.invalidParameter("Binding.Secret", "base32")
             }
             return bytes
         }
-        let skew = try form.integer("Config.Skew", in: 0...2) ?? service.totp.skew
         let created: CreatedTOTPFactor
+        let skew: Int
         do {
+            skew = try form.integer("Config.Skew").map(FactorDialect.twilio.validTOTPWindow) ?? service.totp.skew
             created = try await factors.createTOTPFactor(
                 userId: identity,
                 CreateTOTPFactorRequest(
                     friendlyName: name, algorithm: form.string("Config.Alg"),
-                    digits: try form.integer("Config.CodeLength", in: 6...8) ?? max(6, service.totp.codeLength),
+                    digits: try form.integer("Config.CodeLength") ?? max(6, service.totp.codeLength),
                     issuer: service.totp.issuer ?? service.friendlyName),
-                in: project, period: try form.integer("Config.TimeStep", in: 20...60) ?? service.totp.timeStep,
-                secret: secret)
+                in: project, period: try form.integer("Config.TimeStep") ?? service.totp.timeStep, secret: secret,
+                dialect: .twilio)
         } catch let error as VerityError where error.code == .invalidRequest {
             throw TwilioError(code: 60200, message: "Invalid parameter: \(error.detail ?? "")", status: 400)
         }
@@ -268,7 +270,7 @@ struct TwilioPush: Sendable, UsesRuntime {
             let proof: FactorService.Proof =
                 switch factor.type {
                 case .push: .derSignature(payload, over: Data(sid.utf8))
-                case .totp: .totp(payload, window: link.totpSkew ?? 1)
+                case .totp: .totp(payload, window: link.totpWindow)
                 }
             let verified = events([Self.event("factor.verified", factor, link)], service: service)
             do {
@@ -277,17 +279,14 @@ struct TwilioPush: Sendable, UsesRuntime {
                 throw TwilioError.factorVerificationFailed
             }
         }
-        let name = try Self.friendlyName(form.string("FriendlyName"), "FriendlyName")
+        let name = form.string("FriendlyName")
         let pushToken = form.string("Config.NotificationToken")
-        if let token = pushToken, !(1...4096).contains(token.unicodeScalars.count) {
-            throw TwilioError.invalidParameter("Config.NotificationToken")
-        }
         if name != nil || pushToken != nil || form.string("Config.SdkVersion") != nil
             || form.string("Config.AppId") != nil
         {
             factor = try await factors.update(
                 factor, pushToken: pushToken, friendlyName: name, sdkVersion: form.string("Config.SdkVersion"),
-                appId: form.string("Config.AppId"))
+                appId: form.string("Config.AppId"), dialect: .twilio)
             try await store.touchLink(factorId: factor.id, now: clock.now())
         }
         return (factor, link)
@@ -375,7 +374,7 @@ struct TwilioPush: Sendable, UsesRuntime {
                     details: details,
                     hiddenDetails: try Self.stringObject(form.string("HiddenDetails"), "HiddenDetails"),
                     expiresIn: lifetime, code: factor.type == .totp ? code : nil),
-                in: project, pushStyle: .twilio, totpWindow: link.totpSkew ?? 1, dialect: .twilio,
+                in: project, pushStyle: .twilio, totpWindow: link.totpWindow, dialect: .twilio,
                 events: answerEvents(factor, link, service: service))
         } catch let error as VerityError where error.code == .invalidCode {
             // A TOTP challenge's code that is not a code at all fails as the challenge's verification.
@@ -453,7 +452,9 @@ struct TwilioPush: Sendable, UsesRuntime {
                 url: try form.requiredString("WebhookUrl"), enabled: true, version: "v2", createdAt: now,
                 updatedAt: now)
         }
-        if let name = try Self.friendlyName(form.string("FriendlyName"), "FriendlyName") { webhook.friendlyName = name }
+        if let name = form.string("FriendlyName") {
+            webhook.friendlyName = try FactorDialect.twilio.validFriendlyName(name)
+        }
         let types = form.strings("EventTypes")
         if !types.isEmpty {
             guard types.allSatisfy(Self.eventTypes.contains) else {
@@ -565,18 +566,11 @@ struct TwilioPush: Sendable, UsesRuntime {
 
     // MARK: - Parameters
 
-    private static func friendlyName(_ name: String?, _ parameter: String) throws -> String? {
-        guard let name else { return nil }
-        guard (1...64).contains(name.unicodeScalars.count), !name.contains(where: \.isNewline) else {
-            throw TwilioError.invalidParameter(parameter, "1 to 64 characters")
-        }
-        return name
-    }
-
     /// A JSON object of string values inside one form value (`Metadata`, `HiddenDetails`), at most 1024 characters.
     private static func stringObject(_ text: String?, _ parameter: String) throws -> [String: String]? {
         guard let text else { return nil }
-        guard text.count <= 1024, let object = try? JSONDecoder().decode([String: String].self, from: Data(text.utf8))
+        guard text.unicodeScalars.count <= 1024,
+            let object = try? JSONDecoder().decode([String: String].self, from: Data(text.utf8))
         else { throw TwilioError.invalidParameter(parameter, "a JSON object of strings, at most 1024 characters") }
         return object
     }

@@ -375,7 +375,10 @@ struct TwilioPushController {
 
     private func identity(_ context: VerityRequestContext) throws -> String {
         let identity = try context.parameters.require("identity")
-        guard identity.unicodeScalars.count <= 64 else { throw TwilioError.invalidParameter("Identity") }
+        // Longer than any identity: a 400 rather than a 404 for an entity that cannot exist.
+        guard identity.unicodeScalars.count <= FactorDialect.twilio.userIdLengths.upperBound else {
+            throw TwilioError.invalidParameter("Identity")
+        }
         return identity
     }
 
@@ -431,7 +434,7 @@ struct TwilioPushController {
             case .totp:
                 [
                     "alg": .string((factor.totpAlgorithm ?? "SHA1").lowercased()),
-                    "skew": .integer(Int64(link.totpSkew ?? 1)),
+                    "skew": .integer(Int64(link.totpWindow)),
                     "code_length": .integer(Int64(factor.totpDigits ?? 6)),
                     "time_step": .integer(Int64(factor.totpPeriod ?? 30)),
                 ]

@@ -30,9 +30,10 @@ struct TwilioServiceRecord: Sendable, Equatable {
         var issuer: String?
         var timeStep = 30
         var codeLength = 6
-        var skew = 1
+        var skew = FactorDialect.twilio.defaultTOTPWindow
     }
 
+    /// A service's own: Twilio's services have short names.
     static let friendlyNameLength = 1...32
 
     /// The purpose of this service's verifications.
@@ -47,19 +48,19 @@ struct TwilioServiceRecord: Sendable, Equatable {
             }
             friendlyName = name
         }
-        if let length = try form.integer("CodeLength", in: 4...10) { codeLength = length }
+        if let length = try form.integer("CodeLength", in: ProjectSettings.codeLengthRange) { codeLength = length }
         if let includeDate = try form.boolean("Push.IncludeDate") { push.includeDate = includeDate }
         if let sid = try Self.credentialSid(form, "Push.ApnCredentialSid") { push.apnCredentialSid = sid }
         if let sid = try Self.credentialSid(form, "Push.FcmCredentialSid") { push.fcmCredentialSid = sid }
         if let issuer = form.string("Totp.Issuer") {
-            guard (1...64).contains(issuer.count) else {
+            guard (1...64).contains(issuer.unicodeScalars.count) else {
                 throw TwilioError.invalidParameter("Totp.Issuer", "1 to 64 characters")
             }
             totp.issuer = issuer
         }
-        if let step = try form.integer("Totp.TimeStep", in: 20...60) { totp.timeStep = step }
+        if let step = try form.integer("Totp.TimeStep", in: FactorService.totpTimeSteps) { totp.timeStep = step }
         if let length = try form.integer("Totp.CodeLength", in: 3...8) { totp.codeLength = length }
-        if let skew = try form.integer("Totp.Skew", in: 0...2) { totp.skew = skew }
+        if let skew = try form.integer("Totp.Skew", in: FactorDialect.twilio.totpWindows) { totp.skew = skew }
         try passkeys.apply(form)
     }
 
