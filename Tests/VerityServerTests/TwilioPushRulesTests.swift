@@ -140,6 +140,76 @@ struct TwilioPushRulesTests {
         }
     }
 
+    @Test(
+        "A notification's Ttl, 0 to 300 seconds and 300 by default, bounds its push's delivery, as does the challenge")
+    func notificationLifetime() async throws {
+        let node = try await TestNode.make(.sqlite)
+        let auth = try node.twilioAuth()
+        try await node.run { client in
+            let service = try await client.twilioService(auth: auth)
+            let device = try await TwilioTestDevice.enroll(
+                identity, service: service, auth: auth, node: node, client: client,
+                extra: [
+                    "Config.NotificationPlatform": "apn",
+                    "Config.NotificationToken": String(repeating: "ab", count: 32),
+                ])
+            let created = try await client.twilio(
+                .post, device.path("/Challenges"), auth: auth,
+                form: [
+                    "FactorSid": device.factorSid, "Details.Message": "Sign in?",
+                    "ExpirationDate": (node.clock.now() + 1200).formatted(.iso8601),
+                ])
+            let sid = try #require(try created.json()["sid"] as? String)
+            try await waitUntil { node.sender.pushes.count == 1 }
+            let now = Int(node.clock.now().timeIntervalSince1970)
+            #expect(node.sender.pushes[0].expiresAt == now + 1200)
+
+            let notifications = device.path("/Challenges/\(sid)/Notifications")
+            for ttl in ["301", "-1", "soon"] {
+                let refused = try await client.twilio(.post, notifications, auth: auth, form: ["Ttl": ttl])
+                #expect(refused.status == .badRequest, "\(ttl)")
+                #expect(try refused.json()["code"] as? Int == 60200)
+            }
+            for (form, ttl, lifetime) in [([:], 300, 300), (["Ttl": "60"], 60, 60), (["Ttl": "0"], 0, 1)] {
+                let count = node.sender.pushes.count
+                let sent = try await client.twilio(.post, notifications, auth: auth, form: form)
+                #expect(sent.status == .created)
+                #expect(try sent.json()["ttl"] as? Int == ttl)
+                try await waitUntil { node.sender.pushes.count == count + 1 }
+                #expect(node.sender.pushes.last?.expiresAt == now + lifetime, "\(form)")
+            }
+            node.clock.advance(by: 1100)
+            _ = try await client.twilio(.post, notifications, auth: auth, form: [:])
+            try await waitUntil { node.sender.pushes.count == 5 }
+            #expect(node.sender.pushes.last?.expiresAt == now + 1200)
+        }
+    }
+
+    @Test("An enrollment token has one shape, checked before any lookup: a Twilio access token and a native bearer")
+    func enrollmentTokenShape() async throws {
+        try await TestNode.withTwilioDevice(.sqlite, identity: identity) { node, auth, client, service, device in
+            let issued = try await client.twilio(
+                .post, "/Services/\(service)/AccessTokens", auth: auth,
+                form: ["Identity": identity, "FactorType": "push"])
+            let token = try #require(try issued.json()["token"] as? String)
+            #expect(token.hasPrefix(FactorService.enrollmentTokenPrefix))
+            for bad in [token.uppercased(), token + String(repeating: "a", count: 100), "vk_" + token.dropFirst(4)] {
+                try await client.twilio(
+                    .post, device.path("/Factors"), auth: TwilioAuth(accountSid: "token", secret: bad),
+                    form: device.enrollmentForm
+                ).expectTwilioError(401, code: 20003)
+                let native = try await client.send(
+                    .post, "/v1/device/factors", key: bad, json: #"{"publicKey":"x","friendlyName":"Phone"}"#)
+                #expect(native.status == .unauthorized)
+                #expect(try native.problem().detail == "Send the enrollment token as `Authorization: Bearer vet_…`.")
+            }
+            let enrolled = try await client.twilio(
+                .post, device.path("/Factors"), auth: TwilioAuth(accountSid: "token", secret: token),
+                form: device.enrollmentForm)
+            #expect(enrolled.status == .created)
+        }
+    }
+
     @Test("A Twilio answer over 5456 characters, or leaving out a signed field, is 403 60324; the challenge waits")
     func answerShape() async throws {
         try await TestNode.withTwilioDevice(.sqlite, identity: identity) { node, auth, client, _, device in

@@ -502,8 +502,11 @@ struct TwilioTestDevice {
 
     /// An access token from the backend, a factor created with it, and the factor verified by a DER signature over
     /// its SID.
+    ///
+    /// - Parameter extra: Form values that add to or replace ``enrollmentForm``'s, such as a push platform.
     static func enroll(
-        _ identity: String, service: String, auth: TwilioAuth, node: TestNode, client: some TestClientProtocol
+        _ identity: String, service: String, auth: TwilioAuth, node: TestNode, client: some TestClientProtocol,
+        extra: [String: String] = [:]
     ) async throws -> TwilioTestDevice {
         var device = TwilioTestDevice(
             identity: identity, service: service, accountSid: auth.accountSid, clock: node.clock)
@@ -514,7 +517,7 @@ struct TwilioTestDevice {
         device.accessToken = try #require(try token.json()["token"] as? String)
         let created = try await client.twilio(
             .post, device.path("/Factors"), auth: TwilioAuth(accountSid: "token", secret: device.accessToken),
-            form: device.enrollmentForm)
+            form: device.enrollmentForm.merging(extra) { $1 })
         #expect(created.status == .created)
         let factor = try created.json()
         device.factorSid = try #require(factor["sid"] as? String)

@@ -98,9 +98,6 @@ struct DeviceController {
     }
 
     private static func enrollmentToken(_ request: Request) throws -> String {
-        guard let token = request.bearerToken, token.hasPrefix(FactorService.enrollmentTokenPrefix) else {
-            throw VerityError(.unauthorized, "Send the enrollment token as `Authorization: Bearer vet_…`.")
-        }
-        return token
+        try FactorService.wellFormedEnrollmentToken(request.bearerToken)
     }
 }

@@ -514,26 +514,46 @@ struct ChallengeService: Sendable, UsesRuntime {
         try await store.queue(messages, projectId: projectId, now: clock.now())
     }
 
-    /// Pushes a pending push challenge to its factor's device again (the Twilio face's `Notifications`).
+    /// Pushes a pending push challenge to its factor's device again (the Twilio face's `Notifications`). The push
+    /// may wait `lifetime` seconds for delivery (the dialect's default when nil), never past the challenge's expiry;
+    /// 0 gives it one second, the shortest a push provider is told to keep one.
+    ///
+    /// - Returns: The lifetime the push was given.
+    @discardableResult
     func pushAgain(
-        _ challenge: ChallengeRecord, to factor: FactorRecord, in project: Project, style: PushNotification.Style? = nil
-    ) async throws {
-        switch challenge.status(at: clock.now()) {
+        _ challenge: ChallengeRecord, to factor: FactorRecord, in project: Project,
+        style: PushNotification.Style? = nil,
+        lifetime: Int? = nil, dialect: FactorDialect = .verity
+    ) async throws -> Int {
+        let lifetime = lifetime ?? dialect.defaultPushAgainLifetime
+        guard dialect.pushAgainLifetimes.contains(lifetime) else {
+            throw VerityError(
+                .invalidRequest,
+                "`\(dialect.name(.lifetime))` must be \(dialect.pushAgainLifetimes.lowerBound) to "
+                    + "\(dialect.pushAgainLifetimes.upperBound) seconds.")
+        }
+        let now = clock.now()
+        switch challenge.status(at: now) {
         case .pending where factor.type == .push: break
         case .pending: throw VerityError(.invalidRequest, "Only a push challenge is pushed again.")
         case .expired: throw Self.expired
         case .approved, .denied:
             throw VerityError(.challengeAlreadyAnswered, "Only a pending challenge can be pushed again.")
         }
+        let deadline = min(challenge.expiresAt, now + TimeInterval(max(lifetime, 1)))
         try await store.queue(
-            [try push(of: challenge, to: factor, in: project, style: style)], projectId: project.id, now: clock.now())
+            [try push(of: challenge, to: factor, in: project, style: style, until: deadline)], projectId: project.id,
+            now: now)
         outboxSignal.notify()
+        return lifetime
     }
 
     // MARK: - Helpers
 
+    /// The push of `challenge`, worth delivering until `deadline` (the challenge's expiry unless given).
     private func push(
-        of challenge: ChallengeRecord, to factor: FactorRecord, in project: Project, style: PushNotification.Style?
+        of challenge: ChallengeRecord, to factor: FactorRecord, in project: Project, style: PushNotification.Style?,
+        until deadline: Date? = nil
     ) throws -> QueuedMessage {
         QueuedMessage(
             id: identifiers.make("msg"), channel: .push, destination: factor.id,
@@ -541,7 +561,7 @@ struct ChallengeService: Sendable, UsesRuntime {
                 PushNotification(
                     id: "", platform: factor.pushPlatform ?? .none, token: "", appId: nil, title: project.name,
                     body: challenge.message, challengeId: challenge.id, factorId: factor.id,
-                    expiresAt: Int(challenge.expiresAt.timeIntervalSince1970), style: style)))
+                    expiresAt: Int((deadline ?? challenge.expiresAt).timeIntervalSince1970), style: style)))
     }
 
     /// The event message for the project's webhook endpoint at `url`.

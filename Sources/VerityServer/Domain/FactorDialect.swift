@@ -5,9 +5,9 @@ import VerityCore
 /// ``FactorService`` or ``ChallengeService``, so a face names its protocol's dialect and holds no rule of its own.
 struct FactorDialect: Sendable {
     /// A field a rule speaks of in its errors, by its name in Verity's own API (`period` and `window`, a TOTP
-    /// factor's time step and ± steps, only other protocols set).
+    /// factor's time step and ± steps, and `lifetime`, a push sent again's, only other protocols set).
     enum Field: String, Sendable {
-        case userId, expiresIn, friendlyName, pushToken, digits, period, window
+        case userId, expiresIn, friendlyName, pushToken, digits, period, window, lifetime
     }
 
     /// What the protocol calls a field where it does not use Verity's name.
@@ -26,6 +26,9 @@ struct FactorDialect: Sendable {
     /// How many time steps either side of now a TOTP factor may take a code from, and how many unless it says.
     var totpWindows: ClosedRange<Int>
     var defaultTOTPWindow: Int
+    /// Seconds a challenge's push sent again may wait for delivery, and how long unless the backend says.
+    var pushAgainLifetimes: ClosedRange<Int>
+    var defaultPushAgainLifetime: Int
     /// The shortest a challenge may wait for its answer, in seconds (the longest is
     /// ``ChallengeService/longestLifetime`` for every protocol).
     var shortestChallengeLifetime: Int
@@ -40,21 +43,26 @@ struct FactorDialect: Sendable {
         renamed: [:], userIdLengths: 1...128, userIdCharacter: { _ in true },
         userIdRule: "1 to 128 characters on one line", enrollmentLifetimes: 60...3600, defaultEnrollmentLifetime: 600,
         friendlyNameLengths: 1...100, totpWindows: 1...1, defaultTOTPWindow: 1,
+        pushAgainLifetimes: 0...ChallengeService.longestLifetime,
+        defaultPushAgainLifetime: ChallengeService.longestLifetime,
         shortestChallengeLifetime: ChallengeService.shortestLifetime, answerFields: [], longestAnswer: 4096)
 
     /// Twilio Verify Push and TOTP: an entity's identity is 8 to 64 letters, digits and dashes (a UUID fits); an
     /// access token lives 60 to 300 seconds, 60 by default; a factor's `FriendlyName` is at most 64 characters; a TOTP
-    /// factor's `Config.Skew` is 0 to 2 steps; a challenge may expire any second up to the longest
-    /// (Twilio documents only the latest `ExpirationDate`); the SDKs' answer is a JWS of at most 5456 characters over
-    /// the fields Twilio lists in `Twilio-Verify-Signature-Fields`.
+    /// factor's `Config.Skew` is 0 to 2 steps; a notification (a push sent again) lives 0 to 300 seconds, 300 by
+    /// default; a challenge may expire any second up to the longest (Twilio documents only the latest
+    /// `ExpirationDate`); the SDKs' answer is a JWS of at most 5456 characters over the fields Twilio lists in
+    /// `Twilio-Verify-Signature-Fields`.
     static let twilio = FactorDialect(
         renamed: [
             .userId: "Identity", .expiresIn: "Ttl", .friendlyName: "FriendlyName", .digits: "Config.CodeLength",
             .pushToken: "Config.NotificationToken", .period: "Config.TimeStep", .window: "Config.Skew",
+            .lifetime: "Ttl",
         ],
         userIdLengths: 8...64, userIdCharacter: { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") },
         userIdRule: "8 to 64 letters, digits and dashes", enrollmentLifetimes: 60...300, defaultEnrollmentLifetime: 60,
-        friendlyNameLengths: 1...64, totpWindows: 0...2, defaultTOTPWindow: 1, shortestChallengeLifetime: 1,
+        friendlyNameLengths: 1...64, totpWindows: 0...2, defaultTOTPWindow: 1, pushAgainLifetimes: 0...300,
+        defaultPushAgainLifetime: 300, shortestChallengeLifetime: 1,
         answerFields: [
             "sid", "account_sid", "service_sid", "entity_sid", "identity", "factor_sid", "date_created",
             "expiration_date", "details", "hidden_details",

@@ -166,7 +166,7 @@ struct FactorService: Sendable, UsesRuntime {
         async throws -> EnrolledPushFactor
     {
         let now = clock.now()
-        let tokenHash = SecretHash.hex(enrollmentToken)
+        let tokenHash = SecretHash.hex(try Self.wellFormedEnrollmentToken(enrollmentToken))
         guard let token = try await store.enrollmentToken(hash: tokenHash, now: now) else {
             throw VerityError(.unauthorized, "The enrollment token is unknown or expired.")
         }
@@ -217,7 +217,7 @@ struct FactorService: Sendable, UsesRuntime {
     /// Checks the device's signature over the enrollment nonce and marks the factor verified.
     func verifyPushFactor(id: String, signature: String, enrollmentToken: String) async throws -> Factor {
         let now = clock.now()
-        let tokenHash = SecretHash.hex(enrollmentToken)
+        let tokenHash = SecretHash.hex(try Self.wellFormedEnrollmentToken(enrollmentToken))
         guard let token = try await store.enrollmentToken(hash: tokenHash, now: now), token.factorId == id,
             let factor = try await store.factor(id: id), factor.enrollmentTokenHash == tokenHash
         else {
@@ -581,6 +581,15 @@ struct FactorService: Sendable, UsesRuntime {
     }
 
     // MARK: - Validation
+
+    /// `token` if it has an enrollment token's shape (`vet_…`, at most 100 characters); `unauthorized` otherwise, so
+    /// that nothing else a caller sends is hashed and looked up.
+    static func wellFormedEnrollmentToken(_ token: String?) throws -> String {
+        guard let token, OperatorService.isWellFormed(token, prefix: enrollmentTokenPrefix) else {
+            throw VerityError(.unauthorized, "Send the enrollment token as `Authorization: Bearer vet_…`.")
+        }
+        return token
+    }
 
     static func validUserId(_ userId: String) throws -> String {
         try FactorDialect.verity.validUserId(userId)

@@ -130,7 +130,8 @@ struct TwilioPush: Sendable, UsesRuntime {
     func enrollPush(_ form: TwilioForm, accessToken: String, identity: String, serviceSid: String)
         async throws -> (FactorRecord, TwilioFactorLink, TwilioServiceRecord, Project)
     {
-        guard accessToken.count <= 128, let token = try await store.accessToken(hash: SecretHash.hex(accessToken)),
+        guard let accessToken = try? FactorService.wellFormedEnrollmentToken(accessToken),
+            let token = try await store.accessToken(hash: SecretHash.hex(accessToken)),
             token.serviceSid == serviceSid, token.identity == identity,
             let project = try await admin.findProject(id: token.projectId),
             try await factors.isEnrollmentOpen(tokenHash: token.tokenHash)
@@ -416,14 +417,15 @@ struct TwilioPush: Sendable, UsesRuntime {
             challenge: challenge, events: answerEvents(factor, link, service: service))
     }
 
-    /// Pushes a pending push challenge to its device again.
-    func notify(_ sid: String, identity: String, in service: TwilioServiceRecord, project: Project) async throws
-        -> ChallengeRecord
-    {
+    /// Pushes a pending push challenge to its device again, to be delivered within `lifetime` seconds (`Ttl`).
+    func notify(
+        _ sid: String, identity: String, lifetime: Int?, in service: TwilioServiceRecord, project: Project
+    ) async throws -> (ChallengeRecord, lifetime: Int) {
         let (challenge, factor) = try await challenge(
             sid, identity: identity, in: service, project: project, caller: .backend)
-        try await challenges.pushAgain(challenge, to: factor, in: project, style: .twilio)
-        return challenge
+        let lifetime = try await challenges.pushAgain(
+            challenge, to: factor, in: project, style: .twilio, lifetime: lifetime, dialect: .twilio)
+        return (challenge, lifetime)
     }
 
     // MARK: - Webhooks

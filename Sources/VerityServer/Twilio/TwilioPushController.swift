@@ -278,9 +278,9 @@ struct TwilioPushController {
     @Sendable func createNotification(_ request: Request, context: VerityRequestContext) async throws -> Response {
         let scope = try await backendScope(context)
         let identity = try identity(context)
-        let ttl = try await TwilioForm.body(of: request).integer("Ttl", in: 0...300) ?? 300
-        let challenge = try await push.notify(
-            try context.parameters.require("challengeSid"), identity: identity, in: scope.service,
+        let (challenge, ttl) = try await push.notify(
+            try context.parameters.require("challengeSid"), identity: identity,
+            lifetime: try await TwilioForm.body(of: request).integer("Ttl"), in: scope.service,
             project: scope.account.project)
         let entity = try await push.entity(identity, in: scope.service)
         return try TwilioJSON.response(
