@@ -143,16 +143,11 @@ struct TwilioPushRulesTests {
     @Test(
         "A notification's Ttl, 0 to 300 seconds and 300 by default, bounds its push's delivery, as does the challenge")
     func notificationLifetime() async throws {
-        let node = try await TestNode.make(.sqlite)
-        let auth = try node.twilioAuth()
-        try await node.run { client in
-            let service = try await client.twilioService(auth: auth)
-            let device = try await TwilioTestDevice.enroll(
-                identity, service: service, auth: auth, node: node, client: client,
-                extra: [
-                    "Config.NotificationPlatform": "apn",
-                    "Config.NotificationToken": String(repeating: "ab", count: 32),
-                ])
+        let platform = [
+            "Config.NotificationPlatform": "apn", "Config.NotificationToken": String(repeating: "ab", count: 32),
+        ]
+        try await TestNode.withTwilioDevice(.sqlite, identity: identity, extra: platform) {
+            node, auth, client, _, device in
             let created = try await client.twilio(
                 .post, device.path("/Challenges"), auth: auth,
                 form: [

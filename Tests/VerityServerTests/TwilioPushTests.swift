@@ -463,7 +463,7 @@ extension TestNode {
     /// Runs `body` with a fresh node, its Twilio credentials, a new service and a push device enrolled in it for
     /// `identity`: where most Verify Push tests start.
     static func withTwilioDevice(
-        _ engine: TestEngine, identity: String,
+        _ engine: TestEngine, identity: String, extra: [String: String] = [:],
         _ body: @Sendable (TestNode, TwilioAuth, any TestClientProtocol, String, TwilioTestDevice) async throws -> Void
     ) async throws {
         let node = try await TestNode.make(engine)
@@ -471,7 +471,7 @@ extension TestNode {
         try await node.run { client in
             let service = try await client.twilioService(auth: auth)
             let device = try await TwilioTestDevice.enroll(
-                identity, service: service, auth: auth, node: node, client: client)
+                identity, service: service, auth: auth, node: node, client: client, extra: extra)
             try await body(node, auth, client, service, device)
         }
     }

@@ -525,13 +525,9 @@ struct ChallengeService: Sendable, UsesRuntime {
         style: PushNotification.Style? = nil,
         lifetime: Int? = nil, dialect: FactorDialect = .verity
     ) async throws -> Int {
-        let lifetime = lifetime ?? dialect.defaultPushAgainLifetime
-        guard dialect.pushAgainLifetimes.contains(lifetime) else {
-            throw VerityError(
-                .invalidRequest,
-                "`\(dialect.name(.lifetime))` must be \(dialect.pushAgainLifetimes.lowerBound) to "
-                    + "\(dialect.pushAgainLifetimes.upperBound) seconds.")
-        }
+        let lifetime = try dialect.value(
+            lifetime ?? dialect.defaultPushAgainLifetime, of: .lifetime, within: dialect.pushAgainLifetimes,
+            unit: "seconds")
         let now = clock.now()
         switch challenge.status(at: now) {
         case .pending where factor.type == .push: break

@@ -100,11 +100,16 @@ struct FactorDialect: Sendable {
     /// `window` if a TOTP factor of this protocol may take codes that many time steps either side of now;
     /// `invalid_request` otherwise.
     func validTOTPWindow(_ window: Int) throws -> Int {
-        guard totpWindows.contains(window) else {
+        try value(window, of: .window, within: totpWindows, unit: "time steps")
+    }
+
+    /// `value` if `range` holds it; `invalid_request`, naming `field` as this protocol does, otherwise.
+    func value(_ value: Int, of field: Field, within range: ClosedRange<Int>, unit: String) throws -> Int {
+        guard range.contains(value) else {
             throw VerityError(
                 .invalidRequest,
-                "`\(name(.window))` must be \(totpWindows.lowerBound) to \(totpWindows.upperBound) time steps.")
+                "`\(name(field))` must be between \(range.lowerBound) and \(range.upperBound) \(unit).")
         }
-        return window
+        return value
     }
 }

@@ -36,13 +36,9 @@ struct FactorService: Sendable, UsesRuntime {
         _ request: CreateEnrollmentTokenRequest, in project: Project, dialect: FactorDialect = .verity
     ) async throws -> EnrollmentToken {
         let userId = try dialect.validUserId(request.userId)
-        let lifetime = request.expiresIn ?? dialect.defaultEnrollmentLifetime
-        guard dialect.enrollmentLifetimes.contains(lifetime) else {
-            throw VerityError(
-                .invalidRequest,
-                "`\(dialect.name(.expiresIn))` must be between \(dialect.enrollmentLifetimes.lowerBound) and "
-                    + "\(dialect.enrollmentLifetimes.upperBound) seconds.")
-        }
+        let lifetime = try dialect.value(
+            request.expiresIn ?? dialect.defaultEnrollmentLifetime, of: .expiresIn, within: dialect.enrollmentLifetimes,
+            unit: "seconds")
         let now = clock.now()
         let token = Self.enrollmentTokenPrefix + identifiers.secret(bytes: 32)
         let expiresAt = now.addingTimeInterval(TimeInterval(lifetime))
@@ -491,12 +487,7 @@ struct FactorService: Sendable, UsesRuntime {
         guard (1...100).contains(issuer.unicodeScalars.count) else {
             throw VerityError(.invalidRequest, "`issuer` must be 1 to 100 characters.")
         }
-        guard Self.totpTimeSteps.contains(period) else {
-            throw VerityError(
-                .invalidRequest,
-                "`\(dialect.name(.period))` must be \(Self.totpTimeSteps.lowerBound) to "
-                    + "\(Self.totpTimeSteps.upperBound) seconds.")
-        }
+        _ = try dialect.value(period, of: .period, within: Self.totpTimeSteps, unit: "seconds")
         if let given, !(10...64).contains(given.count) {
             throw VerityError(.invalidRequest, "The secret must be 10 to 64 bytes.")
         }

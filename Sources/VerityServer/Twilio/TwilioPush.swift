@@ -210,7 +210,7 @@ struct TwilioPush: Sendable, UsesRuntime {
         let created: CreatedTOTPFactor
         let skew: Int
         do {
-            skew = try form.integer("Config.Skew").map(FactorDialect.twilio.validTOTPWindow) ?? service.totp.skew
+            skew = try FactorDialect.twilio.validTOTPWindow(form.integer("Config.Skew") ?? service.totp.skew)
             created = try await factors.createTOTPFactor(
                 userId: identity,
                 CreateTOTPFactorRequest(
