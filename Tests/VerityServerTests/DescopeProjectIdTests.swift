@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import HummingbirdTesting
 import Testing
 import VerityCore
@@ -77,5 +78,37 @@ extension DescopeFaceTests {
         let moved = try await admin.updateProject(id: other.project.id, name: nil) { $0.descopeProjectId = "P2Taken" }
         #expect(moved.settings.descopeProjectId == "P2Taken")
         #expect(try await admin.findProject(descopeProjectId: "P2Taken")?.id == other.project.id)
+    }
+}
+
+extension DescopeFaceTests {
+    /// One rule in `AdminService`'s lookups: a project id is `prj_…` of at most 64 characters, a Descope project id
+    /// what the settings allow; anything else is answered as no project, on each face that names projects.
+    @Test(
+        "A project id of no project's shape is no project: the native header, the well-known keys, the Descope bearer")
+    func projectIdShapes() async throws {
+        let node = try await TestNode.make(.sqlite)
+        let long = node.project.id + String(repeating: "a", count: 64)
+        try await node.run { client in
+            // Of no project id's shape: 401, as with no header; of its shape but unknown: 404.
+            for (id, status) in [
+                (long, HTTPResponse.Status.unauthorized), ("PRJ_" + node.project.id.dropFirst(4), .unauthorized),
+                ("prj_" + "ü", .notFound),
+            ] {
+                let native = try await client.send(
+                    .post, "/v1/auth/otp/start", key: nil, json: #"{"loginId":"\#(Self.email)","channel":"email"}"#,
+                    headers: [HTTPField.Name(AuthHeaders.project)!: id])
+                #expect(native.status == status, "\(id)")
+                let keys = try await client.send(.get, "/v1/projects/\(id)/jwks.json", key: nil)
+                #expect(keys.status == .notFound, "\(id)")
+                let descope = try await client.descope(
+                    "/v1/auth/otp/signup-in/email", bearer: id, json: #"{"loginId":"\#(Self.email)"}"#)
+                #expect(try descope.descopeError() == "E011002", "\(id)")
+            }
+            let named = try await client.send(.get, "/v1/projects/\(node.project.id)/jwks.json", key: nil)
+            #expect(named.status == .ok)
+        }
+        #expect(try await node.verity.admin.findProject(id: long) == nil)
+        #expect(try await node.verity.admin.findProject(descopeProjectId: String(repeating: "P", count: 65)) == nil)
     }
 }

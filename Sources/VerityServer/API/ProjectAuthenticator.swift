@@ -26,7 +26,7 @@ struct ProjectAuthenticator: RouterMiddleware {
         let headerName = AuthHeaders.project.lowercased()
         return Self { request in
             let header = request.headers.first { $0.name.canonicalName == headerName }
-            guard let id = header?.value, id.hasPrefix("prj_"), id.count <= 64 else {
+            guard let id = header?.value, AdminService.isProjectId(id) else {
                 throw VerityError(.unauthorized, "Name the project with `\(AuthHeaders.project): prj_…`.")
             }
             guard let project = try await admin.findProject(id: id) else {

@@ -69,7 +69,7 @@ struct WellKnownController {
 
     private func project(_ context: VerityRequestContext) async throws -> String {
         let id = try context.pathParameter("projectId")
-        guard id.hasPrefix("prj_"), id.count <= 64, try await admin.findProject(id: id) != nil else {
+        guard try await admin.findProject(id: id) != nil else {
             throw VerityError(.projectNotFound, "No project \(id).")
         }
         return id

@@ -20,9 +20,7 @@ struct DescopeProjects {
 
     func project(id: String) async throws -> Project {
         let found =
-            if id.utf8.count > 64 {
-                nil as Project?
-            } else if id.hasPrefix("prj_") {
+            if id.hasPrefix("prj_") {
                 try await admin.findProject(id: id)
             } else {
                 try await admin.findProject(descopeProjectId: id)

@@ -65,14 +65,23 @@ public struct AdminService: Sendable, UsesRuntime {
         return project
     }
 
-    /// The project `id`, or nil when there is none.
+    /// The project `id`, or nil when there is none; an id not of a project id's shape (``isProjectId(_:)``) is never
+    /// looked up.
     func findProject(id: String) async throws -> Project? {
-        try await projects.project(id: id)
+        guard Self.isProjectId(id) else { return nil }
+        return try await projects.project(id: id)
     }
 
-    /// The project the Descope face knows by `descopeProjectId`, or nil when there is none.
+    /// Whether `id` has the shape of a project id: `prj_…`, at most 64 characters.
+    static func isProjectId(_ id: String) -> Bool {
+        id.hasPrefix("prj_") && id.utf8.count <= 64
+    }
+
+    /// The project the Descope face knows by `descopeProjectId`, or nil when there is none; an id no project could
+    /// be given (``ProjectSettings/isDescopeProjectId(_:)``) is never looked up.
     func findProject(descopeProjectId: String) async throws -> Project? {
-        try await projects.project(descopeProjectId: descopeProjectId)
+        guard ProjectSettings.isDescopeProjectId(descopeProjectId) else { return nil }
+        return try await projects.project(descopeProjectId: descopeProjectId)
     }
 
     /// The project an active API key belongs to; nil for an unknown or revoked key, or one not of a key's shape.

@@ -109,6 +109,13 @@ public struct ProjectSettings: Sendable, Equatable, Codable {
         !disabledChannels.contains(channel)
     }
 
+    /// Whether a project may be given `id` as its Descope project id: 1 to 64 letters, digits, `-` and `_`, not
+    /// starting `prj_` (which names Verity's own).
+    static func isDescopeProjectId(_ id: String) -> Bool {
+        (1...64).contains(id.count) && !id.hasPrefix("prj_")
+            && id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
+    }
+
     /// Checks every setting; the message names the first one that is out of range.
     public func validated() throws(ConfigurationError) -> ProjectSettings {
         func require(_ value: Int, in range: ClosedRange<Int>, _ message: String) throws(ConfigurationError) {
@@ -137,9 +144,7 @@ public struct ProjectSettings: Sendable, Equatable, Codable {
             }
         }
         if let descopeProjectId {
-            guard (1...64).contains(descopeProjectId.count), !descopeProjectId.hasPrefix("prj_"),
-                descopeProjectId.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
-            else {
+            guard Self.isDescopeProjectId(descopeProjectId) else {
                 throw ConfigurationError(
                     "A Descope project id has 1 to 64 letters, digits, - and _, and does not start with prj_.")
             }
