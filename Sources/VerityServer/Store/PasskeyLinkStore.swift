@@ -29,11 +29,7 @@ struct PasskeyLinkStore: Sendable {
 
     /// The link whose secret hashes to `tokenHash`, whatever its state.
     func link(tokenHash: String) async throws -> PasskeyLink? {
-        try await database.execute { sql in
-            try await sql.raw(
-                "SELECT \(unsafeRaw: Self.columns) FROM passkey_links WHERE token_hash = \(bind: tokenHash)"
-            ).first().map(Self.link(from:))
-        }
+        try await database.execute { try await Self.table.find(where: "token_hash", is: tokenHash, on: $0) }
     }
 
     /// The project's link `id`.

@@ -34,10 +34,8 @@ struct PossessionStore: Sendable {
 
     /// The flow an auth token belongs to.
     func flow(tokenHash: String) async throws -> PossessionRecord? {
-        try await database.lookupConfirmingMiss { sql in
-            try await sql.raw(
-                "SELECT \(unsafeRaw: Self.columns) FROM possession_flows WHERE token_hash = \(bind: tokenHash)"
-            ).first().map(Self.record(from:))
+        try await database.lookupConfirmingMiss {
+            try await Self.table.find(where: "token_hash", is: tokenHash, on: $0)
         }
     }
 

@@ -27,6 +27,14 @@ struct RecordTable<Record>: Sendable {
         ).first().map(record)
     }
 
+    /// The record whose `column` holds `value`, in any scope, or nil: a lookup by another unique column, such as a
+    /// secret's hash.
+    func find(where column: String, is value: String, on sql: any SQLDatabase) async throws -> Record? {
+        try await sql.raw(
+            "SELECT \(unsafeRaw: columns) FROM \(unsafeRaw: name) WHERE \(unsafeRaw: column) = \(bind: value)"
+        ).first().map(record)
+    }
+
     /// Up to `limit` of the scope's records in creation order (newest first when asked), after the record `after`
     /// names (the last of the previous page); only those `filter` (`AND …`) keeps.
     func page(

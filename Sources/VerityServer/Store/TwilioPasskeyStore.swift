@@ -82,11 +82,7 @@ struct TwilioPasskeyStore: Sendable {
 
     /// The factor of the passkey `passkeyId`.
     func factor(passkeyId: String, in work: UnitOfWork) async throws -> TwilioPasskeyFactor? {
-        try await work.sql.raw(
-            """
-            SELECT \(unsafeRaw: Self.factorColumns) FROM twilio_passkey_factors WHERE passkey_id = \(bind: passkeyId)
-            """
-        ).first().map(Self.factor(from:))
+        try await Self.factors.find(where: "passkey_id", is: passkeyId, on: work.sql)
     }
 
     /// Verifies the unverified factor `sid` with the passkey its registration made; false when it is verified already

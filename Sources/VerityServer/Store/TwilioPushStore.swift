@@ -259,10 +259,8 @@ struct TwilioPushStore: Sendable {
     }
 
     func accessToken(hash: String) async throws -> TwilioAccessToken? {
-        try await database.lookupConfirmingMiss { sql in
-            try await sql.raw(
-                "SELECT \(unsafeRaw: Self.tokenColumns) FROM twilio_access_tokens WHERE token_hash = \(bind: hash)"
-            ).first().map(Self.accessToken(from:))
+        try await database.lookupConfirmingMiss {
+            try await Self.accessTokens.find(where: "token_hash", is: hash, on: $0)
         }
     }
 
