@@ -522,8 +522,7 @@ struct ChallengeService: Sendable, UsesRuntime {
     @discardableResult
     func pushAgain(
         _ challenge: ChallengeRecord, to factor: FactorRecord, in project: Project,
-        style: PushNotification.Style? = nil,
-        lifetime: Int? = nil, dialect: FactorDialect = .verity
+        style: PushNotification.Style? = nil, lifetime: Int? = nil, dialect: FactorDialect = .verity
     ) async throws -> Int {
         let lifetime = try dialect.value(
             lifetime ?? dialect.defaultPushAgainLifetime, of: .lifetime, within: dialect.pushAgainLifetimes,
