@@ -1,4 +1,3 @@
-import Foundation
 import VerityCore
 
 /// Where a factor protocol really differs from Verity's own: each field is a named parameter of one rule in
@@ -85,10 +84,7 @@ struct FactorDialect: Sendable {
     /// ``friendlyNameLengths`` characters; `invalid_request` otherwise, naming `field` (the factor's friendly name
     /// unless another field carries one, such as the name an access token gives the factor it creates).
     func validFriendlyName(_ name: String, as field: String? = nil) throws -> String {
-        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard friendlyNameLengths.contains(trimmed.unicodeScalars.count),
-            !trimmed.contains(where: { $0.isNewline || $0 == "\0" })
-        else {
+        guard let trimmed = name.trimmedLine(of: friendlyNameLengths) else {
             throw VerityError(
                 .invalidRequest,
                 "`\(field ?? self.name(.friendlyName))` must be \(friendlyNameLengths.lowerBound) to "

@@ -448,9 +448,7 @@ struct PasskeyService: Sendable, UsesRuntime {
 
     /// A passkey's name, trimmed: 1 to ``friendlyNameLimit`` characters on one line.
     static func friendlyName(_ name: String) throws -> String {
-        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...friendlyNameLimit).contains(trimmed.unicodeScalars.count), !trimmed.contains(where: \.isNewline)
-        else {
+        guard let trimmed = name.trimmedLine(of: 1...friendlyNameLimit) else {
             throw VerityError(.invalidRequest, "A passkey's name has 1 to \(friendlyNameLimit) characters.")
         }
         return trimmed

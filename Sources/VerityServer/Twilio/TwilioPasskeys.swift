@@ -25,7 +25,7 @@ struct TwilioPasskeys: Sendable {
     }
 
     /// The longest friendly name, as Twilio's factors have.
-    static let friendlyNameLimit = 64
+    static let friendlyNameLimit = FactorDialect.twilio.friendlyNameLengths.upperBound
 
     /// An unverified factor for `identity` (its entity is created if it has none) and the creation options its
     /// registration answers. The relying party is `config` over the service's settings: 60393 when the authenticator
