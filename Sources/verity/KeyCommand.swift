@@ -11,7 +11,7 @@ struct KeyCommand: AsyncParsableCommand {
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "create", abstract: "Create a secret API key (shown once).")
-        @Option(help: "A label to tell keys apart.") var name = "default"
+        @Option(help: "A label to tell keys apart, 1 to 100 characters on one line.") var name = "default"
         @OptionGroup var project: ProjectOptions
         @Flag(help: "Print JSON.") var json = false
 

@@ -15,7 +15,7 @@ struct ProjectCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "create", abstract: "Create a project and its first secret API key (the key is shown once).")
 
-        @Option(help: "The project's name; it appears in messages (\"Your Acme verification code is …\").")
+        @Option(help: "The project's name, 1 to 100 characters on one line: \"Your Acme verification code is …\".")
         var name: String
 
         @OptionGroup var settings: ProjectSettingsOptions
@@ -84,7 +84,7 @@ struct ProjectCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "update", abstract: "Change a project's name or settings.")
         @Argument(help: "The project id (prj_…).") var id: String
-        @Option(help: "A new name.") var name: String?
+        @Option(help: "A new name, 1 to 100 characters on one line.") var name: String?
         @OptionGroup var settings: ProjectSettingsOptions
         @OptionGroup var storage: StorageOptions
         @Flag(help: "Print JSON.") var json = false

@@ -49,4 +49,34 @@ struct ProjectWriteTests {
         #expect(project.webhookSecret == hooked.webhookSecret)
         try await node.verity.database.close()
     }
+
+    @Test(
+        "A project's and a key's name is one line of 1 to 100 characters, trimmed, on create and on update",
+        arguments: TestEngine.available)
+    func namesAreOneLine(engine: TestEngine) async throws {
+        let node = try await TestNode.make(engine)
+        let admin = node.verity.admin
+        let projectsBefore = try await admin.listProjects()
+        let keysBefore = try await admin.listKeys(projectId: node.project.id)
+        // A line break in a project's name would break the line of every message that names it.
+        for bad in ["", "   ", "Acme\nYour code is 000000", "Acme\r\nTwo", String(repeating: "a", count: 101)] {
+            await #expect(throws: ConfigurationError.self) { try await admin.createProject(name: bad) }
+            await #expect(throws: ConfigurationError.self) {
+                try await admin.updateProject(id: node.project.id, name: bad) { $0.codeLength = 8 }
+            }
+            await #expect(throws: ConfigurationError.self) {
+                try await admin.createKey(projectId: node.project.id, name: bad)
+            }
+        }
+        #expect(try await admin.listProjects() == projectsBefore, "a refused name made or changed no project")
+        #expect(try await admin.listKeys(projectId: node.project.id) == keysBefore, "and made no key")
+
+        let (created, _) = try await admin.createProject(name: "  Acme Two\t")
+        #expect(created.name == "Acme Two")
+        let renamed = try await admin.updateProject(id: created.id, name: " Acme Three ") { _ in }
+        #expect(renamed.name == "Acme Three")
+        let key = try await admin.createKey(projectId: created.id, name: "\tci runner  ")
+        #expect(key.key.name == "ci runner")
+        try await node.verity.database.close()
+    }
 }

@@ -42,12 +42,9 @@ public struct AdminService: Sendable, UsesRuntime {
     public func createProject(name: String, settings: ProjectSettings = .init()) async throws -> (
         project: Project, key: CreatedKey
     ) {
-        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...100).contains(trimmed.unicodeScalars.count) else {
-            throw ConfigurationError("A project name must be 1 to 100 characters.")
-        }
         let project = Project(
-            id: identifiers.make("prj"), name: trimmed, settings: try settings.validated(), createdAt: clock.now())
+            id: identifiers.make("prj"), name: try Self.listedName(name, of: "project"),
+            settings: try settings.validated(), createdAt: clock.now())
         try requirePublicEndpoints(project.settings)
         if let descopeId = project.settings.descopeProjectId,
             try await projects.project(descopeProjectId: descopeId) != nil
@@ -121,13 +118,7 @@ public struct AdminService: Sendable, UsesRuntime {
             guard var (project, version) = try await projects.projectForUpdate(id: id) else {
                 throw ConfigurationError("There is no project \(id).")
             }
-            if let name {
-                let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-                guard (1...100).contains(trimmed.unicodeScalars.count) else {
-                    throw ConfigurationError("A project name must be 1 to 100 characters.")
-                }
-                project.name = trimmed
-            }
+            if let name { project.name = try Self.listedName(name, of: "project") }
             settings(&project.settings)
             project.settings = try project.settings.validated()
             try requirePublicEndpoints(project.settings)
@@ -154,6 +145,15 @@ public struct AdminService: Sendable, UsesRuntime {
         }
     }
 
+    /// A project's or a key's name without the white space around it: 1 to 100 characters on one line, as the console,
+    /// the CLI and every message that names the project (`Your Acme verification code is …`) show it.
+    private static func listedName(_ name: String, of what: String) throws -> String {
+        guard let trimmed = name.trimmedLine(of: 1...100) else {
+            throw ConfigurationError("A \(what) name must be 1 to 100 characters on one line.")
+        }
+        return trimmed
+    }
+
     /// How many times ``updateProject(id:name:settings:)`` reads again after a concurrent change won.
     static let updateTries = 20
 
@@ -173,12 +173,9 @@ public struct AdminService: Sendable, UsesRuntime {
         return try await project(id: projectId)
     }
 
-    /// Creates a secret API key named `name` (1 to 100 characters, surrounding white space dropped).
+    /// Creates a secret API key named `name` (1 to 100 characters on one line, surrounding white space dropped).
     public func createKey(projectId: String, name: String) async throws -> CreatedKey {
-        let name = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...100).contains(name.unicodeScalars.count) else {
-            throw ConfigurationError("A key name must be 1 to 100 characters.")
-        }
+        let name = try Self.listedName(name, of: "key")
         _ = try await project(id: projectId)
         let secret = APIKeySecret.prefix + identifiers.secret(bytes: 32)
         let key = APIKey(
